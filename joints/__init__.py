@@ -1,0 +1,150 @@
+"""Concrete joints: each is a named list of primitives (SPEC §2).
+
+Axes are unit-free directions in world coordinates of the reference configuration (they are
+normalized); each primitive acts after the ones before it, so its axis turns with them.
+Coordinates: a revolute angle (rad) is the rotation of the follower relative to the base about
+the axis (right-hand rule), a prismatic displacement (m) that of the follower along the axis;
+a spherical primitive's position is a unit quaternion (w, x, y, z) and its velocity the
+follower's angular velocity relative to the base in the follower's axes (rad/s).
+
+Examples
+--------
+>>> import mbd
+>>> from joints import Revolute, Universal, SixDof
+>>> m = mbd.Model()
+>>> g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, -9.81)))
+>>> b = m.add_body("b", mass=1.0, cg=(0, 0, -1), inertia=[0.1, 0.1, 0.1], cs={"top": (0, 0, 0)})
+>>> Universal("u", g, b["top"], axes=((1, 0, 0), (0, 1, 0))).nv
+2
+"""
+import numpy as np
+
+from mbd.elements import Joint, Primitive
+from mbd.errors import ModelError
+
+__all__ = ["Weld", "Revolute", "Prismatic", "Spherical", "Universal", "Cylindrical", "Planar",
+           "Gimbal", "SixDof", "Custom", "Primitive"]
+
+
+def _axes(axes, count, label):
+    try:
+        arr = np.asarray(axes, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape != (count, 3):
+        raise ModelError(f"{label}: axes must be {count} vectors of 3 numbers, got {axes!r}")
+    return arr
+
+
+def _base_axes(base):
+    """The base CS's x, y, z axes (world, reference configuration); world axes for a non-CS,
+    which build() then reports."""
+    rotation = getattr(base, "rotation", None)
+    return np.eye(3) if rotation is None else np.asarray(rotation).T
+
+
+class Weld(Joint):
+    """Rigid connection, 0 DOF."""
+
+    kind_name = "Weld"
+
+    def __init__(self, name, base, follower):
+        super().__init__(name, base, follower, [])
+
+
+class Revolute(Joint):
+    """One rotational DOF about ``axis``; q in rad, v in rad/s."""
+
+    kind_name = "Revolute"
+
+    def __init__(self, name, base, follower, axis, q0=None, v0=None):
+        super().__init__(name, base, follower, [Primitive("R", axis)], q0, v0)
+
+
+class Prismatic(Joint):
+    """One translational DOF along ``axis``; q in m, v in m/s."""
+
+    kind_name = "Prismatic"
+
+    def __init__(self, name, base, follower, axis, q0=None, v0=None):
+        super().__init__(name, base, follower, [Primitive("P", axis)], q0, v0)
+
+
+class Spherical(Joint):
+    """Three rotational DOF; q a unit quaternion (w, x, y, z) or a Rotation, v rad/s."""
+
+    kind_name = "Spherical"
+
+    def __init__(self, name, base, follower, q0=None, v0=None):
+        super().__init__(name, base, follower, [Primitive("S")], q0, v0)
+
+
+class Universal(Joint):
+    """Two rotations, about ``axes[0]`` then about ``axes[1]`` (which turns with the first)."""
+
+    kind_name = "Universal"
+
+    def __init__(self, name, base, follower, axes, q0=None, v0=None):
+        a = _axes(axes, 2, f"Universal '{name}'")
+        super().__init__(name, base, follower, [Primitive("R", a[0]), Primitive("R", a[1])],
+                         q0, v0)
+
+
+class Cylindrical(Joint):
+    """A translation along ``axis`` then a rotation about the same axis: q = (s, phi)."""
+
+    kind_name = "Cylindrical"
+
+    def __init__(self, name, base, follower, axis, q0=None, v0=None):
+        super().__init__(name, base, follower, [Primitive("P", axis), Primitive("R", axis)],
+                         q0, v0)
+
+
+class Planar(Joint):
+    """Translations along ``axes[0]`` and ``axes[1]``, then a rotation about their normal
+    ``axes[0] x axes[1]``: q = (s1, s2, phi)."""
+
+    kind_name = "Planar"
+
+    def __init__(self, name, base, follower, axes, q0=None, v0=None):
+        a = _axes(axes, 2, f"Planar '{name}'")
+        normal = np.cross(a[0], a[1])
+        super().__init__(name, base, follower,
+                         [Primitive("P", a[0]), Primitive("P", a[1]), Primitive("R", normal)],
+                         q0, v0)
+
+
+class Gimbal(Joint):
+    """Three successive rotations about ``axes`` (default: the base CS's x, y, z)."""
+
+    kind_name = "Gimbal"
+
+    def __init__(self, name, base, follower, axes=None, q0=None, v0=None):
+        a = _base_axes(base) if axes is None else _axes(axes, 3, f"Gimbal '{name}'")
+        super().__init__(name, base, follower, [Primitive("R", x) for x in a], q0, v0)
+
+
+class SixDof(Joint):
+    """A free joint: translations along the base CS's x, y, z, then a spherical primitive.
+
+    q = (x, y, z, w, qx, qy, qz) (m and a unit quaternion), v = (vx, vy, vz, wx, wy, wz)
+    (m/s along the base axes, rad/s in the follower's axes). ``q0`` may also be the list
+    ``[x, y, z, rotation]`` and ``v0`` the list ``[vx, vy, vz, (wx, wy, wz)]``.
+    """
+
+    kind_name = "SixDof"
+
+    def __init__(self, name, base, follower, q0=None, v0=None):
+        axes = _base_axes(base)
+        prims = [Primitive("P", axes[0]), Primitive("P", axes[1]), Primitive("P", axes[2]),
+                 Primitive("S")]
+        super().__init__(name, base, follower, prims, q0, v0)
+
+
+class Custom(Joint):
+    """Any list of primitives, base to follower: ``[("R", axis), ("P", axis), ("S", None)]``."""
+
+    kind_name = "Custom"
+
+    def __init__(self, name, base, follower, primitives, q0=None, v0=None):
+        super().__init__(name, base, follower, primitives, q0, v0)

@@ -1,0 +1,195 @@
+"""The abstract interfaces the core consumes: joints (lists of primitives) and force elements.
+
+Concrete joints live in the ``joints`` package and concrete force elements in ``forces``; the
+core knows only these contracts (DESIGN §1).
+"""
+import numpy as np
+
+from .errors import ModelError
+from .rotations import as_unit_quaternion
+
+#: Primitive kinds: revolute (1 rotational dof), prismatic (1 translational), spherical (3).
+PRIMITIVE_KINDS = ("R", "P", "S")
+
+
+class Element:
+    """Anything added to a model with :meth:`mbd.Model.add`: it has a unique ``name``."""
+
+    name = None
+
+
+class Primitive:
+    """One joint primitive: ``kind`` in {"R", "P", "S"} and, for R and P, an ``axis``.
+
+    The axis is given in world coordinates of the reference configuration; it moves with the
+    primitives before it in the joint. Its length must be nonzero; it is stored normalized.
+    """
+
+    def __init__(self, kind, axis=None):
+        if kind not in PRIMITIVE_KINDS:
+            raise ModelError(f"primitive kind must be one of {PRIMITIVE_KINDS}, got {kind!r}")
+        self.kind = kind
+        self.raw_axis = None
+        if kind != "S":
+            try:
+                self.raw_axis = np.asarray(axis, dtype=float).reshape(-1)
+            except (TypeError, ValueError):
+                self.raw_axis = None
+            if self.raw_axis is None or self.raw_axis.shape != (3,):
+                raise ModelError(f"a {kind} primitive's axis must be 3 numbers, got {axis!r}")
+
+    @property
+    def nq(self):
+        return 4 if self.kind == "S" else 1
+
+    @property
+    def nv(self):
+        return 3 if self.kind == "S" else 1
+
+    @property
+    def axis(self):
+        """The unit axis (world, reference configuration), None for a spherical primitive."""
+        if self.raw_axis is None:
+            return None
+        return self.raw_axis / np.linalg.norm(self.raw_axis)
+
+    def __repr__(self):
+        return f"Primitive({self.kind!r}, {None if self.raw_axis is None else tuple(self.raw_axis)})"
+
+
+class Joint(Element):
+    """A joint between a ``base`` CS and a ``follower`` CS, made of primitives.
+
+    Parameters
+    ----------
+    name : str
+    base, follower : CS
+        The origins must coincide in the reference configuration.
+    primitives : list of Primitive or (kind, axis) tuples
+        Base to follower; each acts after the ones before it.
+    q0, v0 : optional
+        Initial position and velocity targets. For a one-primitive joint a number (m or rad),
+        or for a spherical primitive a scipy Rotation / quaternion (w, x, y, z) and an angular
+        velocity (rad/s, follower axes). For several primitives a list with one entry per
+        primitive, or a flat array of all coordinates. None: zero.
+    """
+
+    kind_name = "Joint"
+
+    def __init__(self, name, base, follower, primitives, q0=None, v0=None):
+        if not isinstance(name, str) or not name:
+            raise ModelError(f"{self.kind_name}: name must be a non-empty string, got {name!r}")
+        self.name = name
+        self.base = base
+        self.follower = follower
+        self.primitives = []
+        for p in primitives:
+            if not isinstance(p, Primitive):
+                if not (isinstance(p, (tuple, list)) and len(p) == 2):
+                    raise ModelError(f"{self.label()}: each primitive is (kind, axis), got {p!r}")
+                try:
+                    p = Primitive(*p)
+                except ModelError as err:
+                    raise ModelError(f"{self.label()}: {err}") from None
+            self.primitives.append(p)
+        self.q0 = q0
+        self.v0 = v0
+
+    @property
+    def nq(self):
+        """Number of position coordinates (a quaternion counts 4)."""
+        return sum(p.nq for p in self.primitives)
+
+    @property
+    def nv(self):
+        """Number of velocity coordinates (degrees of freedom)."""
+        return sum(p.nv for p in self.primitives)
+
+    def label(self):
+        return f"{self.kind_name} '{self.name}'"
+
+    def initial_q(self, q0=None):
+        """The flat initial coordinates (nq,) from ``q0`` (or the joint's own); ModelError on
+        a malformed value."""
+        value = self.q0 if q0 is None else q0
+        return self._flatten(value, position=True)
+
+    def initial_v(self, v0=None):
+        """The flat initial velocities (nv,)."""
+        value = self.v0 if v0 is None else v0
+        return self._flatten(value, position=False)
+
+    def _flatten(self, value, position):
+        what = f"{self.label()}: {'q0' if position else 'v0'}"
+        prims = self.primitives
+        size = self.nq if position else self.nv
+        if value is None:
+            parts = [_zero(p, position) for p in prims]
+            return np.concatenate(parts) if parts else np.zeros(0)
+        if len(prims) == 1:
+            entries = [value]
+        elif _is_flat_numbers(value, size):
+            entries = None
+        elif isinstance(value, (list, tuple)) and len(value) == len(prims):
+            entries = list(value)
+        else:
+            raise ModelError(f"{what} must be a list with one entry per primitive "
+                             f"({len(prims)}) or {size} numbers, got {value!r}")
+        if entries is None:
+            out = np.asarray(value, dtype=float).reshape(-1)
+        else:
+            out = np.concatenate([_one(p, e, position, what) for p, e in zip(prims, entries)])
+        if not np.all(np.isfinite(out)):
+            raise ModelError(f"{what} must be finite, got {value!r}")
+        if position:  # normalize the quaternions of a flat entry too
+            k = 0
+            for p in prims:
+                if p.kind == "S":
+                    out[k:k + 4] = as_unit_quaternion(out[k:k + 4], what)
+                k += p.nq
+        return out
+
+    def __repr__(self):
+        return f"{self.kind_name}({self.name!r}, {self.base!r} -> {self.follower!r})"
+
+
+class ForceElement(Element):
+    """A force element acting between CSs. The core reads ``endpoints``: the CSs it acts on,
+    which make a composite machine when they lie on different machines (SPEC §1)."""
+
+    endpoints = ()
+
+    def label(self):
+        return f"{type(self).__name__} '{self.name}'"
+
+
+def _zero(prim, position):
+    if prim.kind == "S":
+        return np.array([1.0, 0.0, 0.0, 0.0]) if position else np.zeros(3)
+    return np.zeros(1)
+
+
+def _is_flat_numbers(value, size):
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return arr.ndim == 1 and arr.shape[0] == size
+
+
+def _one(prim, entry, position, what):
+    if entry is None:
+        return _zero(prim, position)
+    if prim.kind == "S" and position:
+        try:
+            return as_unit_quaternion(entry, what)
+        except ValueError as err:
+            raise ModelError(str(err)) from None
+    try:
+        arr = np.asarray(entry, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ModelError(f"{what}: expected numbers, got {entry!r}") from None
+    n = prim.nv
+    if arr.shape != (n,):
+        raise ModelError(f"{what}: a {prim.kind} primitive takes {n} value(s), got {entry!r}")
+    return arr

@@ -1,0 +1,28 @@
+"""The two errors a user of mbd meets: a model that cannot be built, a run that failed."""
+
+
+class ModelError(ValueError):
+    """A model that cannot be built; ``problems`` lists every problem found, one per line.
+
+    Each problem names the element, the rule it breaks and the offending value.
+    """
+
+    def __init__(self, problems):
+        if isinstance(problems, str):
+            problems = [problems]
+        self.problems = list(problems)
+        if len(self.problems) == 1:
+            text = self.problems[0]
+        else:
+            text = f"{len(self.problems)} problems:\n" + "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(text)
+
+
+class SimulationError(RuntimeError):
+    """A run that failed; ``result`` holds everything computed up to the failure, ``t`` the
+    time reached (s)."""
+
+    def __init__(self, message, result=None, t=None):
+        super().__init__(message)
+        self.result = result
+        self.t = t

@@ -1,0 +1,237 @@
+"""Results of a run: time, joint state, and named views computed on demand.
+
+Examples
+--------
+>>> import numpy as np, mbd
+>>> from joints import Revolute
+>>> m = mbd.Model("p")
+>>> g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, -9.81)))
+>>> b = m.add_body("bob", mass=1.0, cg=(1, 0, 0), inertia=[1e-6] * 3, cs={"o": (0, 0, 0)})
+>>> _ = m.add(Revolute("hinge", g, b["o"], axis=(0, 1, 0)))
+>>> r = m.simulate(t_end=0.5, output_step=0.25)
+>>> r.t
+array([0.  , 0.25, 0.5 ])
+>>> r.joint("hinge").q.shape, r.body("bob").position("cg").shape
+((3,), (3, 3))
+"""
+import os
+import tempfile
+from collections import namedtuple
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from . import kernels
+
+Event = namedtuple("Event", "t element what")
+
+
+class JointView:
+    """A joint's coordinates over the run: ``q`` (n,) or (n, nq), ``v`` (n,) or (n, nv)."""
+
+    def __init__(self, result, jm):
+        self.name = jm.joint.name
+        self.joint = jm.joint
+        q = result.q[:, jm.q_index]
+        v = result.v[:, jm.v_index]
+        self.q = q[:, 0] if q.shape[1] == 1 else q
+        self.v = v[:, 0] if v.shape[1] == 1 else v
+
+
+class BodyView:
+    """A body's motion over the run, in world coordinates."""
+
+    def __init__(self, result, bm):
+        self._result = result
+        self._map = bm
+        self.name = bm.body.name
+
+    def _cs(self, cs):
+        body = self._map.body
+        frame = body[cs] if isinstance(cs, str) else cs
+        if frame.owner is not body:
+            raise ValueError(f"body '{body.name}': {frame!r} is not one of its CSs")
+        return self._map.cs_local(frame)
+
+    def position(self, cs="cg"):
+        """World position of a CS origin (n, 3), m; default the CG."""
+        p_local, _ = self._cs(cs)
+        R, p = self._result._link_poses()
+        link = self._map.link
+        return p[:, link] + R[:, link] @ p_local
+
+    @property
+    def rotation(self):
+        """The body's orientation relative to its drawing pose: a scipy Rotation of n."""
+        R, _ = self._result._link_poses()
+        return Rotation.from_matrix(R[:, self._map.link] @ self._map.rotation.T)
+
+    def cs_rotation(self, cs):
+        """World orientation of a CS (its axes): a scipy Rotation of n."""
+        _, R_local = self._cs(cs)
+        R, _ = self._result._link_poses()
+        return Rotation.from_matrix(R[:, self._map.link] @ R_local)
+
+    def velocity(self, cs="cg"):
+        """World velocity of a CS origin (n, 3), m/s."""
+        p_local, _ = self._cs(cs)
+        R, _ = self._result._link_poses()
+        V = self._result._link_velocities()[:, self._map.link]
+        local = V[:, 3:] + np.cross(V[:, :3], p_local)
+        return np.einsum("nij,nj->ni", R[:, self._map.link], local)
+
+    @property
+    def angular_velocity(self):
+        """World angular velocity (n, 3), rad/s."""
+        R, _ = self._result._link_poses()
+        V = self._result._link_velocities()[:, self._map.link]
+        return np.einsum("nij,nj->ni", R[:, self._map.link], V[:, :3])
+
+
+class Result:
+    """The outcome of a run.
+
+    Attributes
+    ----------
+    system : System
+    t : ndarray (n,)
+        Output times, s.
+    q, v : ndarray (n, nq), (n, nv)
+        Joint positions (unit quaternions for spherical primitives) and velocities.
+    events : list of Event
+        ``(t, element, what)`` in time order.
+    stats : dict
+        Integrator figures: nfev, nsteps, method, rtol, atol, wall_time.
+    """
+
+    def __init__(self, system, t, y, events=(), stats=None):
+        self.system = system
+        self.t = np.asarray(t, dtype=float)
+        y = np.asarray(y, dtype=float).reshape(len(self.t), system.nq + system.nv)
+        self.q = y[:, :system.nq].copy()
+        self.v = y[:, system.nq:].copy()
+        for i in range(len(self.t)):  # report unit quaternions
+            kernels.normalize_quaternions(self.q[i].copy(), system.arrays, self.q[i])
+        self.events = list(events)
+        self.stats = dict(stats or {})
+        self._poses = None
+        self._velocities = None
+
+    def __len__(self):
+        return len(self.t)
+
+    def joint(self, name):
+        """The coordinates of joint ``name`` over the run (a JointView)."""
+        try:
+            return JointView(self, self.system.joints[name])
+        except KeyError:
+            raise KeyError(f"no joint '{name}'; the joints are {sorted(self.system.joints)}") from None
+
+    def body(self, name):
+        """The motion of body ``name`` (a BodyView)."""
+        try:
+            return BodyView(self, self.system.bodies[name])
+        except KeyError:
+            raise KeyError(f"no body '{name}'; the bodies are {sorted(self.system.bodies)}") from None
+
+    def _link_poses(self):
+        if self._poses is None:
+            s = self.system
+            ws = kernels.make_workspace(s.n_links, s.nq, s.nv)
+            R = np.empty((len(self.t), s.n_links, 3, 3))
+            p = np.empty((len(self.t), s.n_links, 3))
+            for i in range(len(self.t)):
+                kernels.link_transforms(self.q[i], s.arrays, ws)
+                R[i] = np.transpose(ws[3], (0, 2, 1))
+                p[i] = ws[4]
+            self._poses = (R, p)
+        return self._poses
+
+    def _link_velocities(self):
+        if self._velocities is None:
+            s = self.system
+            ws = kernels.make_workspace(s.n_links, s.nq, s.nv)
+            V = np.empty((len(self.t), s.n_links, 6))
+            for i in range(len(self.t)):
+                kernels.link_velocities(self.q[i], self.v[i], s.arrays, ws)
+                V[i] = ws[5]
+            self._velocities = V
+        return self._velocities
+
+    def kinetic_energy(self):
+        """Kinetic energy (n,), J."""
+        return self._energies()[:, 0]
+
+    def potential_energy(self):
+        """Potential energy (n,), J (gravity, zero at the world origin)."""
+        return self._energies()[:, 1]
+
+    def energy(self):
+        """Total mechanical energy (n,), J: kinetic plus potential."""
+        return self._energies().sum(axis=1)
+
+    def _energies(self):
+        s = self.system
+        ws = kernels.make_workspace(s.n_links, s.nq, s.nv)
+        out = np.empty((len(self.t), 2))
+        for i in range(len(self.t)):
+            out[i] = kernels.energies(self.q[i], self.v[i], s.arrays, ws)
+        return out
+
+    def columns(self):
+        """(names, table): every exported column — time, joint q and v, body CG positions and
+        energies — as a list of names and an (n, k) array."""
+        names, cols = ["t"], [self.t]
+        for jname, jm in self.system.joints.items():
+            for label, data, idx in (("q", self.q, jm.q_index), ("v", self.v, jm.v_index)):
+                for k, i in enumerate(idx):
+                    names.append(f"{jname}.{label}" if len(idx) == 1 else f"{jname}.{label}{k}")
+                    cols.append(data[:, i])
+        for bname in self.system.bodies:
+            p = self.body(bname).position("cg")
+            for k, axis in enumerate("xyz"):
+                names.append(f"{bname}.cg.{axis}")
+                cols.append(p[:, k])
+        e = self._energies()
+        names += ["kinetic_energy", "potential_energy"]
+        cols += [e[:, 0], e[:, 1]]
+        return names, np.column_stack(cols)
+
+    def to_csv(self, path):
+        """Write every column (see :meth:`columns`) to a CSV file, whole or not at all."""
+        names, table = self.columns()
+        with _atomic(path, "w") as fh:
+            fh.write(",".join(names) + "\n")
+            np.savetxt(fh, table, delimiter=",", fmt="%.17g")
+        return path
+
+    def to_npz(self, path):
+        """Write t, q, v, the columns and the event log to a NumPy .npz file, whole or not at all."""
+        names, table = self.columns()
+        events = np.array([(e.t, e.element, e.what) for e in self.events], dtype=object)
+        with _atomic(path, "wb") as fh:
+            np.savez(fh, t=self.t, q=self.q, v=self.v, columns=np.array(names), table=table,
+                     events=events)
+        return path
+
+
+class _atomic:
+    """Open a temporary file beside ``path`` and move it into place only on success."""
+
+    def __init__(self, path, mode):
+        self.path = os.fspath(path)
+        self.mode = mode
+
+    def __enter__(self):
+        folder = os.path.dirname(os.path.abspath(self.path))
+        fd, self.tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(self.path))
+        self.fh = os.fdopen(fd, self.mode)
+        return self.fh
+
+    def __exit__(self, exc_type, exc, tb):
+        self.fh.close()
+        if exc_type is None:
+            os.replace(self.tmp, self.path)
+        else:
+            os.unlink(self.tmp)
+        return False

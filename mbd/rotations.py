@@ -1,0 +1,72 @@
+"""Orientation input and quaternion helpers (Python side, not the hot path).
+
+Quaternions in mbd are unit and scalar-first, ``(w, x, y, z)``, as in MuJoCo; scipy's
+``Rotation`` is accepted wherever an orientation is asked for.
+"""
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+
+def as_vector3(value, what):
+    """A finite-or-not float (3,) array from ``value``; ValueError naming ``what`` otherwise."""
+    try:
+        arr = np.asarray(value, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}: expected 3 numbers, got {value!r}") from None
+    if arr.shape != (3,):
+        raise ValueError(f"{what}: expected 3 numbers, got {value!r}")
+    return arr
+
+
+def as_rotation_matrix(value, what):
+    """A 3x3 rotation matrix from a scipy Rotation, a 3x3 matrix or a (w, x, y, z) quaternion.
+
+    Raises ValueError naming ``what`` when the value is not a proper rotation.
+    """
+    if value is None:
+        return np.eye(3)
+    if isinstance(value, Rotation):
+        if not value.single:
+            raise ValueError(f"{what}: expected one rotation, got {len(value)}")
+        return value.as_matrix()
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}: expected a Rotation, a 3x3 matrix or a quaternion (w, x, y, z),"
+                         f" got {value!r}") from None
+    if arr.shape == (4,):
+        return quaternion_to_matrix(as_unit_quaternion(arr, what))
+    if arr.shape != (3, 3) or not np.all(np.isfinite(arr)):
+        raise ValueError(f"{what}: expected a Rotation, a 3x3 matrix or a quaternion (w, x, y, z),"
+                         f" got {value!r}")
+    if np.abs(arr @ arr.T - np.eye(3)).max() > 1e-9 or np.linalg.det(arr) < 0:
+        raise ValueError(f"{what}: the 3x3 matrix is not a proper rotation (R R^T != I or det < 0)")
+    return arr
+
+
+def as_unit_quaternion(value, what):
+    """A unit scalar-first quaternion (4,) from a Rotation or 4 numbers (normalized)."""
+    if isinstance(value, Rotation):
+        if not value.single:
+            raise ValueError(f"{what}: expected one rotation, got {len(value)}")
+        x, y, z, w = value.as_quat()
+        return np.array([w, x, y, z])
+    arr = np.asarray(value, dtype=float).reshape(-1)
+    if arr.shape != (4,):
+        raise ValueError(f"{what}: expected a Rotation or a quaternion (w, x, y, z), got {value!r}")
+    n = np.linalg.norm(arr)
+    if not np.isfinite(n) or n < 1e-12:
+        raise ValueError(f"{what}: the quaternion must be finite and nonzero, got {value!r}")
+    return arr / n
+
+
+def quaternion_to_matrix(q):
+    """3x3 rotation matrix of the unit quaternion q = (w, x, y, z)."""
+    w, x, y, z = q
+    return Rotation.from_quat([x, y, z, w]).as_matrix()
+
+
+def matrix_to_quaternion(R):
+    """Unit quaternion (w, x, y, z) of the 3x3 rotation matrix R."""
+    x, y, z, w = Rotation.from_matrix(R).as_quat()
+    return np.array([w, x, y, z])

@@ -1,0 +1,477 @@
+"""build(): validate a Model, find its machines and spanning tree, lay it out in flat arrays.
+
+The result is an immutable :class:`System`; the compiled kernels read only its arrays.
+
+Link frames: every joint primitive becomes a *link* of the kinematic tree. All links of one
+joint share one frame convention: origin at the joint's successor CS, axes those of that CS,
+both in the reference configuration. Tree transforms therefore carry only the constant offsets
+of the drawing; all motion is in the joint transforms.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import kernels
+from .elements import ForceElement, Joint
+from .errors import ModelError
+from .model import CS, Body, Ground
+
+_PRIMITIVE_CODE = {"R": kernels.REVOLUTE, "P": kernels.PRISMATIC, "S": kernels.SPHERICAL}
+
+
+@dataclass(frozen=True)
+class State:
+    """A state of a System: time t (s), positions q (nq,), velocities v (nv,)."""
+
+    t: float
+    q: np.ndarray
+    v: np.ndarray
+
+
+@dataclass(frozen=True)
+class Machine:
+    """A connected set of bodies and grounds (SPEC §1).
+
+    ``composite`` is the index of the composite machine it belongs to (machines joined by force
+    elements share one; a machine alone has its own).
+    """
+
+    index: int
+    bodies: tuple
+    grounds: tuple
+    joints: tuple
+    environment: object
+    composite: int
+
+    def __str__(self):
+        return (f"machine {self.index} (composite {self.composite}): bodies {list(self.bodies)}, "
+                f"grounds {list(self.grounds)}, joints {list(self.joints)}")
+
+
+@dataclass(frozen=True)
+class JointMap:
+    """Where a joint lives in the arrays: its links and q/v indices in joint order."""
+
+    joint: Joint
+    links: tuple
+    q_index: np.ndarray
+    v_index: np.ndarray
+    reversed: bool
+
+
+@dataclass(frozen=True)
+class BodyMap:
+    """A body's link and its link frame in the reference configuration (origin, axes)."""
+
+    body: Body
+    link: int
+    origin: np.ndarray
+    rotation: np.ndarray
+
+    def cs_local(self, cs):
+        """(position, rotation) of a CS of this body in its link frame."""
+        return self.rotation.T @ (cs.position - self.origin), self.rotation.T @ cs.rotation
+
+
+@dataclass(frozen=True)
+class System:
+    """A built mechanism: immutable flat arrays plus the maps from names to array slots.
+
+    Attributes
+    ----------
+    nq, nv : int
+        Sizes of the position and velocity vectors.
+    dof : int
+        Mobility (equal to nv for a tree).
+    machines : list of Machine
+    arrays : tuple
+        The model tuple the kernels take (fields in :data:`mbd.kernels.MODEL_FIELDS`).
+    """
+
+    name: str
+    arrays: tuple
+    nq: int
+    nv: int
+    dof: int
+    machines: list
+    joints: dict
+    bodies: dict
+    grounds: dict
+    force_elements: list
+    rtol: float
+    atol: float
+    link_names: list = field(default_factory=list)
+
+    @property
+    def n_links(self):
+        return self.arrays[0].shape[0]
+
+    def initial_state(self, q0=None, v0=None, t0=0.0):
+        """The State from the joints' q0/v0, overridden by ``q0``/``v0`` dicts by joint name."""
+        q0 = q0 or {}
+        v0 = v0 or {}
+        for given in (q0, v0):
+            unknown = sorted(set(given) - set(self.joints))
+            if unknown:
+                raise ModelError(f"initial values name unknown joints {unknown}; "
+                                 f"the joints are {sorted(self.joints)}")
+        q = np.zeros(self.nq)
+        v = np.zeros(self.nv)
+        for name, jm in self.joints.items():
+            q[jm.q_index] = jm.joint.initial_q(q0.get(name))
+            v[jm.v_index] = jm.joint.initial_v(v0.get(name))
+        return State(float(t0), q, v)
+
+    def simulate(self, t_end, **options):
+        """Integrate from the initial state to ``t_end`` (s); see :func:`mbd.simulate.simulate`."""
+        from .simulate import simulate
+        return simulate(self, t_end, **options)
+
+    def report(self):
+        """A short text: machines, sizes and the spanning tree."""
+        lines = [f"system '{self.name}': {len(self.machines)} machine(s), nq={self.nq}, "
+                 f"nv={self.nv}, dof={self.dof}"]
+        lines += [f"  {m}" for m in self.machines]
+        return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- validation
+
+def _check_names(model, problems):
+    seen = {}
+    for kind, items in (("ground", model.grounds), ("body", model.bodies)):
+        for item in items:
+            seen.setdefault(item.name, []).append(f"{kind} '{item.name}'")
+    for el in model.elements:
+        seen.setdefault(el.name, []).append(el.label() if hasattr(el, "label") else repr(el))
+    for name, owners in seen.items():
+        if len(owners) > 1:
+            problems.append(f"duplicate name '{name}': used by {', '.join(owners)}; "
+                            "names must be unique within a model")
+
+
+def _check_body(body, problems):
+    label = f"body '{body.name}'"
+    if not (np.isfinite(body.mass) and body.mass > 0.0):
+        problems.append(f"{label}: mass must be finite and > 0, got {body.mass}")
+    if not np.all(np.isfinite(body.cg)):
+        problems.append(f"{label}: cg must be finite, got {body.cg}")
+    I = body.inertia
+    if not np.all(np.isfinite(I)):
+        problems.append(f"{label}: inertia must be finite, got {I.tolist()}")
+    else:
+        scale = max(np.abs(I).max(), 1e-300)
+        if np.abs(I - I.T).max() > 1e-9 * scale:
+            problems.append(f"{label}: inertia must be symmetric, got {I.tolist()}")
+        else:
+            moments = np.linalg.eigvalsh(0.5 * (I + I.T))
+            if moments[0] <= 0.0:
+                problems.append(f"{label}: inertia must be positive definite, got principal "
+                                f"moments {moments.tolist()}")
+            elif moments[2] > (moments[0] + moments[1]) * (1.0 + 1e-9):
+                problems.append(f"{label}: inertia violates the triangle inequality "
+                                f"(largest principal moment {moments[2]:g} > sum of the other two "
+                                f"{moments[0] + moments[1]:g}); no rigid body has it")
+    for cs in body.frames.values():
+        if not np.all(np.isfinite(cs.position)):
+            problems.append(f"CS '{cs.full_name}': position must be finite, got {cs.position}")
+
+
+def _is_cs_of(cs, model):
+    if not isinstance(cs, CS):
+        return False
+    owner = cs.owner
+    if isinstance(owner, Ground):
+        return owner in model.grounds
+    return isinstance(owner, Body) and owner in model.bodies
+
+
+def _describe_cs(cs):
+    if isinstance(cs, CS):
+        return f"CS '{cs.full_name}' of model '{cs.model.name}'"
+    return f"{type(cs).__name__} {cs!r}"
+
+
+def _check_joint(joint, model, tolerance, problems):
+    label = joint.label()
+    ok = True
+    for role in ("base", "follower"):
+        cs = getattr(joint, role)
+        if not _is_cs_of(cs, model):
+            problems.append(f"{label}: {role} must be a CS of model '{model.name}', got "
+                            f"{_describe_cs(cs)}")
+            ok = False
+    if ok:
+        b, f = joint.base, joint.follower
+        if b.owner is f.owner and isinstance(b.owner, Body):
+            problems.append(f"{label}: connects body '{b.owner.name}' to itself; a joint needs "
+                            "two different bodies")
+            ok = False
+        elif isinstance(b.owner, Ground) and isinstance(f.owner, Ground):
+            problems.append(f"{label}: connects two grounds ('{b.name}', '{f.name}'); grounds "
+                            "cannot move, a joint needs a body")
+            ok = False
+        gap = np.linalg.norm(b.position - f.position)
+        if not gap <= tolerance:
+            problems.append(f"{label}: base CS '{b.full_name}' at {b.position.tolist()} and "
+                            f"follower CS '{f.full_name}' at {f.position.tolist()} are {gap:.3g} m "
+                            f"apart in the reference configuration; a joint's CS origins must "
+                            f"coincide (tolerance {tolerance:g} m)")
+            ok = False
+    columns = []
+    for k, p in enumerate(joint.primitives):
+        if p.kind == "S":
+            columns += [np.r_[e, 0, 0, 0] for e in np.eye(3)]
+            continue
+        n = np.linalg.norm(p.raw_axis)
+        if not (np.isfinite(n) and n > 1e-12):
+            problems.append(f"{label}: primitive {k} ({p.kind}) has a zero-length or non-finite "
+                            f"axis {p.raw_axis.tolist()}")
+            ok = False
+            continue
+        a = p.raw_axis / n
+        columns.append(np.r_[a, 0, 0, 0] if p.kind == "R" else np.r_[0, 0, 0, a])
+    if ok and columns and np.linalg.matrix_rank(np.array(columns), tol=1e-9) < len(columns):
+        problems.append(f"{label}: its primitives' axes are not independent (e.g. parallel "
+                        "axes of two revolute primitives); each DOF needs its own direction")
+        ok = False
+    for which, getter in (("q0", joint.initial_q), ("v0", joint.initial_v)):
+        try:
+            getter()
+        except ModelError as err:
+            problems.append(str(err))
+            ok = False
+    return ok
+
+
+# ----------------------------------------------------------------------------- topology
+
+class _UnionFind:
+    def __init__(self):
+        self.parent = {}
+
+    def find(self, x):
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a, b):
+        self.parent[self.find(a)] = self.find(b)
+
+
+def _node(cs):
+    return ("g", cs.owner.name) if isinstance(cs.owner, Ground) else ("b", cs.owner.name)
+
+
+def _find_machines(model, joints, forces, problems):
+    """Machines (components with bodies), composite groups, and the environment of each."""
+    uf = _UnionFind()
+    for g in model.grounds:
+        uf.find(("g", g.name))
+    for b in model.bodies:
+        uf.find(("b", b.name))
+    for j in joints:
+        uf.union(_node(j.base), _node(j.follower))
+    groups = {}
+    for node in list(uf.parent):
+        groups.setdefault(uf.find(node), []).append(node)
+    grounds = {g.name: g for g in model.grounds}
+    raw = []
+    for nodes in groups.values():
+        bodies = sorted(n[1] for n in nodes if n[0] == "b")
+        if not bodies:
+            continue  # a lone ground is just a fixed CS in the world
+        gnames = sorted(n[1] for n in nodes if n[0] == "g")
+        names = {n[1] for n in nodes}
+        jnames = [j.name for j in joints if _node(j.base)[1] in names or _node(j.follower)[1] in names]
+        if not gnames:
+            problems.append(f"bodies {bodies} are not connected to any ground by joints; connect "
+                            "them (a free-flying body is a body on a SixDof joint to a ground)")
+        raw.append((nodes, bodies, gnames, jnames))
+    # force elements between machines make composite machines
+    machine_of = {}
+    for k, (nodes, *_rest) in enumerate(raw):
+        for n in nodes:
+            machine_of[n] = k
+    cuf = _UnionFind()
+    for k in range(len(raw)):
+        cuf.find(k)
+    for fe in forces:
+        ends = [machine_of.get(_node(cs)) for cs in fe.endpoints if isinstance(cs, CS)]
+        ends = [e for e in ends if e is not None]
+        for a, b in zip(ends, ends[1:]):
+            cuf.union(a, b)
+    composite_index = {}
+    machines = []
+    for k, (nodes, bodies, gnames, jnames) in enumerate(raw):
+        root = cuf.find(k)
+        composite_index.setdefault(root, len(composite_index))
+        machines.append(Machine(k, tuple(bodies), tuple(gnames), tuple(jnames), None,
+                                composite_index[root]))
+    envs_of = {}
+    for m in machines:
+        envs = envs_of.setdefault(m.composite, [])
+        for g in m.grounds:
+            env = grounds[g].environment
+            if env is not None and all(env is not e for _, e in envs):
+                envs.append((g, env))
+    result = []
+    for m in machines:
+        envs = envs_of[m.composite]
+        members = [x for x in machines if x.composite == m.composite]
+        what = (f"machine of bodies {list(m.bodies)}" if len(members) == 1 else
+                f"composite machine of bodies {sorted(b for x in members for b in x.bodies)}")
+        if m is members[0] and m.grounds:
+            if not envs:
+                problems.append(f"{what} has no environment: attach one to a ground with "
+                                "add_ground(..., environment=mbd.Environment(gravity=...))")
+            elif len(envs) > 1:
+                problems.append(f"{what} has {len(envs)} environments (on grounds "
+                                f"{[g for g, _ in envs]}); a machine has exactly one")
+        env = envs[0][1] if len(envs) == 1 else None
+        result.append(Machine(m.index, m.bodies, m.grounds, m.joints, env, m.composite))
+    return result
+
+
+def _spanning_tree(model, joints, problems):
+    """Tree joints in breadth-first order from the grounds, each with its parent side."""
+    incident = {}
+    for j in joints:
+        incident.setdefault(_node(j.base), []).append(j)
+        incident.setdefault(_node(j.follower), []).append(j)
+    visited = {("g", g.name) for g in model.grounds}
+    queue = [("g", g.name) for g in model.grounds]
+    used = set()
+    order = []
+    while queue:
+        u = queue.pop(0)
+        for j in incident.get(u, []):
+            if id(j) in used:
+                continue
+            used.add(id(j))
+            forward = _node(j.base) == u
+            other = _node(j.follower) if forward else _node(j.base)
+            if other in visited:
+                problems.append(f"{j.label()}: closes a kinematic loop; closed loops are not "
+                                "supported yet (the model must be a tree of joints)")
+                continue
+            if not forward and any(p.kind == "S" for p in j.primitives):
+                problems.append(f"{j.label()}: its base CS '{j.base.full_name}' is farther from "
+                                f"the ground than its follower '{j.follower.full_name}'; swap base "
+                                "and follower (reversing a joint with a spherical primitive is "
+                                "not supported)")
+                continue
+            visited.add(other)
+            queue.append(other)
+            order.append((j, forward))
+    return order
+
+
+def _spatial_inertia(m, c, Ic):
+    """Featherstone's 6x6 spatial inertia [Ic + m cx cx^T, m cx; m cx^T, m 1] about the origin."""
+    cx = np.array([[0.0, -c[2], c[1]], [c[2], 0.0, -c[0]], [-c[1], c[0], 0.0]])
+    out = np.zeros((6, 6))
+    out[:3, :3] = Ic + m * cx @ cx.T
+    out[:3, 3:] = m * cx
+    out[3:, :3] = m * cx.T
+    out[3:, 3:] = m * np.eye(3)
+    return out
+
+
+def build(model):
+    """Validate ``model`` and compile it into a :class:`System` (raises ModelError)."""
+    problems = []
+    _check_names(model, problems)
+    for body in model.bodies:
+        _check_body(body, problems)
+    for g in model.grounds:
+        if not np.all(np.isfinite(g.position)):
+            problems.append(f"ground '{g.name}': position must be finite, got {g.position}")
+    envs = [g.environment for g in model.grounds if g.environment is not None]
+    tolerance = min((e.assembly_tolerance for e in envs), default=1e-9)
+    joints, forces = [], []
+    for el in model.elements:
+        if isinstance(el, Joint):
+            if _check_joint(el, model, tolerance, problems):
+                joints.append(el)
+        elif isinstance(el, ForceElement):
+            bad = [cs for cs in el.endpoints if not _is_cs_of(cs, model)]
+            for cs in bad:
+                problems.append(f"{el.label()}: acts on {_describe_cs(cs)}, which is not a CS "
+                                f"of model '{model.name}'")
+            forces.append(el)
+    machines = _find_machines(model, joints, forces, problems)
+    tree = _spanning_tree(model, joints, problems)
+    if problems:
+        raise ModelError(problems)
+    if not model.bodies:
+        raise ModelError(f"model '{model.name}' has no bodies")
+
+    gravity_of = {}
+    for m in machines:
+        for b in m.bodies:
+            gravity_of[b] = m.environment.gravity
+    links = []  # dicts with parent, code, axis, E_T, r_T, inertia, mass, com, gravity
+    body_maps = {}
+    joint_maps = {}
+    qn = vn = 0
+    for j, forward in tree:
+        succ, pred = (j.follower, j.base) if forward else (j.base, j.follower)
+        body = succ.owner
+        p, R_L = succ.position, succ.rotation
+        if isinstance(pred.owner, Ground):
+            parent, o_lam, R_lam = -1, np.zeros(3), np.eye(3)
+        else:
+            pm = body_maps[pred.owner.name]
+            parent, o_lam, R_lam = pm.link, pm.origin, pm.rotation
+        prims = list(j.primitives) if forward else list(reversed(j.primitives))
+        sign = 1.0 if forward else -1.0
+        first = len(links)
+        link_q, link_v = [], []
+        for k, prim in enumerate(prims or [None]):
+            code = kernels.FIXED if prim is None else _PRIMITIVE_CODE[prim.kind]
+            axis = np.zeros(3) if prim is None or prim.kind == "S" else sign * R_L.T @ prim.axis
+            if k == 0:
+                E_T, r_T = R_L.T @ R_lam, R_lam.T @ (p - o_lam)
+            else:
+                E_T, r_T, parent = np.eye(3), np.zeros(3), len(links) - 1
+            nqk = 0 if prim is None else prim.nq
+            nvk = 0 if prim is None else prim.nv
+            links.append(dict(parent=parent, code=code, nd=nvk, qadr=qn, vadr=vn, axis=axis,
+                              E_T=E_T, r_T=r_T, gravity=gravity_of[body.name],
+                              name=f"{j.name}[{k}]"))
+            link_q.append(np.arange(qn, qn + nqk))
+            link_v.append(np.arange(vn, vn + nvk))
+            qn += nqk
+            vn += nvk
+        if not forward:
+            link_q, link_v = link_q[::-1], link_v[::-1]
+        joint_maps[j.name] = JointMap(j, tuple(range(first, len(links))),
+                                      np.concatenate(link_q).astype(np.int64),
+                                      np.concatenate(link_v).astype(np.int64), not forward)
+        last = links[-1]
+        c = R_L.T @ (body.cg - p)
+        Ic = R_L.T @ (0.5 * (body.inertia + body.inertia.T)) @ R_L
+        last.update(mass=body.mass, com=c, inertia=_spatial_inertia(body.mass, c, Ic))
+        body_maps[body.name] = BodyMap(body, len(links) - 1, p.copy(), R_L.copy())
+    for link in links:
+        link.setdefault("mass", 0.0)
+        link.setdefault("com", np.zeros(3))
+        link.setdefault("inertia", np.zeros((6, 6)))
+
+    def stack(key, dtype=float):
+        return np.ascontiguousarray(np.array([link[key] for link in links], dtype=dtype))
+
+    arrays = (stack("parent", np.int64), stack("code", np.int64), stack("nd", np.int64),
+              stack("qadr", np.int64), stack("vadr", np.int64), stack("axis"), stack("E_T"),
+              stack("r_T"), stack("inertia"), stack("mass"), stack("com"), stack("gravity"))
+    for a in arrays:
+        a.setflags(write=False)
+    rtol = min((e.rtol for e in envs), default=1e-8)
+    atol = min((e.atol for e in envs), default=1e-10)
+    return System(name=model.name, arrays=arrays, nq=qn, nv=vn, dof=vn, machines=machines,
+                  joints=joint_maps, bodies=body_maps, grounds={g.name: g for g in model.grounds},
+                  force_elements=forces, rtol=rtol, atol=atol,
+                  link_names=[link["name"] for link in links])
