@@ -1,5 +1,5 @@
 """Pictures of a System or a Result: pyvista scenes and animations, matplotlib plots.
 
-The pyvista scene and animation arrive with issue 5; :func:`viz.plots.plot_joints` draws time
-histories today.
+Empty for now: the scene, the animation and the plots arrive with issue 5. ``viz`` imports
+``mbd``, never the other way round (DESIGN §1).
 """
