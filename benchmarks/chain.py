@@ -1,0 +1,135 @@
+"""Throughput of the tree dynamics on an N-link spatial chain (not a test: run it by hand).
+
+The chain of issue 7: N uniform rods of 1 m and 1 kg hanging from a ground, revolute axes
+alternating x and y, every angle 0.3 rad at rest, g = 9.81 m/s^2.
+
+Reports, as medians of repeated runs:
+- the cost of one acceleration evaluation, by ABA and by CRBA + Cholesky (the compiled kernels
+  called directly, and the right-hand side as scipy calls it);
+- wall time per simulated second with DOP853 at rtol = atol = 1e-8;
+- the numba compile time of a first run (empty cache) and of a cached run, each measured in a
+  fresh interpreter.
+
+Usage::
+
+    python benchmarks/chain.py            # N = 10 and 50
+    python benchmarks/chain.py 10 50 100  # any sizes
+"""
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import mbd
+from joints import Revolute
+from mbd import kernels
+from mbd.simulate import rhs_function
+
+
+def build_chain(n, angle=0.3):
+    """The N-link chain Model: rods along -z, revolute axes alternating x and y."""
+    model = mbd.Model(f"chain{n}")
+    ground = model.add_ground("ground", environment=mbd.Environment(gravity=(0.0, 0.0, -9.81)))
+    rod = np.diag([1.0 / 12.0, 1.0 / 12.0, 1e-6])  # slender 1 kg, 1 m rod about its CG
+    base = ground
+    for i in range(n):
+        body = model.add_body(f"rod{i}", mass=1.0, cg=(0.0, 0.0, -i - 0.5), inertia=rod,
+                              cs={"top": (0.0, 0.0, -i), "bottom": (0.0, 0.0, -i - 1.0)})
+        axis = (1.0, 0.0, 0.0) if i % 2 == 0 else (0.0, 1.0, 0.0)
+        model.add(Revolute(f"j{i}", base, body["top"], axis=axis, q0=angle))
+        base = body["bottom"]
+    return model
+
+
+def median_time(fn, repeats, inner):
+    """Median over ``repeats`` of the mean time of ``inner`` calls of ``fn``, s."""
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        samples.append((time.perf_counter() - start) / inner)
+    return statistics.median(samples)
+
+
+def evaluation_costs(system):
+    """Median seconds per acceleration evaluation: ABA kernel, CRBA kernel, scipy-style RHS."""
+    mdl = system.arrays
+    ws = kernels.make_workspace(system.n_links, system.nq, system.nv)
+    state = system.initial_state()
+    q, v = state.q, np.full(system.nv, 0.1)
+    tau = np.zeros(system.nv)
+    fext = np.zeros((system.n_links, 6))
+    qdd = np.zeros(system.nv)
+    scratch = np.zeros(system.nv)
+    fun = rhs_function(system)
+    y = np.concatenate([q, v])
+    inner = 2000
+    return {
+        "aba": median_time(lambda: kernels.aba(q, v, tau, fext, mdl, ws, qdd), 7, inner),
+        "crba": median_time(lambda: kernels.crba_accelerations(q, v, tau, fext, mdl, ws, qdd,
+                                                               scratch), 7, inner),
+        "rhs": median_time(lambda: fun(0.0, y), 7, inner),
+    }
+
+
+def run_time_per_second(system, t_end, repeats=3):
+    """Median wall time per simulated second (s/s) and the run's statistics."""
+    walls, result = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = system.simulate(t_end=t_end, output_step=0.01, rtol=1e-8, atol=1e-8)
+        walls.append(time.perf_counter() - start)
+    return statistics.median(walls) / t_end, result
+
+
+_FIRST_RUN = """
+import time
+t0 = time.perf_counter()
+import sys; sys.path.insert(0, {bench!r})
+from chain import build_chain
+s = build_chain(3).build()
+s.simulate(t_end=0.01, output_step=0.01)
+print(time.perf_counter() - t0)
+"""
+
+
+def compile_times():
+    """Seconds to import mbd and run a tiny model in a fresh interpreter: empty numba cache
+    (compilation) and then warm cache (loading), each in its own process."""
+    bench = os.path.dirname(os.path.abspath(__file__))
+    code = _FIRST_RUN.format(bench=bench)
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        cold, warm = (float(subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                                           capture_output=True, text=True).stdout)
+                      for _ in range(2))
+    return cold, warm
+
+
+def main(sizes):
+    cold, warm = compile_times()
+    print(f"first run, empty numba cache: {cold:.1f} s; cached run: {warm:.2f} s "
+          "(fresh interpreter: import + build + 0.01 s simulation)")
+    print()
+    print("| N | ABA eval | CRBA+Cholesky eval | RHS as scipy calls it | CRBA/ABA | "
+          "wall / simulated s (DOP853, rtol 1e-8) | RHS evals / s | energy drift |")
+    print("|---|---|---|---|---|---|---|---|")
+    for n in sizes:
+        system = build_chain(n).build()
+        costs = evaluation_costs(system)
+        t_end = 10.0 if n <= 10 else 2.5
+        per_second, result = run_time_per_second(system, t_end)
+        e = result.energy()
+        drift = np.abs(e - e[0]).max() / np.abs(e).max()
+        print(f"| {n} | {costs['aba'] * 1e6:.2f} µs | {costs['crba'] * 1e6:.2f} µs | "
+              f"{costs['rhs'] * 1e6:.2f} µs | {costs['crba'] / costs['aba']:.2f} | "
+              f"{per_second * 1e3:.1f} ms | {result.stats['nfev'] / t_end:.0f} | {drift:.1e} |")
+
+
+if __name__ == "__main__":
+    main([int(a) for a in sys.argv[1:]] or [10, 50])
