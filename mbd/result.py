@@ -225,13 +225,34 @@ class _atomic:
     def __enter__(self):
         folder = os.path.dirname(os.path.abspath(self.path))
         fd, self.tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(self.path))
-        self.fh = os.fdopen(fd, self.mode)
+        try:
+            # mkstemp makes the file private (0600); give it the mode a plain open() would
+            os.chmod(self.tmp, _new_file_mode(self.path))
+            self.fh = os.fdopen(fd, self.mode)
+        except BaseException:
+            os.close(fd)
+            os.unlink(self.tmp)
+            raise
         return self.fh
 
     def __exit__(self, exc_type, exc, tb):
-        self.fh.close()
-        if exc_type is None:
-            os.replace(self.tmp, self.path)
-        else:
+        try:
+            self.fh.close()  # may fail too (a full disk shows at the last flush)
+            if exc_type is None:
+                os.replace(self.tmp, self.path)
+                return False
+        except BaseException:
             os.unlink(self.tmp)
+            raise
+        os.unlink(self.tmp)
         return False
+
+
+def _new_file_mode(path):
+    """Permission bits for ``path``: kept when it exists, else 0666 less the umask."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)  # reading the umask means setting it; put it straight back
+        os.umask(mask)
+        return 0o666 & ~mask

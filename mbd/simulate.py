@@ -21,9 +21,10 @@ def output_times(t0, t_end, output_step):
     """Exact multiples of ``output_step`` from ``t0`` up to ``t_end``, and ``t_end`` itself."""
     n = int(np.floor((t_end - t0) / output_step * (1.0 + 1e-12)))
     times = t0 + output_step * np.arange(n + 1)
-    if t_end - times[-1] > 1e-12 * max(1.0, abs(t_end)):
-        times = np.append(times, t_end)
-    return times
+    # the last multiple may round to just above t_end: t_end itself closes the grid
+    keep = times < t_end - 1e-12 * max(1.0, abs(t_end))
+    keep[0] = True
+    return np.append(times[keep], t_end)
 
 
 def rhs_function(system):
