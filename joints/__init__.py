@@ -58,7 +58,7 @@ class Revolute(Joint):
     kind_name = "Revolute"
 
     def __init__(self, name, base, follower, axis, q0=None, v0=None):
-        super().__init__(name, base, follower, [Primitive("R", axis)], q0, v0)
+        super().__init__(name, base, follower, [("R", axis)], q0, v0)
 
 
 class Prismatic(Joint):
@@ -67,7 +67,7 @@ class Prismatic(Joint):
     kind_name = "Prismatic"
 
     def __init__(self, name, base, follower, axis, q0=None, v0=None):
-        super().__init__(name, base, follower, [Primitive("P", axis)], q0, v0)
+        super().__init__(name, base, follower, [("P", axis)], q0, v0)
 
 
 class Spherical(Joint):
@@ -76,7 +76,7 @@ class Spherical(Joint):
     kind_name = "Spherical"
 
     def __init__(self, name, base, follower, q0=None, v0=None):
-        super().__init__(name, base, follower, [Primitive("S")], q0, v0)
+        super().__init__(name, base, follower, [("S", None)], q0, v0)
 
 
 class Universal(Joint):
@@ -86,8 +86,7 @@ class Universal(Joint):
 
     def __init__(self, name, base, follower, axes, q0=None, v0=None):
         a = _axes(axes, 2, f"Universal '{name}'")
-        super().__init__(name, base, follower, [Primitive("R", a[0]), Primitive("R", a[1])],
-                         q0, v0)
+        super().__init__(name, base, follower, [("R", a[0]), ("R", a[1])], q0, v0)
 
 
 class Cylindrical(Joint):
@@ -96,8 +95,7 @@ class Cylindrical(Joint):
     kind_name = "Cylindrical"
 
     def __init__(self, name, base, follower, axis, q0=None, v0=None):
-        super().__init__(name, base, follower, [Primitive("P", axis), Primitive("R", axis)],
-                         q0, v0)
+        super().__init__(name, base, follower, [("P", axis), ("R", axis)], q0, v0)
 
 
 class Planar(Joint):
@@ -110,7 +108,7 @@ class Planar(Joint):
         a = _axes(axes, 2, f"Planar '{name}'")
         normal = np.cross(a[0], a[1])
         super().__init__(name, base, follower,
-                         [Primitive("P", a[0]), Primitive("P", a[1]), Primitive("R", normal)],
+                         [("P", a[0]), ("P", a[1]), ("R", normal)],
                          q0, v0)
 
 
@@ -121,7 +119,7 @@ class Gimbal(Joint):
 
     def __init__(self, name, base, follower, axes=None, q0=None, v0=None):
         a = _base_axes(base) if axes is None else _axes(axes, 3, f"Gimbal '{name}'")
-        super().__init__(name, base, follower, [Primitive("R", x) for x in a], q0, v0)
+        super().__init__(name, base, follower, [("R", x) for x in a], q0, v0)
 
 
 class SixDof(Joint):
@@ -136,8 +134,7 @@ class SixDof(Joint):
 
     def __init__(self, name, base, follower, q0=None, v0=None):
         axes = _base_axes(base)
-        prims = [Primitive("P", axes[0]), Primitive("P", axes[1]), Primitive("P", axes[2]),
-                 Primitive("S")]
+        prims = [("P", axes[0]), ("P", axes[1]), ("P", axes[2]), ("S", None)]
         super().__init__(name, base, follower, prims, q0, v0)
 
 

@@ -83,6 +83,11 @@ class Joint(Element):
         self.base = base
         self.follower = follower
         self.primitives = []
+        try:
+            primitives = list(primitives)
+        except TypeError:
+            raise ModelError(f"{self.label()}: primitives must be a list of (kind, axis), got "
+                             f"{primitives!r}") from None
         for p in primitives:
             if not isinstance(p, Primitive):
                 if not (isinstance(p, (tuple, list)) and len(p) == 2):
@@ -145,7 +150,10 @@ class Joint(Element):
             k = 0
             for p in prims:
                 if p.kind == "S":
-                    out[k:k + 4] = as_unit_quaternion(out[k:k + 4], what)
+                    try:
+                        out[k:k + 4] = as_unit_quaternion(out[k:k + 4], what)
+                    except ValueError as err:
+                        raise ModelError(str(err)) from None
                 k += p.nq
         return out
 
@@ -184,7 +192,13 @@ def _one(prim, entry, position, what):
         try:
             return as_unit_quaternion(entry, what)
         except ValueError as err:
-            raise ModelError(str(err)) from None
+            if str(err).startswith(what):
+                raise ModelError(str(err)) from None
+            raise ModelError(f"{what}: expected a Rotation or a quaternion (w, x, y, z), "
+                             f"got {entry!r}") from None
+        except TypeError:  # np.asarray(dtype=float) of e.g. a dict
+            raise ModelError(f"{what}: expected a Rotation or a quaternion (w, x, y, z), "
+                             f"got {entry!r}") from None
     try:
         arr = np.asarray(entry, dtype=float).reshape(-1)
     except (TypeError, ValueError):

@@ -36,10 +36,10 @@ class Environment:
     """
 
     def __init__(self, gravity, rtol=1e-8, atol=1e-10, assembly_tolerance=1e-9):
-        self.gravity = as_vector3(gravity, "Environment: gravity")
-        self.rtol = float(rtol)
-        self.atol = float(atol)
-        self.assembly_tolerance = float(assembly_tolerance)
+        self.gravity = _vector3(gravity, "Environment: gravity")
+        self.rtol = _as_float(rtol, "Environment: rtol")
+        self.atol = _as_float(atol, "Environment: atol")
+        self.assembly_tolerance = _as_float(assembly_tolerance, "Environment: assembly_tolerance")
         for name in ("rtol", "atol", "assembly_tolerance"):
             value = getattr(self, name)
             if not (value > 0.0 and math.isfinite(value)):
@@ -69,8 +69,13 @@ class CS:
     def __init__(self, owner, name, position, rotation=None):
         self.owner = owner
         self.name = name
-        what = f"CS '{owner.name}.{name}'" if owner is not None and owner is not self else f"'{name}'"
-        self.position = as_vector3(position, f"{what}: position")
+        if owner is self:
+            what = f"ground '{name}'"
+        elif owner is not None:
+            what = f"CS '{owner.name}.{name}'"
+        else:
+            what = f"CS '{name}'"
+        self.position = _vector3(position, f"{what}: position")
         try:
             self.rotation = as_rotation_matrix(rotation, f"{what}: orientation")
         except ValueError as err:
@@ -120,7 +125,7 @@ class Body:
         self.model = model
         self.name = name
         self.mass = _as_float(mass, f"body '{name}': mass")
-        self.cg = as_vector3(cg, f"body '{name}': cg")
+        self.cg = _vector3(cg, f"body '{name}': cg")
         try:
             self.inertia = np.asarray(inertia, dtype=float)
         except (TypeError, ValueError):
@@ -131,6 +136,9 @@ class Body:
             raise ModelError(f"body '{name}': inertia must be a 3x3 matrix or its 3 principal "
                              f"moments, got shape {self.inertia.shape}")
         self.frames = {}
+        if cs is not None and not isinstance(cs, dict):
+            raise ModelError(f"body '{name}': cs must be a dict {{name: point or (point, "
+                             f"orientation)}}, got {type(cs).__name__}")
         for cs_name, spec in (cs or {}).items():
             self.add_cs(cs_name, *_cs_spec(spec, f"body '{name}': CS '{cs_name}'"))
         if "cg" not in self.frames:
@@ -246,6 +254,14 @@ def _as_float(value, what):
         return float(value)
     except (TypeError, ValueError):
         raise ModelError(f"{what}: expected a number, got {value!r}") from None
+
+
+def _vector3(value, what):
+    """as_vector3, raising ModelError (the error of a model being built) on a bad value."""
+    try:
+        return as_vector3(value, what)
+    except ValueError as err:
+        raise ModelError(str(err)) from None
 
 
 def _cs_spec(spec, what):

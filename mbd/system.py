@@ -137,13 +137,23 @@ class System:
 
 # ----------------------------------------------------------------------------- validation
 
+def _label(el):
+    label = getattr(el, "label", None)
+    return label() if callable(label) else f"{type(el).__name__} {getattr(el, 'name', None)!r}"
+
+
 def _check_names(model, problems):
     seen = {}
     for kind, items in (("ground", model.grounds), ("body", model.bodies)):
         for item in items:
             seen.setdefault(item.name, []).append(f"{kind} '{item.name}'")
     for el in model.elements:
-        seen.setdefault(el.name, []).append(el.label() if hasattr(el, "label") else repr(el))
+        name = getattr(el, "name", None)
+        if not isinstance(name, str) or not name:
+            # joints check this when made; a force element's name is only an attribute
+            problems.append(f"{_label(el)}: name must be a non-empty string, got {name!r}")
+            continue
+        seen.setdefault(name, []).append(_label(el))
     for name, owners in seen.items():
         if len(owners) > 1:
             problems.append(f"duplicate name '{name}': used by {', '.join(owners)}; "
@@ -165,7 +175,9 @@ def _check_body(body, problems):
             problems.append(f"{label}: inertia must be symmetric, got {I.tolist()}")
         else:
             moments = np.linalg.eigvalsh(0.5 * (I + I.T))
-            if moments[0] <= 0.0:
+            # a moment within round-off of the largest is zero: a rotated rod's (0, I, I)
+            # comes back as (1e-17, I, I) and must not pass as positive
+            if moments[0] <= 16.0 * np.finfo(float).eps * moments[2]:
                 problems.append(f"{label}: inertia must be positive definite, got principal "
                                 f"moments {moments.tolist()}")
             elif moments[2] > (moments[0] + moments[1]) * (1.0 + 1e-9):
@@ -173,6 +185,8 @@ def _check_body(body, problems):
                                 f"(largest principal moment {moments[2]:g} > sum of the other two "
                                 f"{moments[0] + moments[1]:g}); no rigid body has it")
     for cs in body.frames.values():
+        if cs.name == "cg" and np.array_equal(cs.position, body.cg, equal_nan=True):
+            continue  # the CS made at the CG: already reported with the cg
         if not np.all(np.isfinite(cs.position)):
             problems.append(f"CS '{cs.full_name}': position must be finite, got {cs.position}")
 
@@ -181,44 +195,48 @@ def _is_cs_of(cs, model):
     if not isinstance(cs, CS):
         return False
     owner = cs.owner
+    # identity, not equality: a CS of another model's body of the same name is foreign
     if isinstance(owner, Ground):
-        return owner in model.grounds
-    return isinstance(owner, Body) and owner in model.bodies
+        return any(owner is g for g in model.grounds)
+    return isinstance(owner, Body) and any(owner is b for b in model.bodies)
 
 
 def _describe_cs(cs):
     if isinstance(cs, CS):
-        return f"CS '{cs.full_name}' of model '{cs.model.name}'"
+        if not isinstance(cs.owner, (Body, Ground)):  # a CS made by hand, fixed to nothing
+            return f"CS '{cs.name}' of no body or ground"
+        return f"CS '{cs.full_name}' of model '{getattr(cs.model, 'name', None)}'"
     return f"{type(cs).__name__} {cs!r}"
 
 
-def _check_joint(joint, model, tolerance, problems):
+def _check_joint(joint, model, problems):
+    """Check a joint's CSs, axes and initial values (coincidence is checked once the machines
+    and so the environment's tolerance are known).
+
+    Returns True when the joint joins two different owners of this model, so that it takes
+    part in the topology even if something else about it is wrong: one bad axis should not
+    also report its bodies as unconnected.
+    """
     label = joint.label()
-    ok = True
+    connects = True
     for role in ("base", "follower"):
         cs = getattr(joint, role)
         if not _is_cs_of(cs, model):
             problems.append(f"{label}: {role} must be a CS of model '{model.name}', got "
                             f"{_describe_cs(cs)}")
-            ok = False
-    if ok:
+            connects = False
+    if connects:
         b, f = joint.base, joint.follower
         if b.owner is f.owner and isinstance(b.owner, Body):
             problems.append(f"{label}: connects body '{b.owner.name}' to itself; a joint needs "
                             "two different bodies")
-            ok = False
+            connects = False
         elif isinstance(b.owner, Ground) and isinstance(f.owner, Ground):
             problems.append(f"{label}: connects two grounds ('{b.name}', '{f.name}'); grounds "
                             "cannot move, a joint needs a body")
-            ok = False
-        gap = np.linalg.norm(b.position - f.position)
-        if not gap <= tolerance:
-            problems.append(f"{label}: base CS '{b.full_name}' at {b.position.tolist()} and "
-                            f"follower CS '{f.full_name}' at {f.position.tolist()} are {gap:.3g} m "
-                            f"apart in the reference configuration; a joint's CS origins must "
-                            f"coincide (tolerance {tolerance:g} m)")
-            ok = False
+            connects = False
     columns = []
+    axes_ok = True
     for k, p in enumerate(joint.primitives):
         if p.kind == "S":
             columns += [np.r_[e, 0, 0, 0] for e in np.eye(3)]
@@ -227,21 +245,51 @@ def _check_joint(joint, model, tolerance, problems):
         if not (np.isfinite(n) and n > 1e-12):
             problems.append(f"{label}: primitive {k} ({p.kind}) has a zero-length or non-finite "
                             f"axis {p.raw_axis.tolist()}")
-            ok = False
+            axes_ok = False
             continue
         a = p.raw_axis / n
         columns.append(np.r_[a, 0, 0, 0] if p.kind == "R" else np.r_[0, 0, 0, a])
-    if ok and columns and np.linalg.matrix_rank(np.array(columns), tol=1e-9) < len(columns):
+    if axes_ok and columns and np.linalg.matrix_rank(np.array(columns), tol=1e-9) < len(columns):
         problems.append(f"{label}: its primitives' axes are not independent (e.g. parallel "
                         "axes of two revolute primitives); each DOF needs its own direction")
-        ok = False
-    for which, getter in (("q0", joint.initial_q), ("v0", joint.initial_v)):
+    for getter in (joint.initial_q, joint.initial_v):
         try:
             getter()
         except ModelError as err:
-            problems.append(str(err))
-            ok = False
-    return ok
+            problems.extend(err.problems)
+    return connects
+
+
+def _check_coincidence(joint, tolerance, problems):
+    """The rule of SPEC §2: the joint's two CS origins coincide in the reference configuration,
+    to the tolerance of its machine's environment."""
+    b, f = joint.base, joint.follower
+    gap = np.linalg.norm(b.position - f.position)
+    if not gap <= tolerance:
+        problems.append(f"{joint.label()}: base CS '{b.full_name}' at {b.position.tolist()} and "
+                        f"follower CS '{f.full_name}' at {f.position.tolist()} are {gap:.3g} m "
+                        f"apart in the reference configuration; a joint's CS origins must "
+                        f"coincide (tolerance {tolerance:g} m)")
+
+
+def _endpoints(fe):
+    """A force element's endpoints as a tuple; None when they are not a sequence."""
+    try:
+        return tuple(fe.endpoints)
+    except TypeError:
+        return None
+
+
+def _check_force_element(fe, model, problems):
+    ends = _endpoints(fe)
+    if ends is None:
+        problems.append(f"{_label(fe)}: endpoints must be a sequence of CSs, got "
+                        f"{fe.endpoints!r}")
+        return
+    for cs in ends:
+        if not _is_cs_of(cs, model):
+            problems.append(f"{_label(fe)}: acts on {_describe_cs(cs)}, which is not a CS "
+                            f"of model '{model.name}'")
 
 
 # ----------------------------------------------------------------------------- topology
@@ -262,98 +310,97 @@ class _UnionFind:
 
 
 def _node(cs):
-    return ("g", cs.owner.name) if isinstance(cs.owner, Ground) else ("b", cs.owner.name)
+    """The graph node of a CS: its owner, a Body or a Ground, by identity (duplicate names,
+    already reported, must not merge two bodies)."""
+    return cs.owner
 
 
 def _find_machines(model, joints, forces, problems):
     """Machines (components with bodies), composite groups, and the environment of each."""
     uf = _UnionFind()
     for g in model.grounds:
-        uf.find(("g", g.name))
+        uf.find(g)
     for b in model.bodies:
-        uf.find(("b", b.name))
+        uf.find(b)
     for j in joints:
         uf.union(_node(j.base), _node(j.follower))
     groups = {}
     for node in list(uf.parent):
         groups.setdefault(uf.find(node), []).append(node)
-    grounds = {g.name: g for g in model.grounds}
     raw = []
     for nodes in groups.values():
-        bodies = sorted(n[1] for n in nodes if n[0] == "b")
+        bodies = sorted(n.name for n in nodes if isinstance(n, Body))
         if not bodies:
             continue  # a lone ground is just a fixed CS in the world
-        gnames = sorted(n[1] for n in nodes if n[0] == "g")
-        names = {n[1] for n in nodes}
-        jnames = [j.name for j in joints if _node(j.base)[1] in names or _node(j.follower)[1] in names]
-        if not gnames:
+        gnodes = [n for n in model.grounds if any(n is x for x in nodes)]
+        members = set(map(id, nodes))
+        jnames = [j.name for j in joints if id(_node(j.base)) in members]
+        if not gnodes:
             problems.append(f"bodies {bodies} are not connected to any ground by joints; connect "
                             "them (a free-flying body is a body on a SixDof joint to a ground)")
-        raw.append((nodes, bodies, gnames, jnames))
+        raw.append((nodes, bodies, gnodes, jnames))
     # force elements between machines make composite machines
     machine_of = {}
     for k, (nodes, *_rest) in enumerate(raw):
         for n in nodes:
-            machine_of[n] = k
+            machine_of[id(n)] = k
     cuf = _UnionFind()
     for k in range(len(raw)):
         cuf.find(k)
     for fe in forces:
-        ends = [machine_of.get(_node(cs)) for cs in fe.endpoints if isinstance(cs, CS)]
+        ends = [machine_of.get(id(_node(cs))) for cs in (_endpoints(fe) or ())
+                if _is_cs_of(cs, model)]
         ends = [e for e in ends if e is not None]
         for a, b in zip(ends, ends[1:]):
             cuf.union(a, b)
     composite_index = {}
-    machines = []
-    for k, (nodes, bodies, gnames, jnames) in enumerate(raw):
-        root = cuf.find(k)
-        composite_index.setdefault(root, len(composite_index))
-        machines.append(Machine(k, tuple(bodies), tuple(gnames), tuple(jnames), None,
-                                composite_index[root]))
-    envs_of = {}
-    for m in machines:
-        envs = envs_of.setdefault(m.composite, [])
-        for g in m.grounds:
-            env = grounds[g].environment
-            if env is not None and all(env is not e for _, e in envs):
-                envs.append((g, env))
-    result = []
-    for m in machines:
-        envs = envs_of[m.composite]
-        members = [x for x in machines if x.composite == m.composite]
-        what = (f"machine of bodies {list(m.bodies)}" if len(members) == 1 else
-                f"composite machine of bodies {sorted(b for x in members for b in x.bodies)}")
-        if m is members[0] and m.grounds:
+    for k in range(len(raw)):
+        composite_index.setdefault(cuf.find(k), len(composite_index))
+    composite_of = [composite_index[cuf.find(k)] for k in range(len(raw))]
+    env_of = {}
+    for c in set(composite_of):
+        members = [raw[k] for k in range(len(raw)) if composite_of[k] == c]
+        envs = []
+        for _, _, gnodes, _ in members:
+            for g in gnodes:
+                if g.environment is not None and all(g.environment is not e for _, e in envs):
+                    envs.append((g.name, g.environment))
+        bodies = sorted(b for m in members for b in m[1])
+        what = (f"machine of bodies {bodies}" if len(members) == 1 else
+                f"composite machine of bodies {bodies}")
+        # an ungrounded machine is already reported; a composite is checked as a whole
+        if any(m[2] for m in members):
             if not envs:
                 problems.append(f"{what} has no environment: attach one to a ground with "
                                 "add_ground(..., environment=mbd.Environment(gravity=...))")
             elif len(envs) > 1:
                 problems.append(f"{what} has {len(envs)} environments (on grounds "
                                 f"{[g for g, _ in envs]}); a machine has exactly one")
-        env = envs[0][1] if len(envs) == 1 else None
-        result.append(Machine(m.index, m.bodies, m.grounds, m.joints, env, m.composite))
-    return result
+        env_of[c] = envs[0][1] if len(envs) == 1 else None
+    return [Machine(k, tuple(bodies), tuple(sorted(g.name for g in gnodes)), tuple(jnames),
+                    env_of[composite_of[k]], composite_of[k])
+            for k, (nodes, bodies, gnodes, jnames) in enumerate(raw)]
 
 
 def _spanning_tree(model, joints, problems):
     """Tree joints in breadth-first order from the grounds, each with its parent side."""
     incident = {}
     for j in joints:
-        incident.setdefault(_node(j.base), []).append(j)
-        incident.setdefault(_node(j.follower), []).append(j)
-    visited = {("g", g.name) for g in model.grounds}
-    queue = [("g", g.name) for g in model.grounds]
+        incident.setdefault(id(_node(j.base)), []).append(j)
+        incident.setdefault(id(_node(j.follower)), []).append(j)
+    visited = {id(g) for g in model.grounds}
+    queue = list(model.grounds)
     used = set()
     order = []
     while queue:
         u = queue.pop(0)
-        for j in incident.get(u, []):
+        for j in incident.get(id(u), []):
             if id(j) in used:
                 continue
             used.add(id(j))
-            forward = _node(j.base) == u
+            forward = _node(j.base) is u
             other = _node(j.follower) if forward else _node(j.base)
-            if other in visited:
+            if id(other) in visited:
                 problems.append(f"{j.label()}: closes a kinematic loop; closed loops are not "
                                 "supported yet (the model must be a tree of joints)")
                 continue
@@ -363,7 +410,7 @@ def _spanning_tree(model, joints, problems):
                                 "and follower (reversing a joint with a spherical primitive is "
                                 "not supported)")
                 continue
-            visited.add(other)
+            visited.add(id(other))
             queue.append(other)
             order.append((j, forward))
     return order
@@ -390,19 +437,26 @@ def build(model):
         if not np.all(np.isfinite(g.position)):
             problems.append(f"ground '{g.name}': position must be finite, got {g.position}")
     envs = [g.environment for g in model.grounds if g.environment is not None]
-    tolerance = min((e.assembly_tolerance for e in envs), default=1e-9)
     joints, forces = [], []
     for el in model.elements:
         if isinstance(el, Joint):
-            if _check_joint(el, model, tolerance, problems):
+            if _check_joint(el, model, problems):
                 joints.append(el)
         elif isinstance(el, ForceElement):
-            bad = [cs for cs in el.endpoints if not _is_cs_of(cs, model)]
-            for cs in bad:
-                problems.append(f"{el.label()}: acts on {_describe_cs(cs)}, which is not a CS "
-                                f"of model '{model.name}'")
+            _check_force_element(el, model, problems)
             forces.append(el)
+        else:
+            problems.append(f"{_label(el)}: is neither a joint nor a force element")
     machines = _find_machines(model, joints, forces, problems)
+    # each joint is checked to its own machine's assembly tolerance; the tightest of all when
+    # its machine has no single environment (already reported)
+    default_tolerance = min((e.assembly_tolerance for e in envs), default=1e-9)
+    env_of_body = {b: m.environment for m in machines for b in m.bodies}
+    for j in joints:
+        body = j.follower.owner if isinstance(j.follower.owner, Body) else j.base.owner
+        env = env_of_body.get(body.name)
+        _check_coincidence(j, default_tolerance if env is None else env.assembly_tolerance,
+                           problems)
     tree = _spanning_tree(model, joints, problems)
     if problems:
         raise ModelError(problems)
