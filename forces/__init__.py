@@ -1,5 +1,16 @@
-"""Force elements: 1-D laws and the placements that apply them (DESIGN §4).
+"""Force elements: 1-D laws and the placements that apply them (DESIGN §4, SPEC §3).
 
-The laws and placements of SPEC §3 arrive with issue 3; the core's contract they implement is
-:class:`mbd.ForceElement`.
+Laws (``forces.laws``): Spring, Damper, SpringDamper, Actuator, ElastoGap, ElastoBacklash,
+ElastoBacklash2, Bistop, Impact, VariableRotationalSpring, VariableTranslationalSpring.
+Placements (``forces.placements``): JointForce (a joint primitive), LineForce (the distance
+between two CSs), AxialForce and RotationalForce (along/about an axis fixed in CS A), and the
+3-D BodySpringDamper.
 """
+from .laws import (Actuator, Bistop, Damper, ElastoBacklash, ElastoBacklash2, ElastoGap, Impact,
+                   Spring, SpringDamper, VariableRotationalSpring, VariableTranslationalSpring)
+from .placements import AxialForce, BodySpringDamper, JointForce, LineForce, RotationalForce
+
+__all__ = ["Spring", "Damper", "SpringDamper", "Actuator", "ElastoGap", "ElastoBacklash",
+           "ElastoBacklash2", "Bistop", "Impact", "VariableRotationalSpring",
+           "VariableTranslationalSpring", "JointForce", "LineForce", "AxialForce",
+           "RotationalForce", "BodySpringDamper"]

@@ -4,13 +4,13 @@ Build a :class:`Model` (grounds, bodies with CSs, joints from :mod:`joints`, for
 from :mod:`forces`), ``build()`` it into a :class:`System`, ``simulate`` it into a
 :class:`Result`. See README.md for a tour.
 """
-from .elements import Element, ForceElement, Joint, Primitive
+from .elements import Element, ForceElement, Joint, Law, Primitive
 from .errors import ModelError, SimulationError
 from .model import CS, Body, Environment, Ground, Model
-from .result import Event, Result
+from .result import Event, ForceView, Result
 from .system import Machine, State, System
 
-__all__ = ["Model", "Environment", "Ground", "Body", "CS", "Joint", "Primitive", "ForceElement",
+__all__ = ["Model", "Environment", "Ground", "Body", "CS", "Joint", "Primitive", "ForceElement", "Law", "ForceView",
            "Element", "System", "State", "Machine", "Result", "Event", "ModelError",
            "SimulationError"]
 __version__ = "0.1.0"

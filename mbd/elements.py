@@ -161,11 +161,111 @@ class Joint(Element):
         return f"{self.kind_name}({self.name!r}, {self.base!r} -> {self.follower!r})"
 
 
-class ForceElement(Element):
-    """A force element acting between CSs. The core reads ``endpoints``: the CSs it acts on,
-    which make a composite machine when they lie on different machines (SPEC §1)."""
+class Law:
+    """The 1-D law contract (DESIGN §4): a scalar force on the follower along +x from (x, v, t).
 
-    endpoints = ()
+    A built-in law names a compiled formula (``code``, see :mod:`mbd.lawkernels`) and fills its
+    parameter row; its branches are fixed by *sides* of its switching functions (see
+    :mod:`mbd.lawkernels`). Subclasses (in ``forces.laws``) validate their parameters on
+    construction and describe their switches and states.
+
+    Attributes
+    ----------
+    code : int
+        The compiled formula.
+    switch_names : tuple of (str, str)
+        For each switching function, what the law does on its negative and positive side
+        (used in the event log); empty for a smooth law.
+    """
+
+    code = None
+    switch_names = ()
+
+    def parameters(self, t=0.0, state=None):
+        """The parameter row (``lawkernels.MAX_PARAMS`` floats) at time t (s) and ``state``."""
+        raise NotImplementedError
+
+    @property
+    def time_varying(self):
+        """True when the parameters depend on time or state (Python callables: slow path)."""
+        return False
+
+    def _row(self, t=0.0, state=None):
+        from .lawkernels import MAX_PARAMS
+        row = np.zeros(MAX_PARAMS)
+        values = np.asarray(self.parameters(t, state), dtype=float)
+        row[:len(values)] = values
+        return row
+
+    def sides(self, x, v, t=0.0):
+        """The branch the state selects: sides (MAX_SWITCH,) in {-1, +1}."""
+        from . import lawkernels
+        s = np.ones(lawkernels.MAX_SWITCH)
+        lawkernels.natural_sides(self.code, self._row(t), float(x), float(v), s,
+                                 np.zeros(lawkernels.MAX_SWITCH))
+        return s
+
+    def __call__(self, x, v=0.0, t=0.0, sides=None):
+        """The force (N) or torque (N m) on the follower along +x; by default in the branch the
+        state selects."""
+        from . import lawkernels
+        s = self.sides(x, v, t) if sides is None else np.asarray(sides, dtype=float)
+        return float(lawkernels.force(self.code, self._row(t), float(x), float(v), s))
+
+    def switching(self, x, v=0.0, t=0.0, sides=None):
+        """The switching functions (MAX_SWITCH,) at (x, v, t); branches change at their zeros."""
+        from . import lawkernels
+        s = self.sides(x, v, t) if sides is None else np.asarray(sides, dtype=float)
+        g = np.zeros(lawkernels.MAX_SWITCH)
+        lawkernels.switching(self.code, self._row(t), float(x), float(v), s, g)
+        return g
+
+    def energy(self, x, params):
+        """Potential energy (J) stored at the rows ``x`` (n,), with the parameter rows in use
+        ``params`` (n, MAX_PARAMS); zeros for a law without one."""
+        return np.zeros_like(np.asarray(x, dtype=float))
+
+    def states(self, x, v, t, sides, params):
+        """Per-row element state for ``result.force(name).state``: a dict of (n,) arrays, from
+        the rows' law inputs, times, sides (n, MAX_SWITCH) and parameters in use."""
+        return {}
+
+    def describe(self, k, side):
+        """What switching function k's new ``side`` means, for the event log."""
+        if k < len(self.switch_names):
+            return self.switch_names[k][0 if side < 0 else 1]
+        return f"switch {k} -> {'-' if side < 0 else '+'}"
+
+
+class ForceElement(Element):
+    """A force element: a :class:`Law` placed in the mechanism (DESIGN §4).
+
+    The core reads:
+
+    - ``placement``: "joint" (a revolute/prismatic primitive's coordinate), "line" (the
+      distance between two CSs), "axial" (B's displacement relative to A along an axis fixed in
+      A) or "rotational" (B's rotation relative to A about such an axis);
+    - ``law``: a :class:`Law`;
+    - ``joint`` and ``primitive`` for "joint"; ``cs_a``, ``cs_b`` and ``axis`` (world,
+      reference configuration) for the others;
+    - ``endpoints``: the CSs it acts between, which make a composite machine when they lie on
+      different machines (SPEC §1).
+    """
+
+    placement = None
+    law = None
+    joint = None
+    primitive = 0
+    cs_a = None
+    cs_b = None
+    axis = None
+
+    @property
+    def endpoints(self):
+        if self.placement == "joint":
+            j = self.joint
+            return (getattr(j, "base", None), getattr(j, "follower", None))
+        return (self.cs_a, self.cs_b)
 
     def label(self):
         return f"{type(self).__name__} '{self.name}'"

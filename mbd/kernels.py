@@ -363,10 +363,16 @@ def aba(q, v, tau, fext, mdl, ws, qdd):
     ``q`` must hold unit quaternions; ``tau`` are the generalized forces (nv) and ``fext[i]``
     an external spatial force on link i in link coordinates.
     """
+    link_velocities(q, v, mdl, ws)
+    aba_dynamics(v, tau, fext, mdl, ws, qdd)
+
+
+@njit(cache=True)
+def aba_dynamics(v, tau, fext, mdl, ws, qdd):
+    """ABA's dynamics passes, on the kinematics ``link_velocities`` left in ``ws``."""
     parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
     qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats = ws
     nl = parent.shape[0]
-    link_velocities(q, v, mdl, ws)
     tmp, col, pa, ap = vecs[1], vecs[2], vecs[3], vecs[4]
     Ia, X = mats[1], mats[2]
     for i in range(nl):

@@ -21,7 +21,7 @@ from collections import namedtuple
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from . import kernels
+from . import kernels, lawkernels
 
 Event = namedtuple("Event", "t element what")
 
@@ -88,6 +88,41 @@ class BodyView:
         return np.einsum("nij,nj->ni", R[:, self._map.link], V[:, :3])
 
 
+class ForceView:
+    """A force element over the run.
+
+    Attributes
+    ----------
+    value : ndarray
+        The load on the follower: (n,) the law's value along +x (N or N m) for 1-D
+        placements; (n, 3) the world force vector on CS B (N) for a BodySpringDamper.
+    x, xdot : ndarray (n,)
+        What the law read: the joint coordinate, the distance, the axial displacement (m) or
+        the angle (rad), and its rate.
+    vector : ndarray (n, 3)
+        The world load on B: force (N) for line and axial placements, torque (N m) for a
+        rotational one; zeros for a joint placement (it acts in joint space).
+    state : dict of ndarray
+        The element's state per row (e.g. ``contact``, ``branch``, ``K``), as its law defines.
+    energy : ndarray (n,)
+        Potential energy stored in the element, J.
+    """
+
+    def __init__(self, result, index):
+        fe = result.system.force_elements[index]
+        rec = result._force_records()[:, index]
+        params = result._force_params()[:, index]
+        self.name = fe.name
+        self.element = fe
+        self.x, self.xdot = rec[:, 0], rec[:, 1]
+        self.vector = rec[:, 3:6]
+        self.value = self.vector if getattr(fe, "vector_valued", False) else rec[:, 2]
+        self.scalar = rec[:, 2]
+        sides = result.sides[:, index]
+        self.state = fe.law.states(self.x, self.xdot, result.t, sides, params)
+        self.energy = fe.law.energy(self.x, params)
+
+
 class Result:
     """The outcome of a run.
 
@@ -104,7 +139,7 @@ class Result:
         Integrator figures: nfev, nsteps, method, rtol, atol, wall_time.
     """
 
-    def __init__(self, system, t, y, events=(), stats=None):
+    def __init__(self, system, t, y, events=(), stats=None, sides=None):
         self.system = system
         self.t = np.asarray(t, dtype=float)
         y = np.asarray(y, dtype=float).reshape(len(self.t), system.nq + system.nv)
@@ -114,6 +149,11 @@ class Result:
             kernels.normalize_quaternions(self.q[i].copy(), system.arrays, self.q[i])
         self.events = list(events)
         self.stats = dict(stats or {})
+        nf = len(system.force_elements)
+        # the branch of every force law at every row (see mbd.lawkernels)
+        self.sides = (np.ones((len(self.t), nf, lawkernels.MAX_SWITCH)) if sides is None
+                      else np.asarray(sides, dtype=float))
+        self._records = self._params = None
         self._poses = None
         self._velocities = None
 
@@ -126,6 +166,33 @@ class Result:
             return JointView(self, self.system.joints[name])
         except KeyError:
             raise KeyError(f"no joint '{name}'; the joints are {sorted(self.system.joints)}") from None
+
+    def force(self, name):
+        """The force element ``name`` over the run (a ForceView)."""
+        index = self.system.force_index
+        if name not in index:
+            raise KeyError(f"no force element '{name}'; the force elements are {sorted(index)}")
+        return ForceView(self, index[name])
+
+    def _force_records(self):
+        """Per row and element: the record of mbd.forcekernels.RECORD."""
+        if self._records is None:
+            from .simulate import Integrand   # local: simulate imports this module
+            f = Integrand(self.system)
+            y = np.hstack([self.q, self.v])
+            n, nf = len(self.t), len(self.system.force_elements)
+            records, params = [], []
+            for i, t in enumerate(self.t):
+                records.append(f.records(t, y[i], self.sides[i]))
+                params.append(f.params.copy())
+            self._records = np.array(records).reshape(n, nf, -1)
+            self._params = np.array(params).reshape(n, nf, -1)
+        return self._records
+
+    def _force_params(self):
+        """Per row and element: the law parameters in use (time-varying ones evaluated)."""
+        self._force_records()
+        return self._params
 
     def body(self, name):
         """The motion of body ``name`` (a BodyView)."""
@@ -163,7 +230,8 @@ class Result:
         return self._energies()[:, 0]
 
     def potential_energy(self):
-        """Potential energy (n,), J (gravity, zero at the world origin)."""
+        """Potential energy (n,), J: gravity (zero at the world origin) plus the springs of the
+        force elements."""
         return self._energies()[:, 1]
 
     def energy(self):
@@ -176,6 +244,8 @@ class Result:
         out = np.empty((len(self.t), 2))
         for i in range(len(self.t)):
             out[i] = kernels.energies(self.q[i], self.v[i], s.arrays, ws)
+        for name in s.force_index:
+            out[:, 1] += self.force(name).energy
         return out
 
     def columns(self):

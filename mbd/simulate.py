@@ -1,20 +1,31 @@
-"""The run stage: integrate a System with scipy's ODE solvers and collect a Result.
+"""The run stage: integrate a System piece by piece, stopping exactly where a law switches.
 
-The driver steps a scipy ``OdeSolver`` (the classes behind ``solve_ivp``) itself, so that it
-keeps every row computed before a failure, checks the state after each step, and fills output
-rows from the solver's dense output at exact multiples of ``output_step``.
+The driver steps a scipy ``OdeSolver`` (the classes behind ``solve_ivp``) itself. While a piece
+runs, every force law's branch (its *sides*, :mod:`mbd.lawkernels`) is frozen, so the
+right-hand side is smooth. After each step the armed switching functions are checked; where
+one changed sign, the crossing is located on the step's dense output (bracketed to round-off
+in time), the piece ends there, the sides are updated, the switch is logged and a new piece
+starts. Output rows come from dense output at exact multiples of ``output_step``, plus every
+event time. Everything computed survives a failure in ``SimulationError.result``.
 """
+import inspect
 import time
+from collections import deque
 
 import numpy as np
 from scipy import integrate
 
-from . import kernels
+from . import forcekernels, kernels, lawkernels
 from .errors import SimulationError
-from .result import Result
+from .result import Event, Result
+from .system import State
 
 METHODS = {"RK23": integrate.RK23, "RK45": integrate.RK45, "DOP853": integrate.DOP853,
            "Radau": integrate.Radau, "BDF": integrate.BDF, "LSODA": integrate.LSODA}
+
+#: this many switches within CHATTER_SPAN x (t_end - t0) is chattering
+CHATTER_COUNT = 50
+CHATTER_SPAN = 1e-9
 
 
 def output_times(t0, t_end, output_step):
@@ -27,24 +38,129 @@ def output_times(t0, t_end, output_step):
     return np.append(times[keep], t_end)
 
 
-def rhs_function(system):
-    """f(t, y) -> dy/dt for y = [q, v], with one workspace allocated here for all calls."""
-    mdl = system.arrays
-    ws = kernels.make_workspace(system.n_links, system.nq, system.nv)
-    tau = np.zeros(system.nv)
-    fext = np.zeros((system.n_links, 6))
-    derivative = kernels.state_derivative
+class _Undefined(Exception):
+    """Raised from the right-hand side: an element's load direction is undefined."""
 
-    def fun(t, y):
+    def __init__(self, element, t, y):
+        super().__init__(element)
+        self.element, self.t, self.y = element, t, y
+
+
+class Integrand:
+    """The right-hand side and switching functions of a System, with their workspaces.
+
+    ``sides`` (nf, MAX_SWITCH) holds the frozen branches of the force laws; with
+    ``natural=True`` every call selects them from the state instead (exact switching off).
+    """
+
+    def __init__(self, system, natural=False):
+        self.system = system
+        self.mdl = system.arrays
+        fel = system.force_arrays
+        nf = len(system.force_elements)
+        # parameters that change with time or state are written before each call: a private,
+        # writable copy of the parameter table
+        self.params = np.array(fel[2], dtype=float) if nf else np.zeros((0, lawkernels.MAX_PARAMS))
+        self.fel = (fel[0], fel[1], self.params) + tuple(fel[3:])
+        self.varying = [(i, fe.law, _arity(fe.law)) for i, fe in enumerate(system.force_elements)
+                        if fe.law.time_varying]
+        self.ws = kernels.make_workspace(system.n_links, system.nq, system.nv)
+        self.tau = np.zeros(system.nv)
+        self.fext = np.zeros((system.n_links, 6))
+        self.rec = np.zeros((nf, len(forcekernels.RECORD)))
+        self.geo = np.zeros((6, 3))
+        self.g = np.zeros((nf, lawkernels.MAX_SWITCH))
+        self.sides = np.ones((nf, lawkernels.MAX_SWITCH))
+        self.natural = natural
+        self.nfev = 0
+
+    def update_parameters(self, t, y):
+        """Write the current values of time/state-dependent law parameters (slow path)."""
+        if not self.varying:
+            return
+        s = self.system
+        state = State(t, y[:s.nq], y[s.nq:])
+        for i, law, _ in self.varying:
+            self.params[i] = law._row(t, state)
+
+    def __call__(self, t, y):
+        self.nfev += 1
+        self.update_parameters(t, y)
+        if self.natural:
+            self.natural_sides(t, y, update=False)
         dy = np.empty_like(y)  # scipy keeps references to returned arrays: a fresh one each call
-        derivative(y, tau, fext, mdl, ws, dy)
+        bad = forcekernels.state_derivative(y, self.mdl, self.fel, self.sides, self.ws, self.tau,
+                                            self.fext, self.rec, self.geo, dy)
+        if bad:
+            raise _Undefined(bad - 1, t, y.copy())
         return dy
 
-    return fun
+    def switching(self, t, y):
+        """g (nf, MAX_SWITCH) at (t, y) with the current sides (a copy)."""
+        self.update_parameters(t, y)
+        forcekernels.switching_values(y, self.mdl, self.fel, self.sides, self.ws, self.g, self.geo)
+        return self.g.copy()
+
+    def natural_sides(self, t, y, update=True):
+        """Set ``sides`` to the branches the state (t, y) selects."""
+        if update:
+            self.update_parameters(t, y)
+        forcekernels.natural_modes(y, self.mdl, self.fel, self.ws, self.sides, self.g, self.geo)
+
+    def armed(self):
+        """Boolean mask (nf, MAX_SWITCH) of the switching functions that can change a branch."""
+        law = self.fel[1]
+        mask = np.zeros(self.sides.shape, dtype=bool)
+        for i in range(mask.shape[0]):
+            for k in range(mask.shape[1]):
+                mask[i, k] = lawkernels.armed(law[i], self.params[i], self.sides[i], k)
+        return mask
+
+    def records(self, t, y, sides):
+        """The per-element record (nf, 7) at (t, y) in the branches ``sides``."""
+        self.update_parameters(t, y)
+        rec = np.zeros_like(self.rec)
+        forcekernels.records(y, self.mdl, self.fel, sides, self.ws, rec, self.geo)
+        return rec
+
+
+def _arity(law):
+    """How many arguments a law's time-dependent parameter function takes (1: t, 2: t, state)."""
+    fn = getattr(law, "signal", None)
+    if fn is None:
+        return 0
+    try:
+        return len(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return 1
+
+
+def _locate(fun_g, ta, tb, side, tol):
+    """A bracket [a, b] of the sign change of fun_g away from ``side`` in [ta, tb], narrowed by
+    the Illinois variant of regula falsi until b - a <= tol; returns b (already across)."""
+    a, b = ta, tb
+    ga, gb = fun_g(a), fun_g(b)
+    keep = 0
+    while b - a > tol:
+        m = b - gb * (b - a) / (gb - ga) if gb != ga else 0.5 * (a + b)
+        if not (a < m < b):
+            m = 0.5 * (a + b)
+        gm = fun_g(m)
+        if (gm >= 0.0) == (side > 0):      # still on the old side: the crossing is later
+            a, ga = m, gm
+            if keep == -1:
+                gb *= 0.5
+            keep = -1
+        else:
+            b, gb = m, gm
+            if keep == 1:
+                ga *= 0.5
+            keep = 1
+    return b
 
 
 def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=None, atol=None,
-             method="DOP853", max_step=np.inf):
+             method="DOP853", max_step=np.inf, exact_switching=True):
     """Integrate ``system`` from its initial state at ``t0`` to ``t_end`` (s).
 
     Parameters
@@ -53,7 +169,8 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
     t_end : float
         End time, s.
     output_step : float
-        Spacing of output rows, s (rows at exact multiples from t0, plus t_end).
+        Spacing of output rows, s (rows at exact multiples from t0, plus every event time and
+        t_end).
     t0 : float
         Start time, s.
     q0, v0 : dict, optional
@@ -64,6 +181,10 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
         Any ``solve_ivp`` method: "DOP853" (default), "RK45", "RK23", "Radau", "BDF", "LSODA".
     max_step : float
         Largest step the integrator may take, s.
+    exact_switching : bool
+        True (default): stop exactly where a force law switches branch and restart there.
+        False: every evaluation picks the branch from the state, as a plain ODE with kinks
+        (for comparison); switches are then logged at the end of the step that crossed them.
 
     Returns
     -------
@@ -72,8 +193,8 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
     Raises
     ------
     SimulationError
-        When the integrator fails or the state stops being finite; ``.result`` holds the
-        rows computed so far.
+        When the integrator fails, the state stops being finite, a force direction is
+        undefined or a law chatters; ``.result`` holds the rows computed so far.
     """
     if not (np.isfinite(t_end) and t_end > t0):
         raise ValueError(f"simulate: t_end must be finite and > t0 = {t0}, got {t_end}")
@@ -86,35 +207,158 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
     rtol = system.rtol if rtol is None else float(rtol)
     atol = system.atol if atol is None else float(atol)
     state = system.initial_state(q0, v0, t0)
-    y0 = np.concatenate([state.q, state.v])
-    times = output_times(t0, t_end, output_step)
-    fun = rhs_function(system)
-    started = time.perf_counter()
-    solver = solver_class(fun, t0, y0, t_end, rtol=rtol, atol=atol, max_step=max_step)
-    rows_t, rows_y = [t0], [y0.copy()]
-    k = 1
-    nsteps = 0
-    error = None
-    while solver.status == "running":
-        message = solver.step()
-        nsteps += 1
-        if solver.status == "failed":
-            error = f"the integrator {solver_class.__name__} failed at t = {solver.t:.9g} s: {message}"
-            break
-        if not np.all(np.isfinite(solver.y)):
-            bad = np.flatnonzero(~np.isfinite(solver.y))
-            error = (f"the state became non-finite at t = {solver.t:.9g} s (state entries "
-                     f"{bad[:6].tolist()}); the mass matrix may be singular")
-            break
-        if k < len(times) and times[k] <= solver.t:
-            dense = solver.dense_output()
-            while k < len(times) and times[k] <= solver.t:
-                rows_t.append(times[k])
-                rows_y.append(dense(times[k]))
-                k += 1
-    stats = {"nfev": solver.nfev, "nsteps": nsteps, "method": solver_class.__name__,
-             "rtol": rtol, "atol": atol, "wall_time": time.perf_counter() - started}
-    result = Result(system, np.array(rows_t), np.array(rows_y), events=[], stats=stats)
-    if error is not None:
-        raise SimulationError(error, result=result, t=solver.t)
-    return result
+    run = _Run(system, solver_class, rtol, atol, max_step, exact_switching, t0, t_end,
+               output_times(t0, t_end, output_step))
+    return run.go(np.concatenate([state.q, state.v]))
+
+
+class _Run:
+    """One simulation: the piece loop, the output rows, the event log."""
+
+    def __init__(self, system, solver_class, rtol, atol, max_step, exact, t0, t_end, times):
+        self.system = system
+        self.solver_class = solver_class
+        self.options = dict(rtol=rtol, atol=atol, max_step=max_step)
+        self.exact = exact
+        self.t0, self.t_end, self.times = t0, t_end, times
+        self.f = Integrand(system, natural=not exact)
+        self.rows_t, self.rows_y, self.rows_s = [], [], []
+        self.events = []
+        self.recent = deque(maxlen=CHATTER_COUNT)
+        self.next_row = 0
+        self.nsteps = 0
+        self.pieces = 0
+        self.started = time.perf_counter()
+
+    def row(self, t, y, sides=None):
+        self.rows_t.append(t)
+        self.rows_y.append(np.array(y, dtype=float))
+        self.rows_s.append((self.f.sides if sides is None else sides).copy())
+
+    def rows_until(self, t, dense, inclusive=True):
+        """Add the output rows at or before ``t`` (before, when not inclusive) from dense output."""
+        times = self.times
+        while self.next_row < len(times) and (times[self.next_row] < t or
+                                              (inclusive and times[self.next_row] <= t)):
+            tk = times[self.next_row]
+            y = dense(tk)
+            sides = None
+            if not self.exact:   # the branch at that row, as the state selects it
+                self.f.natural_sides(tk, y)
+            self.row(tk, y, sides)
+            self.next_row += 1
+
+    def result(self):
+        stats = {"nfev": self.f.nfev, "nsteps": self.nsteps, "pieces": self.pieces,
+                 "events": len(self.events), "method": self.solver_class.__name__,
+                 "rtol": self.options["rtol"], "atol": self.options["atol"],
+                 "exact_switching": self.exact, "wall_time": time.perf_counter() - self.started}
+        n = len(self.rows_t)
+        nf = len(self.system.force_elements)
+        sides = np.array(self.rows_s).reshape(n, nf, lawkernels.MAX_SWITCH)
+        return Result(self.system, np.array(self.rows_t),
+                      np.array(self.rows_y).reshape(n, self.system.nq + self.system.nv),
+                      events=self.events, stats=stats, sides=sides)
+
+    def fail(self, message, t):
+        raise SimulationError(message, result=self.result(), t=t)
+
+    def go(self, y):
+        t = self.t0
+        try:
+            self.f.natural_sides(t, y)
+            self.row(t, y)
+            self.next_row = 1
+            while t < self.t_end:
+                t, y = self.piece(t, y)
+        except _Undefined as err:
+            fe = self.system.force_elements[err.element]
+            s = self.system
+            self.fail(f"{fe.label()}: the direction of its force is undefined at t = "
+                      f"{err.t:.9g} s: its CSs coincide (|r| = 0) at zero relative velocity while "
+                      f"the law's force there is not zero (q = {np.round(err.y[:s.nq], 9).tolist()}, "
+                      f"v = {np.round(err.y[s.nq:], 9).tolist()})", err.t)
+        return self.result()
+
+    def piece(self, t, y):
+        """Integrate one smooth piece from (t, y); return where the next one starts."""
+        self.pieces += 1
+        solver = self.solver_class(self.f, t, y, self.t_end, **self.options)
+        armed = self.f.armed() if self.exact else None
+        while solver.status == "running":
+            t_old = solver.t
+            message = solver.step()
+            self.nsteps += 1
+            if solver.status == "failed":
+                self.fail(f"the integrator {self.solver_class.__name__} failed at t = "
+                          f"{solver.t:.9g} s: {message}", solver.t)
+            if not np.all(np.isfinite(solver.y)):
+                bad = np.flatnonzero(~np.isfinite(solver.y))
+                self.fail(f"the state became non-finite at t = {solver.t:.9g} s (state entries "
+                          f"{bad[:6].tolist()}); the mass matrix may be singular", solver.t)
+            dense = None
+            if self.exact and armed.any():
+                g_new = self.f.switching(solver.t, solver.y)
+                crossed = armed & ((g_new >= 0.0) != (self.f.sides > 0.0))
+                if crossed.any():
+                    dense = solver.dense_output()
+                    return self.switch(t_old, solver.t, dense, crossed)
+            elif not self.exact:
+                self.log_natural_switches(solver.t, solver.y)
+            if self.next_row < len(self.times) and self.times[self.next_row] <= solver.t:
+                self.rows_until(solver.t, dense or solver.dense_output())
+        return solver.t, solver.y
+
+    def switch(self, ta, tb, dense, crossed):
+        """Locate the earliest crossing in (ta, tb], end the piece there, update the sides."""
+        tol = 4.0 * np.finfo(float).eps * max(abs(ta), abs(tb), 1.0)
+        first_t, first = np.inf, None
+        for i, k in zip(*np.nonzero(crossed)):
+            side = self.f.sides[i, k]
+
+            def g_ik(t, i=i, k=k):
+                return self.f.switching(t, dense(t))[i, k]
+
+            t_hit = _locate(g_ik, ta, tb, side, tol)
+            if t_hit < first_t:
+                first_t, first = t_hit, (i, k)
+        t, y = first_t, dense(first_t)
+        self.rows_until(t, dense, inclusive=False)
+        i, k = first
+        old = self.f.sides[i, k]
+        self.f.natural_sides(t, y)
+        self.f.sides[i, k] = -old       # across, whatever round-off says at the crossing
+        fe = self.system.force_elements[i]
+        self.log(t, fe, fe.law.describe(k, -old))
+        self.row(t, y)
+        if self.next_row < len(self.times) and self.times[self.next_row] <= t:
+            self.next_row += 1          # the event row stands for an output time it hit exactly
+        return t, y
+
+    def log_natural_switches(self, t, y):
+        before = self.f.sides.copy()
+        armed = self.f.armed()
+        self.f.natural_sides(t, y)
+        changed = armed & (before != self.f.sides)
+        for i, k in zip(*np.nonzero(changed)):
+            fe = self.system.force_elements[i]
+            self.log(t, fe, fe.law.describe(k, self.f.sides[i, k]))
+
+    def log(self, t, fe, what):
+        self.events.append(Event(float(t), fe.name, what))
+        self.recent.append((t, fe.name))
+        if len(self.recent) == CHATTER_COUNT:
+            span = self.recent[-1][0] - self.recent[0][0]
+            if span <= CHATTER_SPAN * (self.t_end - self.t0):
+                names = [n for _, n in self.recent]
+                worst = max(set(names), key=names.count)
+                self.fail(f"chattering: force element '{worst}' switched {names.count(worst)} "
+                          f"times between t = {self.recent[0][0]:.12g} s and "
+                          f"{self.recent[-1][0]:.12g} s (last: {what}); the law keeps crossing "
+                          "a branch boundary without the motion progressing", t)
+
+
+def rhs_function(system):
+    """f(t, y) -> dy/dt for y = [q, v], force elements in the branches the initial state
+    selects at each call (for benchmarks and analysis)."""
+    return Integrand(system, natural=True)

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import kernels
-from .elements import ForceElement, Joint
+from . import forcekernels, kernels, lawkernels
+from .elements import ForceElement, Joint, Law
 from .errors import ModelError
 from .model import CS, Body, Ground
 
@@ -101,6 +101,12 @@ class System:
     rtol: float
     atol: float
     link_names: list = field(default_factory=list)
+    force_arrays: tuple = ()
+
+    @property
+    def force_index(self):
+        """Force element name -> its row in the force arrays."""
+        return {fe.name: i for i, fe in enumerate(self.force_elements)}
 
     @property
     def n_links(self):
@@ -272,24 +278,96 @@ def _check_coincidence(joint, tolerance, problems):
                         f"coincide (tolerance {tolerance:g} m)")
 
 
-def _endpoints(fe):
-    """A force element's endpoints as a tuple; None when they are not a sequence."""
-    try:
-        return tuple(fe.endpoints)
-    except TypeError:
-        return None
+_PLACEMENTS = ("joint", "line", "axial", "rotational")
 
 
 def _check_force_element(fe, model, problems):
-    ends = _endpoints(fe)
-    if ends is None:
-        problems.append(f"{_label(fe)}: endpoints must be a sequence of CSs, got "
-                        f"{fe.endpoints!r}")
+    label = _label(fe)
+    if not isinstance(fe.law, Law):
+        problems.append(f"{label}: law must be a force law (forces.Spring, ElastoGap, ...), got "
+                        f"{type(fe.law).__name__}")
+    if fe.placement not in _PLACEMENTS:
+        problems.append(f"{label}: placement must be one of {_PLACEMENTS}, got {fe.placement!r}")
         return
-    for cs in ends:
+    if fe.placement == "joint":
+        j = fe.joint
+        if not (isinstance(j, Joint) and any(j is el for el in model.elements)):
+            problems.append(f"{label}: joint must be a joint added to model '{model.name}', got "
+                            f"{_label(j) if j is not None else None}")
+            return
+        k = fe.primitive
+        if not (isinstance(k, (int, np.integer)) and 0 <= k < len(j.primitives)):
+            problems.append(f"{label}: primitive must be an index 0..{len(j.primitives) - 1} of "
+                            f"{j.label()}, got {k!r}")
+        elif j.primitives[k].kind == "S":
+            problems.append(f"{label}: primitive {k} of {j.label()} is spherical; a joint force "
+                            "acts on a revolute or prismatic primitive")
+        return
+    for cs in fe.endpoints:
         if not _is_cs_of(cs, model):
-            problems.append(f"{_label(fe)}: acts on {_describe_cs(cs)}, which is not a CS "
+            problems.append(f"{label}: acts on {_describe_cs(cs)}, which is not a CS "
                             f"of model '{model.name}'")
+            return
+    if fe.cs_a.owner is fe.cs_b.owner:
+        problems.append(f"{label}: acts between two CSs of '{fe.cs_a.owner.name}'; a force "
+                        "element needs two different bodies (or a body and a ground)")
+    if fe.axis is not None:
+        a = np.asarray(fe.axis, dtype=float)
+        if a.shape != (3,) or not np.all(np.isfinite(a)) or np.linalg.norm(a) < 1e-12:
+            problems.append(f"{label}: axis must be 3 finite numbers, not all zero, got "
+                            f"{fe.axis!r}")
+
+
+def _force_arrays(forces, joint_maps, body_maps, length_scale):
+    """The compiled force-element arrays (see :mod:`mbd.forcekernels`)."""
+    nf = len(forces)
+    kind = np.zeros(nf, dtype=np.int64)
+    law = np.zeros(nf, dtype=np.int64)
+    params = np.zeros((nf, lawkernels.MAX_PARAMS))
+    qv = np.zeros((nf, 2), dtype=np.int64)
+    links = np.full((nf, 2), -1, dtype=np.int64)
+    pos = np.zeros((nf, 2, 3))
+    axis = np.zeros((nf, 3))
+    R0 = np.zeros((nf, 3, 3))
+    codes = {"joint": forcekernels.JOINT, "line": forcekernels.LINE,
+             "axial": forcekernels.AXIAL, "rotational": forcekernels.ROTATIONAL}
+    for i, fe in enumerate(forces):
+        kind[i] = codes[fe.placement]
+        law[i] = fe.law.code
+        params[i] = fe.law._row()
+        if fe.placement == "joint":
+            jm = joint_maps[fe.joint.name]
+            prims = fe.joint.primitives
+            qv[i] = (jm.q_index[sum(p.nq for p in prims[:fe.primitive])],
+                     jm.v_index[sum(p.nv for p in prims[:fe.primitive])])
+            continue
+        frames = []
+        for end, cs in enumerate((fe.cs_a, fe.cs_b)):
+            if isinstance(cs.owner, Ground):
+                pos[i, end], R = cs.position, np.eye(3)
+            else:
+                bm = body_maps[cs.owner.name]
+                links[i, end], pos[i, end], R = bm.link, bm.cs_local(cs)[0], bm.rotation
+            frames.append(R)
+        R_A, R_B = frames
+        R0[i] = R_A.T @ R_B
+        if fe.placement in ("axial", "rotational"):
+            default = fe.cs_a.rotation[:, 0 if fe.placement == "axial" else 2]
+            a = default if fe.axis is None else np.asarray(fe.axis, dtype=float)
+            axis[i] = R_A.T @ (a / np.linalg.norm(a))
+    eps = np.array([1e-12 * length_scale])
+    fel = (kind, law, params, qv, links, pos, axis, R0, eps)
+    for a in fel:
+        a.setflags(write=False)
+    return fel
+
+
+def _length_scale(model):
+    """The size of the drawing (m): the diagonal of the box around every CS, CG and ground."""
+    points = [g.position for g in model.grounds] + [b.cg for b in model.bodies]
+    points += [cs.position for b in model.bodies for cs in b.frames.values()]
+    size = float(np.linalg.norm(np.ptp(np.array(points), axis=0))) if points else 0.0
+    return size if size > 0.0 else 1.0
 
 
 # ----------------------------------------------------------------------------- topology
@@ -348,7 +426,7 @@ def _find_machines(model, joints, forces, problems):
     for k in range(len(raw)):
         cuf.find(k)
     for fe in forces:
-        ends = [machine_of.get(id(_node(cs))) for cs in (_endpoints(fe) or ())
+        ends = [machine_of.get(id(_node(cs))) for cs in fe.endpoints
                 if _is_cs_of(cs, model)]
         ends = [e for e in ends if e is not None]
         for a, b in zip(ends, ends[1:]):
@@ -528,4 +606,5 @@ def build(model):
     return System(name=model.name, arrays=arrays, nq=qn, nv=vn, dof=vn, machines=machines,
                   joints=joint_maps, bodies=body_maps, grounds={g.name: g for g in model.grounds},
                   force_elements=forces, rtol=rtol, atol=atol,
-                  link_names=[link["name"] for link in links])
+                  link_names=[link["name"] for link in links],
+                  force_arrays=_force_arrays(forces, joint_maps, body_maps, _length_scale(model)))

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 import mbd
+from forces import Spring
 from joints import (Custom, Cylindrical, Gimbal, Planar, Prismatic, Revolute, SixDof, Spherical,
                     Universal, Weld)
 
@@ -156,9 +157,12 @@ def _make_joint(j, base, follower):
 class Link(mbd.ForceElement):
     """A minimal force element: a name and the two CSs it acts between (build() reads no more)."""
 
+    placement = "line"
+
     def __init__(self, name, a, b):
         self.name = name
-        self.endpoints = (a, b)
+        self.cs_a, self.cs_b = a, b
+        self.law = Spring(c=1.0)
 
 
 def make(spec):

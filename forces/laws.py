@@ -1,0 +1,378 @@
+"""1-D force laws of SPEC §3: parameters, validation, switches, energy and state.
+
+Each law maps a relative coordinate x (m or rad), its rate v and time t to the force (N) or
+torque (N m) on the follower along +x. Modelica's laws report the cut force ``f`` of flange b,
+so the follower feels ``-f``; BISTOP already returns the force on the I marker. The compiled
+formulas are in :mod:`mbd.lawkernels`; calling a law evaluates them:
+
+>>> from forces import Bistop
+>>> round(Bistop(x1=0, x2=1, k=1000, e=1.5, cmax=10, d=0.1)(-0.05, -2.0), 9)
+21.180339887
+"""
+import math
+
+import numpy as np
+
+from mbd import Law, lawkernels
+
+_INF = math.inf
+
+
+def _number(law, name, value, rule, ok):
+    """value as a float, or ValueError naming the law, the parameter, the rule and the value."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{law}: {name} must be a number, got {value!r}") from None
+    if math.isnan(x) or not ok(x):
+        raise ValueError(f"{law}: {name} must be {rule}, got {value!r}")
+    return x
+
+
+def _finite(x):
+    return math.isfinite(x)
+
+
+def _nonneg(x):
+    return math.isfinite(x) and x >= 0.0
+
+
+def _positive(x):
+    return math.isfinite(x) and x > 0.0
+
+
+class Spring(Law):
+    """Linear spring: force on the follower -c (x - x0).
+
+    Parameters
+    ----------
+    c : float
+        Stiffness, N/m or N m/rad, >= 0.
+    x0 : float
+        Unstretched coordinate, m or rad.
+
+    Examples
+    --------
+    >>> Spring(c=10.0, x0=1.0)(1.5)
+    -5.0
+    """
+
+    code = lawkernels.LINEAR
+
+    def __init__(self, c, x0=0.0):
+        self.c = _number("Spring", "c", c, ">= 0 and finite", _nonneg)
+        self.x0 = _number("Spring", "x0", x0, "finite", _finite)
+        self.d = 0.0
+
+    def parameters(self, t=0.0, state=None):
+        return (self.c, self.d, self.x0)
+
+    def energy(self, x, params):
+        return 0.5 * self.c * (np.asarray(x) - self.x0) ** 2
+
+    def __repr__(self):
+        return f"{type(self).__name__}(c={self.c}, d={self.d}, x0={self.x0})"
+
+
+class Damper(Spring):
+    """Linear damper: force on the follower -d v (d >= 0, N s/m or N m s/rad).
+
+    >>> Damper(d=2.0)(0.0, 3.0)
+    -6.0
+    """
+
+    def __init__(self, d):
+        self.c, self.x0 = 0.0, 0.0
+        self.d = _number("Damper", "d", d, ">= 0 and finite", _nonneg)
+
+
+class SpringDamper(Spring):
+    """Spring and damper in parallel: -c (x - x0) - d v (Modelica SpringDamper, s_rel0 = x0).
+
+    >>> SpringDamper(c=10.0, d=1.5, x0=1.0)(2.0, 1.0)
+    -11.5
+    """
+
+    def __init__(self, c, d, x0=0.0):
+        super().__init__(c, x0)
+        self.d = _number("SpringDamper", "d", d, ">= 0 and finite", _nonneg)
+
+
+class Actuator(Law):
+    """A prescribed force or torque on the follower along +x: a constant, or a function of
+    time ``value(t)`` (s -> N or N m), evaluated at every right-hand side call.
+
+    >>> Actuator(2.5)(0.0)
+    2.5
+    """
+
+    code = lawkernels.CONSTANT
+
+    def __init__(self, value):
+        if callable(value):
+            self.signal = value
+            self.value = None
+        else:
+            self.signal = None
+            self.value = _number("Actuator", "value", value, "finite", _finite)
+
+    @property
+    def time_varying(self):
+        return self.signal is not None
+
+    def parameters(self, t=0.0, state=None):
+        if self.signal is None:
+            return (self.value,)
+        v = float(self.signal(t))
+        if not math.isfinite(v):
+            raise ValueError(f"Actuator: value({t}) must be finite, got {v}")
+        return (v,)
+
+
+class ElastoGap(Law):
+    """Modelica Translational ElastoGap (seed 000): a spring-damper that acts only in contact
+    and never pulls.
+
+    ::
+
+        contact = s_rel < s_rel0
+        f_c = -c |s_rel - s_rel0|^n, f_d = clamp(d v_rel, f_c, -f_c)   in contact, else 0
+        force on the follower = -(f_c + f_d)
+
+    Parameters
+    ----------
+    c : float
+        Stiffness, >= 0 (N/m^n).
+    d : float
+        Damping, >= 0 (N s/m).
+    s_rel0 : float
+        Unstretched length, m: contact while x < s_rel0.
+    n : float
+        Exponent of the spring force, >= 1.
+
+    Examples
+    --------
+    >>> gap = ElastoGap(c=10.0, d=1.5, s_rel0=1.5)
+    >>> gap(2.0, -1.0), gap(1.0, -1.0)        # no contact; contact, pushed apart
+    (0.0, 6.5)
+    """
+
+    code = lawkernels.ELASTOGAP
+    switch_names = (("contact begins", "contact ends"),
+                    ("damping clamped at the spring force", "damping below the spring force"),
+                    ("damping no longer clamped", "damping clamped: the gap never pulls"))
+
+    def __init__(self, c, d, s_rel0=0.0, n=1.0):
+        self.c = _number("ElastoGap", "c", c, ">= 0 and finite", _nonneg)
+        self.d = _number("ElastoGap", "d", d, ">= 0 and finite", _nonneg)
+        self.s_rel0 = _number("ElastoGap", "s_rel0", s_rel0, "finite", _finite)
+        self.n = _number("ElastoGap", "n", n, ">= 1 and finite",
+                         lambda x: math.isfinite(x) and x >= 1.0)
+
+    def parameters(self, t=0.0, state=None):
+        return (self.c, self.d, self.s_rel0, self.n)
+
+    def energy(self, x, params):
+        pen = np.maximum(self.s_rel0 - np.asarray(x, dtype=float), 0.0)
+        return self.c * pen ** (self.n + 1.0) / (self.n + 1.0)
+
+    def states(self, x, v, t, sides, params):
+        return {"contact": sides[:, 0] < 0}
+
+
+class ElastoBacklash(Law):
+    """Modelica Rotational ElastoBacklash (seed 001): backlash in series with a spring-damper,
+    its damping limited so the contact torque never jumps or pulls.
+
+    ::
+
+        phi_diff = x - phi_rel0, bMax = b/2 = -bMin
+        |b| <= 1e-10:      tau = c phi_diff + d w
+        phi_diff > bMax:   tau_c = c (phi_diff - bMax); tau = 0 if tau_c + d w <= 0
+                                                         else tau_c + min(tau_c, d w)
+        phi_diff < bMin:   tau_c = c (phi_diff - bMin); tau = 0 if tau_c + d w >= 0
+                                                         else tau_c + max(tau_c, d w)
+        otherwise:         tau = 0;       torque on the follower = -tau
+
+    Parameters: c > 0 (N m/rad), d >= 0 (N m s/rad), total backlash b >= 0 (rad), phi_rel0 (rad).
+
+    >>> round(ElastoBacklash(c=20e3, d=50.0, b=0.5)(0.35, 0.0), 6)
+    -2000.0
+    """
+
+    code = lawkernels.ELASTOBACKLASH
+    switch_names = (("upper contact ends", "upper contact begins"),
+                    ("lower contact begins", "lower contact ends"),
+                    ("contact torque would pull: zero", "contact torque pushes"),
+                    ("damping torque in use", "damping limited to the spring torque"))
+    name = "ElastoBacklash"
+
+    def __init__(self, c, d, b, phi_rel0=0.0):
+        law = self.name
+        self.c = _number(law, "c", c, "> 0 and finite", _positive)
+        self.d = _number(law, "d", d, ">= 0 and finite", _nonneg)
+        self.b = _number(law, "b", b, ">= 0 and finite", _nonneg)
+        self.phi_rel0 = _number(law, "phi_rel0", phi_rel0, "finite", _finite)
+
+    def parameters(self, t=0.0, state=None):
+        return (self.c, self.d, self.b, self.phi_rel0)
+
+    def energy(self, x, params):
+        phid = np.asarray(x, dtype=float) - self.phi_rel0
+        if abs(self.b) <= lawkernels.B_EPS:
+            return 0.5 * self.c * phid ** 2
+        over = np.maximum(np.abs(phid) - 0.5 * self.b, 0.0)
+        return 0.5 * self.c * over ** 2
+
+    def states(self, x, v, t, sides, params):
+        if abs(self.b) <= lawkernels.B_EPS:
+            return {"contact": np.ones(len(t), dtype=int)}
+        contact = np.where(sides[:, 0] > 0, 1, np.where(sides[:, 1] < 0, -1, 0))
+        return {"contact": contact}
+
+
+class ElastoBacklash2(ElastoBacklash):
+    """Modelica Rotational ElastoBacklash2: like ElastoBacklash, but in contact the full
+    spring-damper torque acts (it may jump at contact), clipped so it never pulls::
+
+        phi_diff > bMax: tau = 0 if tau_c + d w <= 0 else tau_c + d w
+        phi_diff < bMin: tau = 0 if tau_c + d w >= 0 else tau_c + d w
+
+    >>> ElastoBacklash2(c=100.0, d=10.0, b=0.2)(0.3, 1.0)
+    -30.0
+    """
+
+    code = lawkernels.ELASTOBACKLASH2
+    switch_names = ElastoBacklash.switch_names[:3]
+    name = "ElastoBacklash2"
+
+
+class Bistop(Law):
+    """Adams/MotionSolve BISTOP (seed 003): a gap between two elastic stops.
+
+    ::
+
+        x < x1:        max( k (x1 - x)^e - STEP(x, x1 - d, cmax, x1, 0) xdot, 0 )
+        x1 <= x <= x2: 0
+        x > x2:        min( -k (x - x2)^e - STEP(x, x2, 0, x2 + d, cmax) xdot, 0 )
+
+    Parameters: x1 < x2 (m or rad), k >= 0, e > 0, cmax >= 0, d > 0 (penetration at which
+    full damping cmax applies).
+
+    >>> b = Bistop(x1=0, x2=1, k=1000, e=1.5, cmax=10, d=0.1)
+    >>> round(b(1.2, 1.0), 9), b(-0.05, 50.0)         # never sticks
+    (-99.4427191, 0.0)
+    """
+
+    code = lawkernels.BISTOP
+    switch_names = (("lower stop contact begins", "lower stop contact ends"),
+                    ("upper stop contact ends", "upper stop contact begins"),
+                    ("damping at cmax", "damping ramp"),
+                    ("stop would pull: zero", "stop pushes"))
+    name = "Bistop"
+
+    def __init__(self, x1, x2, k, e, cmax, d):
+        law = self.name
+        self.x1 = _number(law, "x1", x1, "finite", _finite)
+        self.x2 = _number(law, "x2", x2, f"> x1 = {self.x1}",
+                          lambda x: x > self.x1 and (math.isfinite(x) or law == "Impact"))
+        self.k = _number(law, "k", k, ">= 0 and finite", _nonneg)
+        self.e = _number(law, "e", e, "> 0 and finite", _positive)
+        self.cmax = _number(law, "cmax", cmax, ">= 0 and finite", _nonneg)
+        self.d = _number(law, "d", d, "> 0 and finite", _positive)
+
+    def parameters(self, t=0.0, state=None):
+        return (self.x1, self.x2, self.k, self.e, self.cmax, self.d)
+
+    def energy(self, x, params):
+        x = np.asarray(x, dtype=float)
+        below = np.maximum(self.x1 - x, 0.0)
+        above = np.maximum(x - self.x2, 0.0) if math.isfinite(self.x2) else 0.0 * x
+        return self.k * (below ** (self.e + 1.0) + above ** (self.e + 1.0)) / (self.e + 1.0)
+
+    def states(self, x, v, t, sides, params):
+        contact = np.where(sides[:, 0] < 0, -1, np.where(sides[:, 1] > 0, 1, 0))
+        return {"contact": contact}
+
+
+class Impact(Bistop):
+    """Adams IMPACT: the one-sided BISTOP, a stop below x1 only.
+
+    >>> round(Impact(x1=0, k=1000, e=1.5, cmax=10, d=0.1)(-0.05, -2.0), 9)
+    21.180339887
+    """
+
+    name = "Impact"
+    switch_names = Bistop.switch_names
+
+    def __init__(self, x1, k, e, cmax, d):
+        super().__init__(x1, _INF, k, e, cmax, d)
+
+
+class VariableRotationalSpring(Law):
+    """Simscape Driveline Variable Rotational Spring (seed 004)::
+
+        theta = theta_init + x                  (x: follower relative to base)
+        T = K theta if K >= K_min else K_min theta;   torque on the follower = -T
+
+    Parameters
+    ----------
+    K : float or callable
+        Stiffness (N m/rad): a constant, a function ``K(t)``, or ``K(t, state)`` with
+        ``state`` an :class:`mbd.State` (t, q, v); callables take the slower Python path.
+    K_min : float
+        Minimum stiffness, > 0.
+    theta_init : float
+        Initial deformation, rad.
+
+    >>> VariableRotationalSpring(K=lambda t: 5.0 - t, K_min=2.0)(0.5, t=4.0)
+    -1.0
+    """
+
+    code = lawkernels.VARIABLE_SPRING
+    switch_names = (("K below K_min: K_min in use", "K in use"),)
+    name = "VariableRotationalSpring"
+
+    def __init__(self, K, K_min, theta_init=0.0):
+        law = self.name
+        if callable(K):
+            self.signal, self.K = K, None
+        else:
+            self.signal, self.K = None, _number(law, "K", K, "finite", _finite)
+        self.K_min = _number(law, "K_min", K_min, "> 0 and finite", _positive)
+        self.theta_init = _number(law, "theta_init", theta_init, "finite", _finite)
+
+    @property
+    def time_varying(self):
+        return self.signal is not None
+
+    def stiffness(self, t, state=None):
+        """K at time t (s) and state, N m/rad (or N/m)."""
+        if self.signal is None:
+            return self.K
+        try:
+            nargs = len(__import__("inspect").signature(self.signal).parameters)
+        except (TypeError, ValueError):
+            nargs = 1
+        K = float(self.signal(t, state) if nargs >= 2 else self.signal(t))
+        if not math.isfinite(K):
+            raise ValueError(f"{self.name}: K({t}) must be finite, got {K}")
+        return K
+
+    def parameters(self, t=0.0, state=None):
+        return (self.stiffness(t, state), self.K_min, self.theta_init)
+
+    def energy(self, x, params):
+        K_used = np.maximum(params[:, 0], params[:, 1])
+        return 0.5 * K_used * (self.theta_init + np.asarray(x, dtype=float)) ** 2
+
+    def states(self, x, v, t, sides, params):
+        K_used = np.where(sides[:, 0] > 0, params[:, 0], params[:, 1])
+        return {"K": K_used, "K_min_active": sides[:, 0] < 0}
+
+
+class VariableTranslationalSpring(VariableRotationalSpring):
+    """The translational twin of :class:`VariableRotationalSpring`: K in N/m, x in m,
+    F = K x (or K_min x below K_min), force on the follower -F."""
+
+    name = "VariableTranslationalSpring"
