@@ -20,6 +20,9 @@ _INF = math.inf
 
 def _number(law, name, value, rule, ok):
     """value as a float, or ValueError naming the law, the parameter, the rule and the value."""
+    # float() would also take "10" or True: a parameter must be a number
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        raise ValueError(f"{law}: {name} must be a number, got {value!r}")
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -58,10 +61,11 @@ class Spring(Law):
     """
 
     code = lawkernels.LINEAR
+    name = "Spring"
 
     def __init__(self, c, x0=0.0):
-        self.c = _number("Spring", "c", c, ">= 0 and finite", _nonneg)
-        self.x0 = _number("Spring", "x0", x0, "finite", _finite)
+        self.c = _number(self.name, "c", c, ">= 0 and finite", _nonneg)
+        self.x0 = _number(self.name, "x0", x0, "finite", _finite)
         self.d = 0.0
 
     def parameters(self, t=0.0, state=None):
@@ -81,9 +85,11 @@ class Damper(Spring):
     -6.0
     """
 
+    name = "Damper"
+
     def __init__(self, d):
         self.c, self.x0 = 0.0, 0.0
-        self.d = _number("Damper", "d", d, ">= 0 and finite", _nonneg)
+        self.d = _number(self.name, "d", d, ">= 0 and finite", _nonneg)
 
 
 class SpringDamper(Spring):
@@ -93,9 +99,11 @@ class SpringDamper(Spring):
     -11.5
     """
 
+    name = "SpringDamper"
+
     def __init__(self, c, d, x0=0.0):
         super().__init__(c, x0)
-        self.d = _number("SpringDamper", "d", d, ">= 0 and finite", _nonneg)
+        self.d = _number(self.name, "d", d, ">= 0 and finite", _nonneg)
 
 
 class Actuator(Law):
@@ -201,11 +209,15 @@ class ElastoBacklash(Law):
     """
 
     code = lawkernels.ELASTOBACKLASH
-    switch_names = (("upper contact ends", "upper contact begins"),
+    switch_names = (("upper contact begins", "upper contact ends"),
                     ("lower contact begins", "lower contact ends"),
                     ("contact torque would pull: zero", "contact torque pushes"),
                     ("damping torque in use", "damping limited to the spring torque"))
     name = "ElastoBacklash"
+
+    def mirrored(self, k, sides):
+        # the clamps' labels are written for the upper contact; the lower one mirrors them
+        return k >= 2 and sides[1] < 0
 
     def __init__(self, c, d, b, phi_rel0=0.0):
         law = self.name
@@ -227,7 +239,7 @@ class ElastoBacklash(Law):
     def states(self, x, v, t, sides, params):
         if abs(self.b) <= lawkernels.B_EPS:
             return {"contact": np.ones(len(t), dtype=int)}
-        contact = np.where(sides[:, 0] > 0, 1, np.where(sides[:, 1] < 0, -1, 0))
+        contact = np.where(sides[:, 0] < 0, 1, np.where(sides[:, 1] < 0, -1, 0))
         return {"contact": contact}
 
 
@@ -266,15 +278,19 @@ class Bistop(Law):
 
     code = lawkernels.BISTOP
     switch_names = (("lower stop contact begins", "lower stop contact ends"),
-                    ("upper stop contact ends", "upper stop contact begins"),
+                    ("upper stop contact begins", "upper stop contact ends"),
                     ("damping at cmax", "damping ramp"),
                     ("stop would pull: zero", "stop pushes"))
     name = "Bistop"
 
+    def mirrored(self, k, sides):
+        # the ramp and clamp labels are written for the lower stop; the upper one mirrors them
+        return k >= 2 and sides[1] < 0
+
     def __init__(self, x1, x2, k, e, cmax, d):
         law = self.name
         self.x1 = _number(law, "x1", x1, "finite", _finite)
-        self.x2 = _number(law, "x2", x2, f"> x1 = {self.x1}",
+        self.x2 = _number(law, "x2", x2, f"> x1 = {self.x1} and finite",
                           lambda x: x > self.x1 and (math.isfinite(x) or law == "Impact"))
         self.k = _number(law, "k", k, ">= 0 and finite", _nonneg)
         self.e = _number(law, "e", e, "> 0 and finite", _positive)
@@ -291,7 +307,7 @@ class Bistop(Law):
         return self.k * (below ** (self.e + 1.0) + above ** (self.e + 1.0)) / (self.e + 1.0)
 
     def states(self, x, v, t, sides, params):
-        contact = np.where(sides[:, 0] < 0, -1, np.where(sides[:, 1] > 0, 1, 0))
+        contact = np.where(sides[:, 0] < 0, -1, np.where(sides[:, 1] < 0, 1, 0))
         return {"contact": contact}
 
 

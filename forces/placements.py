@@ -4,6 +4,7 @@ spring-damper of SPEC §3.1.
 Every placement obeys Newton's third law and is power-consistent: the loads it applies do
 work F * xdot, so a conservative law conserves energy.
 """
+import math
 import warnings
 
 from mbd import ForceElement, Law, ModelError
@@ -125,24 +126,27 @@ class BodySpringDamper(LineForce):
     def __init__(self, name, cs_a, cs_b, k, b, r0=0.0):
         name = _check_name("BodySpringDamper", name)
         label = f"BodySpringDamper '{name}'"
-        try:
-            law = SpringDamper(c=k, d=max(float(b), 0.0) if _is_number(b) else b, x0=r0)
-        except ValueError as err:
-            raise ModelError(str(err).replace("SpringDamper", label).replace(": c ", ": k ")
-                             .replace(": d ", ": b ").replace(": x0 ", ": r0 ")) from None
-        if float(r0) < 0.0:
-            raise ModelError(f"{label}: r0 must be >= 0, got {r0!r}")
-        if float(b) < 0.0:
+        # checked here, not by SpringDamper, so that every message names this element
+        k = _parameter(label, "k", k, ">= 0 and finite", lambda x: math.isfinite(x) and x >= 0)
+        b = _parameter(label, "b", b, "finite", math.isfinite)
+        r0 = _parameter(label, "r0", r0, ">= 0 and finite",
+                        lambda x: math.isfinite(x) and x >= 0)
+        if b < 0.0:
             warnings.warn(f"{label}: damping b = {b} < 0 pumps energy into the system",
                           stacklevel=2)
-            law.d = float(b)
+        law = SpringDamper(c=k, d=max(b, 0.0), x0=r0)
+        law.d = b
         super().__init__(name, cs_a, cs_b, law)
         self.k, self.b, self.r0 = law.c, law.d, law.x0
 
 
-def _is_number(x):
+def _parameter(label, name, value, rule, ok):
+    """value as a float, or ModelError naming the element, the parameter, the rule and the
+    value."""
     try:
-        float(x)
-        return True
+        x = float(value)
     except (TypeError, ValueError):
-        return False
+        raise ModelError(f"{label}: {name} must be a number, got {value!r}") from None
+    if math.isnan(x) or not ok(x):
+        raise ModelError(f"{label}: {name} must be {rule}, got {value!r}")
+    return x

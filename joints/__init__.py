@@ -57,8 +57,8 @@ class Revolute(Joint):
 
     kind_name = "Revolute"
 
-    def __init__(self, name, base, follower, axis, q0=None, v0=None):
-        super().__init__(name, base, follower, [("R", axis)], q0, v0)
+    def __init__(self, name, base, follower, axis, q0=None, v0=None, exact=False):
+        super().__init__(name, base, follower, [("R", axis)], q0, v0, exact)
 
 
 class Prismatic(Joint):
@@ -66,8 +66,8 @@ class Prismatic(Joint):
 
     kind_name = "Prismatic"
 
-    def __init__(self, name, base, follower, axis, q0=None, v0=None):
-        super().__init__(name, base, follower, [("P", axis)], q0, v0)
+    def __init__(self, name, base, follower, axis, q0=None, v0=None, exact=False):
+        super().__init__(name, base, follower, [("P", axis)], q0, v0, exact)
 
 
 class Spherical(Joint):
@@ -75,8 +75,8 @@ class Spherical(Joint):
 
     kind_name = "Spherical"
 
-    def __init__(self, name, base, follower, q0=None, v0=None):
-        super().__init__(name, base, follower, [("S", None)], q0, v0)
+    def __init__(self, name, base, follower, q0=None, v0=None, exact=False):
+        super().__init__(name, base, follower, [("S", None)], q0, v0, exact)
 
 
 class Universal(Joint):
@@ -84,9 +84,9 @@ class Universal(Joint):
 
     kind_name = "Universal"
 
-    def __init__(self, name, base, follower, axes, q0=None, v0=None):
+    def __init__(self, name, base, follower, axes, q0=None, v0=None, exact=False):
         a = _axes(axes, 2, f"Universal '{name}'")
-        super().__init__(name, base, follower, [("R", a[0]), ("R", a[1])], q0, v0)
+        super().__init__(name, base, follower, [("R", a[0]), ("R", a[1])], q0, v0, exact)
 
 
 class Cylindrical(Joint):
@@ -94,8 +94,8 @@ class Cylindrical(Joint):
 
     kind_name = "Cylindrical"
 
-    def __init__(self, name, base, follower, axis, q0=None, v0=None):
-        super().__init__(name, base, follower, [("P", axis), ("R", axis)], q0, v0)
+    def __init__(self, name, base, follower, axis, q0=None, v0=None, exact=False):
+        super().__init__(name, base, follower, [("P", axis), ("R", axis)], q0, v0, exact)
 
 
 class Planar(Joint):
@@ -104,12 +104,12 @@ class Planar(Joint):
 
     kind_name = "Planar"
 
-    def __init__(self, name, base, follower, axes, q0=None, v0=None):
+    def __init__(self, name, base, follower, axes, q0=None, v0=None, exact=False):
         a = _axes(axes, 2, f"Planar '{name}'")
         normal = np.cross(a[0], a[1])
         super().__init__(name, base, follower,
                          [("P", a[0]), ("P", a[1]), ("R", normal)],
-                         q0, v0)
+                         q0, v0, exact)
 
 
 class Gimbal(Joint):
@@ -117,9 +117,9 @@ class Gimbal(Joint):
 
     kind_name = "Gimbal"
 
-    def __init__(self, name, base, follower, axes=None, q0=None, v0=None):
+    def __init__(self, name, base, follower, axes=None, q0=None, v0=None, exact=False):
         a = _base_axes(base) if axes is None else _axes(axes, 3, f"Gimbal '{name}'")
-        super().__init__(name, base, follower, [("R", x) for x in a], q0, v0)
+        super().__init__(name, base, follower, [("R", x) for x in a], q0, v0, exact)
 
 
 class SixDof(Joint):
@@ -132,10 +132,10 @@ class SixDof(Joint):
 
     kind_name = "SixDof"
 
-    def __init__(self, name, base, follower, q0=None, v0=None):
+    def __init__(self, name, base, follower, q0=None, v0=None, exact=False):
         axes = _base_axes(base)
         prims = [("P", axes[0]), ("P", axes[1]), ("P", axes[2]), ("S", None)]
-        super().__init__(name, base, follower, prims, q0, v0)
+        super().__init__(name, base, follower, prims, q0, v0, exact)
 
 
 class Custom(Joint):
@@ -143,5 +143,5 @@ class Custom(Joint):
 
     kind_name = "Custom"
 
-    def __init__(self, name, base, follower, primitives, q0=None, v0=None):
-        super().__init__(name, base, follower, primitives, q0, v0)
+    def __init__(self, name, base, follower, primitives, q0=None, v0=None, exact=False):
+        super().__init__(name, base, follower, primitives, q0, v0, exact)

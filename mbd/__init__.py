@@ -4,13 +4,13 @@ Build a :class:`Model` (grounds, bodies with CSs, joints from :mod:`joints`, for
 from :mod:`forces`), ``build()`` it into a :class:`System`, ``simulate`` it into a
 :class:`Result`. See README.md for a tour.
 """
-from .elements import Element, ForceElement, Joint, Law, Primitive
+from .elements import Element, ForceElement, Joint, Law, MotionDriver, Primitive
 from .errors import ModelError, SimulationError
 from .model import CS, Body, Environment, Ground, Model
 from .result import Event, ForceView, Result
 from .system import Machine, State, System
 
-__all__ = ["Model", "Environment", "Ground", "Body", "CS", "Joint", "Primitive", "ForceElement", "Law", "ForceView",
+__all__ = ["Model", "Environment", "Ground", "Body", "CS", "Joint", "Primitive", "ForceElement", "Law", "ForceView", "MotionDriver",
            "Element", "System", "State", "Machine", "Result", "Event", "ModelError",
            "SimulationError"]
 __version__ = "0.1.0"

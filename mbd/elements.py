@@ -71,12 +71,16 @@ class Joint(Element):
         Initial position and velocity targets. For a one-primitive joint a number (m or rad),
         or for a spherical primitive a scipy Rotation / quaternion (w, x, y, z) and an angular
         velocity (rad/s, follower axes). For several primitives a list with one entry per
-        primitive, or a flat array of all coordinates. None: zero.
+        primitive, or a flat array of all coordinates. None: zero in a tree; free (solved for
+        by assembly) in a closed loop.
+    exact : bool
+        In a closed loop, q0 and v0 are targets: approximate by default (assembly finds the
+        nearest consistent state), exact when True (assembly must meet them or fail).
     """
 
     kind_name = "Joint"
 
-    def __init__(self, name, base, follower, primitives, q0=None, v0=None):
+    def __init__(self, name, base, follower, primitives, q0=None, v0=None, exact=False):
         if not isinstance(name, str) or not name:
             raise ModelError(f"{self.kind_name}: name must be a non-empty string, got {name!r}")
         self.name = name
@@ -99,6 +103,7 @@ class Joint(Element):
             self.primitives.append(p)
         self.q0 = q0
         self.v0 = v0
+        self.exact = bool(exact)
 
     @property
     def nq(self):
@@ -230,11 +235,20 @@ class Law:
         the rows' law inputs, times, sides (n, MAX_SWITCH) and parameters in use."""
         return {}
 
-    def describe(self, k, side):
-        """What switching function k's new ``side`` means, for the event log."""
+    def describe(self, k, side, sides=None):
+        """What switching function k's new ``side`` means in the mode ``sides``, for the event
+        log."""
         if k < len(self.switch_names):
-            return self.switch_names[k][0 if side < 0 else 1]
+            negative = side < 0
+            if sides is not None and self.mirrored(k, sides):
+                negative = not negative
+            return self.switch_names[k][0 if negative else 1]
         return f"switch {k} -> {'-' if side < 0 else '+'}"
+
+    def mirrored(self, k, sides):
+        """True when, in the mode ``sides``, switching function k's sides mean the opposite of
+        ``switch_names[k]`` (a clamp written for one contact side, met on the other)."""
+        return False
 
 
 class ForceElement(Element):
@@ -307,3 +321,64 @@ def _one(prim, entry, position, what):
     if arr.shape != (n,):
         raise ModelError(f"{what}: a {prim.kind} primitive takes {n} value(s), got {entry!r}")
     return arr
+
+
+class MotionDriver(Element):
+    """A prescribed motion of one revolute or prismatic primitive of a joint: q(t).
+
+    The engine enforces it as a constraint (kinematic analysis: a mechanism with as many
+    drivers as DOF runs kinematically) and reports the driving force or torque as the
+    driver's reaction (``result.reaction(name)``).
+
+    Parameters
+    ----------
+    name : str
+    joint : Joint
+    position : float or callable
+        q(t), m or rad (a constant holds the coordinate still).
+    velocity, acceleration : callable, optional
+        dq/dt and d2q/dt2; without them they are taken from ``position`` by central
+        differences (step 1e-4 s), which limits accuracy to about 1e-8 relative.
+    primitive : int
+        Index of the primitive in the joint (default 0).
+
+    Examples
+    --------
+    >>> d = MotionDriver("spin", None, position=lambda t: 2.0 * t, velocity=lambda t: 2.0,
+    ...                  acceleration=lambda t: 0.0)
+    >>> d.motion(0.5)
+    (1.0, 2.0, 0.0)
+    """
+
+    def __init__(self, name, joint, position, velocity=None, acceleration=None, primitive=0):
+        if not isinstance(name, str) or not name:
+            raise ModelError(f"MotionDriver: name must be a non-empty string, got {name!r}")
+        self.name = name
+        self.joint = joint
+        self.primitive = primitive
+        if callable(position):
+            self.position = position
+        else:
+            try:
+                value = float(position)
+            except (TypeError, ValueError):
+                raise ModelError(f"MotionDriver '{name}': position must be a number or a "
+                                 f"function of t, got {position!r}") from None
+            self.position = lambda t: value
+            velocity = velocity or (lambda t: 0.0)
+            acceleration = acceleration or (lambda t: 0.0)
+        self.velocity = velocity
+        self.acceleration = acceleration
+
+    def label(self):
+        return f"MotionDriver '{self.name}'"
+
+    def motion(self, t):
+        """(q, dq/dt, d2q/dt2) at time t (s)."""
+        h = 1e-4
+        f = self.position
+        q = float(f(t))
+        v = float(self.velocity(t)) if self.velocity else (f(t + h) - f(t - h)) / (2 * h)
+        a = (float(self.acceleration(t)) if self.acceleration else
+             (f(t + h) - 2 * q + f(t - h)) / (h * h))
+        return q, v, a

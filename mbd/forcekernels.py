@@ -150,7 +150,9 @@ def measure(i, fel, q, v, ws, geo):
             d[0], d[1], d[2] = u0 / speed, u1 / speed, u2 / speed
             return dist, speed, 0
         d[0] = d[1] = d[2] = 0.0
-        return dist, 0.0, 1
+        # |r| = 0 within the tolerance: the law reads exactly 0, so a spring with r0 = 0 that
+        # has settled on its anchor exerts no force (SPEC §3.1) instead of a round-off one
+        return 0.0, 0.0, 1
     if k == AXIAL:
         a = geo[0]
         _to_world(la, axis[i], ws, a)

@@ -10,6 +10,9 @@ when the current piece began). While a piece runs the sides are frozen, so the f
 smooth function of the state, continued past a branch boundary by the same formula; the driver
 stops exactly where an *armed* ``g_k`` changes sign, flips ``s_k`` and restarts. Functions
 that cannot change the branch in the current mode (a clamp while out of contact) are not armed.
+A zero of ``g_k`` counts as +1, and every contact (gap, backlash, stop) is the negative side
+of its function: a state exactly on a contact boundary is out of contact, as SPEC's strict
+inequalities say, and the point just across a located contact start is strictly inside it.
 
 Every law returns the force (N) or torque (N m) on the follower along +x (SPEC §3.2).
 """
@@ -64,10 +67,12 @@ def switching(code, p, x, v, s, g):
         if abs(b) <= B_EPS:
             return
         phid = x - phi0
-        g[0] = phid - 0.5 * b    # upper contact while > 0
+        # contact is the negative side of both, so a zero (phi_diff = +-b/2 exactly, counted
+        # as +1) is in the backlash, as SPEC's strict inequalities say
+        g[0] = 0.5 * b - phid    # upper contact while < 0
         g[1] = phid + 0.5 * b    # lower contact while < 0
         tc = 0.0
-        if s[0] > 0.0:
+        if s[0] < 0.0:
             tc = c * (phid - 0.5 * b)
         elif s[1] < 0.0:
             tc = c * (phid + 0.5 * b)
@@ -75,12 +80,13 @@ def switching(code, p, x, v, s, g):
         g[3] = d * v - tc        # ElastoBacklash's min/max picks the damper torque
     elif code == BISTOP:
         x1, x2, k, e, cmax, d = p[0], p[1], p[2], p[3], p[4], p[5]
+        # contact is the negative side of both: x = x1 or x2 exactly is in the gap (SPEC)
         g[0] = x - x1            # lower stop while < 0
-        g[1] = x - x2            # upper stop while > 0
+        g[1] = x2 - x            # upper stop while < 0
         if s[0] < 0.0:
             g[2] = x - (x1 - d)  # damping ramp ends (full cmax below)
             g[3] = _bistop_raw(p, x, v, s)
-        elif s[1] > 0.0:
+        elif s[1] < 0.0:
             g[2] = x - (x2 + d)
             g[3] = _bistop_raw(p, x, v, s)
     elif code == VARIABLE_SPRING:
@@ -97,12 +103,12 @@ def armed(code, p, s, k):
             return False
         if k <= 1:
             return True
-        in_contact = s[0] > 0.0 or s[1] < 0.0
+        in_contact = s[0] < 0.0 or s[1] < 0.0
         return in_contact and (k == 2 or code == ELASTOBACKLASH)
     if code == BISTOP:
         if k <= 1:
             return True
-        return k <= 3 and (s[0] < 0.0 or s[1] > 0.0)
+        return k <= 3 and (s[0] < 0.0 or s[1] < 0.0)
     if code == VARIABLE_SPRING:
         return k == 0
     return False
@@ -143,7 +149,7 @@ def force(code, p, x, v, s):
         dw = d * v
         if abs(b) <= B_EPS:
             return -(c * phid + dw)
-        if s[0] > 0.0:
+        if s[0] < 0.0:
             tc = c * (phid - 0.5 * b)
             if s[2] < 0.0:
                 return 0.0
@@ -161,7 +167,7 @@ def force(code, p, x, v, s):
     if code == BISTOP:
         if s[0] < 0.0:
             return _bistop_raw(p, x, v, s) if s[3] > 0.0 else 0.0
-        if s[1] > 0.0:
+        if s[1] < 0.0:
             return _bistop_raw(p, x, v, s) if s[3] < 0.0 else 0.0
         return 0.0
     if code == VARIABLE_SPRING:

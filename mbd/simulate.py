@@ -15,13 +15,16 @@ from collections import deque
 import numpy as np
 from scipy import integrate
 
-from . import forcekernels, kernels, lawkernels
+from . import constraints, forcekernels, kernels, lawkernels
 from .errors import SimulationError
 from .result import Event, Result
 from .system import State
 
 METHODS = {"RK23": integrate.RK23, "RK45": integrate.RK45, "DOP853": integrate.DOP853,
            "Radau": integrate.Radau, "BDF": integrate.BDF, "LSODA": integrate.LSODA}
+
+#: solvers that restart each step from (t, y, f) alone, so a projected y can be handed back
+_ONE_STEP = (integrate.RK23, integrate.RK45, integrate.DOP853)
 
 #: this many switches within CHATTER_SPAN x (t_end - t0) is chattering
 CHATTER_COUNT = 50
@@ -73,6 +76,8 @@ class Integrand:
         self.sides = np.ones((nf, lawkernels.MAX_SWITCH))
         self.natural = natural
         self.nfev = 0
+        self.dynamics = (constraints.ConstrainedDynamics(system)
+                         if system.cut_joints or system.drivers else None)
 
     def update_parameters(self, t, y):
         """Write the current values of time/state-dependent law parameters (slow path)."""
@@ -89,11 +94,28 @@ class Integrand:
         if self.natural:
             self.natural_sides(t, y, update=False)
         dy = np.empty_like(y)  # scipy keeps references to returned arrays: a fresh one each call
-        bad = forcekernels.state_derivative(y, self.mdl, self.fel, self.sides, self.ws, self.tau,
-                                            self.fext, self.rec, self.geo, dy)
+        if self.dynamics is None:
+            bad = forcekernels.state_derivative(y, self.mdl, self.fel, self.sides, self.ws,
+                                                self.tau, self.fext, self.rec, self.geo, dy)
+        else:
+            bad = self.constrained_derivative(t, y, dy)
         if bad:
             raise _Undefined(bad - 1, t, y.copy())
         return dy
+
+    def constrained_derivative(self, t, y, dy):
+        """dy/dt with loops or drivers: the applied loads compiled, the constrained
+        accelerations by :class:`mbd.constraints.ConstrainedDynamics`."""
+        nq = self.system.nq
+        qn = self.ws[0]
+        kernels.normalize_quaternions(y[:nq], self.mdl, qn)
+        v = y[nq:]
+        kernels.link_velocities(qn, v, self.mdl, self.ws)
+        bad = forcekernels.element_loads(self.fel, self.sides, qn, v, self.ws, self.tau,
+                                         self.fext, self.rec, self.geo)
+        kernels.quaternion_rates(qn, v, self.mdl, dy[:nq])
+        dy[nq:] = self.dynamics.accelerations(t, qn, v, self.tau, self.fext)[0]
+        return bad
 
     def switching(self, t, y):
         """g (nf, MAX_SWITCH) at (t, y) with the current sides (a copy)."""
@@ -107,13 +129,15 @@ class Integrand:
             self.update_parameters(t, y)
         forcekernels.natural_modes(y, self.mdl, self.fel, self.ws, self.sides, self.g, self.geo)
 
-    def armed(self):
-        """Boolean mask (nf, MAX_SWITCH) of the switching functions that can change a branch."""
+    def armed(self, sides=None):
+        """Boolean mask (nf, MAX_SWITCH) of the switching functions that can change a branch
+        in the mode ``sides`` (default: the current sides)."""
+        sides = self.sides if sides is None else sides
         law = self.fel[1]
-        mask = np.zeros(self.sides.shape, dtype=bool)
+        mask = np.zeros(sides.shape, dtype=bool)
         for i in range(mask.shape[0]):
             for k in range(mask.shape[1]):
-                mask[i, k] = lawkernels.armed(law[i], self.params[i], self.sides[i], k)
+                mask[i, k] = lawkernels.armed(law[i], self.params[i], sides[i], k)
         return mask
 
     def records(self, t, y, sides):
@@ -184,7 +208,8 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
     exact_switching : bool
         True (default): stop exactly where a force law switches branch and restart there.
         False: every evaluation picks the branch from the state, as a plain ODE with kinks
-        (for comparison); switches are then logged at the end of the step that crossed them.
+        (for comparison); switches are then logged, with an output row, at the end of the
+        step that crossed them.
 
     Returns
     -------
@@ -207,9 +232,25 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
     rtol = system.rtol if rtol is None else float(rtol)
     atol = system.atol if atol is None else float(atol)
     state = system.initial_state(q0, v0, t0)
+    q, v = state.q, state.v
+    if system.cut_joints or system.drivers:
+        q, v = _assembled(system, state, q0 or {}, v0 or {})
     run = _Run(system, solver_class, rtol, atol, max_step, exact_switching, t0, t_end,
                output_times(t0, t_end, output_step))
-    return run.go(np.concatenate([state.q, state.v]))
+    return run.go(np.concatenate([q, v]))
+
+
+def _assembled(system, state, q0, v0):
+    """The initial state of a mechanism with loops or drivers: the joints' q0/v0 (or the
+    overrides) are targets, exact where the joint says so (SPEC §2)."""
+    masks = np.zeros((4, system.nv), dtype=bool)   # q given, v given, q exact, v exact
+    for name, jm in system.joints.items():
+        j = jm.joint
+        masks[0, jm.v_index] = j.q0 is not None or name in q0
+        masks[1, jm.v_index] = j.v0 is not None or name in v0
+        masks[2, jm.v_index] = j.exact and masks[0, jm.v_index]
+        masks[3, jm.v_index] = j.exact and masks[1, jm.v_index]
+    return constraints.assemble(system, state.t, state.q, state.v, *masks)
 
 
 class _Run:
@@ -222,17 +263,32 @@ class _Run:
         self.exact = exact
         self.t0, self.t_end, self.times = t0, t_end, times
         self.f = Integrand(system, natural=not exact)
+        self.projector = (constraints.Projector(system)
+                          if system.cut_joints or system.drivers else None)
+        # a multistep method restarts once the projection moves the state this far
+        self.drift_limit = 1e-10 * system.length_scale
         self.rows_t, self.rows_y, self.rows_s = [], [], []
         self.events = []
         self.recent = deque(maxlen=CHATTER_COUNT)
+        # exact switching off: the branches last logged (the right-hand side overwrites
+        # ``f.sides`` at every call, so they cannot serve as the "before" of a step)
+        self.logged = None
         self.next_row = 0
         self.nsteps = 0
         self.pieces = 0
         self.started = time.perf_counter()
 
+    def project(self, t, y):
+        """y moved onto the constraints: positions, then velocities."""
+        nq = self.system.nq
+        q, _ = self.projector.positions(t, y[:nq])
+        v = self.projector.velocities(t, q, y[nq:])
+        return np.concatenate([q, v])
+
     def row(self, t, y, sides=None):
         self.rows_t.append(t)
-        self.rows_y.append(np.array(y, dtype=float))
+        self.rows_y.append(np.array(y, dtype=float) if self.projector is None
+                           else self.project(t, y))
         self.rows_s.append((self.f.sides if sides is None else sides).copy())
 
     def rows_until(self, t, dense, inclusive=True):
@@ -267,6 +323,7 @@ class _Run:
         t = self.t0
         try:
             self.f.natural_sides(t, y)
+            self.logged = self.f.sides.copy()
             self.row(t, y)
             self.next_row = 1
             while t < self.t_end:
@@ -274,9 +331,12 @@ class _Run:
         except _Undefined as err:
             fe = self.system.force_elements[err.element]
             s = self.system
-            self.fail(f"{fe.label()}: the direction of its force is undefined at t = "
-                      f"{err.t:.9g} s: its CSs coincide (|r| = 0) at zero relative velocity while "
-                      f"the law's force there is not zero (q = {np.round(err.y[:s.nq], 9).tolist()}, "
+            why = ("its CSs coincide (|r| = 0) at zero relative velocity while the law's force "
+                   "there is not zero" if fe.placement == "line" else
+                   "B is turned half a turn relative to A about an axis perpendicular to the "
+                   "element's axis, where the twist angle is undefined")
+            self.fail(f"{fe.label()}: the direction of its load is undefined at t = "
+                      f"{err.t:.9g} s: {why} (q = {np.round(err.y[:s.nq], 9).tolist()}, "
                       f"v = {np.round(err.y[s.nq:], 9).tolist()})", err.t)
         return self.result()
 
@@ -303,10 +363,21 @@ class _Run:
                 if crossed.any():
                     dense = solver.dense_output()
                     return self.switch(t_old, solver.t, dense, crossed)
-            elif not self.exact:
-                self.log_natural_switches(solver.t, solver.y)
+            elif not self.exact and self.log_natural_switches(solver.t, solver.y):
+                # the switches are logged at the step's end: a row there, after the rows before
+                self.event_row(solver.t, solver.y, solver.dense_output())
+                self.check_chatter()
+                continue
             if self.next_row < len(self.times) and self.times[self.next_row] <= solver.t:
                 self.rows_until(solver.t, dense or solver.dense_output())
+            if self.projector is not None and solver.status == "running":
+                y_on = self.project(solver.t, solver.y)
+                if isinstance(solver, _ONE_STEP):
+                    # a one-step method restarts from y and its derivative: hand it both
+                    solver.y = y_on
+                    solver.f = self.f(solver.t, y_on)
+                elif np.abs(y_on - solver.y).max() > self.drift_limit:
+                    return solver.t, y_on      # a multistep method: start a new piece
         return solver.t, solver.y
 
     def switch(self, ta, tb, dense, crossed):
@@ -323,39 +394,62 @@ class _Run:
             if t_hit < first_t:
                 first_t, first = t_hit, (i, k)
         t, y = first_t, dense(first_t)
-        self.rows_until(t, dense, inclusive=False)
+        self.rows_until(t, dense, inclusive=False)     # in the old branches
         i, k = first
-        old = self.f.sides[i, k]
+        before = self.f.sides.copy()
+        armed = self.f.armed(before)
         self.f.natural_sides(t, y)
-        self.f.sides[i, k] = -old       # across, whatever round-off says at the crossing
-        fe = self.system.force_elements[i]
-        self.log(t, fe, fe.law.describe(k, -old))
-        self.row(t, y)
-        if self.next_row < len(self.times) and self.times[self.next_row] <= t:
-            self.next_row += 1          # the event row stands for an output time it hit exactly
+        self.f.sides[i, k] = -before[i, k]   # across, whatever round-off says at the crossing
+        # log every switch that acted before and flipped here: other elements may switch at
+        # the same instant (two identical gaps)
+        for i, k in zip(*np.nonzero(armed & (before != self.f.sides))):
+            fe = self.system.force_elements[i]
+            self.log(t, fe, fe.law.describe(k, self.f.sides[i, k], self.f.sides[i]))
+        self.event_row(t, y, dense)
+        self.check_chatter()
         return t, y
 
+    def event_row(self, t, y, dense):
+        """The row at an event time t, after the output rows before it; it stands for an
+        output time it hits exactly."""
+        self.rows_until(t, dense, inclusive=False)
+        if not self.exact:      # the rows before reset the branches to their own
+            self.f.natural_sides(t, y)
+        self.row(t, y)
+        if self.next_row < len(self.times) and self.times[self.next_row] <= t:
+            self.next_row += 1
+
     def log_natural_switches(self, t, y):
-        before = self.f.sides.copy()
-        armed = self.f.armed()
+        """Exact switching off: log the branches that changed since the last logged ones
+        (a switch that can act both before and after, as exact switching logs it); returns
+        whether any did."""
+        before = self.logged
         self.f.natural_sides(t, y)
-        changed = armed & (before != self.f.sides)
+        after = self.f.sides.copy()
+        changed = self.f.armed(before) & self.f.armed(after) & (before != after)
         for i, k in zip(*np.nonzero(changed)):
             fe = self.system.force_elements[i]
-            self.log(t, fe, fe.law.describe(k, self.f.sides[i, k]))
+            self.log(t, fe, fe.law.describe(k, after[i, k], after[i]))
+        self.logged = after
+        return bool(changed.any())
 
     def log(self, t, fe, what):
         self.events.append(Event(float(t), fe.name, what))
         self.recent.append((t, fe.name))
+
+    def check_chatter(self):
+        """Fail when the last CHATTER_COUNT switches all fell within a tiny span (checked after
+        the event row is written, so the failed run's rows include every logged event)."""
         if len(self.recent) == CHATTER_COUNT:
             span = self.recent[-1][0] - self.recent[0][0]
             if span <= CHATTER_SPAN * (self.t_end - self.t0):
                 names = [n for _, n in self.recent]
                 worst = max(set(names), key=names.count)
+                last = self.events[-1]
                 self.fail(f"chattering: force element '{worst}' switched {names.count(worst)} "
                           f"times between t = {self.recent[0][0]:.12g} s and "
-                          f"{self.recent[-1][0]:.12g} s (last: {what}); the law keeps crossing "
-                          "a branch boundary without the motion progressing", t)
+                          f"{self.recent[-1][0]:.12g} s (last: {last.what}); the law keeps "
+                          "crossing a branch boundary without the motion progressing", last.t)
 
 
 def rhs_function(system):

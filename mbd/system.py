@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import forcekernels, kernels, lawkernels
-from .elements import ForceElement, Joint, Law
+from .elements import ForceElement, Joint, Law, MotionDriver
 from .errors import ModelError
 from .model import CS, Body, Ground
 
@@ -60,6 +60,22 @@ class JointMap:
 
 
 @dataclass(frozen=True)
+class DriverMap:
+    """A motion driver and the q/v indices of the primitive it drives."""
+
+    driver: object
+    q_index: int
+    v_index: int
+
+    @property
+    def name(self):
+        return self.driver.name
+
+    def motion(self, t):
+        return self.driver.motion(t)
+
+
+@dataclass(frozen=True)
 class BodyMap:
     """A body's link and its link frame in the reference configuration (origin, axes)."""
 
@@ -102,6 +118,10 @@ class System:
     atol: float
     link_names: list = field(default_factory=list)
     force_arrays: tuple = ()
+    cut_joints: list = field(default_factory=list)
+    closure_arrays: tuple = ()
+    length_scale: float = 1.0
+    drivers: list = field(default_factory=list)
 
     @property
     def force_index(self):
@@ -281,6 +301,31 @@ def _check_coincidence(joint, tolerance, problems):
 _PLACEMENTS = ("joint", "line", "axial", "rotational")
 
 
+def _check_joint_primitive(el, model, problems):
+    """An element that acts on one revolute/prismatic primitive of a joint of this model."""
+    label = _label(el)
+    j = el.joint
+    if not (isinstance(j, Joint) and any(j is other for other in model.elements)):
+        problems.append(f"{label}: joint must be a joint added to model '{model.name}', got "
+                        f"{_label(j) if j is not None else None}")
+        return
+    k = el.primitive
+    if not (isinstance(k, (int, np.integer)) and 0 <= k < len(j.primitives)):
+        problems.append(f"{label}: primitive must be an index 0..{len(j.primitives) - 1} of "
+                        f"{j.label()}, got {k!r}")
+    elif j.primitives[k].kind == "S":
+        problems.append(f"{label}: primitive {k} of {j.label()} is spherical; it must be a "
+                        "revolute or prismatic primitive")
+
+
+def _primitive_slot(joint_maps, el):
+    """(q index, v index) of the primitive an element acts on."""
+    jm = joint_maps[el.joint.name]
+    prims = el.joint.primitives
+    return (int(jm.q_index[sum(p.nq for p in prims[:el.primitive])]),
+            int(jm.v_index[sum(p.nv for p in prims[:el.primitive])]))
+
+
 def _check_force_element(fe, model, problems):
     label = _label(fe)
     if not isinstance(fe.law, Law):
@@ -290,18 +335,7 @@ def _check_force_element(fe, model, problems):
         problems.append(f"{label}: placement must be one of {_PLACEMENTS}, got {fe.placement!r}")
         return
     if fe.placement == "joint":
-        j = fe.joint
-        if not (isinstance(j, Joint) and any(j is el for el in model.elements)):
-            problems.append(f"{label}: joint must be a joint added to model '{model.name}', got "
-                            f"{_label(j) if j is not None else None}")
-            return
-        k = fe.primitive
-        if not (isinstance(k, (int, np.integer)) and 0 <= k < len(j.primitives)):
-            problems.append(f"{label}: primitive must be an index 0..{len(j.primitives) - 1} of "
-                            f"{j.label()}, got {k!r}")
-        elif j.primitives[k].kind == "S":
-            problems.append(f"{label}: primitive {k} of {j.label()} is spherical; a joint force "
-                            "acts on a revolute or prismatic primitive")
+        _check_joint_primitive(fe, model, problems)
         return
     for cs in fe.endpoints:
         if not _is_cs_of(cs, model):
@@ -334,12 +368,10 @@ def _force_arrays(forces, joint_maps, body_maps, length_scale):
     for i, fe in enumerate(forces):
         kind[i] = codes[fe.placement]
         law[i] = fe.law.code
-        params[i] = fe.law._row()
+        if not fe.law.time_varying:   # the others are written before every evaluation
+            params[i] = fe.law._row()
         if fe.placement == "joint":
-            jm = joint_maps[fe.joint.name]
-            prims = fe.joint.primitives
-            qv[i] = (jm.q_index[sum(p.nq for p in prims[:fe.primitive])],
-                     jm.v_index[sum(p.nv for p in prims[:fe.primitive])])
+            qv[i] = _primitive_slot(joint_maps, fe)
             continue
         frames = []
         for end, cs in enumerate((fe.cs_a, fe.cs_b)):
@@ -460,8 +492,9 @@ def _find_machines(model, joints, forces, problems):
             for k, (nodes, bodies, gnodes, jnames) in enumerate(raw)]
 
 
-def _spanning_tree(model, joints, problems):
-    """Tree joints in breadth-first order from the grounds, each with its parent side."""
+def _spanning_tree(model, joints):
+    """Tree joints in breadth-first order from the grounds, each with its direction, and the
+    joints that close loops (cut joints; DESIGN §3)."""
     incident = {}
     for j in joints:
         incident.setdefault(id(_node(j.base)), []).append(j)
@@ -469,7 +502,7 @@ def _spanning_tree(model, joints, problems):
     visited = {id(g) for g in model.grounds}
     queue = list(model.grounds)
     used = set()
-    order = []
+    order, cuts = [], []
     while queue:
         u = queue.pop(0)
         for j in incident.get(id(u), []):
@@ -478,20 +511,15 @@ def _spanning_tree(model, joints, problems):
             used.add(id(j))
             forward = _node(j.base) is u
             other = _node(j.follower) if forward else _node(j.base)
-            if id(other) in visited:
-                problems.append(f"{j.label()}: closes a kinematic loop; closed loops are not "
-                                "supported yet (the model must be a tree of joints)")
-                continue
-            if not forward and any(p.kind == "S" for p in j.primitives):
-                problems.append(f"{j.label()}: its base CS '{j.base.full_name}' is farther from "
-                                f"the ground than its follower '{j.follower.full_name}'; swap base "
-                                "and follower (reversing a joint with a spherical primitive is "
-                                "not supported)")
+            # a joint that reaches a visited body closes a loop; one whose spherical primitive
+            # would be walked backwards is cut too (its chain always hangs from the base side)
+            if id(other) in visited or (not forward and any(p.kind == "S" for p in j.primitives)):
+                cuts.append(j)
                 continue
             visited.add(id(other))
             queue.append(other)
             order.append((j, forward))
-    return order
+    return order, cuts
 
 
 def _spatial_inertia(m, c, Ic):
@@ -515,7 +543,7 @@ def build(model):
         if not np.all(np.isfinite(g.position)):
             problems.append(f"ground '{g.name}': position must be finite, got {g.position}")
     envs = [g.environment for g in model.grounds if g.environment is not None]
-    joints, forces = [], []
+    joints, forces, drivers = [], [], []
     for el in model.elements:
         if isinstance(el, Joint):
             if _check_joint(el, model, problems):
@@ -523,6 +551,9 @@ def build(model):
         elif isinstance(el, ForceElement):
             _check_force_element(el, model, problems)
             forces.append(el)
+        elif isinstance(el, MotionDriver):
+            _check_joint_primitive(el, model, problems)
+            drivers.append(el)
         else:
             problems.append(f"{_label(el)}: is neither a joint nor a force element")
     machines = _find_machines(model, joints, forces, problems)
@@ -535,12 +566,20 @@ def build(model):
         env = env_of_body.get(body.name)
         _check_coincidence(j, default_tolerance if env is None else env.assembly_tolerance,
                            problems)
-    tree = _spanning_tree(model, joints, problems)
+    tree, cuts = _spanning_tree(model, joints)
     if problems:
         raise ModelError(problems)
     if not model.bodies:
         raise ModelError(f"model '{model.name}' has no bodies")
 
+    reached = {j.follower.owner.name if fwd else j.base.owner.name for j, fwd in tree}
+    stranded = [b.name for b in model.bodies if b.name not in reached]
+    if stranded:
+        raise ModelError([f"{j.label()}: its base CS '{j.base.full_name}' is farther from the "
+                          f"ground than its follower '{j.follower.full_name}'; swap base and "
+                          "follower (a spherical primitive cannot be walked backwards)"
+                          for j in cuts if any(p.kind == "S" for p in j.primitives)]
+                         or [f"bodies {stranded} are not reached by the spanning tree"])
     gravity_of = {}
     for m in machines:
         for b in m.bodies:
@@ -548,10 +587,12 @@ def build(model):
     links = []  # dicts with parent, code, axis, E_T, r_T, inertia, mass, com, gravity
     body_maps = {}
     joint_maps = {}
-    qn = vn = 0
-    for j, forward in tree:
+    counts = [0, 0]  # nq, nv so far
+
+    def add_chain(j, forward, gravity):
+        """Links for joint j's primitives, from its predecessor side; returns the last link,
+        its origin and axes (the successor CS in the reference configuration)."""
         succ, pred = (j.follower, j.base) if forward else (j.base, j.follower)
-        body = succ.owner
         p, R_L = succ.position, succ.rotation
         if isinstance(pred.owner, Ground):
             parent, o_lam, R_lam = -1, np.zeros(3), np.eye(3)
@@ -571,23 +612,38 @@ def build(model):
                 E_T, r_T, parent = np.eye(3), np.zeros(3), len(links) - 1
             nqk = 0 if prim is None else prim.nq
             nvk = 0 if prim is None else prim.nv
+            qn, vn = counts
             links.append(dict(parent=parent, code=code, nd=nvk, qadr=qn, vadr=vn, axis=axis,
-                              E_T=E_T, r_T=r_T, gravity=gravity_of[body.name],
-                              name=f"{j.name}[{k}]"))
+                              E_T=E_T, r_T=r_T, gravity=gravity, name=f"{j.name}[{k}]"))
             link_q.append(np.arange(qn, qn + nqk))
             link_v.append(np.arange(vn, vn + nvk))
-            qn += nqk
-            vn += nvk
+            counts[0] += nqk
+            counts[1] += nvk
         if not forward:
             link_q, link_v = link_q[::-1], link_v[::-1]
         joint_maps[j.name] = JointMap(j, tuple(range(first, len(links))),
                                       np.concatenate(link_q).astype(np.int64),
                                       np.concatenate(link_v).astype(np.int64), not forward)
-        last = links[-1]
+        return len(links) - 1, p, R_L
+
+    for j, forward in tree:
+        body = (j.follower if forward else j.base).owner
+        last, p, R_L = add_chain(j, forward, gravity_of[body.name])
         c = R_L.T @ (body.cg - p)
         Ic = R_L.T @ (0.5 * (body.inertia + body.inertia.T)) @ R_L
-        last.update(mass=body.mass, com=c, inertia=_spatial_inertia(body.mass, c, Ic))
-        body_maps[body.name] = BodyMap(body, len(links) - 1, p.copy(), R_L.copy())
+        links[last].update(mass=body.mass, com=c, inertia=_spatial_inertia(body.mass, c, Ic))
+        body_maps[body.name] = BodyMap(body, last, p.copy(), R_L.copy())
+    # a cut joint: a massless chain from its base side whose end must meet the follower CS
+    closures = []
+    for j in cuts:
+        owner = j.follower.owner if isinstance(j.follower.owner, Body) else j.base.owner
+        end, p, R_L = add_chain(j, True, gravity_of[owner.name])
+        if isinstance(j.follower.owner, Ground):
+            closures.append((j, end, -1, j.follower.position.copy(), j.follower.rotation.copy()))
+        else:
+            bm = body_maps[j.follower.owner.name]
+            closures.append((j, end, bm.link) + bm.cs_local(j.follower))
+    qn, vn = counts
     for link in links:
         link.setdefault("mass", 0.0)
         link.setdefault("com", np.zeros(3))
@@ -603,8 +659,21 @@ def build(model):
         a.setflags(write=False)
     rtol = min((e.rtol for e in envs), default=1e-8)
     atol = min((e.atol for e in envs), default=1e-10)
-    return System(name=model.name, arrays=arrays, nq=qn, nv=vn, dof=vn, machines=machines,
+    closure_arrays = (np.array([c[1] for c in closures], dtype=np.int64),
+                      np.array([c[2] for c in closures], dtype=np.int64),
+                      np.array([c[3] for c in closures], dtype=float).reshape(-1, 3),
+                      np.array([c[4] for c in closures], dtype=float).reshape(-1, 3, 3))
+    for a in closure_arrays:
+        a.setflags(write=False)
+    system = System(name=model.name, arrays=arrays, nq=qn, nv=vn, dof=vn, machines=machines,
                   joints=joint_maps, bodies=body_maps, grounds={g.name: g for g in model.grounds},
                   force_elements=forces, rtol=rtol, atol=atol,
                   link_names=[link["name"] for link in links],
-                  force_arrays=_force_arrays(forces, joint_maps, body_maps, _length_scale(model)))
+                  force_arrays=_force_arrays(forces, joint_maps, body_maps, _length_scale(model)),
+                  cut_joints=[c[0].name for c in closures], closure_arrays=closure_arrays,
+                  length_scale=_length_scale(model),
+                  drivers=[DriverMap(d, *_primitive_slot(joint_maps, d)) for d in drivers])
+    if closures or drivers:
+        from .constraints import mobility
+        object.__setattr__(system, "dof", mobility(system))
+    return system

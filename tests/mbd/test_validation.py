@@ -396,13 +396,15 @@ def test_a_force_element_does_not_connect_a_body_to_ground():
     build_error(model, "bodies ['dangling'] are not connected to any ground", count=1)
 
 
-def test_closed_loop_is_reported_as_not_supported_yet():
-    # a body hinged to two grounds: the second joint closes a loop through the world
+def test_a_joint_that_closes_a_loop_becomes_a_cut_joint():
+    # a body hinged to a ground and held at its tip by a ball joint to a wall: the loop
+    # through the world leaves no mobility (1 + 3 coordinates, 4 independent closure rows)
     model, ground, arm = pendulum()
     wall = model.add_ground("wall", at=(1.0, 0.0, 0.0))
     model.add(Spherical("prop", wall, arm["tip"]))
-    build_error(model, "Spherical 'prop'", "closes a kinematic loop",
-                "closed loops are not supported yet", count=1)
+    system = model.build()
+    assert system.cut_joints == ["prop"]
+    assert (system.nv, system.dof) == (4, 0)
 
 
 def test_reversed_spherical_joint_is_reported():

@@ -382,18 +382,6 @@ def reversed_spherical(draw, spec):
     return [j["name"]]
 
 
-def closed_loop(draw, spec):
-    i = draw(st.integers(0, len(spec["bodies"]) - 1))
-    p = spec["bodies"][i]["cs"]["in"][0]
-
-    def extra(model, grounds, bodies):
-        wall = model.add_ground("wall", at=p)
-        model.add(Spherical("loop", wall, bodies[i]["in"]))
-    spec["extras"].append(extra)
-    # the joint reported may be any joint of the loop (the spanning tree decides which)
-    return ["loop"] + joints_of_body(spec, i)
-
-
 def composite_with_two_environments(draw, spec):
     i = draw(st.integers(0, len(spec["bodies"]) - 1))
 
@@ -425,8 +413,7 @@ def joint_between_grounds(draw, spec):
 BREAKAGES = (bad_mass, nan_inertia, triangle_inertia, nonsymmetric_inertia, indefinite_inertia,
              zero_axis, parallel_axes, displaced_cs, duplicate_name, remove_environment,
              self_joint, foreign_cs, detach_body, malformed_initial_value, zero_quaternion,
-             reversed_spherical,
-             closed_loop, composite_with_two_environments, floating_body, joint_between_grounds,
+             reversed_spherical, composite_with_two_environments, floating_body, joint_between_grounds,
              bad_body_argument, bad_ground_argument)
 
 

@@ -1,0 +1,403 @@
+"""Closed loops: closure constraints, constrained dynamics, projection and assembly (DESIGN §3).
+
+Every joint that closes a loop (a *cut* joint) keeps its own coordinates: :func:`build` hangs
+its primitives from its base side as a massless chain, whose end must coincide with the
+follower CS. Each cut joint gives six closure equations, rows ``[rotation; translation]`` in
+world axes::
+
+    g = [ 0.5 vee(R_e R_f^T - R_f R_e^T) ;  p_e - p_f ] = 0
+    G v = [ w_e - w_f ;  v_e - v_f ] = 0,       G qdd + gamma = 0
+
+(e the chain's end, f the follower CS). Motion drivers add one row each. The accelerations
+and constraint forces solve ``H qdd = tau - C + G^T lambda, G qdd = b`` by the null-space
+method on a singular value decomposition of G, so redundant equations (a planar four-bar of
+four revolutes in 3-D) are simply rank-deficient rows, and the massless chains (singular H)
+are fine as long as the loop pins them.
+"""
+import numpy as np
+
+from . import kernels
+from .lawkernels import njit
+
+
+@njit()
+def _point_terms(k, p, ws, mdl, w_out, v_out, a_w_out, a_out):
+    """World angular velocity, velocity, angular acceleration and acceleration (velocity
+    products only: ``ws`` acc holds the qdd = 0, gravity-free link accelerations) of the point
+    p (world) carried by link k; zeros for the ground."""
+    for m in range(3):
+        w_out[m] = v_out[m] = a_w_out[m] = a_out[m] = 0.0
+    if k < 0:
+        return
+    E0, p0, vel, acc = ws[3], ws[4], ws[5], ws[6]
+    r = np.empty(3)
+    for m in range(3):
+        r[m] = E0[k, m, 0] * (p[0] - p0[k, 0]) + E0[k, m, 1] * (p[1] - p0[k, 1]) + E0[k, m, 2] * (p[2] - p0[k, 2])
+    w = vel[k, :3]
+    vp = vel[k, 3:] + np.cross(w, r)
+    ap = acc[k, 3:] + np.cross(acc[k, :3], r) + np.cross(w, vp)
+    for m in range(3):
+        for n in range(3):
+            w_out[m] += E0[k, n, m] * w[n]
+            v_out[m] += E0[k, n, m] * vp[n]
+            a_w_out[m] += E0[k, n, m] * acc[k, n]
+            a_out[m] += E0[k, n, m] * ap[n]
+
+
+@njit()
+def _jacobian_add(k, p, sign, mdl, ws, G, row):
+    """G[row:row+6] += sign * the world Jacobian of the point p on link k: every ancestor's
+    motion subspace columns as [w; v at p]."""
+    parent, jtype, nd, vadr, axis = mdl[0], mdl[1], mdl[2], mdl[4], mdl[5]
+    E0, p0 = ws[3], ws[4]
+    col = np.empty(6)
+    while k >= 0:
+        for c in range(nd[k]):
+            kernels._S_column(k, c, jtype, axis, col)
+            w = np.zeros(3)
+            vo = np.zeros(3)
+            for m in range(3):
+                for n in range(3):
+                    w[m] += E0[k, n, m] * col[n]
+                    vo[m] += E0[k, n, m] * col[3 + n]
+            v = vo + np.cross(w, p - p0[k])
+            for m in range(3):
+                G[row + m, vadr[k] + c] += sign * w[m]
+                G[row + 3 + m, vadr[k] + c] += sign * v[m]
+        k = parent[k]
+
+
+@njit()
+def closure_terms(q, v, mdl, cl, ws, G, gamma, g):
+    """The closure equations of every cut joint at (q, v) (q unit quaternions).
+
+    Writes G (6 nc, nv), gamma (6 nc) (G qdd + gamma is the relative acceleration) and the
+    position residual g (6 nc); leaves the link kinematics in ``ws``.
+    """
+    ends, blinks, bpos, brot = cl
+    parent = mdl[0]
+    kernels.link_velocities(q, v, mdl, ws)
+    E, r, acc, cj = ws[1], ws[2], ws[6], ws[7]
+    for i in range(parent.shape[0]):   # velocity-product accelerations, no gravity
+        lam = parent[i]
+        if lam < 0:
+            for m in range(6):
+                acc[i, m] = cj[i, m]
+        else:
+            kernels._xmotion(E[i], r[i], acc[lam], acc[i])
+            for m in range(6):
+                acc[i, m] += cj[i, m]
+    E0, p0 = ws[3], ws[4]
+    G[:, :] = 0.0
+    we, ve, awe, ae = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    wf, vf, awf, af = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    for c in range(ends.shape[0]):
+        e, b = ends[c], blinks[c]
+        row = 6 * c
+        Re = E0[e].T
+        pe = p0[e].copy()
+        if b < 0:
+            Rf = brot[c].copy()
+            pf = bpos[c].copy()
+        else:
+            Rf = E0[b].T @ brot[c]
+            pf = p0[b] + E0[b].T @ bpos[c]
+        A = Re @ Rf.T - Rf @ Re.T
+        g[row + 0] = 0.5 * A[2, 1]
+        g[row + 1] = 0.5 * A[0, 2]
+        g[row + 2] = 0.5 * A[1, 0]
+        for m in range(3):
+            g[row + 3 + m] = pe[m] - pf[m]
+        _jacobian_add(e, pe, 1.0, mdl, ws, G, row)
+        _jacobian_add(b, pe, -1.0, mdl, ws, G, row)
+        _point_terms(e, pe, ws, mdl, we, ve, awe, ae)
+        _point_terms(b, pe, ws, mdl, wf, vf, awf, af)
+        for m in range(3):
+            gamma[row + m] = awe[m] - awf[m]
+            gamma[row + 3 + m] = ae[m] - af[m]
+
+
+@njit()
+def solve_constrained(H, f, G, b, rank_tol):
+    """(qdd, lambda, rank) of H qdd = f + G^T lambda, G qdd = b, by the null-space method.
+
+    G is decomposed by SVD; rows beyond its numerical rank (singular values below
+    ``rank_tol`` times the largest) are redundant: lambda is then the minimum-norm choice.
+    """
+    n = H.shape[0]
+    U, s, Vt = np.linalg.svd(G)
+    rank = 0
+    for k in range(s.shape[0]):
+        if s[k] > rank_tol * s[0]:
+            rank += 1
+    Vr = np.ascontiguousarray(Vt[:rank].T)
+    Ur = np.ascontiguousarray(U[:, :rank])
+    qp = Vr @ ((Ur.T @ b) / s[:rank])
+    N = np.ascontiguousarray(Vt[rank:].T)
+    if N.shape[1] > 0:
+        A = N.T @ H @ N
+        z = np.linalg.solve(A, N.T @ (f - H @ qp))
+        qdd = qp + N @ z
+    else:
+        qdd = qp
+    lam = Ur @ ((Vr.T @ (H @ qdd - f)) / s[:rank])
+    return qdd, lam, rank
+
+
+class Constraints:
+    """The constraint rows of a System at a state: loop closures, then motion drivers."""
+
+    def __init__(self, system):
+        self.system = system
+        self.nc = 6 * len(system.cut_joints)
+        self.drivers = list(system.drivers)
+        self.m = self.nc + len(self.drivers)
+        self.ws = kernels.make_workspace(system.n_links, system.nq, system.nv)
+        self.G = np.zeros((self.nc, system.nv))
+        self.gamma = np.zeros(self.nc)
+        self.g = np.zeros(self.nc)
+        self.rank_tol = 1e-9
+
+    def evaluate(self, t, q, v):
+        """(G, b, g, w): Jacobian (m, nv), right side of G qdd = b, position residual g and
+        velocity residual w = G v - (driver rates), at (t, q, v); q must hold unit quaternions."""
+        s = self.system
+        if self.nc:
+            closure_terms(q, v, s.arrays, s.closure_arrays, self.ws, self.G, self.gamma, self.g)
+        G = np.zeros((self.m, s.nv))
+        b = np.zeros(self.m)
+        g = np.zeros(self.m)
+        G[:self.nc] = self.G
+        b[:self.nc] = -self.gamma
+        g[:self.nc] = self.g
+        w = G @ v
+        for k, d in enumerate(self.drivers):
+            row = self.nc + k
+            G[row, d.v_index] = 1.0
+            pos, vel, accel = d.motion(t)
+            g[row] = q[d.q_index] - pos
+            b[row] = accel
+            w[row] = v[d.v_index] - vel
+        return G, b, g, w
+
+
+def mobility(system):
+    """Degrees of freedom: nv less the rank of the closure Jacobian at the reference pose."""
+    c = Constraints(system)
+    q = system.initial_state().q * 0.0
+    for jm in system.joints.values():   # the reference configuration: unit quaternions
+        k = 0
+        for p in jm.joint.primitives:
+            if p.kind == "S":
+                q[jm.q_index[k]] = 1.0
+            k += p.nq
+    G = c.evaluate(0.0, q, np.zeros(system.nv))[0][:c.nc]
+    if G.size == 0:
+        return system.nv
+    s = np.linalg.svd(G, compute_uv=False)
+    return system.nv - int(np.sum(s > c.rank_tol * s[0]))
+
+
+def retract(system, q, dv):
+    """q moved by the velocity-space increment dv (nv): added to revolute/prismatic
+    coordinates, and for a spherical primitive Q <- Q (x) exp(dv/2) (dv in its follower axes)."""
+    q = q.copy()
+    parent, jtype, nd, qadr, vadr = system.arrays[:5]
+    for i in range(parent.shape[0]):
+        t = jtype[i]
+        a, b = qadr[i], vadr[i]
+        if t == kernels.REVOLUTE or t == kernels.PRISMATIC:
+            q[a] += dv[b]
+        elif t == kernels.SPHERICAL:
+            phi = dv[b:b + 3]
+            angle = np.linalg.norm(phi)
+            half = 0.5 * angle
+            axis = phi / angle if angle > 0 else np.zeros(3)
+            dq = np.r_[np.cos(half), np.sin(half) * axis]
+            w, x, y, z = q[a:a + 4]
+            dw, dx, dy, dz = dq
+            Q = np.array([w * dw - x * dx - y * dy - z * dz,
+                          w * dx + x * dw + y * dz - z * dy,
+                          w * dy - x * dz + y * dw + z * dx,
+                          w * dz + x * dy - y * dx + z * dw])
+            q[a:a + 4] = Q / np.linalg.norm(Q)
+    return q
+
+
+def normalized(system, q):
+    """q with unit quaternions."""
+    out = np.empty_like(q)
+    kernels.normalize_quaternions(np.ascontiguousarray(q, dtype=float), system.arrays, out)
+    return out
+
+
+def difference(system, q, q_ref):
+    """The velocity-space increment (nv) that takes q_ref to q (the inverse of retract)."""
+    parent, jtype, nd, qadr, vadr = system.arrays[:5]
+    dv = np.zeros(system.nv)
+    for i in range(parent.shape[0]):
+        t = jtype[i]
+        a, b = qadr[i], vadr[i]
+        if t == kernels.REVOLUTE or t == kernels.PRISMATIC:
+            dv[b] = q[a] - q_ref[a]
+        elif t == kernels.SPHERICAL:
+            w0, x0, y0, z0 = q_ref[a:a + 4]
+            w1, x1, y1, z1 = q[a:a + 4]
+            # conj(Q_ref) (x) Q
+            w = w0 * w1 + x0 * x1 + y0 * y1 + z0 * z1
+            v = np.array([w0 * x1 - x0 * w1 - y0 * z1 + z0 * y1,
+                          w0 * y1 + x0 * z1 - y0 * w1 - z0 * x1,
+                          w0 * z1 - x0 * y1 + y0 * x1 - z0 * w1])
+            if w < 0:
+                w, v = -w, -v
+            s = np.linalg.norm(v)
+            dv[b:b + 3] = 2.0 * np.arctan2(s, w) * v / s if s > 0 else 0.0 * v
+    return dv
+
+
+def _weighted_step(G, r, W_inv, rank_tol):
+    """The increment d minimizing d^T W d subject to G d = r (least squares if inconsistent)."""
+    A = G * W_inv @ G.T
+    mu = np.linalg.lstsq(A, r, rcond=rank_tol)[0]
+    return W_inv * (G.T @ mu)
+
+
+class Projector:
+    """Brings a state onto the constraint manifold: positions by Gauss-Newton on g(q) = 0
+    (each step the smallest weighted change), then velocities onto G v = driver rates."""
+
+    def __init__(self, system, tol=None):
+        self.system = system
+        self.c = Constraints(system)
+        self.tol = 1e-12 * system.length_scale if tol is None else tol
+
+    def positions(self, t, q, targets=None, weights=None, iterations=50):
+        """(q on g = 0, residual norm). With ``targets`` (nq) and ``weights`` (nv), the
+        solution stays as near the targets as the constraints allow (assembly)."""
+        s = self.system
+        q = normalized(s, q)
+        W_inv = np.ones(s.nv) if weights is None else 1.0 / weights
+        v0 = np.zeros(s.nv)
+        for _ in range(iterations):
+            G, b, g, w = self.c.evaluate(t, q, v0)
+            if targets is None:
+                if np.abs(g).max() <= self.tol:
+                    return q, float(np.abs(g).max())
+                dq = _weighted_step(G, -g, W_inv, self.c.rank_tol)
+            else:
+                e = difference(s, q, targets)      # minimize |q - target|_W with G dq = -g
+                dq = -e + _weighted_step(G, -g + G @ e, W_inv, self.c.rank_tol)
+                if np.abs(g).max() <= self.tol and np.abs(dq).max() <= 1e-13 * max(1.0, np.abs(e).max()):
+                    return q, float(np.abs(g).max())
+            q = retract(s, q, dq)
+        G, b, g, w = self.c.evaluate(t, q, v0)
+        return q, float(np.abs(g).max())
+
+    def velocities(self, t, q, v, targets=None, weights=None):
+        """v on G v = driver rates: the smallest (weighted) change from ``targets`` (or v)."""
+        s = self.system
+        W_inv = np.ones(s.nv) if weights is None else 1.0 / weights
+        ref = v if targets is None else targets
+        G, b, g, w = self.c.evaluate(t, q, ref)
+        return ref - _weighted_step(G, w, W_inv, self.c.rank_tol)
+
+    def residuals(self, t, q, v):
+        """(max |g|, max |G v - rates|) at (t, q, v)."""
+        G, b, g, w = self.c.evaluate(t, normalized(self.system, q), v)
+        return (float(np.abs(g).max()) if g.size else 0.0,
+                float(np.abs(w).max()) if w.size else 0.0)
+
+
+class ConstrainedDynamics:
+    """Accelerations and constraint forces of a System with loops or drivers, at a state whose
+    kinematics and applied loads (tau, fext) are known. Not the compiled hot path: a dense
+    mass matrix and an SVD per call (fine for mechanisms of tens of bodies)."""
+
+    def __init__(self, system):
+        self.system = system
+        self.constraints = Constraints(system)
+        self.ws = kernels.make_workspace(system.n_links, system.nq, system.nv)
+        self.H = np.zeros((system.nv, system.nv))
+        self.C = np.zeros(system.nv)
+        self.zero = np.zeros(system.nv)
+
+    def accelerations(self, t, qn, v, tau, fext):
+        """(qdd, lambda): lambda (m,) are the constraint forces, world [moment; force] on each
+        cut joint's chain end (the follower feels minus that) and driver forces, per row."""
+        s = self.system
+        kernels.rnea(qn, v, self.zero, fext, s.arrays, self.ws, self.C)
+        kernels.crba(qn, s.arrays, self.ws, self.H)
+        G, b, g, w = self.constraints.evaluate(t, qn, v)
+        qdd, lam, rank = solve_constrained(self.H, tau - self.C, G, b,
+                                           self.constraints.rank_tol)
+        return qdd, lam
+
+
+def loop_joints(system, cut):
+    """Names of the joints in the loop a cut joint closes: the cut joint, then the tree joints
+    from its two sides up to their common ancestor."""
+    parent = system.arrays[0]
+    ends, blinks = system.closure_arrays[0], system.closure_arrays[1]
+    k = system.cut_joints.index(cut)
+
+    def chain(link):
+        out = []
+        while link >= 0:
+            out.append(link)
+            link = parent[link]
+        return out
+
+    a, b = chain(ends[k]), chain(blinks[k])
+    common = set(a) & set(b)
+    names = []
+    for link in [x for x in a if x not in common] + [x for x in b if x not in common]:
+        name = system.link_names[link].rsplit("[", 1)[0]
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def assemble(system, t, q, v, q_given, v_given, exact_q, exact_v):
+    """The consistent state nearest the targets: positions on g(q) = 0, then velocities on
+    G v = driver rates (DESIGN §3, assembly).
+
+    ``q_given``, ``v_given``, ``exact_q`` and ``exact_v`` are boolean masks over the nv
+    velocity-space coordinates: coordinates with a target are kept as near it as the loops
+    allow, exact ones must be met; free ones (no target) move first. Raises SimulationError naming the loop's
+    joints and the residual, or the exact targets that conflict.
+    """
+    from .errors import SimulationError
+    P = Projector(system)
+    exact = exact_q
+    W = np.where(exact, 1e8, np.where(q_given, 1.0, 1e-6))
+    q_new, res = P.positions(t, q, targets=normalized(system, q), weights=W)
+    tol = 1e-9 * system.length_scale
+    if not res <= tol:
+        G, b, g, w = P.c.evaluate(t, q_new, np.zeros(system.nv))
+        bad = [c for k, c in enumerate(system.cut_joints)
+               if np.abs(g[6 * k:6 * k + 6]).max() > tol]
+        loops = "; ".join(f"loop of joints {loop_joints(system, c)} (residual "
+                          f"{np.abs(g[6 * k:6 * k + 6]).max():.3g})"
+                          for k, c in enumerate(system.cut_joints) if c in bad)
+        drivers = [d.name for k, d in enumerate(system.drivers)
+                   if abs(g[P.c.nc + k]) > tol]
+        raise SimulationError(f"assembly failed: the mechanism cannot be closed at t = {t:g} s: "
+                              f"{loops or 'drivers ' + str(drivers)}; check the joints' "
+                              "positions, axes and q0 targets", t=t)
+    moved = np.abs(difference(system, q_new, normalized(system, q)))
+    if np.any(exact & (moved > 1e-8)):
+        names = sorted({jname for jname, jm in system.joints.items()
+                        if np.any(exact[jm.v_index] & (moved[jm.v_index] > 1e-8))})
+        raise SimulationError(f"assembly failed: the exact q0 targets of joints {names} "
+                              f"conflict: no closed configuration meets them all (nearest "
+                              f"differs by {moved[exact].max():.3g}); make some approximate",
+                              t=t)
+    exact = exact_v
+    Wv = np.where(exact, 1e8, np.where(v_given, 1.0, 1e-6))
+    v_new = P.velocities(t, q_new, v, targets=v, weights=Wv)
+    if np.any(exact & (np.abs(v_new - v) > 1e-8 * max(1.0, np.abs(v).max()))):
+        names = sorted({jname for jname, jm in system.joints.items()
+                        if np.any(exact[jm.v_index] & (np.abs(v_new - v)[jm.v_index] > 1e-8))})
+        raise SimulationError(f"assembly failed: the exact v0 targets of joints {names} "
+                              "conflict with the loops' velocity constraints", t=t)
+    return q_new, v_new
