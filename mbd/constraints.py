@@ -119,10 +119,13 @@ def closure_terms(q, v, mdl, cl, ws, G, gamma, g):
 
 @njit()
 def solve_constrained(H, f, G, b, rank_tol):
-    """(qdd, lambda, rank) of H qdd = f + G^T lambda, G qdd = b, by the null-space method.
+    """(qdd, lambda, rank, conditioning) of H qdd = f + G^T lambda, G qdd = b, by the
+    null-space method.
 
     G is decomposed by SVD; rows beyond its numerical rank (singular values below
     ``rank_tol`` times the largest) are redundant: lambda is then the minimum-norm choice.
+    ``conditioning`` is the smallest kept singular value over the largest: near zero, the
+    mechanism is near a singular configuration.
     """
     n = H.shape[0]
     U, s, Vt = np.linalg.svd(G)
@@ -141,7 +144,7 @@ def solve_constrained(H, f, G, b, rank_tol):
     else:
         qdd = qp
     lam = Ur @ ((Vr.T @ (H @ qdd - f)) / s[:rank])
-    return qdd, lam, rank
+    return qdd, lam, rank, s[rank - 1] / s[0]
 
 
 class Constraints:
@@ -181,10 +184,18 @@ class Constraints:
         return G, b, g, w
 
 
+_ROW_NAMES = ("rotation about world x", "rotation about world y", "rotation about world z",
+              "translation along world x", "translation along world y",
+              "translation along world z")
+
+
 def mobility(system):
-    """Degrees of freedom: nv less the rank of the closure Jacobian at the reference pose."""
+    """(dof, redundant): the mobility, nv less the rank of the closure equations at the
+    reference pose, and the names of the redundant closure equations (those a rank-revealing
+    QR of the Jacobian finds dependent on the others)."""
+    import scipy.linalg
     c = Constraints(system)
-    q = system.initial_state().q * 0.0
+    q = np.zeros(system.nq)
     for jm in system.joints.values():   # the reference configuration: unit quaternions
         k = 0
         for p in jm.joint.primitives:
@@ -193,9 +204,13 @@ def mobility(system):
             k += p.nq
     G = c.evaluate(0.0, q, np.zeros(system.nv))[0][:c.nc]
     if G.size == 0:
-        return system.nv
+        return system.nv, []
     s = np.linalg.svd(G, compute_uv=False)
-    return system.nv - int(np.sum(s > c.rank_tol * s[0]))
+    rank = int(np.sum(s > c.rank_tol * s[0]))
+    _, _, pivots = scipy.linalg.qr(G.T, pivoting=True)
+    redundant = [f"joint '{system.cut_joints[row // 6]}': {_ROW_NAMES[row % 6]}"
+                 for row in sorted(pivots[rank:])]
+    return system.nv - rank, redundant
 
 
 def retract(system, q, dv):
@@ -308,6 +323,21 @@ class Projector:
                 float(np.abs(w).max()) if w.size else 0.0)
 
 
+#: below this ratio of smallest to largest independent constraint singular value the
+#: constraint forces grow without bound: a singular configuration
+SINGULAR = 1e-6
+
+
+class SingularConfiguration(Exception):
+    """The constraint rows changed rank: the mechanism passed a singular configuration (a
+    change point, a lock-up), where its motion is not determined."""
+
+    def __init__(self, t, expected, found, conditioning):
+        super().__init__(t)
+        self.t, self.expected, self.found = t, expected, found
+        self.conditioning = conditioning
+
+
 class ConstrainedDynamics:
     """Accelerations and constraint forces of a System with loops or drivers, at a state whose
     kinematics and applied loads (tau, fext) are known. Not the compiled hot path: a dense
@@ -320,6 +350,7 @@ class ConstrainedDynamics:
         self.H = np.zeros((system.nv, system.nv))
         self.C = np.zeros(system.nv)
         self.zero = np.zeros(system.nv)
+        self.rank = None   # of the constraint rows, fixed by the first (assembled) state
 
     def accelerations(self, t, qn, v, tau, fext):
         """(qdd, lambda): lambda (m,) are the constraint forces, world [moment; force] on each
@@ -328,8 +359,12 @@ class ConstrainedDynamics:
         kernels.rnea(qn, v, self.zero, fext, s.arrays, self.ws, self.C)
         kernels.crba(qn, s.arrays, self.ws, self.H)
         G, b, g, w = self.constraints.evaluate(t, qn, v)
-        qdd, lam, rank = solve_constrained(self.H, tau - self.C, G, b,
-                                           self.constraints.rank_tol)
+        qdd, lam, rank, conditioning = solve_constrained(self.H, tau - self.C, G, b,
+                                                         self.constraints.rank_tol)
+        if self.rank is None:
+            self.rank = rank
+        if rank != self.rank or conditioning < SINGULAR:
+            raise SingularConfiguration(t, self.rank, rank, conditioning)
         return qdd, lam
 
 

@@ -123,6 +123,28 @@ class ForceView:
         self.energy = fe.law.energy(self.x, params)
 
 
+class ReactionView:
+    """What a joint transmits from its base to its follower over the run (or a driver's
+    driving force).
+
+    Attributes
+    ----------
+    force : ndarray (n, 3)
+        The force on the follower from the base through the joint, N, in the base CS's axes.
+    torque : ndarray (n, 3)
+        Its moment about the follower CS's origin, N m, in the base CS's axes.
+    value : ndarray (n,)
+        For a motion driver: the force (N) or torque (N m) it applies along its coordinate.
+    unique : bool
+        False when the joint is in a loop with redundant constraints: the reactions shown are
+        the minimum-norm choice among many (see ``system.report()``).
+    """
+
+    def __init__(self, name, force=None, torque=None, value=None, unique=True):
+        self.name = name
+        self.force, self.torque, self.value, self.unique = force, torque, value, unique
+
+
 class Result:
     """The outcome of a run.
 
@@ -153,7 +175,7 @@ class Result:
         # the branch of every force law at every row (see mbd.lawkernels)
         self.sides = (np.ones((len(self.t), nf, lawkernels.MAX_SWITCH)) if sides is None
                       else np.asarray(sides, dtype=float))
-        self._records = self._params = None
+        self._records = self._params = self._reaction_rows = None
         self._poses = None
         self._velocities = None
 
@@ -173,6 +195,48 @@ class Result:
         if name not in index:
             raise KeyError(f"no force element '{name}'; the force elements are {sorted(index)}")
         return ForceView(self, index[name])
+
+    def reaction(self, name):
+        """The reaction of joint (or motion driver) ``name`` over the run: a ReactionView."""
+        s = self.system
+        drivers = {d.name for d in s.drivers}
+        if name not in s.joints and name not in drivers:
+            raise KeyError(f"no joint or motion driver '{name}'; the joints are "
+                           f"{sorted(s.joints)}")
+        wrenches, values = self._reactions()
+        if name in drivers:
+            return ReactionView(name, value=values[name])
+        F, M = wrenches[name]
+        joint = s.joints[name].joint
+        R = self._cs_rotations(joint.base)                       # (n, 3, 3) world
+        force = np.einsum("nji,nj->ni", R, F)
+        torque = np.einsum("nji,nj->ni", R, M)
+        return ReactionView(name, force=force, torque=torque, unique=s.redundant_rows == 0)
+
+    def _cs_rotations(self, cs):
+        """World orientation matrices (n, 3, 3) of a CS over the run."""
+        bm = self.system.bodies.get(getattr(cs.owner, "name", None))
+        if bm is None or cs.owner is not bm.body:
+            return np.broadcast_to(cs.rotation, (len(self.t), 3, 3))
+        R, _ = self._link_poses()
+        return R[:, bm.link] @ bm.cs_local(cs)[1]
+
+    def _reactions(self):
+        if self._reaction_rows is None:
+            from .simulate import Integrand   # local: simulate imports this module
+            f = Integrand(self.system)
+            y = np.hstack([self.q, self.v])
+            wrenches = {name: (np.zeros((len(self.t), 3)), np.zeros((len(self.t), 3)))
+                        for name in self.system.joints}
+            values = {d.name: np.zeros(len(self.t)) for d in self.system.drivers}
+            for i, t in enumerate(self.t):
+                w, d = f.reactions(t, y[i], self.sides[i])
+                for name, (F, M) in w.items():
+                    wrenches[name][0][i], wrenches[name][1][i] = F, M
+                for name, value in d.items():
+                    values[name][i] = value
+            self._reaction_rows = (wrenches, values)
+        return self._reaction_rows
 
     def _force_records(self):
         """Per row and element: the record of mbd.forcekernels.RECORD."""

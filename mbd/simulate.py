@@ -117,6 +117,80 @@ class Integrand:
         dy[nq:] = self.dynamics.accelerations(t, qn, v, self.tau, self.fext)[0]
         return bad
 
+    def reactions(self, t, y, sides):
+        """Every joint's and driver's reaction at (t, y) in the branches ``sides``.
+
+        Returns ``(wrenches, drivers)``: wrenches[name] = (force, moment) (world, N and N m,
+        moment about the follower CS origin) that the joint transmits from its base to its
+        follower; drivers[name] = the driving force or torque along the driven coordinate.
+        """
+        s = self.system
+        nq = s.nq
+        self.update_parameters(t, y)
+        saved = self.sides.copy()
+        self.sides[:] = sides
+        try:
+            dy = np.empty_like(y)
+            qn = self.ws[0].copy()
+            kernels.normalize_quaternions(y[:nq], self.mdl, qn)
+            v = y[nq:]
+            if self.dynamics is None:
+                forcekernels.state_derivative(y, self.mdl, self.fel, self.sides, self.ws,
+                                              self.tau, self.fext, self.rec, self.geo, dy)
+                qdd, lam = dy[nq:], np.zeros(0)
+            else:
+                kernels.link_velocities(qn, v, self.mdl, self.ws)
+                forcekernels.element_loads(self.fel, self.sides, qn, v, self.ws, self.tau,
+                                           self.fext, self.rec, self.geo)
+                qdd, lam = self.dynamics.accelerations(t, qn, v, self.tau, self.fext)
+        finally:
+            self.sides[:] = saved
+        tau, fext = self.tau.copy(), self.fext.copy()
+        ws = self.ws
+        kernels.link_transforms(qn, self.mdl, ws)
+        E0, p0 = ws[3].copy(), ws[4].copy()
+        cut_wrench = {}
+        ends, blinks = s.closure_arrays[:2] if s.cut_joints else ((), ())
+        for c, name in enumerate(s.cut_joints):
+            m, f = lam[6 * c:6 * c + 3], lam[6 * c + 3:6 * c + 6]
+            p = p0[ends[c]]
+            # lambda acts on the chain's end, minus lambda on the follower's body
+            for link, sign in ((ends[c], 1.0), (blinks[c], -1.0)):
+                if link >= 0:
+                    fext[link, :3] += sign * E0[link] @ (m + np.cross(p - p0[link], f))
+                    fext[link, 3:] += sign * E0[link] @ f
+            cut_wrench[name] = (-f, -m, p)
+        drivers = {}
+        for k, d in enumerate(s.drivers):
+            value = lam[6 * len(s.cut_joints) + k]
+            tau[d.v_index] += value
+            drivers[d.name] = value
+        kernels.rnea(qn, v, qdd, fext, self.mdl, ws, np.zeros(s.nv))
+        link_force = ws[13]
+        wrenches = {}
+        for name, jm in s.joints.items():
+            follower = jm.joint.follower
+            p_f = self._cs_world(follower, E0, p0)
+            if name in cut_wrench:
+                F, M, p = cut_wrench[name]
+                wrenches[name] = (F, M + np.cross(p - p_f, F))
+                continue
+            first = jm.links[0]
+            R = E0[first].T
+            F = R @ link_force[first, 3:]
+            M = R @ link_force[first, :3] + np.cross(p0[first] - p_f, F)
+            # the chain's parent side exerts this on it; reversed, that side is the follower
+            wrenches[name] = (-F, -M) if jm.reversed else (F, M)
+        return wrenches, drivers
+
+    def _cs_world(self, cs, E0, p0):
+        """World position of a CS at the poses E0, p0."""
+        bm = self.system.bodies.get(getattr(cs.owner, "name", None))
+        if bm is None or cs.owner is not bm.body:
+            return cs.position.copy()
+        local = bm.cs_local(cs)[0]
+        return p0[bm.link] + E0[bm.link].T @ local
+
     def switching(self, t, y):
         """g (nf, MAX_SWITCH) at (t, y) with the current sides (a copy)."""
         self.update_parameters(t, y)
@@ -328,6 +402,15 @@ class _Run:
             self.next_row = 1
             while t < self.t_end:
                 t, y = self.piece(t, y)
+        except constraints.SingularConfiguration as err:
+            s = self.system
+            loops = "; ".join(f"loop {constraints.loop_joints(s, c)}" for c in s.cut_joints)
+            self.fail(f"singular configuration at t = {err.t:.9g} s: the constraint equations "
+                      f"(rank {err.expected}) became dependent (rank {err.found}, conditioning "
+                      f"{err.conditioning:.2g}) ({loops}"
+                      f"{'; drivers ' + str([d.name for d in s.drivers]) if s.drivers else ''})"
+                      "; the mechanism passes a change point or locks up, where its motion is "
+                      "not determined", err.t)
         except _Undefined as err:
             fe = self.system.force_elements[err.element]
             s = self.system

@@ -122,6 +122,12 @@ class System:
     closure_arrays: tuple = ()
     length_scale: float = 1.0
     drivers: list = field(default_factory=list)
+    redundant: list = field(default_factory=list)
+
+    @property
+    def redundant_rows(self):
+        """Number of redundant closure equations (their reactions are not unique)."""
+        return len(self.redundant)
 
     @property
     def force_index(self):
@@ -154,10 +160,24 @@ class System:
         return simulate(self, t_end, **options)
 
     def report(self):
-        """A short text: machines, sizes and the spanning tree."""
+        """A text for people: machines, sizes, loops, redundant equations, drivers."""
         lines = [f"system '{self.name}': {len(self.machines)} machine(s), nq={self.nq}, "
                  f"nv={self.nv}, dof={self.dof}"]
         lines += [f"  {m}" for m in self.machines]
+        if self.cut_joints:
+            from .constraints import loop_joints
+            lines.append(f"  {len(self.cut_joints)} closed loop(s):")
+            lines += [f"    closed by '{c}': joints {loop_joints(self, c)}"
+                      for c in self.cut_joints]
+        if self.redundant:
+            lines.append(f"  {len(self.redundant)} redundant constraint equation(s): "
+                         "the reactions along them are not unique (the minimum-norm ones are "
+                         "reported):")
+            lines += [f"    {r}" for r in self.redundant]
+        if self.drivers:
+            lines.append("  motion drivers: " + ", ".join(
+                f"'{d.name}' on {d.driver.joint.label()}" for d in self.drivers)
+                + f" (DOF left free: {self.dof - len(self.drivers)})")
         return "\n".join(lines)
 
 
@@ -673,7 +693,9 @@ def build(model):
                   cut_joints=[c[0].name for c in closures], closure_arrays=closure_arrays,
                   length_scale=_length_scale(model),
                   drivers=[DriverMap(d, *_primitive_slot(joint_maps, d)) for d in drivers])
-    if closures or drivers:
+    if closures:
         from .constraints import mobility
-        object.__setattr__(system, "dof", mobility(system))
+        dof, redundant = mobility(system)
+        object.__setattr__(system, "dof", dof)
+        object.__setattr__(system, "redundant", redundant)
     return system
