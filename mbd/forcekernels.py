@@ -267,11 +267,8 @@ def state_derivative(y, mdl, fel, sides, ws, tau, fext, rec, geo, dy):
 
     Returns 0, or the index + 1 of an element whose load direction is undefined.
     """
-    qn = ws[0]
+    qn, v = _kinematics(y, mdl, ws)
     nq = qn.shape[0]
-    kernels.normalize_quaternions(y[:nq], mdl, qn)
-    v = y[nq:]
-    kernels.link_velocities(qn, v, mdl, ws)
     bad = element_loads(fel, sides, qn, v, ws, tau, fext, rec, geo)
     kernels.quaternion_rates(qn, v, mdl, dy[:nq])
     kernels.aba_dynamics(v, tau, fext, mdl, ws, dy[nq:])
@@ -279,28 +276,32 @@ def state_derivative(y, mdl, fel, sides, ws, tau, fext, rec, geo, dy):
 
 
 @njit()
-def switching_values(y, mdl, fel, sides, ws, g, geo):
-    """g (nf, MAX_SWITCH) = every element's switching functions at the state y."""
-    kind, law, params = fel[0], fel[1], fel[2]
+def _kinematics(y, mdl, ws):
+    """Normalize y's quaternions into ws and compute the link kinematics; returns (q, v)."""
     qn = ws[0]
     nq = qn.shape[0]
     kernels.normalize_quaternions(y[:nq], mdl, qn)
     kernels.link_velocities(qn, y[nq:], mdl, ws)
-    for i in range(kind.shape[0]):
-        x, xd, status = measure(i, fel, qn, y[nq:], ws, geo)
+    return qn, y[nq:]
+
+
+@njit()
+def switching_values(y, mdl, fel, sides, ws, g, geo):
+    """g (nf, MAX_SWITCH) = every element's switching functions at the state y."""
+    law, params = fel[1], fel[2]
+    q, v = _kinematics(y, mdl, ws)
+    for i in range(law.shape[0]):
+        x, xd, status = measure(i, fel, q, v, ws, geo)
         lawkernels.switching(law[i], params[i], x, xd, sides[i], g[i])
 
 
 @njit()
 def natural_modes(y, mdl, fel, ws, sides, g, geo):
     """sides (nf, MAX_SWITCH) = the branches the state y itself selects."""
-    kind, law, params = fel[0], fel[1], fel[2]
-    qn = ws[0]
-    nq = qn.shape[0]
-    kernels.normalize_quaternions(y[:nq], mdl, qn)
-    kernels.link_velocities(qn, y[nq:], mdl, ws)
-    for i in range(kind.shape[0]):
-        x, xd, status = measure(i, fel, qn, y[nq:], ws, geo)
+    law, params = fel[1], fel[2]
+    q, v = _kinematics(y, mdl, ws)
+    for i in range(law.shape[0]):
+        x, xd, status = measure(i, fel, q, v, ws, geo)
         lawkernels.natural_sides(law[i], params[i], x, xd, sides[i], g[i])
 
 
@@ -308,13 +309,10 @@ def natural_modes(y, mdl, fel, ws, sides, g, geo):
 def records(y, mdl, fel, sides, ws, rec, geo):
     """rec (nf, 7) = every element's x, xdot, value, world load on B and status at y
     (for results: allocates)."""
-    qn = ws[0]
-    nq = qn.shape[0]
-    tau = np.zeros(y.shape[0] - nq)
+    q, v = _kinematics(y, mdl, ws)
+    tau = np.zeros(v.shape[0])
     fext = np.zeros((mdl[0].shape[0], 6))
-    kernels.normalize_quaternions(y[:nq], mdl, qn)
-    kernels.link_velocities(qn, y[nq:], mdl, ws)
     for i in range(rec.shape[0]):
         for c in range(rec.shape[1]):
             rec[i, c] = 0.0
-    element_loads(fel, sides, qn, y[nq:], ws, tau, fext, rec, geo)
+    element_loads(fel, sides, q, v, ws, tau, fext, rec, geo)
