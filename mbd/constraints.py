@@ -392,47 +392,162 @@ def loop_joints(system, cut):
     return names
 
 
+def _coordinate_scales(system):
+    """Per velocity coordinate, the unit that makes it comparable with a radian: the model's
+    length scale for prismatic coordinates, 1 for rotations."""
+    parent, jtype, nd, qadr, vadr = system.arrays[:5]
+    scale = np.ones(system.nv)
+    for i in range(parent.shape[0]):
+        if jtype[i] == kernels.PRISMATIC:
+            scale[vadr[i]:vadr[i] + nd[i]] = system.length_scale
+    return scale
+
+
+def _split_step(K, r, scale, rank_tol):
+    """(d, N): the least-norm d (nv) with K d = r (least squares if inconsistent) and an
+    orthonormal basis N of K's null space, both in coordinates divided by ``scale``."""
+    U, s, Vt = np.linalg.svd(K * scale)
+    rank = int(np.sum(s > rank_tol * s[0])) if s.size and s[0] > 0 else 0
+    return Vt[:rank].T @ ((U[:, :rank].T @ r) / s[:rank]), Vt[rank:].T
+
+
+def _onto_hard(system, t, c, q, target, hard, scale, tol, iterations=30):
+    """(q, residual): Newton with least-norm steps onto g(q) = 0 and the ``hard`` coordinates
+    at their targets; steps shortened to 0.5 (rad or length scale) far out."""
+    zero, rows = np.zeros(system.nv), np.eye(system.nv)[hard]
+    for it in range(iterations + 1):
+        G, b, g, w = c.evaluate(t, q, zero)
+        r = np.concatenate([-g, -difference(system, q, target)[hard]])
+        res = np.abs(r).max(initial=0.0)
+        if res <= tol or it == iterations:
+            break
+        u = _split_step(np.vstack([G, rows]), r, scale, c.rank_tol)[0]
+        size = np.abs(u).max()
+        q = retract(system, q, u * scale * min(1.0, 0.5 / size) if size > 0 else u)
+    return q, res
+
+
+def _assemble_positions(system, t, c, targets, hard, soft, tol, fail_tol):
+    """(q, residual): positions on g(q) = 0 with the ``hard`` coordinates at their targets and
+    the ``soft`` ones as near theirs as possible (free coordinates move only as the loops
+    demand).
+
+    Continuation from the drawing (closed by construction) towards the targets in stages of
+    at most 0.1 rad (or length scale) keeps the solution on the drawing's assembly branch and
+    every Newton start near. In each stage, Newton onto the equations; then Levenberg-Marquardt
+    steps on the soft targets in the equations' tangent space, each followed by Newton back
+    onto them and kept only if it brings the soft coordinates nearer (an unreachable soft
+    target, beyond a limit position, then ends at the limit instead of diverging).
+    """
+    scale = _coordinate_scales(system)
+    q_ref = np.zeros(system.nq)
+    parent, jtype, nd, qadr = system.arrays[:4]
+    q_ref[qadr[jtype == kernels.SPHERICAL]] = 1.0     # the drawing: identity quaternions
+    span = difference(system, targets, q_ref)
+    given = hard | soft
+    far = np.abs(span[given] / scale[given]).max() if given.any() else 0.0
+    stages = max(1, int(np.ceil(far / 0.1)))
+    zero, rows = np.zeros(system.nv), np.eye(system.nv)[hard]
+    q, res = q_ref, 0.0
+    for k in range(1, stages + 1):
+        target = retract(system, q_ref, span * (k / stages))
+        q, res = _onto_hard(system, t, c, q, target, hard, scale, tol)
+        if not res <= fail_tol:
+            return q, res
+        if not soft.any():
+            continue
+        lam = None      # Levenberg-Marquardt damping, adapted
+        miss = np.sum((difference(system, q, target)[soft] / scale[soft]) ** 2)
+        for _ in range(100 if k == stages else 10):
+            G = c.evaluate(t, q, zero)[0]
+            N = _split_step(np.vstack([G, rows]), np.zeros(len(G) + len(rows)), scale,
+                            c.rank_tol)[1]
+            A = N[soft]
+            if not A.size:
+                break
+            AtA = A.T @ A
+            gradient = A.T @ (difference(system, q, target)[soft] / scale[soft])
+            if lam is None:
+                lam = 1e-9 * max(np.trace(AtA), 1e-12)
+            d = N @ np.linalg.solve(AtA + lam * np.eye(len(AtA)), -gradient)
+            if np.abs(d).max() <= 1e-14:
+                break
+            trial, res_trial = _onto_hard(system, t, c, retract(system, q, d * scale), target,
+                                          hard, scale, tol)
+            miss_trial = np.sum((difference(system, trial, target)[soft] / scale[soft]) ** 2)
+            if res_trial <= fail_tol and miss_trial <= miss:
+                q, res, miss = trial, res_trial, miss_trial
+                lam = max(lam / 10.0, 1e-15)
+            else:
+                lam *= 10.0
+                if lam > 1e8:
+                    break
+    return q, res
+
+
 def assemble(system, t, q, v, q_given, v_given, exact_q, exact_v):
     """The consistent state nearest the targets: positions on g(q) = 0, then velocities on
     G v = driver rates (DESIGN §3, assembly).
 
     ``q_given``, ``v_given``, ``exact_q`` and ``exact_v`` are boolean masks over the nv
-    velocity-space coordinates: coordinates with a target are kept as near it as the loops
-    allow, exact ones must be met; free ones (no target) move first. Raises SimulationError naming the loop's
-    joints and the residual, or the exact targets that conflict.
+    velocity-space coordinates: exact targets must be met, the other given ones are met as
+    nearly as the loops allow (exactly where they can be), free ones (no target) take what
+    the loops demand. Raises SimulationError naming the loop's joints and the residual, or
+    the exact targets that cannot be met and their loops.
     """
     from .errors import SimulationError
     P = Projector(system)
-    exact = exact_q
-    W = np.where(exact, 1e8, np.where(q_given, 1.0, 1e-6))
-    q_new, res = P.positions(t, q, targets=normalized(system, q), weights=W)
+    c = P.c
+    nv = system.nv
     tol = 1e-9 * system.length_scale
-    if not res <= tol:
-        G, b, g, w = P.c.evaluate(t, q_new, np.zeros(system.nv))
-        bad = [c for k, c in enumerate(system.cut_joints)
-               if np.abs(g[6 * k:6 * k + 6]).max() > tol]
-        loops = "; ".join(f"loop of joints {loop_joints(system, c)} (residual "
+    targets = normalized(system, q)
+    scale = _coordinate_scales(system)
+
+    def names_of(mask):
+        return sorted(n for n, jm in system.joints.items() if mask[jm.v_index].any())
+
+    def loops_of(joints):
+        return [loop_joints(system, cut) for cut in system.cut_joints
+                if set(joints) & set(loop_joints(system, cut))]
+
+    hard, soft = exact_q & q_given, q_given & ~exact_q
+    q_new = _assemble_positions(system, t, c, targets, hard, soft, P.tol, tol)[0]
+    g = c.evaluate(t, q_new, np.zeros(nv))[2]
+    missed = np.abs(difference(system, q_new, targets)) / scale
+    if not (np.abs(g).max(initial=0.0) <= tol and np.all(missed[hard] <= 1e-8)):
+        if hard.any():      # can the loops close with the exact targets made approximate?
+            q_soft = _assemble_positions(system, t, c, targets, np.zeros_like(hard), q_given,
+                                         P.tol, tol)[0]
+            g = c.evaluate(t, q_soft, np.zeros(nv))[2]
+            if np.abs(g).max(initial=0.0) <= tol:
+                off = np.abs(difference(system, q_soft, targets)) / scale
+                joints = names_of(hard)
+                raise SimulationError(
+                    f"assembly failed at t = {t:g} s: the exact q0 targets of joints {joints} "
+                    f"cannot all be met in the loop(s) of joints {loops_of(joints)}: the "
+                    f"nearest closed configuration misses them by up to {off[hard].max():.3g}; "
+                    "make some approximate or change them", t=t)
+        loops = "; ".join(f"loop of joints {loop_joints(system, cut)} (residual "
                           f"{np.abs(g[6 * k:6 * k + 6]).max():.3g})"
-                          for k, c in enumerate(system.cut_joints) if c in bad)
-        drivers = [d.name for k, d in enumerate(system.drivers)
-                   if abs(g[P.c.nc + k]) > tol]
+                          for k, cut in enumerate(system.cut_joints)
+                          if np.abs(g[6 * k:6 * k + 6]).max() > tol)
+        drivers = [d.name for k, d in enumerate(system.drivers) if abs(g[c.nc + k]) > tol]
         raise SimulationError(f"assembly failed: the mechanism cannot be closed at t = {t:g} s: "
                               f"{loops or 'drivers ' + str(drivers)}; check the joints' "
                               "positions, axes and q0 targets", t=t)
-    moved = np.abs(difference(system, q_new, normalized(system, q)))
-    if np.any(exact & (moved > 1e-8)):
-        names = sorted({jname for jname, jm in system.joints.items()
-                        if np.any(exact[jm.v_index] & (moved[jm.v_index] > 1e-8))})
-        raise SimulationError(f"assembly failed: the exact q0 targets of joints {names} "
-                              f"conflict: no closed configuration meets them all (nearest "
-                              f"differs by {moved[exact].max():.3g}); make some approximate",
-                              t=t)
-    exact = exact_v
-    Wv = np.where(exact, 1e8, np.where(v_given, 1.0, 1e-6))
-    v_new = P.velocities(t, q_new, v, targets=v, weights=Wv)
-    if np.any(exact & (np.abs(v_new - v) > 1e-8 * max(1.0, np.abs(v).max()))):
-        names = sorted({jname for jname, jm in system.joints.items()
-                        if np.any(exact[jm.v_index] & (np.abs(v_new - v)[jm.v_index] > 1e-8))})
-        raise SimulationError(f"assembly failed: the exact v0 targets of joints {names} "
-                              "conflict with the loops' velocity constraints", t=t)
+    # velocities, one linear solve: the exact targets and G v = rates, the others nearest
+    hard, soft = exact_v & v_given, v_given & ~exact_v
+    G, b, g, w = c.evaluate(t, q_new, v)
+    u, N = _split_step(np.vstack([G, np.eye(nv)[hard]]),
+                       np.concatenate([-w, np.zeros(int(hard.sum()))]), scale, c.rank_tol)
+    if N.shape[1] and soft.any():   # the approximate targets as near as the rest allows
+        u = u + N @ np.linalg.lstsq(N[soft], -u[soft], rcond=c.rank_tol)[0]
+    v_new = v + u * scale
+    w = c.evaluate(t, q_new, v_new)[3]
+    size = max(1.0, np.abs(v).max(initial=0.0))
+    if np.any(np.abs(v_new - v)[hard] > 1e-8 * size) or np.abs(w).max(initial=0.0) > tol * size:
+        joints = names_of(hard)
+        raise SimulationError(f"assembly failed at t = {t:g} s: the exact v0 targets of joints "
+                              f"{joints} conflict with the velocity constraints of the loop(s) "
+                              f"of joints {loops_of(joints)}", t=t)
     return q_new, v_new

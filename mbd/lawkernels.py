@@ -43,9 +43,17 @@ def spow(a, n):
 @njit()
 def step_ramp(x, x0, h0, x1, h1):
     """The cubic of Adams' STEP between (x0, h0) and (x1, h1), not clamped (the frozen ramp
-    branch continues it smoothly)."""
+    branch continues it smoothly).
+
+    Written from the nearer end, h0 + (h1 - h0) z^2 (3 - 2z) = h1 + (h0 - h1) w^2 (3 - 2w)
+    with w = 1 - z, so that near either end the small part carries no cancellation (BISTOP's
+    damping at first touch is exactly zero, not round-off).
+    """
     z = (x - x0) / (x1 - x0)
-    return h0 + (h1 - h0) * z * z * (3.0 - 2.0 * z)
+    if z <= 0.5:
+        return h0 + (h1 - h0) * z * z * (3.0 - 2.0 * z)
+    w = (x1 - x) / (x1 - x0)
+    return h1 + (h0 - h1) * w * w * (3.0 - 2.0 * w)
 
 
 @njit()

@@ -136,8 +136,9 @@ class ReactionView:
     value : ndarray (n,)
         For a motion driver: the force (N) or torque (N m) it applies along its coordinate.
     unique : bool
-        False when the joint is in a loop with redundant constraints: the reactions shown are
-        the minimum-norm choice among many (see ``system.report()``).
+        False when the joint is in a loop with redundant constraint equations: the reactions
+        shown are one valid choice among many, the one with the smallest constraint forces at
+        the loop-closing (cut) joint (see ``system.report()``).
     """
 
     def __init__(self, name, force=None, torque=None, value=None, unique=True):
@@ -211,7 +212,8 @@ class Result:
         R = self._cs_rotations(joint.base)                       # (n, 3, 3) world
         force = np.einsum("nji,nj->ni", R, F)
         torque = np.einsum("nji,nj->ni", R, M)
-        return ReactionView(name, force=force, torque=torque, unique=s.redundant_rows == 0)
+        return ReactionView(name, force=force, torque=torque,
+                            unique=name not in s.joints_with_redundancy)
 
     def _cs_rotations(self, cs):
         """World orientation matrices (n, 3, 3) of a CS over the run."""

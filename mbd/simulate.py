@@ -339,8 +339,9 @@ class _Run:
         self.f = Integrand(system, natural=not exact)
         self.projector = (constraints.Projector(system)
                           if system.cut_joints or system.drivers else None)
-        # a multistep method restarts once the projection moves the state this far
-        self.drift_limit = 1e-10 * system.length_scale
+        # a multistep method restarts once the projection moves the state further than its
+        # own error tolerance would (restarting at every round-off drift keeps it at order 1)
+        self.drift_limit = 10.0 * atol * system.length_scale
         self.rows_t, self.rows_y, self.rows_s = [], [], []
         self.events = []
         self.recent = deque(maxlen=CHATTER_COUNT)
@@ -481,7 +482,10 @@ class _Run:
         i, k = first
         before = self.f.sides.copy()
         armed = self.f.armed(before)
-        self.f.natural_sides(t, y)
+        # the branches from just past the crossing: a switch armed by it may be exactly zero
+        # there (BISTOP's force at the first touch) and only its sign a moment later tells
+        h = 256.0 * tol
+        self.f.natural_sides(t + h, dense(t + h))
         self.f.sides[i, k] = -before[i, k]   # across, whatever round-off says at the crossing
         # log every switch that acted before and flipped here: other elements may switch at
         # the same instant (two identical gaps)

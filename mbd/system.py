@@ -130,6 +130,14 @@ class System:
         return len(self.redundant)
 
     @property
+    def joints_with_redundancy(self):
+        """Names of the joints in loops that have redundant closure equations."""
+        from .constraints import loop_joints
+        cuts = {c for c in self.cut_joints if any(r.startswith(f"joint '{c}':")
+                                                  for r in self.redundant)}
+        return {name for c in cuts for name in loop_joints(self, c)}
+
+    @property
     def force_index(self):
         """Force element name -> its row in the force arrays."""
         return {fe.name: i for i, fe in enumerate(self.force_elements)}
@@ -171,8 +179,8 @@ class System:
                       for c in self.cut_joints]
         if self.redundant:
             lines.append(f"  {len(self.redundant)} redundant constraint equation(s): "
-                         "the reactions along them are not unique (the minimum-norm ones are "
-                         "reported):")
+                         "the reactions in their loops are not unique (reported: the ones with "
+                         "the smallest constraint forces at the loop-closing joint):")
             lines += [f"    {r}" for r in self.redundant]
         if self.drivers:
             lines.append("  motion drivers: " + ", ".join(

@@ -18,7 +18,7 @@ def load(name):
 
 def test_every_example_is_covered_here():
     covered = {"pendulum", "tumbling_handle", "elastogap", "backlash", "bistop_slot",
-               "body_spring_damper", "variable_spring"}
+               "body_spring_damper", "variable_spring", "fourbar_backlash", "slider_crank_stop"}
     assert {p.stem for p in EXAMPLES.glob("*.py")} == covered
 
 
@@ -306,3 +306,147 @@ def test_variable_spring_is_a_plain_oscillator_below_k_min():
     assert abs(energy - energy[0]).max() < 1e-8 * energy[0]
     # while K(t) varies the spring pumps energy in or out
     assert abs(result.energy()[-1] - result.energy()[0]) > 0.1
+
+
+# Four-bar with backlash in its drive
+
+OUT_OF_PLANE = {"rotation about world x", "rotation about world z", "translation along world y"}
+
+
+@pytest.fixture(scope="module")
+def fourbar_backlash():
+    module = load("fourbar_backlash")
+    return module, module.main(t_end=2.0)
+
+
+def test_fourbar_backlash_reports_its_mobility_and_redundant_equations(capsys):
+    module = load("fourbar_backlash")
+    system = module.build_model().build()
+    # shaft + crank in the play + the four-bar's one DOF: 5 coordinates, 3 of the 6 loop
+    # equations repeat the others (planar loop), 2 DOF, one of them driven
+    assert (system.nv, system.dof, system.redundant_rows) == (5, 2, 3)
+    cut = system.cut_joints[0]
+    assert {r.split(": ")[1] for r in system.redundant} == OUT_OF_PLANE
+    assert all(r.startswith(f"joint '{cut}'") for r in system.redundant)
+    module.main(t_end=0.3)
+    out = capsys.readouterr().out
+    assert "3 redundant constraint equation(s)" in out and "DOF left free: 1" in out
+    assert "lower flank: contact from" in out and "upper flank: contact from" in out
+
+
+def test_fourbar_backlash_linkage_keeps_its_energy_in_free_play(fourbar_backlash):
+    module, result = fourbar_backlash
+    law = result.force("backlash")
+    energy = result.energy()
+    contacts = module.contacts(result)
+    assert len(contacts) >= 8
+    free = 0
+    for (_, ends, _), (begins, _, _) in zip(contacts, contacts[1:]):
+        rows = (result.t >= ends) & (result.t < begins)
+        # only gravity and the joints act on the linkage; the shaft turns steadily with its
+        # CG on its axis: the total energy is constant (measured drift 7e-8 J of ~60 J)
+        assert np.all(law.value[rows] == 0.0)
+        assert np.all(abs(law.x[rows]) <= module.B / 2 + 1e-9)
+        assert np.ptp(energy[rows]) <= 1e-8 * abs(energy).max()
+        free += rows.sum()
+    assert free > 500
+    # ...while the contacts change it (the motor works, the damper dissipates)
+    assert np.ptp(energy) > 10.0
+
+
+def test_fourbar_backlash_torque_goes_through_coupling_and_motor(fourbar_backlash):
+    _, result = fourbar_backlash
+    torque = result.force("backlash").value
+    assert abs(torque).max() > 50.0
+    # the coupling's reaction about its axis (y) is the backlash torque on the crank; the
+    # shaft keeps its speed and its CG is on its axis, so the motor supplies exactly that
+    np.testing.assert_allclose(result.reaction("coupling").torque[:, 1], torque, rtol=0,
+                               atol=1e-9 * abs(torque).max())
+    np.testing.assert_allclose(result.reaction("motor").value, torque, rtol=0,
+                               atol=1e-9 * abs(torque).max())
+
+
+# Slider-crank against end stops
+
+@pytest.fixture(scope="module")
+def slider_crank_stop():
+    module = load("slider_crank_stop")
+    return module, module.main(t_end=2.0)
+
+
+def test_slider_crank_stop_undamped_stops_give_back_the_energy(capsys):
+    module = load("slider_crank_stop")
+    result = module.main(t_end=1.0, cmax=0.0)
+    assert "peak stop force" in capsys.readouterr().out
+    energy = result.energy()
+    # the example claims ~1e-8 at its tolerances
+    assert abs(energy - energy[0]).max() <= 1e-7 * abs(energy[0])
+    impacts = module.impacts(result)
+    assert [stop for _, _, stop in impacts] == [-1, 1, -1, 1]
+    speed = result.joint("slide").v
+    for t_in, t_out, _ in impacts:
+        i, j = (np.flatnonzero(result.t == t)[0] for t in (t_in, t_out))
+        # in and out at the same stop position, so in the same configuration: with the same
+        # energy the mechanism leaves at the speed it came
+        assert speed[i] * speed[j] < 0
+        assert abs(speed[j]) == pytest.approx(abs(speed[i]), rel=1e-6)
+
+
+def test_slider_crank_stop_damping_dissipates_only_in_contact(slider_crank_stop):
+    module, result = slider_crank_stop
+    energy = result.energy()
+    impacts = module.impacts(result)
+    assert len(impacts) >= 5
+    for (t_in, t_out, _), (t_next, _, _) in zip(impacts, impacts[1:]):
+        i, j, k = (np.flatnonzero(result.t == t)[0] for t in (t_in, t_out, t_next))
+        assert energy[j] < energy[i] - 0.1                       # each impact loses energy
+        assert np.ptp(energy[j:k + 1]) <= 1e-7 * abs(energy).max()   # nothing lost between
+
+
+BISTOP_EXIT_BUG = (
+    "known limitation (mbd/simulate.py _Run.piece): crossings are found from the signs at step ends "
+    "only; leaving a stop on the 'would pull' branch, the raw force turns positive again in the "
+    "last ~24 um (spring ~pen^1.5 outlasts ramp damping ~pen^2) and negative past x1 within "
+    "one step, so that 'stop pushes' is missed (force 0 instead of <= 0.05 N for ~17 us)")
+
+
+def test_slider_crank_stop_pushes_whenever_the_slider_moves_into_a_stop(slider_crank_stop):
+    module, result = slider_crank_stop
+    stops = module.STOPS
+    x = result.body("slider").position("I")[:, 0]     # J is at the origin with world axes
+    xdot = result.body("slider").velocity("I")[:, 0]
+    # k pen^e plus a damping force that also resists the motion: BISTOP pushes, > 0
+    into_lower = (x < stops["x1"] - 1e-9) & (xdot < 0.0)
+    into_upper = (x > stops["x2"] + 1e-9) & (xdot > 0.0)
+    assert into_lower.sum() > 100 and into_upper.sum() > 100
+    value = result.force("stops").value
+    assert np.all(value[into_lower] > 0.0) and np.all(value[into_upper] < 0.0)
+
+
+@pytest.mark.xfail(strict=True, reason=BISTOP_EXIT_BUG)
+def test_slider_crank_stop_force_is_the_bistop_of_the_slider_motion(slider_crank_stop):
+    module, result = slider_crank_stop
+    x = result.body("slider").position("I")[:, 0]
+    xdot = result.body("slider").velocity("I")[:, 0]
+    expected = np.array([_bistop_spec(a, b, **module.STOPS) for a, b in zip(x, xdot)])
+    assert abs(expected).max() > 500.0
+    np.testing.assert_allclose(result.force("stops").value, expected, rtol=1e-9, atol=1e-6)
+
+
+def test_slider_crank_stop_force_at_the_deepest_point_is_the_spring_force(slider_crank_stop):
+    module, result = slider_crank_stop
+    stops = module.STOPS
+    force = result.force("stops")
+    depth = np.maximum(stops["x1"] - force.x, force.x - stops["x2"])
+    i = np.argmax(depth)
+    # the slider turns there: the damping force cmax * |xdot| nearly vanishes (the 0.2 ms rows
+    # sit within 0.1 ms of the turning point)
+    assert abs(force.xdot[i]) < 0.05
+    spring = stops["k"] * depth[i] ** stops["e"]
+    damping = stops["cmax"] * abs(force.xdot[i])
+    assert abs(force.value[i]) == pytest.approx(spring, abs=damping + 1e-6)
+    # the peak force comes a little earlier, the damper adding to a slightly smaller spring
+    # force: never more than spring + cmax * (entry speed)
+    entry = abs(result.joint("slide").v).max()
+    assert spring - damping <= abs(force.value).max() <= spring + stops["cmax"] * entry
+    assert 1000.0 < spring < 1500.0

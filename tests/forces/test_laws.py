@@ -43,14 +43,19 @@ def STEP(x, x0, h0, x1, h1):
         return h0
     if x >= x1:
         return h1
-    z = (x - x0) / (x1 - x0)
-    return h0 + (h1 - h0) * z * z * (3.0 - 2.0 * z)
+    return _cubic(x, x0, h0, x1, h1)
 
 
 def _cubic(x, x0, h0, x1, h1):
-    """STEP's cubic without the clamp (its continuation)."""
+    """STEP's cubic without the clamp (its continuation), evaluated from the nearer end:
+    h0 + (h1 - h0) z^2 (3 - 2z) = h1 + (h0 - h1) w^2 (3 - 2w), w = 1 - z, so that a small value
+    near x1 is not the round-off of h0 - h0 (the grid probes the clamp boundary, whose place
+    depends on that small damping value)."""
     z = (x - x0) / (x1 - x0)
-    return h0 + (h1 - h0) * z * z * (3.0 - 2.0 * z)
+    if z <= 0.5:
+        return h0 + (h1 - h0) * z * z * (3.0 - 2.0 * z)
+    w = (x1 - x) / (x1 - x0)
+    return h1 + (h0 - h1) * w * w * (3.0 - 2.0 * w)
 
 
 class _RefLinear:
