@@ -540,6 +540,9 @@ class _Run:
 
 
 def rhs_function(system):
-    """f(t, y) -> dy/dt for y = [q, v], force elements in the branches the initial state
-    selects at each call (for benchmarks and analysis)."""
-    return Integrand(system, natural=True)
+    """f(t, y) -> dy/dt for y = [q, v], the force laws in the branches the initial state
+    selects (for benchmarks and analysis; ``simulate`` handles the switching)."""
+    f = Integrand(system)
+    state = system.initial_state()
+    f.natural_sides(state.t, np.concatenate([state.q, state.v]))
+    return f

@@ -503,3 +503,32 @@ def test_conflicting_exact_targets_name_the_joints():
     message = _assembly_error(fourbar(crank=dict(q0=0.0, v0=3.0, exact=True),
                                       others={"j3": dict(v0=0.0, exact=True)}))
     assert "v0" in message and "'j1'" in message and "'j3'" in message, message
+
+
+def test_a_change_point_is_reported_not_crossed_silently():
+    """A parallelogram four-bar turning over passes change points (all links collinear, crank
+    horizontal), where the closure equations lose rank and the motion branch is undetermined.
+    Where a step lands close enough to see it, the run stops saying so, with the motion up to
+    that moment kept (a step may also pass one, keeping to the parallelogram branch)."""
+    m = mbd.Model("parallelogram")
+    g = m.add_ground("g", environment=mbd.Environment(gravity=(0.0, 0.0, -9.81)))
+    g2 = m.add_ground("g2", at=(2.0, 0.0, 0.0))
+    crank = m.add_body("crank", 1.0, (0, 0, 0.5), np.diag([1 / 12, 1 / 12, 1e-3]),
+                       cs={"a": (0, 0, 0), "b": (0, 0, 1)})
+    coupler = m.add_body("coupler", 1.0, (1, 0, 1), np.diag([1e-3, 1 / 3, 1 / 3]),
+                         cs={"a": (0, 0, 1), "b": (2, 0, 1)})
+    rocker = m.add_body("rocker", 1.0, (2, 0, 0.5), np.diag([1 / 12, 1 / 12, 1e-3]),
+                        cs={"a": (2, 0, 1), "b": (2, 0, 0)})
+    m.add(Revolute("j1", g, crank["a"], axis=(0, 1, 0), v0=1.0))
+    m.add(Revolute("j2", crank["b"], coupler["a"], axis=(0, 1, 0)))
+    m.add(Revolute("j3", coupler["b"], rocker["a"], axis=(0, 1, 0)))
+    m.add(Revolute("j4", rocker["b"], g2, axis=(0, 1, 0)))
+    with pytest.raises(mbd.SimulationError, match="singular configuration") as info:
+        m.build().simulate(5.0, output_step=0.01, rtol=1e-10, atol=1e-10)
+    message = str(info.value)
+    assert all(f"'{j}'" in message for j in ("j1", "j2", "j3", "j4"))
+    result = info.value.result
+    assert 0.1 < info.value.t < 5.0 and result.t[-1] <= info.value.t
+    crank_angle = result.joint("j1").q
+    # it stops as the crank nears horizontal (the links collinear), nowhere else
+    assert abs(np.remainder(crank_angle[-1] - np.pi / 2 + 0.5 * np.pi, np.pi) - 0.5 * np.pi) < 0.05
