@@ -136,6 +136,7 @@ class Body:
             raise ModelError(f"body '{name}': inertia must be a 3x3 matrix or its 3 principal "
                              f"moments, got shape {self.inertia.shape}")
         self.frames = {}
+        self.shapes = []   # (shape, CS name) pairs for pictures; the core never reads them
         if cs is not None and not isinstance(cs, dict):
             raise ModelError(f"body '{name}': cs must be a dict {{name: point or (point, "
                              f"orientation)}}, got {type(cs).__name__}")
@@ -152,6 +153,15 @@ class Body:
             raise ModelError(f"body '{self.name}': CS '{name}' is defined twice")
         self.frames[name] = CS(self, name, position, orientation)
         return self.frames[name]
+
+    def add_shape(self, shape, cs="cg"):
+        """Attach a shape for pictures (e.g. ``viz.Box``), placed in the CS named ``cs``; the
+        dynamics ignore it. Returns the shape."""
+        if cs not in self.frames:
+            raise ModelError(f"body '{self.name}': add_shape: no CS '{cs}'; it has "
+                             f"{sorted(self.frames)}")
+        self.shapes.append((shape, cs))
+        return shape
 
     def __getitem__(self, name):
         try:
