@@ -18,17 +18,18 @@ from mbd import Law, lawkernels
 _INF = math.inf
 
 
-def _number(law, name, value, rule, ok):
-    """value as a float, or ValueError naming the law, the parameter, the rule and the value."""
+def _number(law, name, value, rule, ok, error=ValueError):
+    """value as a float, or ``error`` naming the law (or element), the parameter, the rule and
+    the value."""
     # float() would also take "10" or True: a parameter must be a number
     if isinstance(value, (str, bytes, bool, np.bool_)):
-        raise ValueError(f"{law}: {name} must be a number, got {value!r}")
+        raise error(f"{law}: {name} must be a number, got {value!r}")
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"{law}: {name} must be a number, got {value!r}") from None
+        raise error(f"{law}: {name} must be a number, got {value!r}") from None
     if math.isnan(x) or not ok(x):
-        raise ValueError(f"{law}: {name} must be {rule}, got {value!r}")
+        raise error(f"{law}: {name} must be {rule}, got {value!r}")
     return x
 
 

@@ -9,7 +9,7 @@ import warnings
 
 from mbd import ForceElement, Law, ModelError
 
-from .laws import SpringDamper
+from .laws import SpringDamper, _number
 
 
 def _check_name(kind, name):
@@ -143,10 +143,4 @@ class BodySpringDamper(LineForce):
 def _parameter(label, name, value, rule, ok):
     """value as a float, or ModelError naming the element, the parameter, the rule and the
     value."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{label}: {name} must be a number, got {value!r}") from None
-    if math.isnan(x) or not ok(x):
-        raise ModelError(f"{label}: {name} must be {rule}, got {value!r}")
-    return x
+    return _number(label, name, value, rule, ok, error=ModelError)

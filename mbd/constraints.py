@@ -127,7 +127,6 @@ def solve_constrained(H, f, G, b, rank_tol):
     ``conditioning`` is the smallest kept singular value over the largest: near zero, the
     mechanism is near a singular configuration.
     """
-    n = H.shape[0]
     U, s, Vt = np.linalg.svd(G)
     rank = 0
     for k in range(s.shape[0]):

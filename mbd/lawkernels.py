@@ -87,7 +87,7 @@ def switching(code, p, x, v, s, g):
         g[2] = tc + d * v        # contact torque would pull: it is zero instead
         g[3] = d * v - tc        # ElastoBacklash's min/max picks the damper torque
     elif code == BISTOP:
-        x1, x2, k, e, cmax, d = p[0], p[1], p[2], p[3], p[4], p[5]
+        x1, x2, d = p[0], p[1], p[5]
         # contact is the negative side of both: x = x1 or x2 exactly is in the gap (SPEC)
         g[0] = x - x1            # lower stop while < 0
         g[1] = x2 - x            # upper stop while < 0

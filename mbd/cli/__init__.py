@@ -22,6 +22,16 @@ def _demo(args):
     result = system.simulate(t_end=demo.T_END, output_step=0.01, rtol=1e-10, atol=1e-10)
     wall = time.perf_counter() - started
     csv = result.to_csv(os.path.join(out, f"{system.name}.csv"))
+    from viz.plots import plot
+    png = os.path.join(out, f"{system.name}.png")
+    plot(result, png)
+    gif, skipped = os.path.join(out, f"{system.name}.gif"), None
+    try:
+        from viz.render import animate
+    except ImportError as err:  # viz.render arrives separately (issue 5); until then, no GIF
+        skipped = f"viz.render is not available ({err})"
+    else:
+        animate(result, gif, fps=15, size=(480, 360))
     energy = result.energy()
     drift = np.abs(energy - energy[0]).max() / max(abs(energy[0]), result.kinetic_energy().max())
     print(f"mbd demo: {system.name}")
@@ -32,6 +42,11 @@ def _demo(args):
           f"{result.stats['nfev']} right-hand-side evaluations")
     print(f"  energy: {energy[0]:.6f} J at start, relative drift {drift:.1e}")
     print(f"  results: {csv} ({len(result.t)} rows)")
+    print(f"  plot: {png}")
+    if skipped:
+        print(f"  animation: skipped, {skipped}")
+    else:
+        print(f"  animation: {gif}")
     return 0
 
 
