@@ -1,8 +1,10 @@
 """The command line as a user drives it: a subprocess, its output, its files, its exit code."""
+import importlib.util
 import subprocess
 import sys
 
 import numpy as np
+from PIL import Image
 
 
 def run(*args, cwd=None):
@@ -17,6 +19,17 @@ def test_demo_writes_results_and_summary(tmp_path):
     csv = out / "double_pendulum_3d.csv"
     assert csv.exists()
     assert "DOF: 5" in proc.stdout and str(csv) in proc.stdout
+    png = out / "double_pendulum_3d.png"
+    assert str(png) in proc.stdout
+    with Image.open(png) as im:
+        assert im.format == "PNG" and im.size[0] > 0 and im.size[1] > 0
+    gif = out / "double_pendulum_3d.gif"
+    if importlib.util.find_spec("viz.render") is not None:
+        assert str(gif) in proc.stdout
+        with Image.open(gif) as im:
+            assert im.format == "GIF" and im.n_frames > 1
+    else:
+        assert "animation: skipped" in proc.stdout and not gif.exists()
     header = csv.read_text().splitlines()[0].split(",")
     table = np.loadtxt(csv, delimiter=",", skiprows=1)
     assert table.shape[1] == len(header)
