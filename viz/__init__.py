@@ -1,5 +1,10 @@
-"""Pictures of a System or a Result: pyvista scenes and animations, matplotlib plots.
+"""Pictures of a System or a Result: matplotlib time histories and pyvista scenes.
 
-Empty for now: the scene, the animation and the plots arrive with issue 5. ``viz`` imports
-``mbd``, never the other way round (DESIGN §1).
+``viz`` imports ``mbd``, never the other way round (DESIGN §1).
+
+>>> from viz import plot     # doctest: +SKIP
+>>> fig, axes = plot(result, "run.png")
 """
+from .plots import plot
+
+__all__ = ["plot"]
