@@ -14,14 +14,13 @@ array([0.  , 0.25, 0.5 ])
 >>> r.joint("hinge").q.shape, r.body("bob").position("cg").shape
 ((3,), (3, 3))
 """
-import os
-import tempfile
 from collections import namedtuple
 
 import numpy as np
 from scipy.spatial.transform import Rotation
 
 from . import kernels, lawkernels
+from .files import atomic_open
 
 Event = namedtuple("Event", "t element what")
 
@@ -336,7 +335,7 @@ class Result:
     def to_csv(self, path):
         """Write every column (see :meth:`columns`) to a CSV file, whole or not at all."""
         names, table = self.columns()
-        with _atomic(path, "w") as fh:
+        with atomic_open(path, "w") as fh:
             fh.write(",".join(names) + "\n")
             np.savetxt(fh, table, delimiter=",", fmt="%.17g")
         return path
@@ -345,50 +344,7 @@ class Result:
         """Write t, q, v, the columns and the event log to a NumPy .npz file, whole or not at all."""
         names, table = self.columns()
         events = np.array([(e.t, e.element, e.what) for e in self.events], dtype=object)
-        with _atomic(path, "wb") as fh:
+        with atomic_open(path, "wb") as fh:
             np.savez(fh, t=self.t, q=self.q, v=self.v, columns=np.array(names), table=table,
                      events=events)
         return path
-
-
-class _atomic:
-    """Open a temporary file beside ``path`` and move it into place only on success."""
-
-    def __init__(self, path, mode):
-        self.path = os.fspath(path)
-        self.mode = mode
-
-    def __enter__(self):
-        folder = os.path.dirname(os.path.abspath(self.path))
-        fd, self.tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(self.path))
-        try:
-            # mkstemp makes the file private (0600); give it the mode a plain open() would
-            os.chmod(self.tmp, _new_file_mode(self.path))
-            self.fh = os.fdopen(fd, self.mode)
-        except BaseException:
-            os.close(fd)
-            os.unlink(self.tmp)
-            raise
-        return self.fh
-
-    def __exit__(self, exc_type, exc, tb):
-        try:
-            self.fh.close()  # may fail too (a full disk shows at the last flush)
-            if exc_type is None:
-                os.replace(self.tmp, self.path)
-                return False
-        except BaseException:
-            os.unlink(self.tmp)
-            raise
-        os.unlink(self.tmp)
-        return False
-
-
-def _new_file_mode(path):
-    """Permission bits for ``path``: kept when it exists, else 0666 less the umask."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        mask = os.umask(0)  # reading the umask means setting it; put it straight back
-        os.umask(mask)
-        return 0o666 & ~mask

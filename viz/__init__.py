@@ -1,10 +1,18 @@
-"""Pictures of a System or a Result: matplotlib time histories and pyvista scenes.
+"""Pictures of a System or a Result: pyvista scenes and animations (off-screen by default),
+an interactive viewer where a display exists, and matplotlib time histories.
 
-``viz`` imports ``mbd``, never the other way round (DESIGN §1).
+``viz`` imports ``mbd``, never the other way round (DESIGN §1). Typical use::
 
->>> from viz import plot     # doctest: +SKIP
->>> fig, axes = plot(result, "run.png")
+    viz.animate(result, "run.gif", fps=30)       # frames interpolated from the result
+    viz.snapshot(result, "frame.png", t=0.5)      # one picture
+    viz.show(result)                              # a window with a time slider (needs a display)
+    fig, axes = viz.plot(result, "run.png")       # joint coordinates, forces, energy, events
+    body.add_shape(viz.Box((0.1, 0.1, 1.0), color="steelblue"), cs="cg")
 """
 from .plots import plot
+from .render import RenderError, animate, frame_times, show, snapshot
+from .scene import Scene
+from .shapes import Box, Capsule, Cylinder, Mesh, Sphere
 
-__all__ = ["plot"]
+__all__ = ["plot", "animate", "snapshot", "show", "frame_times", "RenderError", "Scene", "Box",
+           "Cylinder", "Sphere", "Capsule", "Mesh"]

@@ -8,10 +8,11 @@ Examples
 """
 import os
 import sys
-import tempfile
 
 import matplotlib
 import numpy as np
+
+from mbd.files import atomic_open
 
 # Without a display the interactive backends cannot start; pick Agg then, but only when nobody
 # has chosen a backend yet (MPLBACKEND, or pyplot already in use) so interactive use is kept.
@@ -196,32 +197,7 @@ def _draw_events(axes, events):
 
 def _save_png(fig, path):
     """Write ``fig`` as PNG to ``path`` whole or not at all."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
-    try:
-        os.chmod(tmp, _new_file_mode(path))
-        with os.fdopen(fd, "wb") as fh:
-            fd = None
-            fig.savefig(fh, format="png", dpi=100)
-        os.replace(tmp, path)
-    except BaseException:
-        if fd is not None:
-            os.close(fd)
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    with atomic_open(path, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=100)
     return path
 
-
-def _new_file_mode(path):
-    """Permission bits for ``path`` (mkstemp makes files 0600): kept when it exists, else what
-    a plain open() would give, 0666 less the umask."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        mask = os.umask(0)  # reading the umask means setting it; put it straight back
-        os.umask(mask)
-        return 0o666 & ~mask

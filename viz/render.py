@@ -1,0 +1,248 @@
+"""Pictures of a Result or a System: an animation (GIF/MP4), a snapshot (PNG), a window.
+
+Everything off-screen works without a display (pyvista with EGL or OSMesa). Files are written
+whole or not at all: into a temporary file beside the target, moved into place at the end.
+"""
+import contextlib
+import math
+import os
+import sys
+
+import numpy as np
+
+from mbd.files import atomic_path
+
+from .scene import RenderError, Scene
+
+__all__ = ["animate", "snapshot", "show", "frame_times", "RenderError"]
+
+
+def frame_times(result, fps=30, speed=1.0):
+    """Times (s) of the frames of an animation of ``result``::
+
+        t_k = t0 + k speed / fps,   k = 0 .. floor((t_end - t0) fps / speed)
+
+    Examples
+    --------
+    >>> class R: t = np.array([0.0, 0.5, 1.0])
+    >>> frame_times(R(), fps=10, speed=2.0)
+    array([0. , 0.2, 0.4, 0.6, 0.8, 1. ])
+    """
+    fps, speed = _positive("fps", fps), _positive("speed", speed)
+    t0, t1 = float(result.t[0]), float(result.t[-1])
+    x = (t1 - t0) * fps / speed
+    n = int(math.floor(x + 1e-9 * max(1.0, x))) + 1   # round-off must not drop the last frame
+    return t0 + np.arange(n) * speed / fps
+
+
+def _positive(name, value):
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number > 0, got {value!r}") from None
+    if not (math.isfinite(x) and x > 0.0):
+        raise ValueError(f"{name} must be a number > 0, got {value!r}")
+    return x
+
+
+class _Progress:
+    """A one-line text bar on stderr."""
+
+    def __init__(self, total, enabled):
+        self.total = max(int(total), 1)
+        self.enabled = enabled
+
+    def __call__(self, done):
+        if not self.enabled:
+            return
+        width = 30
+        full = int(width * done / self.total)
+        sys.stderr.write(f"\r[{'#' * full}{'.' * (width - full)}] {done}/{self.total} frames")
+        if done >= self.total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+@contextlib.contextmanager
+def _writing(path):
+    """A temporary path beside ``path`` that replaces it on success (mbd.files.atomic_path);
+    any failure other than a bad argument becomes a RenderError."""
+    try:
+        with atomic_path(path) as tmp:
+            yield tmp
+    except (RenderError, ValueError):
+        raise
+    except Exception as err:
+        raise RenderError(f"cannot write {path!r} ({type(err).__name__}: {err})") from err
+
+
+def _format(path):
+    ext = os.path.splitext(os.fspath(path))[1].lower()
+    if ext not in (".gif", ".mp4"):
+        raise ValueError(f"animate: the file must end in .gif or .mp4, got {os.fspath(path)!r}")
+    return ext[1:]
+
+
+def animate(result, path, fps=30, speed=1.0, size=(640, 480), camera=None, progress=None,
+            **scene_options):
+    """Render ``result`` off-screen into an animated GIF or an MP4 file.
+
+    Parameters
+    ----------
+    result : mbd.Result
+    path : str or path-like
+        Ends in ``.gif`` (written with Pillow) or ``.mp4`` (pyvista's movie writer: needs
+        ``imageio`` and ``imageio-ffmpeg``).
+    fps : float
+        Frames per second of the file.
+    speed : float
+        Simulated seconds per second of playback: frames at ``t0 + k speed / fps``
+        (see :func:`frame_times`), positions interpolated between the result's rows.
+    size : (int, int)
+        Frame size in pixels (width, height).
+    camera : None, "iso", "xy", "xz", "yz" or a pyvista camera position
+        None: isometric, fitted to the whole motion.
+    progress : bool or None
+        Print a progress bar on stderr; None: when stderr is a terminal.
+    **scene_options
+        Passed to :class:`viz.scene.Scene` (``show_cs``, ``trails``, ``lighting``,
+        ``background``).
+
+    Returns
+    -------
+    int
+        The number of frames rendered. (A GIF stores identical consecutive frames once, with
+        their durations added, so a still stretch shows as one GIF frame.)
+
+    Raises
+    ------
+    RenderError
+        No rendering backend, a missing movie encoder, or an unwritable path; nothing is
+        left behind (an existing file at ``path`` is kept unchanged).
+    """
+    path = os.fspath(path)
+    kind = _format(path)
+    times = frame_times(result, fps, speed)
+    if kind == "mp4":
+        try:
+            import imageio  # noqa: F401  (pyvista's movie writer needs both)
+            import imageio_ffmpeg  # noqa: F401
+        except ImportError as err:
+            raise RenderError(f"writing {path!r}: MP4 needs the packages imageio and "
+                              f"imageio-ffmpeg ({err}); pip install imageio imageio-ffmpeg, or "
+                              "write a .gif") from None
+    if progress is None:
+        progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    bar = _Progress(len(times), bool(progress))
+    scene = None
+    try:
+        with _writing(path) as tmp:
+            scene = Scene(result.system, size=size, off_screen=True, **scene_options)
+            scene.fit(result, camera)
+            if kind == "gif":
+                _write_gif(scene, result, times, fps, tmp, bar)
+            else:
+                _write_mp4(scene, result, times, fps, tmp, bar)
+    finally:
+        if scene is not None:
+            scene.close()
+    return len(times)
+
+
+def _write_gif(scene, result, times, fps, tmp, bar):
+    from PIL import Image   # Pillow comes with matplotlib
+    frames = []
+    for k, t in enumerate(times):
+        scene.update(result, t=t)
+        img = Image.fromarray(scene.screenshot())
+        frames.append(img.quantize(colors=256, method=Image.Quantize.MEDIANCUT))
+        bar(k + 1)
+    frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:],
+                   duration=max(int(round(1000.0 / fps)), 10), loop=0)
+
+
+def _write_mp4(scene, result, times, fps, tmp, bar):
+    plotter = scene.plotter
+    plotter.open_movie(tmp, framerate=fps, quality=7)
+    try:
+        for k, t in enumerate(times):
+            scene.update(result, t=t)
+            plotter.write_frame()
+            bar(k + 1)
+    finally:
+        plotter.mwriter.close()
+
+
+def _system_and_state(obj, t):
+    """(system, result or None, time) for a System or a Result."""
+    if hasattr(obj, "q") and hasattr(obj, "system") and hasattr(obj, "t"):
+        t = float(obj.t[0]) if t is None else float(t)
+        return obj.system, obj, t
+    if t is not None:
+        raise ValueError("snapshot: t needs a Result; a System is drawn at its initial state")
+    return obj, None, None
+
+
+def snapshot(system_or_result, path, t=None, size=(640, 480), camera=None, **scene_options):
+    """Write one PNG picture: a System at its initial state, or a Result at time ``t``
+    (default its first time), with the camera fitted as in :func:`animate`.
+
+    Returns the picture as an (height, width, 3) uint8 array.
+    """
+    path = os.fspath(path)
+    if not path.lower().endswith(".png"):
+        raise ValueError(f"snapshot: the file must end in .png, got {path!r}")
+    system, result, t = _system_and_state(system_or_result, t)
+    scene = None
+    try:
+        with _writing(path) as tmp:
+            from PIL import Image
+            scene = Scene(system, size=size, off_screen=True, **scene_options)
+            if result is None:
+                q = system.initial_state().q
+                scene.set_state(q)
+                scene.fit(None, camera, q=q)
+            else:
+                scene.update(result, t=t)
+                scene.fit(result, camera)
+            img = scene.screenshot()
+            Image.fromarray(img).save(tmp, format="PNG")
+        return img
+    finally:
+        if scene is not None:
+            scene.close()
+
+
+def _has_display():
+    """True when an interactive window can be opened."""
+    import pyvista as pv
+    if getattr(pv, "OFF_SCREEN", False):
+        return False
+    if sys.platform.startswith("linux") or "bsd" in sys.platform:
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+def show(result_or_system, size=(1024, 768), camera=None, **scene_options):
+    """Open an interactive window: a Result with a time slider, or a System at its initial
+    state. Without a display raises RenderError at once (use :func:`animate` or
+    :func:`snapshot` instead)."""
+    if not _has_display():
+        raise RenderError("no display: an interactive window needs one (DISPLAY is not set); "
+                          "use viz.animate or viz.snapshot to render to a file")
+    system, result, t = _system_and_state(result_or_system, None)
+    scene = Scene(system, size=size, off_screen=False, **scene_options)
+    if result is None:
+        q = system.initial_state().q
+        scene.set_state(q)
+        scene.set_camera(camera, scene.motion_bounds(q=q))
+    else:
+        scene.update(result, t=t)
+        scene.set_camera(camera, scene.motion_bounds(result))
+        scene.plotter.add_slider_widget(lambda value: scene.update(result, t=value),
+                                        [float(result.t[0]), float(result.t[-1])], value=t,
+                                        title="t (s)")
+    try:
+        scene.plotter.show()
+    except Exception as err:
+        raise RenderError(f"the window failed ({type(err).__name__}: {err})") from err

@@ -1,0 +1,472 @@
+"""A pyvista scene of a System, moved to any state or to any time of a Result.
+
+What is drawn:
+
+- bodies: their shapes (``body.add_shape``); a body without shapes is drawn as its
+  *inertia-equivalent ellipsoid*: the uniform solid ellipsoid with the body's mass and
+  principal moments, semi-axes ``a_i^2 = 5/(2m) (I_j + I_k - I_i)`` along the principal axes,
+  centred on the CG (each semi-axis at least 2 % of the drawing's size, so that point masses
+  stay visible);
+- grounds: small dark cubes;
+- joints, at the follower CS (the base CS when the follower is a ground), one marker per
+  primitive: revolute a pin along its axis, prismatic a thin rail along its axis, spherical a
+  ball (axes after the first primitive of a joint are drawn as in the reference pose);
+- line and axial force elements (and BodySpringDamper): a coil between the two CS origins,
+  re-generated each frame; gap, backlash and stop laws (ElastoGap, ElastoBacklash,
+  ElastoBacklash2, Bistop, Impact) colour it by their contact state (green free, red in
+  contact); a JointForce with such a law is a ring marker at the joint's follower CS coloured
+  the same way; without a Result (a System drawn at a state) the contact is unknown: grey;
+- optional CS triads (``show_cs``: x red, y green, z blue) and trails (paths of named CSs).
+
+Every body actor moves by its 4x4 ``user_matrix`` (no re-meshing per frame); only coils and
+trails are re-generated.
+"""
+import numpy as np
+import pyvista as pv
+
+from mbd import dynamics
+
+#: Law classes whose elements are coloured by their contact state.
+CONTACT_LAWS = ("ElastoGap", "ElastoBacklash", "ElastoBacklash2", "Bistop", "Impact")
+FREE_COLOR = (0.0, 0.75, 0.0)
+CONTACT_COLOR = (0.9, 0.0, 0.0)
+UNKNOWN_COLOR = (0.6, 0.6, 0.6)
+_PALETTE = ((0.12, 0.47, 0.71), (1.0, 0.5, 0.05), (0.58, 0.40, 0.74), (0.55, 0.34, 0.29),
+            (0.89, 0.47, 0.76), (0.74, 0.74, 0.13), (0.09, 0.75, 0.81))
+_JOINT_COLOR = (0.45, 0.45, 0.45)
+_GROUND_COLOR = (0.2, 0.2, 0.2)
+_SPRING_COLOR = (0.25, 0.25, 0.3)
+_VIEWS = {  # camera direction (from focal point to camera) and view-up
+    "iso": ((1.0, -1.0, 1.0), (0.0, 0.0, 1.0)),
+    "xy": ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0)),
+    "xz": ((0.0, -1.0, 0.0), (0.0, 0.0, 1.0)),
+    "yz": ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0)),
+}
+
+
+class RenderError(RuntimeError):
+    """Rendering failed: no graphics backend, no display for a window, or an unwritable
+    output."""
+
+
+def _matrix(R, p):
+    T = np.eye(4)
+    T[:3, :3] = R
+    T[:3, 3] = p
+    return T
+
+
+def _transformed(mesh, R, p):
+    return mesh.transform(_matrix(R, p), inplace=False)
+
+
+def _frame_of(axis):
+    """Two unit vectors completing ``axis`` (unit) to a right-handed frame."""
+    helper = np.array([1.0, 0.0, 0.0]) if abs(axis[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    e1 = np.cross(axis, helper)
+    e1 /= np.linalg.norm(e1)
+    return e1, np.cross(axis, e1)
+
+
+def coil_points(pa, pb, radius, turns=8, per_turn=16):
+    """Points of a coil from ``pa`` to ``pb`` (world, m): straight leads over the first and
+    last 10 % and a helix of ``radius`` and ``turns`` between; the first point is ``pa`` and
+    the last ``pb`` exactly.
+
+    Examples
+    --------
+    >>> pts = coil_points((0, 0, 0), (0, 0, 2.0), radius=0.1)
+    >>> pts[0].tolist(), pts[-1].tolist()
+    ([0.0, 0.0, 0.0], [0.0, 0.0, 2.0])
+    """
+    pa = np.asarray(pa, dtype=float)
+    pb = np.asarray(pb, dtype=float)
+    d = pb - pa
+    length = float(np.linalg.norm(d))
+    axis = d / length if length > 0.0 else np.array([0.0, 0.0, 1.0])
+    e1, e2 = _frame_of(axis)
+    s = np.linspace(0.1, 0.9, turns * per_turn + 1)
+    phase = 2.0 * np.pi * turns * (s - 0.1) / 0.8
+    helix = pa + np.outer(s, d) + radius * (np.outer(np.cos(phase), e1)
+                                            + np.outer(np.sin(phase), e2))
+    return np.vstack([pa, helix, pb])
+
+
+def _polyline(points):
+    n = len(points)
+    return pv.PolyData(np.asarray(points, float), lines=np.hstack([[n], np.arange(n)]).astype(np.int64))
+
+
+def _law_name(fe):
+    law = getattr(fe, "law", None)
+    return type(law).__name__ if law is not None else ""
+
+
+def _triad(length):
+    """Three coloured segments (x red, y green, z blue) from the origin."""
+    pts = np.array([[0, 0, 0], [length, 0, 0], [0, 0, 0], [0, length, 0], [0, 0, 0],
+                    [0, 0, length]], dtype=float)
+    mesh = pv.PolyData(pts, lines=np.array([2, 0, 1, 2, 2, 3, 2, 4, 5], dtype=np.int64))
+    mesh.cell_data["rgb"] = np.array([[230, 0, 0], [0, 170, 0], [0, 0, 230]], dtype=np.uint8)
+    return mesh
+
+
+class Scene:
+    """A System drawn in a pyvista Plotter, movable to any state.
+
+    Parameters
+    ----------
+    system : mbd.System
+    show_cs : bool
+        Draw a triad at every CS of every body and at every ground.
+    trails : sequence of (body name, CS name)
+        Draw the path of each of these CS origins up to the current time (needs a Result).
+    size : (int, int)
+        Window size, pixels (width, height).
+    off_screen : bool
+        Render without a window (animations, snapshots).
+    lighting : bool
+        False draws every surface in its flat colour (no shading).
+    background : colour
+        Window background.
+
+    Attributes
+    ----------
+    plotter : pyvista.Plotter
+    body_actors : dict
+        Body name -> list of its actors (one per shape, joint marker and triad), all moved by
+        the body's pose.
+    coils : dict
+        Force element name -> (actor, polydata) of its coil.
+    contact_actors : dict
+        Force element name -> the actor whose colour shows its contact state.
+    trail_lines : dict
+        (body, CS) -> (actor, polydata) of its trail.
+    """
+
+    def __init__(self, system, show_cs=False, trails=(), size=(640, 480), off_screen=True,
+                 lighting=True, background="white"):
+        self.system = system
+        self.size = (int(size[0]), int(size[1]))
+        self.lighting = bool(lighting)
+        self.length = float(getattr(system, "length_scale", 1.0)) or 1.0
+        self.trails = [tuple(tr) for tr in trails]
+        for body, cs in self.trails:
+            if body not in system.bodies:
+                raise ValueError(f"Scene: trail ({body!r}, {cs!r}): no body {body!r}; the bodies "
+                                 f"are {sorted(system.bodies)}")
+            frames = system.bodies[body].body.frames
+            if cs not in frames:
+                raise ValueError(f"Scene: trail ({body!r}, {cs!r}): body {body!r} has no CS "
+                                 f"{cs!r}; it has {sorted(frames)}")
+        try:
+            self.plotter = pv.Plotter(off_screen=off_screen, window_size=list(self.size))
+        except Exception as err:  # any backend failure: no OpenGL, no EGL/OSMesa, ...
+            raise RenderError(f"cannot create a pyvista renderer ({type(err).__name__}: {err}); "
+                              "rendering needs an OpenGL backend (a display, EGL or OSMesa)") from err
+        self.plotter.set_background(background)
+        self.body_actors = {name: [] for name in system.bodies}
+        self._local_bounds = {name: [] for name in system.bodies}  # corner points, link frame
+        self.coils = {}
+        self.contact_actors = {}
+        self.trail_lines = {}
+        self._static_points = []
+        self._result = None
+        self._cache = None
+        self._build(show_cs)
+        self.camera = None
+
+    # ------------------------------------------------------------------------- building
+
+    def _add(self, mesh, owner, color, opacity=1.0, **kw):
+        """Add ``mesh`` (in the owner's link frame, or world for owner None) as an actor."""
+        actor = self.plotter.add_mesh(mesh, color=color, opacity=opacity,
+                                      lighting=self.lighting, **kw)
+        if owner is None:
+            self._static_points.append(np.array(mesh.bounds).reshape(3, 2).T)
+        else:
+            self.body_actors[owner].append(actor)
+            b = np.array(mesh.bounds).reshape(3, 2)
+            corners = np.array([[b[0, i], b[1, j], b[2, k]] for i in range(2)
+                                for j in range(2) for k in range(2)])
+            self._local_bounds[owner].append(corners)
+        return actor
+
+    def _where(self, cs):
+        """(owner body name or None, position, rotation) of a CS: in its body's link frame,
+        or in the world for a ground CS."""
+        bm = self.system.bodies.get(getattr(cs.owner, "name", None))
+        if bm is None or cs.owner is not bm.body:
+            return None, np.asarray(cs.position, float), np.asarray(cs.rotation, float)
+        p, R = bm.cs_local(cs)
+        return bm.body.name, p, R
+
+    def _build(self, show_cs):
+        s = self.system
+        L = self.length
+        for i, (name, bm) in enumerate(s.bodies.items()):
+            body = bm.body
+            if body.shapes:
+                for k, (shape, cs_name) in enumerate(body.shapes):
+                    p, R = bm.cs_local(body.frames[cs_name])
+                    color = shape.color if shape.color is not None else _PALETTE[i % len(_PALETTE)]
+                    self._add(_transformed(shape.polydata(), R, p), name, color, shape.opacity)
+            else:
+                self._add(self._ellipsoid(bm), name, _PALETTE[i % len(_PALETTE)])
+            if show_cs:
+                for cs in body.frames.values():
+                    p, R = bm.cs_local(cs)
+                    self._add(_transformed(_triad(0.08 * L), R, p), name, None, scalars="rgb",
+                              rgb=True, line_width=2)
+        for g in s.grounds.values():
+            c = 0.03 * L
+            self._add(pv.Box(bounds=(-c, c, -c, c, -c, c)).translate(g.position, inplace=False),
+                      None, _GROUND_COLOR)
+            if show_cs:
+                self._add(_transformed(_triad(0.08 * L), g.rotation, g.position), None, None,
+                          scalars="rgb", rgb=True, line_width=2)
+        for jm in s.joints.values():
+            self._joint(jm.joint)
+        for fe in s.force_elements:
+            self._force(fe)
+        for key in self.trails:
+            line = pv.PolyData(np.zeros((1, 3)))
+            actor = self.plotter.add_mesh(line, color=(0.1, 0.1, 0.1), line_width=2,
+                                          lighting=False)
+            self.trail_lines[key] = (actor, line)
+
+    def _ellipsoid(self, bm):
+        body = bm.body
+        I = 0.5 * (body.inertia + body.inertia.T)
+        moments, axes = np.linalg.eigh(I)
+        tot = moments.sum()
+        semi2 = 5.0 / (2.0 * body.mass) * (tot - 2.0 * moments)   # I_j + I_k - I_i
+        semi = np.sqrt(np.clip(semi2, 0.0, None))
+        semi = np.maximum(semi, 0.02 * self.length)
+        sphere = pv.Sphere(radius=1.0, theta_resolution=32, phi_resolution=16)
+        sphere.points = sphere.points * semi                     # principal frame
+        if np.linalg.det(axes) < 0:
+            axes[:, 2] *= -1.0
+        c = bm.rotation.T @ (body.cg - bm.origin)
+        return _transformed(sphere, bm.rotation.T @ axes, c)
+
+    def _joint(self, joint):
+        owner, p, R = self._where(joint.follower)
+        if owner is None:
+            owner, p, R = self._where(joint.base)
+        to_frame = np.eye(3)   # world reference axes -> the owner's frame
+        if owner is not None:
+            to_frame = self.system.bodies[owner].rotation.T
+        L = self.length
+        for prim in joint.primitives:
+            if prim.kind == "S":
+                mesh = pv.Sphere(radius=0.035 * L, center=p)
+            else:
+                a = to_frame @ prim.axis
+                if prim.kind == "R":
+                    mesh = pv.Cylinder(center=p, direction=a, radius=0.02 * L, height=0.12 * L,
+                                       resolution=20)
+                else:
+                    e1, e2 = _frame_of(a)
+                    box = pv.Box(bounds=(-0.15 * L, 0.15 * L, -0.006 * L, 0.006 * L,
+                                         -0.006 * L, 0.006 * L))
+                    mesh = _transformed(box, np.column_stack([a, e1, e2]), p)
+            self._add(mesh, owner, _JOINT_COLOR)
+
+    def _force(self, fe):
+        contact = _law_name(fe) in CONTACT_LAWS
+        if hasattr(fe, "cs_a") and hasattr(fe, "cs_b") and getattr(fe, "placement", "") in (
+                "line", "axial"):
+            pts = coil_points(np.zeros(3), np.array([0.0, 0.0, 1.0]), 0.02 * self.length)
+            line = _polyline(pts)
+            color = UNKNOWN_COLOR if contact else _SPRING_COLOR
+            actor = self.plotter.add_mesh(line, color=color, line_width=3, lighting=False)
+            self.coils[fe.name] = (actor, line)
+            if contact:
+                self.contact_actors[fe.name] = actor
+        elif getattr(fe, "placement", "") == "joint" and contact:
+            owner, p, R = self._where(fe.joint.follower)
+            if owner is None:
+                owner, p, R = self._where(fe.joint.base)
+            ring = pv.Disc(center=p, inner=0.03 * self.length, outer=0.05 * self.length,
+                           normal=R[:, 2], c_res=24)
+            ring = ring.extrude(R[:, 2] * 0.01 * self.length, capping=True)
+            self.contact_actors[fe.name] = self._add(ring, owner, UNKNOWN_COLOR)
+
+    # ------------------------------------------------------------------------- states
+
+    def _cs_world(self, cs, Rl, pl):
+        owner, p, R = self._where(cs)
+        if owner is None:
+            return p, R
+        link = self.system.bodies[owner].link
+        return pl[link] + Rl[link] @ p, Rl[link] @ R
+
+    def set_state(self, q, contact=None, t=None):
+        """Move everything to the joint positions ``q`` (nq,); ``contact`` maps contact-law
+        elements to their state (nonzero/True: in contact), missing ones are grey."""
+        Rl, pl = dynamics.link_poses(self.system, q)
+        for name, bm in self.system.bodies.items():
+            T = _matrix(Rl[bm.link], pl[bm.link])
+            for actor in self.body_actors[name]:
+                actor.user_matrix = T
+        for fe in self.system.force_elements:
+            if fe.name in self.coils:
+                pa, _ = self._cs_world(fe.cs_a, Rl, pl)
+                pb, _ = self._cs_world(fe.cs_b, Rl, pl)
+                line = self.coils[fe.name][1]
+                line.points = coil_points(pa, pb, 0.02 * self.length)
+        contact = contact or {}
+        for name, actor in self.contact_actors.items():
+            if name not in contact:
+                actor.prop.color = UNKNOWN_COLOR
+            else:
+                actor.prop.color = CONTACT_COLOR if contact[name] else FREE_COLOR
+        self._poses = (Rl, pl)
+
+    def state_at(self, result, t):
+        """(q, contact) of ``result`` at time ``t`` (s): q interpolated linearly between the
+        two rows around t (quaternions sign-aligned, then normalized), the contact
+        state of the nearer row."""
+        self._bind(result)
+        tt = result.t
+        t = float(np.clip(t, tt[0], tt[-1]))
+        i = int(np.clip(np.searchsorted(tt, t, side="right") - 1, 0, len(tt) - 1))
+        if i == len(tt) - 1 or tt[i + 1] == tt[i]:
+            q, w = result.q[i].copy(), 0.0
+        else:
+            w = (t - tt[i]) / (tt[i + 1] - tt[i])
+            qb = result.q[i + 1].copy()
+            for k in self._quat_slots:   # q and -q are one rotation: take the nearer
+                if np.dot(result.q[i, k], qb[k]) < 0.0:
+                    qb[k] = -qb[k]
+            q = (1.0 - w) * result.q[i] + w * qb
+            for k in self._quat_slots:
+                q[k] /= np.linalg.norm(q[k])
+        row = i + 1 if w >= 0.5 else i
+        contact = {name: bool(np.asarray(c[row]) != 0) for name, c in self._contact.items()}
+        return q, contact
+
+    def update(self, result, row=None, t=None):
+        """Move everything to row ``row`` of ``result``, or to time ``t`` (interpolated)."""
+        if (row is None) == (t is None):
+            raise ValueError("Scene.update: give exactly one of row and t")
+        if row is not None:
+            t = result.t[row]
+        q, contact = self.state_at(result, t)
+        self.set_state(q, contact)
+        for key, (actor, line) in self.trail_lines.items():
+            path = self._trail_paths[key]
+            n = int(np.searchsorted(result.t, t, side="right"))
+            Rl, pl = self._poses
+            here, _ = self._cs_world(self.system.bodies[key[0]].body.frames[key[1]], Rl, pl)
+            pts = np.vstack([path[:n], here])
+            new = _polyline(pts) if len(pts) > 1 else pv.PolyData(pts)
+            line.copy_from(new)
+
+    def _bind(self, result):
+        if self._result is result:
+            return
+        self._result = result
+        self._quat_slots = []
+        for jm in self.system.joints.values():
+            k = 0
+            for prim in jm.joint.primitives:
+                if prim.kind == "S":
+                    self._quat_slots.append(np.asarray(jm.q_index[k:k + 4]))
+                k += prim.nq
+        self._contact = {name: np.asarray(result.force(name).state["contact"])
+                         for name in self.contact_actors}
+        self._trail_paths = {(b, c): result.body(b).position(c) for b, c in self.trails}
+
+    # ------------------------------------------------------------------------- camera
+
+    def motion_bounds(self, result=None, q=None):
+        """(xmin, xmax, ymin, ymax, zmin, zmax) of everything drawn, over every row of
+        ``result`` (or at ``q``)."""
+        pts = list(self._static_points)
+        if result is not None:
+            qs = result.q
+            if len(qs) > 400:  # the box of a long run: every few rows is plenty
+                qs = qs[np.unique(np.linspace(0, len(qs) - 1, 400).astype(int))]
+        else:
+            qs = [self.system.initial_state().q if q is None else q]
+        for qi in qs:
+            Rl, pl = dynamics.link_poses(self.system, qi)
+            for name, bm in self.system.bodies.items():
+                for c in self._local_bounds[name]:
+                    pts.append(pl[bm.link] + c @ Rl[bm.link].T)
+            for fe in self.system.force_elements:
+                if fe.name in self.coils:
+                    pts.append(np.array([self._cs_world(fe.cs_a, Rl, pl)[0],
+                                         self._cs_world(fe.cs_b, Rl, pl)[0]]))
+        pts = np.vstack(pts)
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        return tuple(np.column_stack([lo, hi]).ravel())
+
+    def set_camera(self, camera=None, bounds=None):
+        """Aim the camera: ``camera`` None or "iso" (isometric), "xy", "xz", "yz" (looking along
+        -z, +y, -x) fitted to ``bounds``; or a pyvista camera position
+        ``[(position), (focal point), (view up)]``."""
+        if bounds is None:
+            bounds = self.motion_bounds()
+        b = np.asarray(bounds, float).reshape(3, 2)
+        center = b.mean(axis=1)
+        radius = max(0.5 * float(np.linalg.norm(b[:, 1] - b[:, 0])), 1e-3 * self.length)
+        if camera is None or isinstance(camera, str):
+            key = "iso" if camera is None else camera
+            if key not in _VIEWS:
+                raise ValueError(f"camera must be one of {sorted(_VIEWS)} or a pyvista camera "
+                                 f"position, got {camera!r}")
+            direction, up = (np.asarray(v, float) for v in _VIEWS[key])
+            direction /= np.linalg.norm(direction)
+            cam = self.plotter.camera
+            half = np.radians(cam.view_angle) / 2.0     # vertical half-angle
+            w, h = self.size
+            half = min(half, np.arctan(np.tan(half) * w / h))
+            dist = 1.05 * radius / np.sin(half)
+            self.plotter.camera_position = [tuple(center + dist * direction), tuple(center),
+                                            tuple(up)]
+        else:
+            self.plotter.camera_position = camera
+        pos = np.asarray(self.plotter.camera.position)
+        d = float(np.linalg.norm(pos - center))
+        self.plotter.camera.clipping_range = (max(d - 1.5 * radius, 1e-3 * d), d + 1.5 * radius)
+        self.camera = camera
+
+    def fit(self, result=None, camera=None, q=None):
+        """Set the camera for the whole motion of ``result`` (or the state ``q``) and render."""
+        self.set_camera(camera, self.motion_bounds(result, q))
+        self.render()
+
+    # ------------------------------------------------------------------------- pictures
+
+    def render(self):
+        try:
+            self.plotter.render()
+        except Exception as err:
+            raise RenderError(f"rendering failed ({type(err).__name__}: {err})") from err
+
+    def screenshot(self):
+        """The current picture as an (height, width, 3) uint8 array."""
+        try:
+            self.plotter.render()   # screenshot() alone may return the last picture again
+            return np.asarray(self.plotter.screenshot(return_img=True))[..., :3]
+        except Exception as err:
+            raise RenderError(f"rendering failed ({type(err).__name__}: {err})") from err
+
+    def project(self, points):
+        """Pixel coordinates (n, 2) = (column, row) of world points (n, 3) in the picture
+        (rows counted from the top, as in ``screenshot``)."""
+        ren = self.plotter.renderer
+        h = self.size[1]
+        out = []
+        for p in np.atleast_2d(np.asarray(points, float)):
+            ren.SetWorldPoint(p[0], p[1], p[2], 1.0)
+            ren.WorldToDisplay()
+            x, y, _ = ren.GetDisplayPoint()
+            out.append((x, h - 1 - y))   # display y runs bottom-up, image rows top-down
+        return np.array(out)
+
+    def close(self):
+        self.plotter.close()
