@@ -358,7 +358,14 @@ class ConstrainedDynamics:
         kernels.rnea(qn, v, self.zero, fext, s.arrays, self.ws, self.C)
         kernels.crba(qn, s.arrays, self.ws, self.H)
         G, b, g, w = self.constraints.evaluate(t, qn, v)
-        qdd, lam, rank, conditioning = solve_constrained(self.H, tau - self.C, G, b,
+        f = tau - self.C
+        if not (np.all(np.isfinite(self.H)) and np.all(np.isfinite(f))
+                and np.all(np.isfinite(G)) and np.all(np.isfinite(b))):
+            # a trial state too far out (a stiff contact overshot): give the integrator a
+            # non-finite derivative, which its error control rejects with a smaller step
+            nan = np.full(s.nv, np.nan)
+            return nan, np.full(G.shape[0], np.nan)
+        qdd, lam, rank, conditioning = solve_constrained(self.H, f, G, b,
                                                          self.constraints.rank_tol)
         if self.rank is None:
             self.rank = rank

@@ -16,6 +16,7 @@ import numpy as np
 from scipy import integrate
 
 from . import constraints, forcekernels, kernels, lawkernels
+from .progress import ProgressBar, enabled as _progress_enabled
 from .errors import SimulationError
 from .result import Event, Result
 from .system import State
@@ -258,7 +259,7 @@ def _locate(fun_g, ta, tb, side, tol):
 
 
 def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=None, atol=None,
-             method="DOP853", max_step=np.inf, exact_switching=True):
+             method="DOP853", max_step=np.inf, exact_switching=True, progress=False):
     """Integrate ``system`` from its initial state at ``t0`` to ``t_end`` (s).
 
     Parameters
@@ -284,6 +285,10 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
         False: every evaluation picks the branch from the state, as a plain ODE with kinks
         (for comparison); switches are then logged, with an output row, at the end of the
         step that crossed them.
+    progress : bool or None
+        Draw a one-line progress bar on stderr (simulated time, events, wall time), redrawn
+        at most 10 times a second. False (default): quiet; None: only when stderr is a
+        terminal.
 
     Returns
     -------
@@ -293,7 +298,9 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
     ------
     SimulationError
         When the integrator fails, the state stops being finite, a force direction is
-        undefined or a law chatters; ``.result`` holds the rows computed so far.
+        undefined or a law chatters; ``.result`` holds the rows computed so far. Also on
+        KeyboardInterrupt (Ctrl-C) during the run: the message says "interrupted at t = ...",
+        ``__cause__`` is the KeyboardInterrupt and ``.result`` holds the rows computed so far.
     """
     if not (np.isfinite(t_end) and t_end > t0):
         raise ValueError(f"simulate: t_end must be finite and > t0 = {t0}, got {t_end}")
@@ -310,7 +317,8 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
     if system.cut_joints or system.drivers:
         q, v = _assembled(system, state, q0 or {}, v0 or {})
     run = _Run(system, solver_class, rtol, atol, max_step, exact_switching, t0, t_end,
-               output_times(t0, t_end, output_step))
+               output_times(t0, t_end, output_step),
+               ProgressBar(t0, t_end, _progress_enabled(progress), label="simulating"))
     return run.go(np.concatenate([q, v]))
 
 
@@ -330,8 +338,11 @@ def _assembled(system, state, q0, v0):
 class _Run:
     """One simulation: the piece loop, the output rows, the event log."""
 
-    def __init__(self, system, solver_class, rtol, atol, max_step, exact, t0, t_end, times):
+    def __init__(self, system, solver_class, rtol, atol, max_step, exact, t0, t_end, times,
+                 bar=None):
         self.system = system
+        self.bar = ProgressBar(t0, t_end, False) if bar is None else bar
+        self.t_now = t0   # the time the integration has reached, for the progress and Ctrl-C
         self.solver_class = solver_class
         self.options = dict(rtol=rtol, atol=atol, max_step=max_step)
         self.exact = exact
@@ -397,6 +408,21 @@ class _Run:
     def go(self, y):
         t = self.t0
         try:
+            return self._go(t, y)
+        except KeyboardInterrupt as err:
+            # Ctrl-C: keep what was computed; a row may be half-appended, so trim to whole rows
+            n = min(len(self.rows_t), len(self.rows_y), len(self.rows_s))
+            del self.rows_t[n:], self.rows_y[n:], self.rows_s[n:]
+            reached = self.rows_t[-1] if n else self.t0
+            raise SimulationError(f"interrupted at t = {self.t_now:.9g} s (of {self.t_end:g} s); "
+                                  f"the result holds the {n} rows up to t = {reached:.9g} s",
+                                  result=self.result(), t=self.t_now) from err
+        finally:
+            self.bar.update(self.t_now, len(self.events), force=True)
+            self.bar.close()
+
+    def _go(self, t, y):
+        try:
             self.f.natural_sides(t, y)
             self.logged = self.f.sides.copy()
             self.row(t, y)
@@ -433,6 +459,8 @@ class _Run:
             t_old = solver.t
             message = solver.step()
             self.nsteps += 1
+            self.t_now = solver.t
+            self.bar.update(solver.t, len(self.events))
             if solver.status == "failed":
                 self.fail(f"the integrator {self.solver_class.__name__} failed at t = "
                           f"{solver.t:.9g} s: {message}", solver.t)

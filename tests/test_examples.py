@@ -1,9 +1,11 @@
 """Every example runs (shortened) and shows what it claims."""
 import importlib.util
 import pathlib
+import re
 
 import numpy as np
 import pytest
+from PIL import Image
 from scipy.integrate import solve_ivp
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
@@ -16,10 +18,57 @@ def load(name):
     return module
 
 
+COVERED = {"pendulum", "tumbling_handle", "elastogap", "backlash", "bistop_slot",
+           "body_spring_damper", "variable_spring", "fourbar_backlash", "slider_crank_stop",
+           "double_pendulum", "two_machines"}
+TOOLS = {"make_stills"}     # scripts in examples/ that are not examples
+
+
 def test_every_example_is_covered_here():
-    covered = {"pendulum", "tumbling_handle", "elastogap", "backlash", "bistop_slot",
-               "body_spring_damper", "variable_spring", "fourbar_backlash", "slider_crank_stop"}
-    assert {p.stem for p in EXAMPLES.glob("*.py")} == covered
+    assert {p.stem for p in EXAMPLES.glob("*.py")} == COVERED | TOOLS
+
+
+# The gallery: examples/README.md, examples/images, examples/make_stills.py
+
+def gallery_rows():
+    """(name, image, command) of every row of the gallery table in examples/README.md."""
+    text = (EXAMPLES / "README.md").read_text()
+    return re.findall(r"^\| !\[[^]]*\]\(([^)]+)\) \| (\w+) \|.*\| `([^`]+)` \|$", text, re.M)
+
+
+def test_gallery_lists_every_example_with_its_picture_and_command():
+    rows = gallery_rows()
+    names = [name for _, name, _ in rows]
+    assert sorted(names) == sorted(COVERED)          # each example once, nothing else
+    for image, name, command in rows:
+        assert image == f"images/{name}.png"
+        assert (EXAMPLES / image).is_file(), f"missing picture {image}: run make_stills.py"
+        with Image.open(EXAMPLES / image) as picture:
+            assert picture.size == (320, 240)
+        assert command == f"python examples/{name}.py"
+        assert (EXAMPLES / f"{name}.py").is_file()
+    assert "python examples/make_stills.py" in (EXAMPLES / "README.md").read_text()
+
+
+def test_make_stills_covers_every_example():
+    stills = load("make_stills")
+    assert set(stills.STILLS) == COVERED
+    assert set(stills.TRAILS) <= COVERED
+    assert stills.IMAGES == EXAMPLES / "images" and stills.SIZE == (320, 240)
+
+
+def test_make_stills_renders_a_picture(tmp_path):
+    # one tiny still: the picture shows something besides the white background
+    viz = pytest.importorskip("viz")
+    stills = load("make_stills")
+    try:
+        path = stills.still("pendulum", tmp_path / "pendulum.png", size=(64, 48))
+    except viz.RenderError as err:
+        pytest.skip(f"no OpenGL backend here: {err}")
+    with Image.open(path) as picture:
+        pixels = np.asarray(picture.convert("RGB"))
+    assert pixels.shape == (48, 64, 3)
+    assert (pixels.min(axis=2) < 200).any()
 
 
 def test_pendulum_matches_exact_solution(capsys):
@@ -450,3 +499,81 @@ def test_slider_crank_stop_force_at_the_deepest_point_is_the_spring_force(slider
     entry = abs(result.joint("slide").v).max()
     assert spring - damping <= abs(force.value).max() <= spring + stops["cmax"] * entry
     assert 1000.0 < spring < 1500.0
+
+
+# 3-D double pendulum
+
+def test_double_pendulum_keeps_its_energy_and_moves_in_3d(capsys):
+    module = load("double_pendulum")
+    result = module.main(t_end=5.0)
+    assert "largest drift" in capsys.readouterr().out
+    # gravity is the only force: kinetic + potential is constant (the example claims ~1e-10
+    # of the largest kinetic energy at rtol = atol = 1e-10)
+    energy = result.energy()
+    assert abs(energy - energy[0]).max() <= 1e-8 * result.kinetic_energy().max()
+    kinetic = result.kinetic_energy()
+    assert np.ptp(kinetic) > 0.5 * kinetic.max()           # while energy changes form
+    # the rods keep their length through the joints, and the tip leaves the drawing plane
+    top, elbow = (result.body("upper").position(cs) for cs in ("top", "tip"))
+    lower_top, tip = (result.body("lower").position(cs) for cs in ("top", "tip"))
+    np.testing.assert_allclose(np.linalg.norm(top, axis=1), 0.0, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(elbow, axis=1), 1.0, atol=1e-9)
+    np.testing.assert_allclose(lower_top, elbow, atol=1e-9)
+    np.testing.assert_allclose(np.linalg.norm(tip - elbow, axis=1), 1.0, atol=1e-9)
+    assert abs(tip[:, 1]).max() > 0.5
+
+
+# Two machines coupled into one composite machine
+
+def _angular_frequency(x, t):
+    """Mean angular frequency of a signal from its zero crossings (linear interpolation)."""
+    i = np.flatnonzero(np.sign(x[1:]) != np.sign(x[:-1]))
+    crossings = t[i] - x[i] * (t[i + 1] - t[i]) / (x[i + 1] - x[i])
+    assert len(crossings) >= 8
+    return np.pi / np.diff(crossings).mean()
+
+
+@pytest.fixture(scope="module")
+def two_machines():
+    module = load("two_machines")
+    return module, module.main(t_end=12.0)
+
+
+def test_two_machines_are_one_composite_machine_with_one_environment(two_machines, capsys):
+    module, _ = two_machines
+    system = module.build_model().build()
+    assert [m.bodies for m in system.machines] == [("pendulum1",), ("pendulum2",)]
+    assert [m.grounds for m in system.machines] == [("left_pivot",), ("right_pivot",)]
+    assert system.machines[0].composite == system.machines[1].composite
+    assert system.machines[0].environment is system.machines[1].environment is not None
+    module.main(t_end=0.5)
+    assert "(composite 0)" in capsys.readouterr().out
+
+
+def test_two_machines_swing_in_the_two_coupled_modes(two_machines):
+    module, result = two_machines
+    th1, th2 = result.joint("hinge1").q, result.joint("hinge2").q
+    w1, w2 = module.mode_frequencies()
+    # linear theory; the swings of <= 0.15 rad lower a pendulum's frequency by <= 0.15^2/16
+    assert _angular_frequency(th1 + th2, result.t) == pytest.approx(w1, rel=5e-3)
+    assert _angular_frequency(th1 - th2, result.t) == pytest.approx(w2, rel=5e-3)
+
+
+def test_two_machines_exchange_their_energy_through_the_strap(two_machines):
+    module, result = two_machines
+    total = result.energy()
+    assert abs(total - total[0]).max() <= 1e-9 * abs(total[0])      # an undamped strap
+    e1 = module.machine_energy(result, "pendulum1")
+    e2 = module.machine_energy(result, "pendulum2")
+    strap = result.force("strap").energy
+    # the machine energies and the strap's add up to the total (gravity zero at rest)
+    offset = 2 * module.M * module.G * -module.L
+    np.testing.assert_allclose(e1 + e2 + strap + offset, total, atol=1e-9)
+    assert e2[0] == 0.0
+    near = abs(result.t - module.transfer_time()) < 0.5
+    # at t* machine 1 has (nearly) stopped and machine 2 carries all the energy
+    assert e1[near].min() < 0.02 * e1[0]
+    assert e2[near].max() > 0.95 * (e1[0] + strap[0])
+    # ... and it comes back by 2 t*
+    back = abs(result.t - 2 * module.transfer_time()) < 0.5
+    assert e2[back].min() < 0.02 * e1[0]

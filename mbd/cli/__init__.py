@@ -1,66 +1,422 @@
-"""The command line: ``mbd demo`` (also ``python -m mbd demo``).
+"""The command line: ``mbd demo``, ``mbd run MODEL.py``, ``mbd check MODEL.py`` (also
+``python -m mbd ...``).
 
 This is the composition root (DESIGN §1): the only part of ``mbd`` that may import ``joints``,
 ``forces`` and ``viz``.
+
+A model script defines ``build()`` returning an :class:`mbd.Model`, or a module-level
+``model``; optionally ``T_END`` (s, default 5), ``OUTPUT_STEP`` (s, default 0.01), ``RTOL``
+and ``ATOL``. ``--set NAME.PARAM=VALUE`` changes a parameter by element name before the
+build: a body's ``mass``, a joint's ``q0``/``v0`` (comma-separated for several
+coordinates), a force element's law parameter (``gap.c=20``, ``stop.x1=0.4``; a
+BodySpringDamper's ``k``, ``b``, ``r0``), validated as the constructor validates it.
+
+Exit status: 0 success; 2 bad input (missing file, a script without a model or that
+raises, a malformed or unknown ``--set``, a model error) or a failed simulation, with one
+message on stderr and no traceback (a failed run still writes the rows computed); 130 when
+interrupted (Ctrl-C), after writing the rows computed so far.
 """
 import argparse
+import importlib.util
+import inspect
 import os
 import sys
 import time
+import traceback
 
 import numpy as np
 
 from ..errors import ModelError, SimulationError
 
+#: exit status of an interrupted run (128 + SIGINT, as shells report it)
+INTERRUPTED = 130
+
+
+class InputError(Exception):
+    """Bad input from the user: reported as one message on stderr, exit status 2."""
+
+
+# ----------------------------------------------------------------------------- loading
+
+def load_script(path):
+    """Import the model script at ``path`` (its folder first on sys.path) and return the
+    module; InputError when it is missing or raises."""
+    path = os.path.abspath(os.fspath(path))
+    if not os.path.isfile(path):
+        raise InputError(f"no model script at {path}: the file does not exist "
+                         "(give the path of a Python file defining build() or model)")
+    folder = os.path.dirname(path)
+    name = "_mbd_model_" + "".join(c if c.isalnum() else "_"
+                                   for c in os.path.splitext(os.path.basename(path))[0])
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise InputError(f"cannot load {path} as a Python module (is it a .py file?)")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, folder)
+    sys.modules[name] = module   # dataclasses, pickling and the like look modules up here
+    try:
+        spec.loader.exec_module(module)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as err:   # SystemExit too: a script's exit() is a failed load here
+        raise InputError(f"the model script {path} raised {_where(err, path)}") from None
+    return module
+
+
+def _where(err, path):
+    """'TypeError: message (at line N: code)' with the innermost line of the script."""
+    text = f"{type(err).__name__}: {err}"
+    if isinstance(err, SyntaxError) and err.lineno is not None:
+        return f"{text.split(' (', 1)[0]} (line {err.lineno})"
+    frames = [f for f in traceback.extract_tb(err.__traceback__)
+              if os.path.abspath(f.filename) == path]
+    if frames:
+        f = frames[-1]
+        text += f" (at line {f.lineno}" + (f": {f.line.strip()})" if f.line else ")")
+    return text
+
+
+def model_of(module, path):
+    """The Model a script defines: ``build()`` called, or its module-level ``model``."""
+    import mbd
+    if callable(getattr(module, "build", None)):
+        try:
+            model = module.build()
+        except KeyboardInterrupt:
+            raise
+        except ModelError as err:
+            raise ModelError([f"in build() of {path}: {p}" for p in err.problems]) from None
+        except Exception as err:
+            raise InputError(f"build() in the model script {path} raised "
+                             f"{_where(err, os.path.abspath(path))}") from None
+        what = "build() returned"
+    elif hasattr(module, "model"):
+        model, what = module.model, "its variable 'model' is"
+    else:
+        raise InputError(f"the model script {path} defines no model: give it a function "
+                         "build() returning an mbd.Model, or a module-level variable 'model'")
+    if not isinstance(model, mbd.Model):
+        raise InputError(f"the model script {path}: {what} {type(model).__name__}, "
+                         "not an mbd.Model")
+    return model
+
+
+# ----------------------------------------------------------------------------- --set
+
+def parse_setting(text):
+    """'NAME.PARAM=VALUE' -> (name, param, value); value a float or a tuple of floats."""
+    left, eq, right = text.partition("=")
+    name, dot, param = left.strip().rpartition(".")
+    if not eq or not dot or not name or not param:
+        raise InputError(f"--set {text!r}: expected NAME.PARAM=VALUE, e.g. gap.c=20 "
+                         "(an element name, a dot, a parameter, '=', a number)")
+    try:
+        values = tuple(float(v) for v in right.split(","))
+    except ValueError:
+        raise InputError(f"--set {text!r}: the value {right.strip()!r} is not a number "
+                         "(or comma-separated numbers)") from None
+    if not all(np.isfinite(values)):
+        raise InputError(f"--set {text!r}: the value must be finite, got {right.strip()!r}")
+    return name, param.strip(), values[0] if len(values) == 1 else values
+
+
+def apply_setting(model, text):
+    """Apply one ``--set`` to ``model`` (before the build); returns a description."""
+    from mbd import ForceElement, Joint
+    name, param, value = parse_setting(text)
+    bodies = {b.name: b for b in model.bodies}
+    elements = {getattr(e, "name", None): e for e in model.elements}
+    where = f"--set {text!r}"
+    if name in bodies:
+        if param != "mass":
+            raise InputError(f"{where}: body '{name}' has no settable parameter {param!r}; "
+                             "a body's is: mass")
+        if not isinstance(value, float) or not value > 0:
+            raise InputError(f"{where}: body '{name}': mass must be one number > 0, got {value!r}")
+        bodies[name].mass = value
+    elif isinstance(elements.get(name), Joint):
+        joint = elements[name]
+        if param not in ("q0", "v0"):
+            raise InputError(f"{where}: joint '{name}' has no settable parameter {param!r}; "
+                             "a joint's are: q0, v0")
+        old = getattr(joint, param)
+        setattr(joint, param, list(value) if isinstance(value, tuple) else value)
+        try:   # validated now, so the message names the --set
+            joint.initial_q() if param == "q0" else joint.initial_v()
+        except ModelError as err:
+            setattr(joint, param, old)
+            raise InputError(f"{where}: {err}") from None
+    elif isinstance(elements.get(name), ForceElement):
+        _set_force(elements[name], param, value, where)
+    else:
+        grounds = [g.name for g in model.grounds]
+        known = sorted(bodies) + sorted(n for n in elements if n is not None)
+        extra = (f" ('{name}' is a ground: its environment cannot be changed from the command "
+                 "line)" if name in grounds else "")
+        raise InputError(f"{where}: no body, joint or force element named '{name}'{extra}; "
+                         f"the model has: {', '.join(known) or 'nothing'}")
+    return f"{name}.{param} = {value}"
+
+
+def _law_parameters(law):
+    """The constructor parameters of a law that it stores under the same names, or None."""
+    try:
+        sig = inspect.signature(type(law).__init__)
+    except (TypeError, ValueError):
+        return None
+    names = [p for p in list(sig.parameters)[1:]
+             if sig.parameters[p].kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                           inspect.Parameter.KEYWORD_ONLY)]
+    return names if all(hasattr(law, p) for p in names) else None
+
+
+def _set_force(fe, param, value, where):
+    from forces import BodySpringDamper
+    if not isinstance(value, float):
+        raise InputError(f"{where}: a force element's parameter takes one number, got {value!r}")
+    if isinstance(fe, BodySpringDamper):
+        if param not in ("k", "b", "r0"):
+            raise InputError(f"{where}: BodySpringDamper '{fe.name}' has no parameter "
+                             f"{param!r}; its are: k, b, r0")
+        kwargs = {"k": fe.k, "b": fe.b, "r0": fe.r0, param: value}
+        try:   # the constructor validates, and names the element
+            new = BodySpringDamper(fe.name, fe.cs_a, fe.cs_b, **kwargs)
+        except ValueError as err:
+            raise InputError(f"{where}: {err}") from None
+        fe.law, fe.k, fe.b, fe.r0 = new.law, new.k, new.b, new.r0
+        return
+    law = fe.law
+    names = _law_parameters(law)
+    if names is not None:
+        if param not in names:
+            raise InputError(f"{where}: the {type(law).__name__} law of '{fe.name}' has no "
+                             f"parameter {param!r}; its are: {', '.join(names)}")
+        kwargs = {p: getattr(law, p) for p in names}
+        # a parameter given as a function of time is stored in ``signal``, its value as None
+        signal = getattr(law, "signal", None)
+        if signal is not None:
+            for p in names:
+                if kwargs[p] is None:
+                    kwargs[p] = signal
+        kwargs[param] = value
+        try:   # reconstructed, so the constructor's checks apply to the new value
+            fe.law = type(law)(**kwargs)
+        except ValueError as err:
+            raise InputError(f"{where}: {err}") from None
+        return
+    if not hasattr(law, param) or callable(getattr(law, param)):
+        raise InputError(f"{where}: the {type(law).__name__} law of '{fe.name}' has no "
+                         f"parameter {param!r}")
+    old = getattr(law, param)
+    setattr(law, param, value)
+    try:
+        row = law._row()
+        if not np.all(np.isfinite(row)):
+            raise ValueError("its parameters are no longer finite")
+    except Exception as err:
+        setattr(law, param, old)
+        raise InputError(f"{where}: the {type(law).__name__} law of '{fe.name}' rejects "
+                         f"{param} = {value}: {err}") from None
+
+
+# ----------------------------------------------------------------------------- commands
+
+def _load(args):
+    """Script -> (module, model with the --set applied, settings applied)."""
+    module = load_script(args.model)
+    model = model_of(module, args.model)
+    applied = [apply_setting(model, s) for s in getattr(args, "set", None) or []]
+    return module, model, applied
+
+
+def _number_of(module, name, default, positive=True):
+    value = getattr(module, name, None)
+    if value is None:
+        return default
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"the model script's {name} must be a number, got {value!r}") from None
+    if not np.isfinite(value) or (positive and value <= 0):
+        raise InputError(f"the model script's {name} must be finite and > 0, got {value!r}")
+    return value
+
+
+def _write_outputs(result, out, name, animate, lines):
+    """CSV and PNG (and the GIF) into ``out``; appends the summary lines."""
+    csv = result.to_csv(os.path.join(out, f"{name}.csv"))
+    lines.append(f"  results: {csv} ({len(result.t)} rows)")
+    if len(result.t) >= 2:
+        from viz.plots import plot
+        png = os.path.join(out, f"{name}.png")
+        plot(result, png)
+        lines.append(f"  plot: {png}")
+    if animate:
+        gif = os.path.join(out, f"{name}.gif")
+        try:
+            from viz.render import animate as render
+            render(result, gif, fps=15, size=(480, 360), progress=None)
+        except Exception as err:   # a missing renderer must not lose the results written
+            lines.append(f"  animation: skipped, {type(err).__name__}: {err}")
+        else:
+            lines.append(f"  animation: {gif}")
+
+
+def _summary(command, system, result, wall, lines):
+    energy = result.energy()
+    scale = max(abs(energy[0]), result.kinetic_energy().max(), 1e-300)
+    drift = np.abs(energy - energy[0]).max() / scale
+    out = [f"mbd {command}: {system.name}",
+           f"  machines: {len(system.machines)}, bodies: {len(system.bodies)}, "
+           f"joints: {len(system.joints)}, force elements: {len(system.force_elements)}, "
+           f"DOF: {system.dof}",
+           f"  simulated {result.t[-1]:g} s in {wall:.2f} s wall time (including compilation) "
+           f"with {result.stats['method']}: {result.stats['nsteps']} steps, "
+           f"{result.stats['nfev']} right-hand-side evaluations",
+           f"  events: {len(result.events)}"]
+    for e in result.events[:10]:
+        out.append(f"    t = {e.t:.9g} s  {e.element}: {e.what}")
+    if len(result.events) > 10:
+        out.append(f"    ... and {len(result.events) - 10} more")
+    out.append(f"  energy: {energy[0]:.6g} J at start, {energy[-1]:.6g} J at the end "
+               f"(largest change {drift:.1e} of the start or peak kinetic energy)")
+    return out + lines
+
+
+def _simulate_and_write(command, system, out, animate, progress, t_end, **options):
+    """Simulate, write the files, print the summary; a failed or interrupted run writes its
+    partial result and reports it."""
+    out = os.path.abspath(out)
+    os.makedirs(out, exist_ok=True)
+    started = time.perf_counter()
+    try:
+        result = system.simulate(t_end, progress=progress, **options)
+    except SimulationError as err:
+        interrupted = isinstance(err.__cause__, KeyboardInterrupt)
+        partial = err.result
+        msg = f"mbd {command}: {'interrupted' if interrupted else 'the simulation failed'}: {err}"
+        if partial is not None and len(partial.t):
+            csv = partial.to_csv(os.path.join(out, f"{system.name}.csv"))
+            msg += f". The {len(partial.t)} rows computed were written to {csv}."
+        print(msg, file=sys.stderr)
+        return INTERRUPTED if interrupted else 2
+    wall = time.perf_counter() - started
+    lines = []
+    _write_outputs(result, out, system.name, animate, lines)
+    print("\n".join(_summary(command, system, result, wall, lines)))
+    return 0
+
 
 def _demo(args):
     from . import demo
-    out = os.path.abspath(args.out)
-    os.makedirs(out, exist_ok=True)
-    started = time.perf_counter()
     system = demo.build_model().build()
-    result = system.simulate(t_end=demo.T_END, output_step=0.01, rtol=1e-10, atol=1e-10)
-    wall = time.perf_counter() - started
-    csv = result.to_csv(os.path.join(out, f"{system.name}.csv"))
-    from viz.plots import plot
-    png = os.path.join(out, f"{system.name}.png")
-    plot(result, png)
-    gif, skipped = os.path.join(out, f"{system.name}.gif"), None
-    try:
-        from viz.render import animate
-    except ImportError as err:  # viz.render arrives separately (issue 5); until then, no GIF
-        skipped = f"viz.render is not available ({err})"
+    return _simulate_and_write(
+        "demo", system, args.out, True, args.progress, demo.T_END,
+        output_step=getattr(demo, "OUTPUT_STEP", 0.01),
+        rtol=getattr(demo, "RTOL", 1e-10), atol=getattr(demo, "ATOL", 1e-10))
+
+
+def _run(args):
+    module, model, applied = _load(args)
+    system = model.build()
+    if args.t_end is not None:
+        if not (np.isfinite(args.t_end) and args.t_end > 0):
+            raise InputError(f"--t-end must be finite and > 0, got {args.t_end}")
+        t_end = args.t_end
     else:
-        animate(result, gif, fps=15, size=(480, 360))
-    energy = result.energy()
-    drift = np.abs(energy - energy[0]).max() / max(abs(energy[0]), result.kinetic_energy().max())
-    print(f"mbd demo: {system.name}")
-    print(f"  machines: {len(system.machines)}, bodies: {len(system.bodies)}, "
-          f"joints: {len(system.joints)}, DOF: {system.dof}")
-    print(f"  simulated {result.t[-1]:g} s in {wall:.2f} s wall time (including compilation) "
-          f"with {result.stats['method']}: {result.stats['nsteps']} steps, "
-          f"{result.stats['nfev']} right-hand-side evaluations")
-    print(f"  energy: {energy[0]:.6f} J at start, relative drift {drift:.1e}")
-    print(f"  results: {csv} ({len(result.t)} rows)")
-    print(f"  plot: {png}")
-    if skipped:
-        print(f"  animation: skipped, {skipped}")
-    else:
-        print(f"  animation: {gif}")
+        t_end = _number_of(module, "T_END", 5.0)
+    options = {"output_step": _number_of(module, "OUTPUT_STEP", 0.01)}
+    for name in ("RTOL", "ATOL"):
+        value = _number_of(module, name, None)
+        if value is not None:
+            options[name.lower()] = value
+    if applied:
+        print("settings: " + ", ".join(applied))
+        sys.stdout.flush()
+    return _simulate_and_write("run", system, args.out, args.animate, args.progress, t_end,
+                               **options)
+
+
+def _check(args):
+    _, model, applied = _load(args)
+    system = model.build()
+    lines = [f"mbd check: {args.model}: the model builds"]
+    if applied:
+        lines.append("settings: " + ", ".join(applied))
+    lines.append(system.report())
+    lines.append(f"  force elements: {len(system.force_elements)}")
+    for fe in system.force_elements:
+        lines.append(f"    {_describe(fe)}")
+    print("\n".join(lines))
     return 0
+
+
+def _describe(fe):
+    label = fe.label() if callable(getattr(fe, "label", None)) else f"'{fe.name}'"
+    law = getattr(fe, "law", None)
+    if law is None:
+        return label
+    names = _law_parameters(law)
+    if names is None or type(law).__repr__ is not object.__repr__:
+        return f"{label}: {law!r}"
+    return f"{label}: {type(law).__name__}(" + ", ".join(
+        f"{p}={getattr(law, p)!r}" for p in names) + ")"
 
 
 def main(argv=None):
     """Entry point of the ``mbd`` command; returns the exit status."""
     parser = argparse.ArgumentParser(prog="mbd", description="3-D multibody dynamics with "
-                                     "force elements.")
+                                     "force elements.", epilog="Exit status: 0 success, 2 bad "
+                                     "input, a model error or a failed run, 130 interrupted.")
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="simulate the built-in demo mechanism and write its results")
+    progress = argparse.ArgumentParser(add_help=False)
+    progress.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                          help="draw a progress bar on stderr (default: when it is a terminal)")
+
+    demo = sub.add_parser("demo", parents=[progress],
+                          help="simulate the built-in demo mechanism and write its results")
     demo.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
     demo.set_defaults(run=_demo)
+
+    setting = dict(action="append", default=[], metavar="NAME.PARAM=VALUE",
+                   help="change a parameter by element name before the build: a body's mass, "
+                   "a joint's q0/v0, a force law's parameter (gap.c=20); repeatable")
+    run = sub.add_parser("run", parents=[progress], help="simulate a model script and write "
+                         "its results (CSV, PNG, optionally a GIF)")
+    run.add_argument("model", help="Python file defining build() -> mbd.Model, or a 'model'")
+    run.add_argument("--t-end", type=float, default=None,
+                     help="end time, s (default: the script's T_END, else 5)")
+    run.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
+    run.add_argument("--animate", action="store_true", help="also write an animated GIF")
+    run.add_argument("--set", **setting)
+    run.set_defaults(run=_run)
+
+    check = sub.add_parser("check", help="build a model script and report its structure "
+                           "(machines, DOF, loops, redundant constraints, force elements)")
+    check.add_argument("model", help="Python file defining build() -> mbd.Model, or a 'model'")
+    check.add_argument("--set", **setting)
+    check.set_defaults(run=_check)
+
     args = parser.parse_args(argv)
+    name = f"mbd {args.command}"
     try:
         return args.run(args)
-    except (ModelError, SimulationError, OSError) as err:
-        print(f"mbd {args.command}: {err}", file=sys.stderr)
+    except ModelError as err:
+        problems = err.problems
+        head = (f"{name}: the model does not build: " if len(problems) == 1 else
+                f"{name}: the model does not build, {len(problems)} problems:\n")
+        body = problems[0] if len(problems) == 1 else "\n".join(f"  - {p}" for p in problems)
+        print(head + body, file=sys.stderr)
         return 2
+    except InputError as err:
+        print(f"{name}: {err}", file=sys.stderr)
+        return 2
+    except SimulationError as err:
+        print(f"{name}: the simulation failed: {err}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as err:
+        print(f"{name}: {type(err).__name__}: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        return INTERRUPTED

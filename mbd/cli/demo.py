@@ -1,16 +1,34 @@
-"""The built-in demo mechanism of ``mbd demo``: a 3-D double pendulum.
+"""The built-in demo of ``mbd demo``: a grounded multi-machine assembly with every seed
+force element at work.
 
-Two slender rods hang from a ground: the upper one on a Universal joint, the lower one on a
-Spherical joint at the upper rod's tip, released from a skewed pose with a spin so the motion
-is genuinely three-dimensional. (The force-element showcase replaces it once those exist.)
+Four machines stand in two rows, each on its own ground:
+
+- ``swing``: a pendulum whose hinge has an elastic backlash (``ElastoBacklash``): it swings
+  freely through +-0.35 rad of play and bounces off elastic flanks beyond;
+- ``sway``: a second pendulum, held by a torsion spring whose stiffness varies in time
+  (``VariableRotationalSpring``, K(t) dipping below K_min once a second); a
+  ``BodySpringDamper`` between the two pendulum tips couples ``swing`` and ``sway`` into one
+  composite machine (one Environment, on ``swing``'s ground), so energy flows between them;
+- ``drop``: a slider on a vertical guide that falls onto an elastic pad (``ElastoGap``) and
+  bounces;
+- ``slot``: a block sliding in a slot between two elastic stops (``Bistop``).
+
+The contacts are soft enough (contact frequencies of tens of rad/s) that the whole run takes a
+few seconds.
 """
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 import mbd
-from joints import Spherical, Universal
+import viz
+from forces import (BodySpringDamper, Bistop, ElastoBacklash, ElastoGap, JointForce,
+                    VariableRotationalSpring)
+from joints import Prismatic, Revolute
 
-T_END = 5.0  # s
+T_END = 5.0            # s
+OUTPUT_STEP = 0.01     # s
+RTOL = ATOL = 1e-9    # tight for the contact events, yet the run takes well under a second
+
+_Y = (0.0, 1.0, 0.0)
 
 
 def rod_inertia(mass, length, radius=0.02):
@@ -19,17 +37,66 @@ def rod_inertia(mass, length, radius=0.02):
     return np.diag([transverse, transverse, 0.5 * mass * radius**2])
 
 
+def box_inertia(mass, size):
+    """Inertia about the CG of a solid box with edges ``size`` along x, y, z, kg m^2."""
+    a, b, c = size
+    return mass / 12.0 * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])
+
+
+def stiffness(t):
+    """K(t) of the variable spring ``sway``, N m/rad: below K_MIN around t = 0.75 s, 1.75 s..."""
+    return 6.0 + 5.0 * np.sin(2.0 * np.pi * t)
+
+
+K_MIN = 2.0
+
+
+def _pendulum(model, name, pivot, length, mass, color):
+    x, y, z = pivot
+    arm = model.add_body(name, mass=mass, cg=(x, y, z - length / 2),
+                         inertia=rod_inertia(mass, length),
+                         cs={"top": (x, y, z), "tip": (x, y, z - length)})
+    arm.add_shape(viz.Cylinder(0.025, length, axis=(0.0, 0.0, 1.0), color=color), cs="cg")
+    arm.add_shape(viz.Sphere(0.08, color=color), cs="tip")
+    return arm
+
+
 def build_model():
-    """The demo Model: ground, two 1 m rods, a Universal and a Spherical joint."""
-    model = mbd.Model("double_pendulum_3d")
-    ground = model.add_ground("ground", at=(0.0, 0.0, 0.0),
-                              environment=mbd.Environment(gravity=(0.0, 0.0, -9.81)))
-    upper = model.add_body("upper", mass=1.0, cg=(0.0, 0.0, -0.5), inertia=rod_inertia(1.0, 1.0),
-                           cs={"top": (0.0, 0.0, 0.0), "tip": (0.0, 0.0, -1.0)})
-    lower = model.add_body("lower", mass=0.5, cg=(0.0, 0.0, -1.5), inertia=rod_inertia(0.5, 1.0),
-                           cs={"top": (0.0, 0.0, -1.0), "tip": (0.0, 0.0, -2.0)})
-    model.add(Universal("shoulder", ground, upper["top"], axes=((1, 0, 0), (0, 1, 0)),
-                        q0=[0.8, 0.3], v0=[0.0, 1.0]))
-    model.add(Spherical("elbow", upper["tip"], lower["top"],
-                        q0=Rotation.from_rotvec([0.0, -1.2, 0.4]), v0=[0.0, 0.0, 4.0]))
+    """The demo Model: four machines (one composite pair) on four grounds."""
+    model = mbd.Model("mbd_demo")
+    env = mbd.Environment(gravity=(0.0, 0.0, -9.81))
+
+    # swing + sway: two pendulums on separate grounds, one composite machine, one Environment
+    g_swing = model.add_ground("swing_pivot", at=(0.0, 0.0, 1.2), environment=env)
+    g_sway = model.add_ground("sway_pivot", at=(0.8, 0.0, 1.2))
+    swing = _pendulum(model, "swing", (0.0, 0.0, 1.2), 0.8, 1.0, "steelblue")
+    sway = _pendulum(model, "sway", (0.8, 0.0, 1.2), 0.8, 1.0, "seagreen")
+    hinge = model.add(Revolute("swing_hinge", g_swing, swing["top"], axis=_Y, q0=0.2, v0=3.0))
+    pivot = model.add(Revolute("sway_hinge", g_sway, sway["top"], axis=_Y, q0=-0.3))
+    model.add(JointForce("backlash", hinge, ElastoBacklash(c=150.0, d=0.5, b=0.7)))
+    model.add(JointForce("variable_spring", pivot,
+                         VariableRotationalSpring(K=stiffness, K_min=K_MIN)))
+    model.add(BodySpringDamper("coupling", swing["tip"], sway["tip"], k=15.0, b=0.3, r0=0.8))
+
+    # drop: a slider on a vertical guide falling onto an elastic pad
+    g_drop = model.add_ground("drop_guide", at=(0.0, -0.8, 0.3), environment=env)
+    size = (0.25, 0.25, 0.1)
+    slider = model.add_body("slider", mass=0.5, cg=(0.0, -0.8, 0.3),
+                            inertia=box_inertia(0.5, size), cs={"guide": (0.0, -0.8, 0.3)})
+    slider.add_shape(viz.Box(size, color="darkorange"), cs="cg")
+    drop = model.add(Prismatic("guide", g_drop, slider["guide"], axis=(0.0, 0.0, 1.0), q0=0.6))
+    # contact while the slider is below its drawing height (x < s_rel0 = 0)
+    model.add(JointForce("pad", drop, ElastoGap(c=2000.0, d=4.0, s_rel0=0.0, n=1.0)))
+
+    # slot: a block sliding along x between two elastic stops at +-0.35 m
+    g_slot = model.add_ground("slot", at=(0.9, -0.8, 0.3), environment=env)
+    model.add_ground("slot_stop_low", at=(0.48, -0.8, 0.3))    # drawn as markers of the stops
+    model.add_ground("slot_stop_high", at=(1.32, -0.8, 0.3))
+    block = model.add_body("block", mass=0.5, cg=(0.9, -0.8, 0.3),
+                           inertia=box_inertia(0.5, (0.15, 0.15, 0.15)),
+                           cs={"I": (0.9, -0.8, 0.3)})
+    block.add_shape(viz.Box((0.15, 0.15, 0.15), color="firebrick"), cs="cg")
+    slide = model.add(Prismatic("slide", g_slot, block["I"], axis=(1.0, 0.0, 0.0), v0=0.9))
+    model.add(JointForce("stops", slide,
+                         Bistop(x1=-0.3, x2=0.3, k=2e4, e=1.5, cmax=5.0, d=2e-3)))
     return model

@@ -16,30 +16,287 @@ def test_demo_writes_results_and_summary(tmp_path):
     out = tmp_path / "out"
     proc = run("demo", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
-    csv = out / "double_pendulum_3d.csv"
+    csv = out / "mbd_demo.csv"
     assert csv.exists()
-    assert "DOF: 5" in proc.stdout and str(csv) in proc.stdout
-    png = out / "double_pendulum_3d.png"
+    # four machines of one-DOF joints, every seed component switching during the run
+    assert "machines: 4" in proc.stdout and "DOF: 4" in proc.stdout
+    assert str(csv) in proc.stdout
+    for element in ("backlash", "pad", "stops"):
+        assert f"  {element}: " in proc.stdout
+    n_events = int(proc.stdout.split("events: ")[1].split()[0])
+    png = out / "mbd_demo.png"
     assert str(png) in proc.stdout
     with Image.open(png) as im:
         assert im.format == "PNG" and im.size[0] > 0 and im.size[1] > 0
-    gif = out / "double_pendulum_3d.gif"
-    if importlib.util.find_spec("viz.render") is not None:
-        assert str(gif) in proc.stdout
-        with Image.open(gif) as im:
-            assert im.format == "GIF" and im.n_frames > 1
-    else:
-        assert "animation: skipped" in proc.stdout and not gif.exists()
+    gif = out / "mbd_demo.gif"
+    assert str(gif) in proc.stdout
+    with Image.open(gif) as im:
+        assert im.format == "GIF" and im.n_frames > 1
     header = csv.read_text().splitlines()[0].split(",")
     table = np.loadtxt(csv, delimiter=",", skiprows=1)
-    assert table.shape[1] == len(header)
-    assert np.allclose(table[:, 0], np.arange(table.shape[0]) * 0.01, atol=1e-12)
-    # the demo conserves energy (no dissipation): a physics check, not a recorded number
-    energy = table[:, header.index("kinetic_energy")] + table[:, header.index("potential_energy")]
-    assert np.ptp(energy) < 1e-6 * np.abs(energy).max()
+    assert table.shape[1] == len(header) and np.all(np.isfinite(table))
+    # rows: every multiple of the 0.01 s output step, plus rows at event times
+    t = table[:, 0]
+    grid = np.arange(501) * 0.01
+    assert np.all(np.min(np.abs(t[:, None] - grid[None, :]), axis=0) < 1e-12)
+    assert 501 < len(t) <= 501 + n_events and np.all(np.diff(t) >= 0)
 
 
 def test_bad_command_is_refused_with_status_2():
     proc = run("fly")
     assert proc.returncode == 2
     assert "invalid choice" in proc.stderr
+
+
+# ----------------------------------------------------------------------------- mbd run / check
+import io
+import os
+import select
+import signal
+import textwrap
+import time
+
+import pytest
+
+# A point mass on a 1 m arm (I = 1 + 1e-3 kg m^2 about the hinge) turning at -1 rad/s without
+# gravity into an ElastoGap stop at q = s_rel0: contact starts at t = -s_rel0 / 1 s and, with
+# d = 0 and n = 1, lasts half a period of sqrt(c / I), leaving at +1 rad/s.
+PENDULUM = """
+import numpy as np, mbd
+from joints import Revolute
+from forces import JointForce, ElastoGap
+T_END = 2.0
+def build():
+    m = mbd.Model("stop_pendulum")
+    g = m.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, 0)))
+    bob = m.add_body("bob", mass=1.0, cg=(1, 0, 0), inertia=np.eye(3) * 1e-3,
+                     cs={"pivot": (0, 0, 0)})
+    h = m.add(Revolute("hinge", g, bob["pivot"], axis=(0, 1, 0), q0=0.0, v0=-1.0))
+    m.add(JointForce("gap", h, ElastoGap(c=20.0, d=0.0, s_rel0=-0.5)))
+    return m
+"""
+INERTIA = 1.0 + 1e-3
+
+
+def script(tmp_path, text, name="model.py"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def events(stdout):
+    """(t, element, what) of the event lines of a run summary."""
+    found = []
+    for line in stdout.splitlines():
+        line = line.strip()
+        if line.startswith("t = ") and " s  " in line:
+            t, rest = line[4:].split(" s  ", 1)
+            element, what = rest.split(": ", 1)
+            found.append((float(t), element, what))
+    return found
+
+
+def contact(stdout):
+    ev = events(stdout)
+    begin = [t for t, e, w in ev if e == "gap" and w == "contact begins"]
+    end = [t for t, e, w in ev if e == "gap" and w == "contact ends"]
+    assert len(begin) == 1 and len(end) == 1, stdout
+    return begin[0], end[0]
+
+
+def table(csv):
+    header = csv.read_text().splitlines()[0].split(",")
+    return header, np.loadtxt(csv, delimiter=",", skiprows=1)
+
+
+@pytest.mark.parametrize("settings, c, s0", [((), 20.0, -0.5),
+                                             (("gap.c=80", "gap.s_rel0=-0.8"), 80.0, -0.8)])
+def test_run_with_set_changes_the_law(tmp_path, settings, c, s0):
+    path = script(tmp_path, PENDULUM)
+    out = tmp_path / "out"
+    args = [a for s in settings for a in ("--set", s)]
+    proc = run("run", str(path), "--out", str(out), *args, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    begin, end = contact(proc.stdout)
+    assert begin == pytest.approx(-s0, abs=1e-9)
+    assert end - begin == pytest.approx(np.pi * np.sqrt(INERTIA / c), rel=1e-6)
+    csv = out / "stop_pendulum.csv"
+    assert str(csv) in proc.stdout and (out / "stop_pendulum.png").exists()
+    assert not (out / "stop_pendulum.gif").exists()       # only with --animate
+    header, data = table(csv)
+    assert data[-1, 0] == pytest.approx(2.0)              # the script's T_END
+    q = data[:, header.index("hinge.q")]
+    # the deepest penetration: v / omega_n (all the kinetic energy in the spring)
+    assert q.min() == pytest.approx(s0 - np.sqrt(INERTIA / c), abs=2e-3)
+    # elastic contact: the energy is conserved
+    energy = data[:, header.index("kinetic_energy")] + data[:, header.index("potential_energy")]
+    assert np.ptp(energy) < 1e-5 * 0.5 * INERTIA
+
+
+def test_run_t_end_option_and_module_level_model(tmp_path):
+    path = script(tmp_path, PENDULUM + "\nmodel = build()\ndel build\n")
+    out = tmp_path / "out"
+    proc = run("run", str(path), "--out", str(out), "--t-end", "0.3", "--set", "hinge.v0=-2",
+               "--set", "bob.mass=3")
+    assert proc.returncode == 0, proc.stderr
+    header, data = table(out / "stop_pendulum.csv")
+    assert data[-1, 0] == pytest.approx(0.3)
+    # no contact before 0.3 s at -2 rad/s from 0 (reaches -0.6 at 0.3 s, the stop is at -0.5:
+    # contact at 0.25 s)
+    begin = [t for t, e, w in events(proc.stdout) if w == "contact begins"]
+    assert begin == [pytest.approx(0.25, abs=1e-9)]
+    kinetic = data[0, header.index("kinetic_energy")]
+    assert kinetic == pytest.approx(0.5 * (3.0 + 1e-3) * 4.0, rel=1e-9)
+
+
+def test_check_reports_structure(tmp_path):
+    path = script(tmp_path, PENDULUM)
+    proc = run("check", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert "dof=1" in proc.stdout and "1 machine" in proc.stdout
+    assert "JointForce 'gap'" in proc.stdout and "ElastoGap(c=20.0" in proc.stdout
+
+
+BROKEN = """
+import numpy as np, mbd
+from joints import Revolute
+def build():
+    m = mbd.Model("broken")
+    g = m.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, -9.81)))
+    a = m.add_body("a", mass=1.0, cg=(1, 0, 0), inertia=np.eye(3), cs={"p": (0, 0, 0)})
+    b = m.add_body("b", mass=1.0, cg=(2, 0, 0), inertia=np.eye(3), cs={"p": (0, 0, 0)})
+    m.add(Revolute("h1", g, a["p"], axis=(0, 1, 0)))
+    m.add(Revolute("h1", g, b["p"], axis=(0, 0, 0)))
+    return m
+"""
+
+
+def test_check_lists_every_problem_of_a_broken_model(tmp_path):
+    path = script(tmp_path, BROKEN)
+    for command in ("check", "run"):
+        proc = run(command, str(path), "--out", str(tmp_path)) if command == "run" else \
+            run(command, str(path))
+        assert proc.returncode == 2
+        assert "Traceback" not in proc.stderr
+        assert "does not build" in proc.stderr and "h1" in proc.stderr
+        assert "problems:" in proc.stderr   # the duplicate name and the zero axis, both
+
+
+BAD_INPUT = [
+    # (script text or None for a missing file, --set arguments, words of the message)
+    (None, [], ["does not exist"]),
+    ("import numpy\nx = 1\n", [], ["defines no model"]),
+    ("model = 42\n", [], ["int", "not an mbd.Model"]),
+    ("def build():\n    return 1 / 0\n", [], ["ZeroDivisionError", "line 2"]),
+    ("raise RuntimeError('boom')\n", [], ["raised RuntimeError: boom", "line 1"]),
+    ("def f(:\n", [], ["SyntaxError"]),
+    (PENDULUM, ["nothing.c=1"], ["no body, joint or force element named 'nothing'", "gap"]),
+    (PENDULUM, ["gap.k=1"], ["no parameter 'k'", "s_rel0"]),
+    (PENDULUM, ["gap.c=-1"], ["ElastoGap", "c must be >= 0"]),
+    (PENDULUM, ["gap.c"], ["expected NAME.PARAM=VALUE"]),
+    (PENDULUM, ["gapc=1"], ["expected NAME.PARAM=VALUE"]),
+    (PENDULUM, ["gap.c=soft"], ["'soft' is not a number"]),
+    (PENDULUM, ["bob.inertia=1"], ["body 'bob' has no settable parameter"]),
+    (PENDULUM, ["hinge.q0=1,2"], ["hinge", "q0"]),
+    (PENDULUM, ["ground.gravity=0"], ["is a ground"]),
+]
+
+
+@pytest.mark.parametrize("text, settings, words", BAD_INPUT)
+def test_bad_input_is_one_message_and_status_2(tmp_path, text, settings, words):
+    path = tmp_path / "missing.py" if text is None else script(tmp_path, text)
+    args = [a for s in settings for a in ("--set", s)]
+    proc = run("run", str(path), "--out", str(tmp_path / "out"), *args)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("mbd run: ")
+    for word in words:
+        assert word in proc.stderr
+    assert not (tmp_path / "out" / "stop_pendulum.csv").exists()
+
+
+# ----------------------------------------------------------------------------- Ctrl-C, progress
+
+LONG = PENDULUM.replace("T_END = 2.0", "T_END = 1e6\nOUTPUT_STEP = 0.1")
+
+
+def test_ctrl_c_writes_the_rows_computed(tmp_path):
+    path = script(tmp_path, LONG)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "mbd", "run", str(path), "--out", str(out),
+                             "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    err = b""
+    deadline = time.monotonic() + 120
+    try:
+        # the bar shows once the integration runs: then interrupt it
+        while b"simulating" not in err and time.monotonic() < deadline:
+            ready, _, _ = select.select([proc.stderr], [], [], 1.0)
+            if ready:
+                chunk = os.read(proc.stderr.fileno(), 4096)
+                if not chunk:
+                    break
+                err += chunk
+        assert b"simulating" in err, err
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        stdout, rest = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = (err + rest).decode()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert "interrupted at t = " in err
+    csv = out / "stop_pendulum.csv"
+    assert str(csv) in err
+    header, data = table(csv)
+    assert data.ndim == 2 and data.shape[0] >= 2
+    # the rows are a prefix of the run: from t = 0, increasing, the bob turning freely at
+    # -1 rad/s until it meets the stop at -0.5 rad
+    t = data[:, 0]
+    assert t[0] == 0.0 and np.all(np.diff(t) > 0) and t[-1] < 1e6
+    free = t < 0.5
+    assert np.allclose(data[free, header.index("hinge.q")], -t[free], atol=1e-8)
+
+
+def test_interrupt_gives_simulation_error_with_partial_result(monkeypatch):
+    import mbd
+    from scipy import integrate
+    ns = {}
+    exec(PENDULUM, ns)
+    system = ns["build"]().build()
+    calls = {"n": 0}
+    step = integrate.DOP853.step
+
+    def interrupted_step(self):
+        calls["n"] += 1
+        if calls["n"] == 6:
+            raise KeyboardInterrupt
+        return step(self)
+
+    monkeypatch.setattr(integrate.DOP853, "step", interrupted_step)
+    with pytest.raises(mbd.SimulationError, match="interrupted at t = ") as info:
+        system.simulate(2.0, output_step=0.01)
+    err = info.value
+    assert isinstance(err.__cause__, KeyboardInterrupt)
+    partial = err.result
+    assert partial is not None and 1 <= len(partial.t) and partial.t[-1] <= err.t < 2.0
+    assert len(partial.t) == partial.q.shape[0] == partial.v.shape[0]
+    # before the contact the bob turns freely at -1 rad/s
+    free = partial.t < 0.5
+    assert np.allclose(partial.joint("hinge").q[free], -partial.t[free], atol=1e-8)
+
+
+def test_progress_bar_only_when_asked():
+    import contextlib
+    ns = {}
+    exec(PENDULUM, ns)
+    system = ns["build"]().build()
+    for progress, drawn in ((True, True), (None, False), (False, False)):
+        buf = io.StringIO()   # not a terminal
+        with contextlib.redirect_stderr(buf):
+            system.simulate(1.0, output_step=0.1, progress=progress)
+        text = buf.getvalue()
+        assert bool(text) == drawn, (progress, text)
+        if drawn:
+            assert "100%" in text and "1/1 s" in text and text.endswith("\n")
