@@ -158,30 +158,55 @@ def _matvec6(A, x, out):
 
 @njit(cache=True)
 def _xt_inertia_x_add(E, r, Ia, out, X):
-    """out += X^T Ia X: an articulated or composite inertia carried to the parent.
+    """out += X^T Ia X: a symmetric (articulated or composite) inertia carried to the parent.
 
-    ``X`` is 6x6 scratch that receives the Plücker matrix [E 0; -E [r]x E].
+    With X = rot(E) xlt(r) = [E 0; 0 E] [1 0; -[r]x 1], first B = [E^T Ia_ij E] blockwise, then
+    the translation by blocks (Featherstone §2.13)::
+
+        [B11 + rx B21 - (B12 + rx B22) rx,  B12 + rx B22;  (...)^T,  B22]
+
+    ``X`` is 6x6 scratch (B is built in it).
     """
-    for i in range(3):
-        e0, e1, e2 = E[i, 0], E[i, 1], E[i, 2]
-        for j in range(3):
-            X[i, j] = E[i, j]
-            X[i, j + 3] = 0.0
-            X[i + 3, j + 3] = E[i, j]
-        # row i of -E [r]x, with [r]x = [[0, -r2, r1], [r2, 0, -r0], [-r1, r0, 0]]
-        X[i + 3, 0] = -(e1 * r[2] - e2 * r[1])
-        X[i + 3, 1] = -(e2 * r[0] - e0 * r[2])
-        X[i + 3, 2] = -(e0 * r[1] - e1 * r[0])
-    for j in range(6):
-        for k in range(6):
-            # Y[k, j] = (Ia X)[k, j]
-            s = 0.0
-            for m in range(6):
-                s += Ia[k, m] * X[m, j]
-            if s == 0.0:
-                continue
-            for i in range(6):
-                out[i, j] += X[k, i] * s
+    B = X
+    for bi in range(2):
+        for bj in range(bi, 2):
+            # B_ij = E^T Ia_ij E
+            for a in range(3):
+                for c in range(3):
+                    s = 0.0
+                    for k in range(3):
+                        y = (Ia[3 * bi + k, 3 * bj] * E[0, c] + Ia[3 * bi + k, 3 * bj + 1] * E[1, c]
+                             + Ia[3 * bi + k, 3 * bj + 2] * E[2, c])
+                        s += E[k, a] * y
+                    B[3 * bi + a, 3 * bj + c] = s
+    r0, r1, r2 = r[0], r[1], r[2]
+    for c in range(3):
+        # C = B12 + r x (columns of B22), kept in B's lower-left block (B21 is B12^T)
+        b0, b1, b2 = B[3, 3 + c], B[4, 3 + c], B[5, 3 + c]
+        B[3 + c, 0] = B[0, 3 + c] + (r1 * b2 - r2 * b1)
+        B[3 + c, 1] = B[1, 3 + c] + (r2 * b0 - r0 * b2)
+        B[3 + c, 2] = B[2, 3 + c] + (r0 * b1 - r1 * b0)
+    # now B[3 + c, a] = C[a, c]; block11 = B11 + rx B12^T - C rx
+    for a in range(3):
+        for c in range(3):
+            # (rx B12^T)[a, c] = (r x B12[c, :])[a];  (C rx)[a, c] = (C[a, :] x r)[c]
+            if a == 0:
+                rb = r1 * B[c, 5] - r2 * B[c, 4]
+            elif a == 1:
+                rb = r2 * B[c, 3] - r0 * B[c, 5]
+            else:
+                rb = r0 * B[c, 4] - r1 * B[c, 3]
+            C0, C1, C2 = B[3, a], B[4, a], B[5, a]
+            if c == 0:
+                cr = C1 * r2 - C2 * r1
+            elif c == 1:
+                cr = C2 * r0 - C0 * r2
+            else:
+                cr = C0 * r1 - C1 * r0
+            out[a, c] += B[a, c] + rb - cr
+            out[a, 3 + c] += B[3 + c, a]
+            out[3 + c, a] += B[3 + c, a]
+            out[3 + a, 3 + c] += B[3 + a, 3 + c]
 
 
 @njit(cache=True)
