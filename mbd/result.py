@@ -120,6 +120,31 @@ class ForceView:
         sides = result.sides[:, index]
         self.state = fe.law.states(self.x, self.xdot, result.t, sides, params)
         self.energy = fe.law.energy(self.x, params)
+        self._t = result.t
+
+    def contacts(self):
+        """[(t_begin, t_end, side)] of every contact of a gap, backlash or stop element (side:
+        -1 lower/+1 upper for BISTOP and backlash, -1 for ElastoGap's one side); t_end is nan
+        for a contact still going at the end. Exact event times with exact switching."""
+        if "contact" not in self.state:
+            raise ValueError(f"force element '{self.name}' has no contact state")
+        contact = np.asarray(self.state["contact"])
+        return contact_intervals(self._t, -contact.astype(int) if contact.dtype == bool
+                                 else contact)
+
+
+def contact_intervals(t, contact):
+    """[(t_begin, t_end, side)] of the runs where ``contact`` (per row) is nonzero; side is its
+    sign, t_end is nan for a contact still going at the last row. With exact switching the
+    rows include the event times, so the intervals are exact."""
+    out = []
+    side = np.sign(np.asarray(contact, dtype=float))
+    for i in range(len(t)):
+        if side[i] != 0 and (i == 0 or side[i - 1] != side[i]):
+            out.append([float(t[i]), np.nan, int(side[i])])
+        if out and np.isnan(out[-1][1]) and (side[i] != out[-1][2]):
+            out[-1][1] = float(t[i])
+    return [tuple(x) for x in out]
 
 
 class ReactionView:

@@ -238,3 +238,18 @@ def test_without_exact_switching_same_motion_switches_at_step_ends(gap_system, g
     # the grid rows are all there besides
     for tg in OUTPUT_STEP * np.arange(21):
         row(r, tg)
+
+
+def test_contact_intervals_are_the_logged_contact_events(gap_run):
+    """ForceView.contacts() (from the per-row state) pairs each element's logged 'contact
+    begins' with its 'contact ends', at the same exact times."""
+    for name in ("elastoGap1", "elastoGap2"):
+        begins = [e.t for e in gap_run.events if e.element == name and e.what == "contact begins"]
+        ends = [e.t for e in gap_run.events if e.element == name and e.what == "contact ends"]
+        assert begins and ends
+        contacts = gap_run.force(name).contacts()
+        starts = [t0 for t0, _, _ in contacts if t0 > gap_run.t[0]]
+        assert starts == begins
+        finished = [t1 for _, t1, _ in contacts if np.isfinite(t1)]
+        assert finished == ends
+        assert all(side == -1 for _, _, side in contacts)
