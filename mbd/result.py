@@ -241,11 +241,11 @@ class Result:
 
     def _cs_rotations(self, cs):
         """World orientation matrices (n, 3, 3) of a CS over the run."""
-        bm = self.system.bodies.get(getattr(cs.owner, "name", None))
-        if bm is None or cs.owner is not bm.body:
-            return np.broadcast_to(cs.rotation, (len(self.t), 3, 3))
+        link, _, local = self.system.cs_placement(cs)
+        if link < 0:
+            return np.broadcast_to(local, (len(self.t), 3, 3))
         R, _ = self._link_poses()
-        return R[:, bm.link] @ bm.cs_local(cs)[1]
+        return R[:, link] @ local
 
     def _reactions(self):
         if self._reaction_rows is None:

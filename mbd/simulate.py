@@ -186,11 +186,8 @@ class Integrand:
 
     def _cs_world(self, cs, E0, p0):
         """World position of a CS at the poses E0, p0."""
-        bm = self.system.bodies.get(getattr(cs.owner, "name", None))
-        if bm is None or cs.owner is not bm.body:
-            return cs.position.copy()
-        local = bm.cs_local(cs)[0]
-        return p0[bm.link] + E0[bm.link].T @ local
+        link, local, _ = self.system.cs_placement(cs)
+        return local if link < 0 else p0[link] + E0[link].T @ local
 
     def switching(self, t, y):
         """g (nf, MAX_SWITCH) at (t, y) with the current sides (a copy)."""

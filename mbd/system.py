@@ -137,6 +137,10 @@ class System:
                                                   for r in self.redundant)}
         return {name for c in cuts for name in loop_joints(self, c)}
 
+    def cs_placement(self, cs):
+        """(link, position, rotation) of a CS in its link's frame (see :func:`cs_placement`)."""
+        return cs_placement(self.bodies, cs)
+
     @property
     def force_index(self):
         """Force element name -> its row in the force arrays."""
@@ -187,6 +191,15 @@ class System:
                 f"'{d.name}' on {d.driver.joint.label()}" for d in self.drivers)
                 + f" (DOF left free: {self.dof - len(self.drivers)})")
         return "\n".join(lines)
+
+
+def cs_placement(body_maps, cs):
+    """(link, position, rotation) of a CS in the frame of the link that carries it; a ground's
+    CS gives link -1 and its world position and axes."""
+    if isinstance(cs.owner, Ground):
+        return -1, cs.position.copy(), cs.rotation.copy()
+    bm = body_maps[cs.owner.name]
+    return (bm.link,) + bm.cs_local(cs)
 
 
 # ----------------------------------------------------------------------------- validation
@@ -666,11 +679,7 @@ def build(model):
     for j in cuts:
         owner = j.follower.owner if isinstance(j.follower.owner, Body) else j.base.owner
         end, p, R_L = add_chain(j, True, gravity_of[owner.name])
-        if isinstance(j.follower.owner, Ground):
-            closures.append((j, end, -1, j.follower.position.copy(), j.follower.rotation.copy()))
-        else:
-            bm = body_maps[j.follower.owner.name]
-            closures.append((j, end, bm.link) + bm.cs_local(j.follower))
+        closures.append((j, end) + cs_placement(body_maps, j.follower))
     qn, vn = counts
     for link in links:
         link.setdefault("mass", 0.0)

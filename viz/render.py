@@ -13,6 +13,7 @@ import numpy as np
 from mbd.files import atomic_path
 
 from .scene import RenderError, Scene
+from .shapes import _positive
 
 __all__ = ["animate", "snapshot", "show", "frame_times", "RenderError"]
 
@@ -28,21 +29,11 @@ def frame_times(result, fps=30, speed=1.0):
     >>> frame_times(R(), fps=10, speed=2.0)
     array([0. , 0.2, 0.4, 0.6, 0.8, 1. ])
     """
-    fps, speed = _positive("fps", fps), _positive("speed", speed)
+    fps, speed = _positive("animate", "fps", fps), _positive("animate", "speed", speed)
     t0, t1 = float(result.t[0]), float(result.t[-1])
     x = (t1 - t0) * fps / speed
     n = int(math.floor(x + 1e-9 * max(1.0, x))) + 1   # round-off must not drop the last frame
     return t0 + np.arange(n) * speed / fps
-
-
-def _positive(name, value):
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number > 0, got {value!r}") from None
-    if not (math.isfinite(x) and x > 0.0):
-        raise ValueError(f"{name} must be a number > 0, got {value!r}")
-    return x
 
 
 class _Progress:
