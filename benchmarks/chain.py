@@ -4,15 +4,17 @@ The chain of issue 7: N uniform rods of 1 m and 1 kg hanging from a ground, revo
 alternating x and y, every angle 0.3 rad at rest, g = 9.81 m/s^2.
 
 Reports, as medians of repeated runs:
-- the cost of one acceleration evaluation, by ABA and by CRBA + Cholesky (the compiled kernels
-  called directly, and the right-hand side as scipy calls it);
+- the cost of one acceleration evaluation inside a compiled loop (as the compiled integrator
+  pays it): ABA in world and in link coordinates, CRBA + Cholesky, the whole right-hand side;
+  and the right-hand side called from Python as scipy calls it;
 - wall time per simulated second with DOP853 at rtol = atol = 1e-8;
 - the numba compile time of a first run (empty cache) and of a cached run, each measured in a
-  fresh interpreter.
+  fresh interpreter;
+- the scaling of one ABA evaluation for N = 10 ... 400 and its fitted exponent.
 
 Usage::
 
-    python benchmarks/chain.py            # N = 10 and 50
+    python benchmarks/chain.py            # N = 2, 10 and 50
     python benchmarks/chain.py 10 50 100  # any sizes
 """
 import os
@@ -26,7 +28,8 @@ import numpy as np
 
 import mbd
 from joints import Revolute
-from mbd import kernels
+from mbd import forcekernels, kernels
+from mbd.kernels import njit
 from mbd.simulate import rhs_function
 
 
@@ -56,8 +59,41 @@ def median_time(fn, repeats, inner):
     return statistics.median(samples)
 
 
-def evaluation_costs(system):
-    """Median seconds per acceleration evaluation: ABA kernel, CRBA kernel, scipy-style RHS."""
+# the kernels repeated inside compiled loops: their cost without Python's call overhead, as
+# the compiled integrator pays it (the tuples are borrowed, as the integrator does)
+
+@njit(cache=True)
+def _repeat_aba_world(n, q, v, tau, fext, mdl, ws, qdd):
+    mdl, ws = kernels.borrowed(mdl), kernels.borrowed(ws)
+    for _ in range(n):
+        kernels.link_transforms(q, mdl, ws)
+        kernels.aba_world(v, tau, fext, mdl, ws, qdd)
+
+
+@njit(cache=True)
+def _repeat_aba_link(n, q, v, tau, fext, mdl, ws, qdd):
+    mdl, ws = kernels.borrowed(mdl), kernels.borrowed(ws)
+    for _ in range(n):
+        kernels.aba(q, v, tau, fext, mdl, ws, qdd)
+
+
+@njit(cache=True)
+def _repeat_crba(n, q, v, tau, fext, mdl, ws, qdd, scratch):
+    mdl, ws = kernels.borrowed(mdl), kernels.borrowed(ws)
+    for _ in range(n):
+        kernels.crba_accelerations(q, v, tau, fext, mdl, ws, qdd, scratch)
+
+
+@njit(cache=True)
+def _repeat_rhs(n, y, mdl, fel, sides, ws, tau, fext, rec, geo, dy):
+    for _ in range(n):
+        forcekernels.state_derivative(y, mdl, fel, sides, ws, tau, fext, rec, geo, dy)
+
+
+def evaluation_costs(system, inner=2000, repeats=7):
+    """Median seconds per evaluation, inside a compiled loop: world-frame ABA (the
+    integrator's, with the poses), link-frame ABA, CRBA + Cholesky, and the whole right-hand
+    side; and the right-hand side called from Python as scipy calls it."""
     mdl = system.arrays
     ws = kernels.make_workspace(system.n_links, system.nq, system.nv)
     state = system.initial_state()
@@ -68,13 +104,29 @@ def evaluation_costs(system):
     scratch = np.zeros(system.nv)
     fun = rhs_function(system)
     y = np.concatenate([q, v])
-    inner = 2000
+    dy = np.zeros_like(y)
+    rhs_args = (y, fun.mdl, fun.fel, fun.sides, fun.ws, fun.tau, fun.fext, fun.rec, fun.geo, dy)
     return {
-        "aba": median_time(lambda: kernels.aba(q, v, tau, fext, mdl, ws, qdd), 7, inner),
-        "crba": median_time(lambda: kernels.crba_accelerations(q, v, tau, fext, mdl, ws, qdd,
-                                                               scratch), 7, inner),
-        "rhs": median_time(lambda: fun(0.0, y), 7, inner),
+        "aba_world": median_time(lambda: _repeat_aba_world(inner, q, v, tau, fext, mdl, ws, qdd),
+                                 repeats, 1) / inner,
+        "aba_link": median_time(lambda: _repeat_aba_link(inner, q, v, tau, fext, mdl, ws, qdd),
+                                repeats, 1) / inner,
+        "crba": median_time(lambda: _repeat_crba(inner, q, v, tau, fext, mdl, ws, qdd, scratch),
+                            repeats, 1) / inner,
+        "rhs": median_time(lambda: _repeat_rhs(inner, *rhs_args), repeats, 1) / inner,
+        "rhs_python": median_time(lambda: fun(0.0, y), repeats, inner),
     }
+
+
+def scaling(sizes=(10, 20, 50, 100, 200, 400)):
+    """Seconds per world-frame ABA evaluation for each N, and the exponent p of the
+    least-squares fit t = c N^p over the sizes."""
+    times = []
+    for n in sizes:
+        system = build_chain(n).build()
+        times.append(evaluation_costs(system, inner=max(20, 20000 // n), repeats=5)["aba_world"])
+    p = np.polyfit(np.log(sizes), np.log(times), 1)[0]
+    return list(zip(sizes, times)), p
 
 
 def run_time_per_second(system, t_end, repeats=3):
@@ -116,20 +168,34 @@ def main(sizes):
     print(f"first run, empty numba cache: {cold:.1f} s; cached run: {warm:.2f} s "
           "(fresh interpreter: import + build + 0.01 s simulation)")
     print()
-    print("| N | ABA eval | CRBA+Cholesky eval | RHS as scipy calls it | CRBA/ABA | "
-          "wall / simulated s (DOP853, rtol 1e-8) | RHS evals / s | energy drift |")
-    print("|---|---|---|---|---|---|---|---|")
+    tables(sizes)
+
+
+def tables(sizes):
+    """Print the per-evaluation cost table for ``sizes`` and the scaling line."""
+    print("Cost of one evaluation inside a compiled loop (median of 7), and the right-hand side "
+          "called from Python:")
+    print()
+    print("| N | ABA, world frame | ABA, link frame | CRBA + Cholesky | whole RHS | "
+          "RHS from Python | wall / simulated s (rtol 1e-8) | RHS evals / s | energy drift |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for n in sizes:
         system = build_chain(n).build()
-        costs = evaluation_costs(system)
+        c = evaluation_costs(system)
         t_end = 10.0 if n <= 10 else 2.5
         per_second, result = run_time_per_second(system, t_end)
         e = result.energy()
         drift = np.abs(e - e[0]).max() / np.abs(e).max()
-        print(f"| {n} | {costs['aba'] * 1e6:.2f} µs | {costs['crba'] * 1e6:.2f} µs | "
-              f"{costs['rhs'] * 1e6:.2f} µs | {costs['crba'] / costs['aba']:.2f} | "
-              f"{per_second * 1e3:.1f} ms | {result.stats['nfev'] / t_end:.0f} | {drift:.1e} |")
+        print(f"| {n} | {c['aba_world'] * 1e6:.2f} µs | {c['aba_link'] * 1e6:.2f} µs | "
+              f"{c['crba'] * 1e6:.2f} µs | {c['rhs'] * 1e6:.2f} µs | "
+              f"{c['rhs_python'] * 1e6:.2f} µs | {per_second * 1e3:.1f} ms | "
+              f"{result.stats['nfev'] / t_end:.0f} | {drift:.1e} |")
+    print()
+    points, p = scaling()
+    print("Scaling of one ABA evaluation (world frame, with the poses): "
+          + ", ".join(f"N = {n}: {t * 1e6:.1f} µs" for n, t in points)
+          + f"; fitted exponent t ~ N^{p:.2f}")
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [10, 50])
+    main([int(a) for a in sys.argv[1:]] or [2, 10, 50])

@@ -58,8 +58,10 @@ def inverse_dynamics(system, q, v, qdd):
 def accelerations(system, q, v, tau=None, method="aba"):
     """Joint accelerations qdd (nv,) under generalized forces ``tau`` (default 0).
 
-    ``method`` "aba" (articulated-body algorithm) or "crba" (mass matrix, Cholesky): two
-    independent routes to the same answer.
+    ``method`` "aba" (articulated-body algorithm in link coordinates), "aba-world" (the same
+    in world axes), "tree" (the one of these two the integrator picks for the tree, see
+    :func:`mbd.kernels.tree_accelerations`) or "crba" (mass matrix, Cholesky): independent
+    routes to the same answer.
     """
     ws, qn, v = _prepare(system, q, v)
     tau = np.zeros(system.nv) if tau is None else np.asarray(tau, dtype=float).reshape(system.nv)
@@ -67,10 +69,16 @@ def accelerations(system, q, v, tau=None, method="aba"):
     qdd = np.zeros(system.nv)
     if method == "aba":
         kernels.aba(qn, v, tau, fext, system.arrays, ws, qdd)
+    elif method == "aba-world":
+        kernels.link_transforms(qn, system.arrays, ws)
+        kernels.aba_world(v, tau, fext, system.arrays, ws, qdd)
+    elif method == "tree":
+        kernels.tree_accelerations(qn, v, tau, fext, system.arrays, ws, qdd)
     elif method == "crba":
         kernels.crba_accelerations(qn, v, tau, fext, system.arrays, ws, qdd, np.zeros(system.nv))
     else:
-        raise ValueError(f"accelerations: method must be 'aba' or 'crba', got {method!r}")
+        raise ValueError(f"accelerations: method must be 'aba', 'aba-world', 'tree' or "
+                         f"'crba', got {method!r}")
     return qdd
 
 

@@ -267,11 +267,21 @@ def state_derivative(y, mdl, fel, sides, ws, tau, fext, rec, geo, dy):
 
     Returns 0, or the index + 1 of an element whose load direction is undefined.
     """
-    qn, v = _kinematics(y, mdl, ws)
+    mdl, fel, ws = kernels.borrowed(mdl), kernels.borrowed(fel), kernels.borrowed(ws)
+    y, sides, tau, fext, rec, geo, dy = kernels.borrowed((y, sides, tau, fext, rec, geo, dy))
+    qn = ws[0]
     nq = qn.shape[0]
-    bad = element_loads(fel, sides, qn, v, ws, tau, fext, rec, geo)
+    v = y[nq:]
+    kernels.normalize_quaternions(y[:nq], mdl, qn)
+    bad = 0
+    if fel[0].shape[0]:
+        kernels.link_velocities(qn, v, mdl, ws)   # the elements read link velocities
+        bad = element_loads(fel, sides, qn, v, ws, tau, fext, rec, geo)
+    else:
+        tau[:] = 0.0
+        fext[:] = 0.0
     kernels.quaternion_rates(qn, v, mdl, dy[:nq])
-    kernels.aba_dynamics(v, tau, fext, mdl, ws, dy[nq:])
+    kernels.tree_accelerations(qn, v, tau, fext, mdl, ws, dy[nq:])
     return bad
 
 

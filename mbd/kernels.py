@@ -25,6 +25,10 @@ garbage per call.
 """
 import numpy as np
 from numba import njit as _numba_njit
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+from numba.np.arrayobj import make_array
 
 
 def njit(cache=True):
@@ -32,6 +36,34 @@ def njit(cache=True):
     (a division by zero gives inf/nan, which the driver reports, instead of raising in the
     hot path)."""
     return _numba_njit(cache=cache, error_model="numpy")
+
+
+@intrinsic
+def borrowed(typingctx, arrays):
+    """The tuple ``arrays`` with every array replaced by an unmanaged view of the same memory.
+
+    numba counts references to managed arrays with atomic operations at every function
+    boundary and view: with the model, force and workspace tuples (some 40 arrays) that cost
+    more than the dynamics of a short chain. Kernels that run a hot loop borrow their tuples
+    once at the top; the views must not outlive the call (the caller keeps the arrays alive).
+    """
+    if not (isinstance(arrays, types.BaseTuple)
+            and all(isinstance(t, types.Array) for t in arrays.types)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        out = cgutils.get_null_value(context.get_value_type(signature.return_type))
+        for k, ty in enumerate(arrays.types):
+            src = make_array(ty)(context, builder, value=builder.extract_value(args[0], k))
+            view = make_array(ty)(context, builder)
+            view.meminfo = cgutils.get_null_value(view.meminfo.type)  # no reference counting
+            view.parent = cgutils.get_null_value(view.parent.type)
+            view.nitems, view.itemsize, view.data = src.nitems, src.itemsize, src.data
+            view.shape, view.strides = src.shape, src.strides
+            out = builder.insert_value(out, view._getvalue(), k)
+        return out
+
+    return arrays(arrays), codegen
 
 
 FIXED, REVOLUTE, PRISMATIC, SPHERICAL = 0, 1, 2, 3
@@ -44,16 +76,19 @@ MODEL_FIELDS = ("parent", "jtype", "nd", "qadr", "vadr", "axis", "E_T", "r_T",
 def make_workspace(nl, nq, nv):
     """Allocate the scratch arrays the kernels need for ``nl`` links (once per run).
 
-    Returns the tuple ``(qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats)``:
-    normalized q; parent-to-link transforms; world poses; link velocities, accelerations and
-    velocity-product terms; articulated inertias and bias forces; ABA's U, D^-1, u; link forces;
-    the mass matrix; and small scratch vectors (8 x 6) and matrices (3 x 6 x 6).
+    Returns the tuple ``(qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats,
+    Sw, vw, cw, ref)``: normalized q; parent-to-link transforms; world poses; link velocities,
+    accelerations and velocity-product terms; articulated inertias and bias forces; ABA's U,
+    D^-1, u; link forces; the mass matrix; small scratch vectors (8 x 6) and matrices
+    (3 x 6 x 6); and the world-frame ABA's motion subspaces, velocities, velocity-product
+    terms and link origins relative to their tree's root link (:func:`aba_world`).
     """
     return (np.zeros(nq), np.zeros((nl, 3, 3)), np.zeros((nl, 3)), np.zeros((nl, 3, 3)),
             np.zeros((nl, 3)), np.zeros((nl, 6)), np.zeros((nl, 6)), np.zeros((nl, 6)),
             np.zeros((nl, 6, 6)), np.zeros((nl, 6)), np.zeros((nl, 6, 3)),
             np.zeros((nl, 3, 3)), np.zeros((nl, 3)), np.zeros((nl, 6)), np.zeros((nv, nv)),
-            np.zeros((8, 6)), np.zeros((3, 6, 6)))
+            np.zeros((8, 6)), np.zeros((3, 6, 6)), np.zeros((nl, 6, 3)), np.zeros((nl, 6)),
+            np.zeros((nl, 6)), np.zeros((nl, 3)))
 
 
 # ----------------------------------------------------------------------------- small algebra
@@ -247,6 +282,20 @@ def normalize_quaternions(q, mdl, qn):
 
 
 @njit(cache=True)
+def normalize_quaternion_rows(Q, mdl):
+    """Every row of Q (n, nq) with its spherical primitives' quaternions scaled to unit length,
+    in place."""
+    jtype, qadr = mdl[1], mdl[3]
+    for n in range(Q.shape[0]):
+        for i in range(jtype.shape[0]):
+            if jtype[i] == SPHERICAL:
+                a = qadr[i]
+                s = np.sqrt(Q[n, a] ** 2 + Q[n, a + 1] ** 2 + Q[n, a + 2] ** 2 + Q[n, a + 3] ** 2)
+                for k in range(4):
+                    Q[n, a + k] /= s
+
+
+@njit(cache=True)
 def link_transforms(q, mdl, ws):
     """Parent-to-link transforms X_i = X_J(q) X_T and the world pose of every link.
 
@@ -254,7 +303,7 @@ def link_transforms(q, mdl, ws):
     origin in world coordinates) into ``ws``. ``q`` must hold unit quaternions.
     """
     parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
-    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats = ws
+    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats, Sw, vw, cw, ref = ws
     EJ = mats[0, :3, :3]
     for i in range(parent.shape[0]):
         t = jtype[i]
@@ -351,7 +400,7 @@ def link_velocities(q, v, mdl, ws):
     qd_i`` the velocity-product acceleration term (S_i is constant in link coordinates).
     """
     parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
-    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats = ws
+    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats, Sw, vw, cw, ref = ws
     link_transforms(q, mdl, ws)
     sq = vecs[0]
     for i in range(parent.shape[0]):
@@ -396,7 +445,7 @@ def aba(q, v, tau, fext, mdl, ws, qdd):
 def aba_dynamics(v, tau, fext, mdl, ws, qdd):
     """ABA's dynamics passes, on the kinematics ``link_velocities`` left in ``ws``."""
     parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
-    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats = ws
+    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats, Sw, vw, cw, ref = ws
     nl = parent.shape[0]
     tmp, col, pa, ap = vecs[1], vecs[2], vecs[3], vecs[4]
     Ia, X = mats[1], mats[2]
@@ -473,13 +522,223 @@ def aba_dynamics(v, tau, fext, mdl, ws, qdd):
 
 
 @njit(cache=True)
+def aba_world(v, tau, fext, mdl, ws, qdd):
+    """The articulated-body algorithm in world coordinates, on the poses ``link_transforms``
+    left in ``ws``: qdd = FD(q, v, tau, fext).
+
+    Every spatial quantity is expressed in world axes at one point per tree, the current
+    origin of its root link (Featherstone §7.3; Pinocchio uses the world origin), so
+    articulated inertias pass to the parent by plain addition instead of a 6x6 congruence per
+    link; each body's inertia is moved to world axes from its 10 parameters instead. About
+    twice as fast as :func:`aba_dynamics` on a chain; the same result to round-off while the
+    tree stays within a few times its own size of that point (lever arms multiply round-off):
+    :func:`tree_accelerations` uses it for trees without prismatic primitives, whose links
+    cannot travel away. ``fext[i]`` is in link coordinates, as everywhere.
+    """
+    parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
+    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats, Sw, vw, cw, ref = ws
+    nl = parent.shape[0]
+    for i in range(nl):
+        R = E0[i]           # world -> link; its rows are the link axes in world coordinates
+        lam = parent[i]
+        # the link origin relative to its tree's root link origin, accumulated from the
+        # parent offsets as link_transforms does for p0 (a difference of p0's would cancel)
+        for k in range(3):
+            ref[i, k] = 0.0 if lam < 0 else (ref[lam, k] + E0[lam, 0, k] * r[i, 0]
+                                              + E0[lam, 1, k] * r[i, 1] + E0[lam, 2, k] * r[i, 2])
+        px, py, pz = ref[i, 0], ref[i, 1], ref[i, 2]
+        n = nd[i]
+        # motion subspace at the world origin: [e; p x e] (revolute, spherical), [0; e] (prismatic)
+        for k in range(n):
+            if jtype[i] == SPHERICAL:
+                ex, ey, ez = R[k, 0], R[k, 1], R[k, 2]
+            else:
+                a0, a1, a2 = axis[i, 0], axis[i, 1], axis[i, 2]
+                ex = R[0, 0] * a0 + R[1, 0] * a1 + R[2, 0] * a2
+                ey = R[0, 1] * a0 + R[1, 1] * a1 + R[2, 1] * a2
+                ez = R[0, 2] * a0 + R[1, 2] * a1 + R[2, 2] * a2
+            if jtype[i] == PRISMATIC:
+                Sw[i, 0, k] = 0.0
+                Sw[i, 1, k] = 0.0
+                Sw[i, 2, k] = 0.0
+                Sw[i, 3, k] = ex
+                Sw[i, 4, k] = ey
+                Sw[i, 5, k] = ez
+            else:
+                Sw[i, 0, k] = ex
+                Sw[i, 1, k] = ey
+                Sw[i, 2, k] = ez
+                Sw[i, 3, k] = py * ez - pz * ey
+                Sw[i, 4, k] = pz * ex - px * ez
+                Sw[i, 5, k] = px * ey - py * ex
+        # velocity v_i = v_parent + S qd, and c_i = v_i x (S qd) (S is fixed in the link)
+        sq = vecs[0]
+        for m in range(6):
+            s = 0.0
+            for k in range(n):
+                s += Sw[i, m, k] * v[vadr[i] + k]
+            sq[m] = s
+            vw[i, m] = s if lam < 0 else vw[lam, m] + s
+        _crossm(vw[i], sq, cw[i])
+        # the body's inertia at the world origin from m, c and Ic (Ic about the CG)
+        M = mass[i]
+        I6 = IA[i]
+        cx, cy, cz = com[i, 0], com[i, 1], com[i, 2]
+        # Ic in link axes = I_O,11 - m (|c|^2 1 - c c^T)
+        c2 = cx * cx + cy * cy + cz * cz
+        J = mats[0, :3, :3]
+        for a in range(3):
+            for b in range(3):
+                J[a, b] = inertia[i, a, b] + M * com[i, a] * com[i, b]
+            J[a, a] -= M * c2
+        # world: Ic_w = R^T J R, c_w = p + R^T c
+        gx = px + R[0, 0] * cx + R[1, 0] * cy + R[2, 0] * cz
+        gy = py + R[0, 1] * cx + R[1, 1] * cy + R[2, 1] * cz
+        gz = pz + R[0, 2] * cx + R[1, 2] * cy + R[2, 2] * cz
+        T = mats[0, 3:, :3]
+        for a in range(3):
+            for b in range(3):
+                T[a, b] = J[a, 0] * R[0, b] + J[a, 1] * R[1, b] + J[a, 2] * R[2, b]
+        for a in range(3):
+            for b in range(a, 3):
+                w = R[0, a] * T[0, b] + R[1, a] * T[1, b] + R[2, a] * T[2, b]
+                I6[a, b] = w
+                I6[b, a] = w
+        # + m [c]x [c]x^T = m (|c|^2 1 - c c^T); off-diagonal blocks m [c]x and its transpose
+        g2 = gx * gx + gy * gy + gz * gz
+        gv = (gx, gy, gz)
+        for a in range(3):
+            for b in range(3):
+                I6[a, b] -= M * gv[a] * gv[b]
+                I6[3 + a, 3 + b] = M if a == b else 0.0
+            I6[a, a] += M * g2
+        I6[0, 3], I6[0, 4], I6[0, 5] = 0.0, -M * gz, M * gy
+        I6[1, 3], I6[1, 4], I6[1, 5] = M * gz, 0.0, -M * gx
+        I6[2, 3], I6[2, 4], I6[2, 5] = -M * gy, M * gx, 0.0
+        for a in range(3):
+            for b in range(3):
+                I6[3 + b, a] = I6[a, 3 + b]
+        # bias force pA = v x* (I v) - f_ext (f_ext to the world origin: X^T f)
+        tmp = vecs[1]
+        _matvec6(I6, vw[i], tmp)
+        for k in range(6):
+            pA[i, k] = 0.0
+        _crossf_add(vw[i], tmp, pA[i])
+        fx = fext[i]
+        if fx[0] != 0.0 or fx[1] != 0.0 or fx[2] != 0.0 or fx[3] != 0.0 or fx[4] != 0.0 or fx[5] != 0.0:
+            for k in range(6):
+                tmp[k] = 0.0
+            rel = vecs[5]
+            rel[0], rel[1], rel[2] = px, py, pz
+            _xtforce_add(R, rel, fx, tmp)
+            for k in range(6):
+                pA[i, k] -= tmp[k]
+    tmp, pa = vecs[1], vecs[3]
+    for i in range(nl - 1, -1, -1):
+        n = nd[i]
+        for k in range(n):  # U = IA S, u = tau - S^T pA
+            s_u = tau[vadr[i] + k]
+            for m in range(6):
+                s = 0.0
+                for l in range(6):
+                    s += IA[i, m, l] * Sw[i, l, k]
+                U[i, m, k] = s
+                s_u -= Sw[i, m, k] * pA[i, m]
+            u[i, k] = s_u
+        if n == 1:
+            D1 = 0.0
+            for m in range(6):
+                D1 += Sw[i, m, 0] * U[i, m, 0]
+            Dinv[i, 0, 0] = 1.0 / D1
+        elif n == 3:
+            D3 = mats[1, :3, :3]
+            for a in range(3):
+                for b in range(3):
+                    s = 0.0
+                    for m in range(6):
+                        s += Sw[i, m, a] * U[i, m, b]
+                    D3[a, b] = s
+            _inv3(D3, Dinv[i])
+        lam = parent[i]
+        if lam < 0:
+            continue
+        # parent += IA - U D^-1 U^T and pA + Ia c + U D^-1 u (no transform: same frame)
+        W = mats[2]
+        for a in range(6):
+            for k in range(n):
+                s = 0.0
+                for l in range(n):
+                    s += U[i, a, l] * Dinv[i, l, k]
+                W[a, k] = s                       # U D^-1
+        for a in range(6):
+            for b in range(a, 6):
+                s = IA[i, a, b]
+                for k in range(n):
+                    s -= W[a, k] * U[i, b, k]
+                IA[i, a, b] = s
+                IA[i, b, a] = s
+        for a in range(6):
+            s = pA[i, a]
+            for k in range(n):
+                s += W[a, k] * u[i, k]
+            for b in range(6):
+                s += IA[i, a, b] * cw[i, b]
+            pA[lam, a] += s
+            for b in range(6):
+                IA[lam, a, b] += IA[i, a, b]
+    for i in range(nl):
+        lam = parent[i]
+        ap = vecs[4]
+        if lam < 0:
+            for k in range(3):
+                ap[k] = 0.0
+                ap[3 + k] = -gravity[i, k]
+        else:
+            for k in range(6):
+                ap[k] = acc[lam, k]
+        for k in range(6):
+            ap[k] += cw[i, k]
+        n = nd[i]
+        # qdd = D^-1 (u - U^T a'),  a = a' + S qdd
+        for k in range(n):
+            s = u[i, k]
+            for m in range(6):
+                s -= U[i, m, k] * ap[m]
+            tmp[k] = s
+        for k in range(n):
+            s = 0.0
+            for l in range(n):
+                s += Dinv[i, k, l] * tmp[l]
+            qdd[vadr[i] + k] = s
+        for m in range(6):
+            s = ap[m]
+            for k in range(n):
+                s += Sw[i, m, k] * qdd[vadr[i] + k]
+            acc[i, m] = s
+
+
+@njit(cache=True)
+def tree_accelerations(q, v, tau, fext, mdl, ws, qdd):
+    """qdd = FD(q, v, tau, fext) by the cheaper ABA that is accurate for the tree: in world
+    axes (:func:`aba_world`, on ``link_transforms``) when no link can translate, else in link
+    coordinates (:func:`aba`). ``q`` must hold unit quaternions."""
+    jtype = mdl[1]
+    for i in range(jtype.shape[0]):
+        if jtype[i] == PRISMATIC:
+            aba(q, v, tau, fext, mdl, ws, qdd)
+            return
+    link_transforms(q, mdl, ws)
+    aba_world(v, tau, fext, mdl, ws, qdd)
+
+
+@njit(cache=True)
 def rnea(q, v, qdd, fext, mdl, ws, tau):
     """Recursive Newton-Euler inverse dynamics: tau = ID(q, v, qdd, fext) (Table 5.1).
 
     With qdd = 0 and fext = 0 this is the bias force C(q, v): gravity, Coriolis, centrifugal.
     """
     parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
-    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats = ws
+    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats, Sw, vw, cw, ref = ws
     nl = parent.shape[0]
     link_velocities(q, v, mdl, ws)
     tmp, sqdd = vecs[1], vecs[2]
@@ -509,7 +768,7 @@ def rnea(q, v, qdd, fext, mdl, ws, tau):
 def crba(q, mdl, ws, Hout):
     """Composite-rigid-body algorithm: the joint-space mass matrix H(q) (Table 6.2)."""
     parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
-    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats = ws
+    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats, Sw, vw, cw, ref = ws
     nl = parent.shape[0]
     link_transforms(q, mdl, ws)
     IC = IA
@@ -600,7 +859,7 @@ def crba_accelerations(q, v, tau, fext, mdl, ws, qdd, rhs):
 def energies(q, v, mdl, ws):
     """(kinetic, potential) energy of the tree, J; potential from gravity relative to the origin."""
     parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
-    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats = ws
+    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats, Sw, vw, cw, ref = ws
     link_velocities(q, v, mdl, ws)
     tmp = vecs[1]
     T = 0.0
@@ -638,9 +897,10 @@ def quaternion_rates(q, v, mdl, qdot):
 
 @njit(cache=True)
 def state_derivative(y, tau, fext, mdl, ws, dy):
-    """dy/dt of the state y = [q, v] by ABA, quaternions normalized before use."""
+    """dy/dt of the state y = [q, v] by :func:`tree_accelerations`, quaternions normalized
+    before use (the integrator's right-hand side without force elements)."""
     qn = ws[0]
     nq = qn.shape[0]
     normalize_quaternions(y[:nq], mdl, qn)
     quaternion_rates(qn, y[nq:], mdl, dy[:nq])
-    aba(qn, y[nq:], tau, fext, mdl, ws, dy[nq:])
+    tree_accelerations(qn, y[nq:], tau, fext, mdl, ws, dy[nq:])

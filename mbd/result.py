@@ -192,8 +192,7 @@ class Result:
         y = np.asarray(y, dtype=float).reshape(len(self.t), system.nq + system.nv)
         self.q = y[:, :system.nq].copy()
         self.v = y[:, system.nq:].copy()
-        for i in range(len(self.t)):  # report unit quaternions
-            kernels.normalize_quaternions(self.q[i].copy(), system.arrays, self.q[i])
+        kernels.normalize_quaternion_rows(self.q, system.arrays)  # report unit quaternions
         self.events = list(events)
         self.stats = dict(stats or {})
         nf = len(system.force_elements)

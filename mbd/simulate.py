@@ -15,7 +15,7 @@ from collections import deque
 import numpy as np
 from scipy import integrate
 
-from . import constraints, forcekernels, kernels, lawkernels
+from . import constraints, forcekernels, kernels, lawkernels, stepper
 from .progress import ProgressBar, enabled as _progress_enabled
 from .errors import SimulationError
 from .result import Event, Result
@@ -256,7 +256,8 @@ def _locate(fun_g, ta, tb, side, tol):
 
 
 def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=None, atol=None,
-             method="DOP853", max_step=np.inf, exact_switching=True, progress=False):
+             method="DOP853", max_step=np.inf, exact_switching=True, progress=False,
+             compiled=None):
     """Integrate ``system`` from its initial state at ``t0`` to ``t_end`` (s).
 
     Parameters
@@ -286,6 +287,12 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
         Draw a one-line progress bar on stderr (simulated time, events, wall time), redrawn
         at most 10 times a second. False (default): quiet; None: only when stderr is a
         terminal.
+    compiled : bool or None
+        Run DOP853's whole step loop compiled (:mod:`mbd.stepper`) instead of stepping scipy's
+        ``DOP853`` from Python: the same method and step control, several times faster.
+        None (default): whenever it applies — method "DOP853", a tree (no cut joints, no
+        drivers), exact switching, no law parameter given as a Python function of time.
+        True: require it (ValueError naming what prevents it); False: never.
 
     Returns
     -------
@@ -313,10 +320,30 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
     q, v = state.q, state.v
     if system.cut_joints or system.drivers:
         q, v = _assembled(system, state, q0 or {}, v0 or {})
-    run = _Run(system, solver_class, rtol, atol, max_step, exact_switching, t0, t_end,
-               output_times(t0, t_end, output_step),
-               ProgressBar(t0, t_end, _progress_enabled(progress), label="simulating"))
+    blocker = _compiled_blocker(system, solver_class, exact_switching)
+    if compiled and blocker:
+        raise ValueError(f"simulate: compiled=True, but the compiled stepper does not apply: "
+                         f"{blocker}")
+    run_class = _CompiledRun if compiled is not False and not blocker else _Run
+    run = run_class(system, solver_class, rtol, atol, max_step, exact_switching, t0, t_end,
+                    output_times(t0, t_end, output_step),
+                    ProgressBar(t0, t_end, _progress_enabled(progress), label="simulating"))
     return run.go(np.concatenate([q, v]))
+
+
+def _compiled_blocker(system, solver_class, exact_switching):
+    """Why the compiled stepper cannot run this simulation, or "" when it can."""
+    if solver_class is not integrate.DOP853:
+        return f"it implements DOP853 only, not {solver_class.__name__}"
+    if system.cut_joints or system.drivers:
+        return (f"the system has closed loops or drivers (cut joints {list(system.cut_joints)}, "
+                f"drivers {[d.name for d in system.drivers]})")
+    if not exact_switching:
+        return "exact_switching=False"
+    varying = [fe.name for fe in system.force_elements if fe.law.time_varying]
+    if varying:
+        return f"the laws of {varying} have parameters given as Python functions of time"
+    return ""
 
 
 def _assembled(system, state, q0, v0):
@@ -388,16 +415,22 @@ class _Run:
             self.next_row += 1
 
     def result(self):
-        stats = {"nfev": self.f.nfev, "nsteps": self.nsteps, "pieces": self.pieces,
+        stats = {"nfev": self.f.nfev + self.compiled_nfev(), "nsteps": self.nsteps, "pieces": self.pieces,
                  "events": len(self.events), "method": self.solver_class.__name__,
                  "rtol": self.options["rtol"], "atol": self.options["atol"],
-                 "exact_switching": self.exact, "wall_time": time.perf_counter() - self.started}
+                 "exact_switching": self.exact, "wall_time": time.perf_counter() - self.started,
+                 "stepper": self.stepper}
         n = len(self.rows_t)
         nf = len(self.system.force_elements)
         sides = np.array(self.rows_s).reshape(n, nf, lawkernels.MAX_SWITCH)
         return Result(self.system, np.array(self.rows_t),
                       np.array(self.rows_y).reshape(n, self.system.nq + self.system.nv),
                       events=self.events, stats=stats, sides=sides)
+
+    stepper = "scipy"
+
+    def compiled_nfev(self):
+        return 0
 
     def fail(self, message, t):
         raise SimulationError(message, result=self.result(), t=t)
@@ -562,6 +595,87 @@ class _Run:
                           f"times between t = {self.recent[0][0]:.12g} s and "
                           f"{self.recent[-1][0]:.12g} s (last: {last.what}); the law keeps "
                           "crossing a branch boundary without the motion progressing", last.t)
+
+
+class _Interpolant:
+    """The dense output of one compiled DOP853 step, callable at a time t (s)."""
+
+    def __init__(self, t_old, h, y_old, F):
+        self.t_old, self.h, self.y_old, self.F = t_old, h, y_old, F
+
+    def __call__(self, t):
+        out = np.empty_like(self.y_old)
+        stepper.dense_value(t, self.t_old, self.h, self.y_old, self.F, out)
+        return out
+
+
+class _CompiledRun(_Run):
+    """A run whose pieces step in :func:`mbd.stepper.advance` (one compiled call per piece, or
+    per STEP_BUDGET steps, so the progress bar and Ctrl-C still answer)."""
+
+    STEP_BUDGET = 2000
+    stepper = "compiled"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        n = self.system.nq + self.system.nv
+        self.K = np.zeros((stepper.N_STAGES_EXTENDED, n))
+        self.F = np.zeros((stepper.INTERPOLATOR_POWER, n))
+        self.y_old = np.zeros(n)
+        self.tmp = np.zeros((4, n))
+        self.st = np.zeros(5)
+        self.ist = np.zeros(4, dtype=np.int64)
+        self.out = np.zeros((len(self.times), n))
+
+    def compiled_nfev(self):
+        return int(self.ist[stepper.NFEV])
+
+    def piece(self, t, y):
+        self.pieces += 1
+        f, st, ist = self.f, self.st, self.ist
+        o = self.options
+        y = np.array(y, dtype=float)         # advanced in place
+        st[stepper.T] = t
+        bad = stepper.start(y, self.K[0], st, ist, self.t_end, o["rtol"], o["atol"],
+                            o["max_step"], f.mdl, f.fel, f.sides, f.ws, f.tau, f.fext, f.rec,
+                            f.geo, self.tmp)
+        if bad:
+            raise _Undefined(bad - 1, st[stepper.T_BAD], self.tmp[3].copy())
+        armed = f.armed()
+        while True:
+            ist[stepper.NEXT_ROW] = first = self.next_row
+            steps = ist[stepper.NSTEPS]
+            status = stepper.advance(y, st, ist, self.t_end, o["rtol"], o["atol"], o["max_step"],
+                                     self.STEP_BUDGET, self.times, self.out, armed, f.g, f.mdl,
+                                     f.fel, f.sides, f.ws, f.tau, f.fext, f.rec, f.geo, self.K,
+                                     self.y_old, self.F, self.tmp)
+            self.nsteps += int(ist[stepper.NSTEPS] - steps)
+            self.next_row = last = int(ist[stepper.NEXT_ROW])
+            if last > first:
+                self.rows_t.extend(self.times[first:last])
+                self.rows_y.extend(self.out[first:last])
+                self.rows_s.extend([f.sides.copy()] * (last - first))
+            if status == stepper.PAUSED and not st[stepper.T] > t:   # NaN time, or stuck
+                self.fail(f"the compiled integrator stopped advancing at t = {t:.9g} s "
+                          f"(step size {st[stepper.H_ABS]:.3g} s)", t)
+            t = self.t_now = st[stepper.T]
+            self.bar.update(t, len(self.events))
+            if status == stepper.DONE:
+                return t, y
+            if status == stepper.CROSSED:
+                dense = _Interpolant(st[stepper.T_OLD], st[stepper.H_PREV], self.y_old.copy(),
+                                     self.F.copy())
+                crossed = armed & ((f.switching(t, y) >= 0.0) != (f.sides > 0.0))
+                return self.switch(st[stepper.T_OLD], t, dense, crossed)
+            if status == stepper.TOO_SMALL:
+                self.fail(f"the integrator DOP853 failed at t = {t:.9g} s: the step size fell "
+                          "below 10 units of round-off in t", t)
+            if status == stepper.NONFINITE:
+                bad = np.flatnonzero(~np.isfinite(y))
+                self.fail(f"the state became non-finite at t = {t:.9g} s (state entries "
+                          f"{bad[:6].tolist()}); the mass matrix may be singular", t)
+            if status == stepper.UNDEFINED:
+                raise _Undefined(int(ist[stepper.BAD]) - 1, st[stepper.T_BAD], self.tmp[3].copy())
 
 
 def rhs_function(system):

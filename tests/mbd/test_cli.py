@@ -259,25 +259,33 @@ def test_ctrl_c_writes_the_rows_computed(tmp_path):
     assert np.allclose(data[free, header.index("hinge.q")], -t[free], atol=1e-8)
 
 
-def test_interrupt_gives_simulation_error_with_partial_result(monkeypatch):
+@pytest.mark.parametrize("compiled", [True, False])
+def test_interrupt_gives_simulation_error_with_partial_result(monkeypatch, compiled):
+    """Ctrl-C between steps (scipy's loop) or between chunks of the compiled loop."""
     import mbd
+    from mbd import simulate, stepper
     from scipy import integrate
     ns = {}
     exec(PENDULUM, ns)
     system = ns["build"]().build()
     calls = {"n": 0}
-    step = integrate.DOP853.step
+    step, advance = integrate.DOP853.step, stepper.advance
 
-    def interrupted_step(self):
-        calls["n"] += 1
-        if calls["n"] == 6:
-            raise KeyboardInterrupt
-        return step(self)
+    def interrupt_on_sixth(real):
+        def wrapped(*args, **kwargs):
+            calls["n"] += 1
+            if calls["n"] == 6:
+                raise KeyboardInterrupt
+            return real(*args, **kwargs)
+        return wrapped
 
-    monkeypatch.setattr(integrate.DOP853, "step", interrupted_step)
+    monkeypatch.setattr(integrate.DOP853, "step", interrupt_on_sixth(step))
+    monkeypatch.setattr(stepper, "advance", interrupt_on_sixth(advance))
+    monkeypatch.setattr(simulate._CompiledRun, "STEP_BUDGET", 1)
     with pytest.raises(mbd.SimulationError, match="interrupted at t = ") as info:
-        system.simulate(2.0, output_step=0.01)
+        system.simulate(2.0, output_step=0.01, compiled=compiled)
     err = info.value
+    assert calls["n"] == 6
     assert isinstance(err.__cause__, KeyboardInterrupt)
     partial = err.result
     assert partial is not None and 1 <= len(partial.t) and partial.t[-1] <= err.t < 2.0

@@ -24,7 +24,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 import mbd
-from joints import SixDof
+from joints import Revolute, SixDof
 from mbd import dynamics, kernels
 from tests.mbd.random_models import (quaternion_rates, quaternion_slots, random_inertia,
                                      random_state, random_tree)
@@ -140,10 +140,39 @@ def test_aba_equals_crba(family, n_bodies, seed):
     and catches any algebraic mistake, which shows at O(1)."""
     system, q, v, tau = _tree(family, n_bodies, seed)
     for t in (np.zeros(system.nv), tau):
-        a = dynamics.accelerations(system, q, v, t, method="aba")
         b = dynamics.accelerations(system, q, v, t, method="crba")
-        assert np.all(np.isfinite(a))
-        assert np.abs(a - b).max() <= 1e-10 * max(np.abs(a).max(), 1.0)
+        for method in ("aba", "aba-world", "tree"):     # link and world coordinates
+            a = dynamics.accelerations(system, q, v, t, method=method)
+            assert np.all(np.isfinite(a))
+            assert np.abs(a - b).max() <= 1e-10 * max(np.abs(a).max(), 1.0)
+
+
+def test_world_frame_aba_far_from_the_world_origin():
+    """aba_world works at each tree's root link origin, not at the world origin: a spatial
+    pendulum chain hung from a ground 1e6 m away keeps its accelerations to 1e-12 relative of
+    CRBA's (at the world origin, lever arms of 1e6 m would cost ~1e6 eps ~ 1e-10), and the
+    same chain drawn at the origin gives the same accelerations."""
+    def chain(at):
+        m = mbd.Model("far")
+        g = m.add_ground("g", at=at, environment=mbd.Environment(gravity=(0.0, 0.0, -9.81)))
+        base = g
+        for i in range(4):
+            top = np.asarray(at) + (0.0, 0.0, -i)
+            b = m.add_body(f"b{i}", mass=1.0 + i, cg=top + (0.1, 0.0, -0.5),
+                           inertia=np.diag([0.1, 0.2, 0.15]),
+                           cs={"top": top, "bottom": top - (0, 0, 1)})
+            m.add(Revolute(f"j{i}", base, b["top"], axis=(1.0, 0.5 * i, 0.0), q0=0.3 + 0.1 * i))
+            base = b["bottom"]
+        return m.build()
+
+    far, near = chain((1e6, -2e6, 3e5)), chain((0.0, 0.0, 0.0))
+    q, v = np.array([0.3, -0.5, 1.1, 0.2]), np.array([1.0, -2.0, 0.5, 3.0])
+    a_far = dynamics.accelerations(far, q, v, method="aba-world")
+    b_far = dynamics.accelerations(far, q, v, method="crba")
+    a_near = dynamics.accelerations(near, q, v, method="aba-world")
+    assert np.abs(a_far - b_far).max() <= 1e-12 * np.abs(b_far).max()
+    # the drawing itself is 1e6 m out: its local offsets are rounded to ~1e6 eps = 2e-10 m
+    assert np.abs(a_far - a_near).max() <= 1e-8 * np.abs(a_near).max()
 
 
 @pytest.mark.parametrize("family, n_bodies, seed", _cases(FAMILIES))
@@ -187,6 +216,10 @@ def test_external_forces_by_virtual_power(family, n_bodies, seed):
     kernels.aba(q, v, tau, fext, mdl, ws, a)
     kernels.crba_accelerations(q, v, tau, fext, mdl, ws, b, np.zeros(nv))
     assert np.abs(a - b).max() <= 1e-10 * max(np.abs(a).max(), 1.0)
+    world = np.zeros(nv)
+    kernels.link_transforms(q, mdl, ws)
+    kernels.aba_world(v, tau, fext, mdl, ws, world)
+    assert np.abs(world - b).max() <= 1e-10 * max(np.abs(a).max(), 1.0)
     kernels.rnea(q, v, a, fext, mdl, ws, back)
     H = dynamics.mass_matrix(system, q)
     rhs = np.abs(H).max() * np.abs(a).max() + np.abs(without).max() + scale
@@ -197,7 +230,8 @@ def test_external_forces_by_virtual_power(family, n_bodies, seed):
 def test_state_derivative_kernel(family, n_bodies, seed):
     """The integrator's right-hand side: quaternions scaled off unit length are normalized
     before use, dq/dt follows dQ/dt = 1/2 Q (x) (0, w) (written independently in
-    random_models) and dv/dt is ABA's qdd at the normalized q. Same arithmetic on both sides
+    random_models) and dv/dt is the qdd of the ABA the integrator picks for the tree (both of
+    which the tests above check against CRBA) at the normalized q. Same arithmetic on both sides
     up to the order of operations: 1e-14 relative."""
     system, q, v, tau = _tree(family, n_bodies, seed)
     rng = np.random.default_rng([seed, n_bodies, 10])
@@ -210,7 +244,7 @@ def test_state_derivative_kernel(family, n_bodies, seed):
     qdot = quaternion_rates(system, q, v)
     # the public door normalizes y's quaternions the same way, so qdd must match to the bit
     # pattern's rounding, not to cond(H) times the few-ulp difference between y/|y| and q
-    qdd = dynamics.accelerations(system, y[:system.nq], v, tau)
+    qdd = dynamics.accelerations(system, y[:system.nq], v, tau, method="tree")
     assert np.abs(dy[:system.nq] - qdot).max() <= 1e-14 * max(np.abs(qdot).max(), 1.0)
     assert np.abs(dy[system.nq:] - qdd).max() <= 1e-14 * max(np.abs(qdd).max(), 1.0)
 

@@ -1,0 +1,109 @@
+"""Every benchmark of issue 7 in one command, written to ``benchmarks/RESULTS.md``.
+
+Runs, in this order (about 10 minutes on 2 cores):
+
+1. the JIT cost: a first run in a fresh interpreter with an empty numba cache, then a cached
+   one (:func:`chain.compile_times`);
+2. the N-link chain against Pinocchio + scipy, MuJoCo and Exudyn at 1e-3 and 1e-6 rad
+   (:mod:`peers`), N = 2, 10, 50;
+3. the four-bar loop and the mass hitting a BISTOP wall (:mod:`models`);
+4. the cost of one evaluation inside a compiled loop, and its scaling for N = 10 ... 400 with
+   the fitted exponent (:mod:`chain`).
+
+The markdown goes to stdout and, whole or not at all, to ``benchmarks/RESULTS.md`` (a
+different file with ``--out``). Usage::
+
+    pip install -e '.[bench]'
+    python benchmarks/run.py [--out FILE] [sizes ...]
+"""
+import argparse
+import importlib.metadata
+import io
+import os
+import platform
+import sys
+import time
+from contextlib import redirect_stdout
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import chain  # noqa: E402
+import models  # noqa: E402
+import peers  # noqa: E402
+from mbd.files import atomic_open  # noqa: E402
+
+
+def versions():
+    """The versions of the engines and the libraries the results depend on."""
+    names = ["numpy", "scipy", "numba", "pin", "mujoco", "exudyn"]
+    found = []
+    for name in names:
+        try:
+            found.append(f"{name} {importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            found.append(f"{name} (not installed)")
+    return ", ".join(found)
+
+
+def report(sizes):
+    """The whole RESULTS.md text."""
+    started = time.perf_counter()
+    out = io.StringIO()
+    w = lambda line="": print(line, file=out)  # noqa: E731
+    w(f"# Benchmarks of issue 7 — {time.strftime('%Y-%m-%d')}")
+    w()
+    w("Command: `python benchmarks/run.py` (everything below, one run). Machine: "
+      f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+      f"{versions()}.")
+    w()
+    cold, warm = chain.compile_times()
+    w("## JIT cost")
+    w()
+    w(f"A first run in a fresh interpreter with an empty numba cache (import, build, a 0.01 s "
+      f"simulation of a 3-link chain) takes {cold:.1f} s, nearly all of it compiling the "
+      f"kernels and the integrator loop; the same in a second interpreter, loading them from "
+      f"the cache, {warm:.2f} s.")
+    w()
+    w("## N-link chain: mbd against the engines an engineer would pick instead")
+    w()
+    rows, notes = peers.main(sizes)
+    w(peers.table(rows))
+    w()
+    for note in notes:
+        w(f"- {note}")
+    w()
+    w(peers.READING)
+    w()
+    w("## Four-bar loop and a mass hitting a BISTOP wall")
+    w()
+    rows, notes = models.main()
+    w(peers.table(rows))
+    w()
+    for note in notes:
+        w(f"- {note}")
+    w()
+    w("## One evaluation, and its scaling")
+    w()
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        chain.tables(sizes)
+    w(buffer.getvalue().rstrip())
+    w()
+    w(f"Total run time {time.perf_counter() - started:.0f} s.")
+    return out.getvalue()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sizes", nargs="*", type=int, default=[2, 10, 50])
+    parser.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
+    args = parser.parse_args(argv)
+    text = report(args.sizes)
+    print(text)
+    with atomic_open(args.out) as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
