@@ -31,11 +31,13 @@ from numba.extending import intrinsic
 from numba.np.arrayobj import make_array
 
 
-def njit(cache=True):
+def njit(cache=True, inline="never"):
     """numba's njit with the project's settings: cached to disk, numpy's float error model
     (a division by zero gives inf/nan, which the driver reports, instead of raising in the
-    hot path)."""
-    return _numba_njit(cache=cache, error_model="numpy")
+    hot path). ``inline="always"`` merges a thin wrapper into its callers: every call passes
+    the model and workspace tuples (some 40 array structs) by value, which costs more than a
+    short chain's dynamics when it happens a few times per evaluation."""
+    return _numba_njit(cache=cache, error_model="numpy", inline=inline)
 
 
 @intrinsic
@@ -636,6 +638,36 @@ def aba_world(v, tau, fext, mdl, ws, qdd):
     tmp, pa = vecs[1], vecs[3]
     for i in range(nl - 1, -1, -1):
         n = nd[i]
+        lam = parent[i]
+        if n == 1:          # the common case, written out: scalars instead of small matrices
+            s_u = tau[vadr[i]]
+            D1 = 0.0
+            for m in range(6):
+                s = 0.0
+                for l in range(6):
+                    s += IA[i, m, l] * Sw[i, l, 0]
+                U[i, m, 0] = s
+                s_u -= Sw[i, m, 0] * pA[i, m]
+                D1 += Sw[i, m, 0] * s
+            u[i, 0] = s_u
+            inv = 1.0 / D1
+            Dinv[i, 0, 0] = inv
+            if lam < 0:
+                continue
+            for a in range(6):
+                w = U[i, a, 0] * inv
+                for b in range(a, 6):
+                    x = IA[i, a, b] - w * U[i, b, 0]
+                    IA[i, a, b] = x
+                    IA[i, b, a] = x
+            for a in range(6):
+                s = pA[i, a] + U[i, a, 0] * inv * s_u
+                for b in range(6):
+                    x = IA[i, a, b]
+                    s += x * cw[i, b]
+                    IA[lam, a, b] += x
+                pA[lam, a] += s
+            continue
         for k in range(n):  # U = IA S, u = tau - S^T pA
             s_u = tau[vadr[i] + k]
             for m in range(6):
@@ -659,7 +691,6 @@ def aba_world(v, tau, fext, mdl, ws, qdd):
                         s += Sw[i, m, a] * U[i, m, b]
                     D3[a, b] = s
             _inv3(D3, Dinv[i])
-        lam = parent[i]
         if lam < 0:
             continue
         # parent += IA - U D^-1 U^T and pA + Ia c + U D^-1 u (no transform: same frame)
@@ -717,7 +748,7 @@ def aba_world(v, tau, fext, mdl, ws, qdd):
             acc[i, m] = s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tree_accelerations(q, v, tau, fext, mdl, ws, qdd):
     """qdd = FD(q, v, tau, fext) by the cheaper ABA that is accurate for the tree: in world
     axes (:func:`aba_world`, on ``link_transforms``) when no link can translate, else in link

@@ -42,7 +42,7 @@ T, H_ABS, T_OLD, H_PREV, T_BAD = range(5)
 NFEV, NSTEPS, NEXT_ROW, BAD = range(4)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rhs(t, y, mdl, fel, sides, ws, tau, fext, rec, geo, dy, st, tmp):
     """dy = f(t, y); where an element's load direction is undefined, (t, y) is kept in
     st[T_BAD] and tmp[3] for the error message, and the element index + 1 returned."""
@@ -110,13 +110,18 @@ def start(y, f, st, ist, t_bound, rtol, atol, max_step, mdl, fel, sides, ws, tau
 
 @njit(cache=True)
 def _stage_state(y, K, s, h, out):
-    """out = y + h * sum_j<s A[s, j] K[j]."""
+    """out = y + h * sum_j<s A[s, j] K[j] (summed over j in order, as scipy's dot does, but
+    row by row of K: contiguous; the tableau's zeros skipped)."""
     n = y.shape[0]
     for i in range(n):
-        acc = 0.0
-        for j in range(s):
-            acc += A[s, j] * K[j, i]
-        out[i] = y[i] + acc * h
+        out[i] = 0.0
+    for j in range(s):
+        a = A[s, j]
+        if a != 0.0:
+            for i in range(n):
+                out[i] += a * K[j, i]
+    for i in range(n):
+        out[i] = y[i] + out[i] * h
 
 
 @njit(cache=True)
