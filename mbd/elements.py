@@ -130,8 +130,11 @@ class Joint(Element):
         return self._flatten(value, position=False)
 
     def _flatten(self, value, position):
-        what = f"{self.label()}: {'q0' if position else 'v0'}"
         prims = self.primitives
+        if len(prims) == 1 and prims[0].kind != "S" and (
+                value is None or (type(value) in (float, int) and np.isfinite(value))):
+            return np.array([0.0 if value is None else float(value)])   # the common case, fast
+        what = f"{self.label()}: {'q0' if position else 'v0'}"
         size = self.nq if position else self.nv
         if value is None:
             parts = [_zero(p, position) for p in prims]

@@ -197,6 +197,8 @@ class Integrand:
 
     def natural_sides(self, t, y, update=True):
         """Set ``sides`` to the branches the state (t, y) selects."""
+        if not self.system.force_elements:
+            return
         if update:
             self.update_parameters(t, y)
         forcekernels.natural_modes(y, self.mdl, self.fel, self.ws, self.sides, self.g, self.geo)
