@@ -16,7 +16,7 @@ are fine as long as the loop pins them.
 """
 import numpy as np
 
-from . import kernels
+from . import forcekernels, kernels
 from .lawkernels import njit
 
 
@@ -144,6 +144,46 @@ def solve_constrained(H, f, G, b, rank_tol):
         qdd = qp
     lam = Ur @ ((Vr.T @ (H @ qdd - f)) / s[:rank])
     return qdd, lam, rank, s[rank - 1] / s[0]
+
+
+@njit()
+def loop_derivative(y, mdl, fel, sides, cl, ws, tau, fext, rec, geo, H, C, zero, G, gamma, g,
+                    rank_tol, dy, lam, info):
+    """dy/dt for y = [q, v] of a system whose only constraints are loop closures (no motion
+    drivers), in one compiled call: kinematics, the force elements (in the modes ``sides``),
+    RNEA bias, CRBA mass matrix, closure terms and the null-space solve.
+
+    Writes dy, the closure forces ``lam`` (6 nc) and ``info = [rank, conditioning]`` of the
+    closure rows; on a non-finite mass matrix, load or closure term (a trial state too far out)
+    the accelerations are NaN, for the integrator's error control to reject, and rank -1. Returns 0 or the
+    index + 1 of an element whose load direction is undefined.
+    """
+    mdl, fel, ws, cl = kernels.borrowed(mdl), kernels.borrowed(fel), kernels.borrowed(ws), \
+        kernels.borrowed(cl)
+    qn = ws[0]
+    nq = qn.shape[0]
+    v = y[nq:]
+    kernels.normalize_quaternions(y[:nq], mdl, qn)
+    kernels.link_velocities(qn, v, mdl, ws)
+    bad = forcekernels.element_loads(fel, sides, qn, v, ws, tau, fext, rec, geo)
+    kernels.quaternion_rates(qn, v, mdl, dy[:nq])
+    kernels.rnea(qn, v, zero, fext, mdl, ws, C)
+    kernels.crba(qn, mdl, ws, H)
+    closure_terms(qn, v, mdl, cl, ws, G, gamma, g)
+    f = tau - C
+    finite = np.all(np.isfinite(H)) and np.all(np.isfinite(f)) and np.all(np.isfinite(G)) \
+        and np.all(np.isfinite(gamma))
+    if not finite:
+        dy[nq:] = np.nan
+        lam[:] = np.nan
+        info[0] = -1.0
+        return bad
+    qdd, lam_, rank, conditioning = solve_constrained(H, f, G, -gamma, rank_tol)
+    dy[nq:] = qdd
+    lam[:] = lam_
+    info[0] = rank
+    info[1] = conditioning
+    return bad
 
 
 class Constraints:
@@ -367,11 +407,16 @@ class ConstrainedDynamics:
             return nan, np.full(G.shape[0], np.nan)
         qdd, lam, rank, conditioning = solve_constrained(self.H, f, G, b,
                                                          self.constraints.rank_tol)
+        self.check_rank(t, rank, conditioning)
+        return qdd, lam
+
+    def check_rank(self, t, rank, conditioning):
+        """Raise SingularConfiguration when the constraint rows changed rank from the first
+        (assembled) state's, or came near to it (conditioning below SINGULAR)."""
         if self.rank is None:
             self.rank = rank
         if rank != self.rank or conditioning < SINGULAR:
             raise SingularConfiguration(t, self.rank, rank, conditioning)
-        return qdd, lam
 
 
 def loop_joints(system, cut):

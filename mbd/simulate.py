@@ -79,6 +79,18 @@ class Integrand:
         self.nfev = 0
         self.dynamics = (constraints.ConstrainedDynamics(system)
                          if system.cut_joints or system.drivers else None)
+        # loops without drivers: the whole right-hand side is one compiled call
+        self.loops_only = bool(system.cut_joints) and not system.drivers
+        if self.loops_only:
+            nc = 6 * len(system.cut_joints)
+            self.G, self.gamma, self.gres = np.zeros((nc, system.nv)), np.zeros(nc), np.zeros(nc)
+            self.lam, self.info = np.zeros(nc), np.zeros(2)
+            d = self.dynamics
+            # everything loop_derivative takes between y and dy (fixed arrays: gathered once)
+            self.loop_arguments = (self.mdl, self.fel, self.sides, system.closure_arrays,
+                                   self.ws, self.tau, self.fext, self.rec, self.geo, d.H, d.C,
+                                   d.zero, self.G, self.gamma, self.gres,
+                                   d.constraints.rank_tol)
 
     def update_parameters(self, t, y):
         """Write the current values of time/state-dependent law parameters (slow path)."""
@@ -105,8 +117,14 @@ class Integrand:
         return dy
 
     def constrained_derivative(self, t, y, dy):
-        """dy/dt with loops or drivers: the applied loads compiled, the constrained
+        """dy/dt with loops or drivers: loops alone by :func:`mbd.constraints.loop_derivative`
+        (one compiled call), with drivers the applied loads compiled and the constrained
         accelerations by :class:`mbd.constraints.ConstrainedDynamics`."""
+        if self.loops_only:
+            bad = constraints.loop_derivative(y, *self.loop_arguments, dy, self.lam, self.info)
+            if self.info[0] >= 0:
+                self.dynamics.check_rank(t, int(self.info[0]), self.info[1])
+            return bad
         nq = self.system.nq
         qn = self.ws[0]
         kernels.normalize_quaternions(y[:nq], self.mdl, qn)
@@ -529,12 +547,7 @@ class _Run:
         tol = 4.0 * np.finfo(float).eps * max(abs(ta), abs(tb), 1.0)
         first_t, first = np.inf, None
         for i, k in zip(*np.nonzero(crossed)):
-            side = self.f.sides[i, k]
-
-            def g_ik(t, i=i, k=k):
-                return self.f.switching(t, dense(t))[i, k]
-
-            t_hit = _locate(g_ik, ta, tb, side, tol)
+            t_hit = self.crossing(i, k, ta, tb, dense, tol)
             if t_hit < first_t:
                 first_t, first = t_hit, (i, k)
         t, y = first_t, dense(first_t)
@@ -555,6 +568,13 @@ class _Run:
         self.event_row(t, y, dense)
         self.check_chatter()
         return t, y
+
+    def crossing(self, i, k, ta, tb, dense, tol):
+        """Where switching function (i, k) leaves its side in (ta, tb], to ``tol`` (s)."""
+        def g_ik(t):
+            return self.f.switching(t, dense(t))[i, k]
+
+        return _locate(g_ik, ta, tb, self.f.sides[i, k], tol)
 
     def event_row(self, t, y, dense):
         """The row at an event time t, after the output rows before it; it stands for an
@@ -631,6 +651,12 @@ class _CompiledRun(_Run):
 
     def compiled_nfev(self):
         return int(self.ist[stepper.NFEV])
+
+    def crossing(self, i, k, ta, tb, dense, tol):
+        f = self.f
+        return stepper.locate(i, k, f.sides[i, k], ta, tb, tol, dense.t_old, dense.h,
+                              dense.y_old, dense.F, f.mdl, f.fel, f.sides, f.ws, f.g, f.geo,
+                              np.empty_like(dense.y_old))
 
     def piece(self, t, y):
         self.pieces += 1

@@ -307,3 +307,38 @@ def _crossed(armed, g, sides):
             if armed[i, k] and (g[i, k] >= 0.0) != (sides[i, k] > 0.0):
                 return True
     return False
+
+
+@njit(cache=True)
+def locate(i, k, side, ta, tb, tol, t_old, h, y_old, F, mdl, fel, sides, ws, g, geo, y):
+    """The time in (ta, tb] where switching function (i, k) of the interpolated step
+    (t_old, h, y_old, F) leaves the side ``side``, bracketed by the Illinois variant of
+    regula falsi until the bracket is ``tol`` wide; returns its far end (already across).
+    The same iteration as :func:`mbd.simulate._locate`, compiled; ``y`` is scratch (n,)."""
+    mdl, fel, ws = borrowed(mdl), borrowed(fel), borrowed(ws)
+    a, b = ta, tb
+    dense_value(a, t_old, h, y_old, F, y)
+    forcekernels.switching_values(y, mdl, fel, sides, ws, g, geo)
+    ga = g[i, k]
+    dense_value(b, t_old, h, y_old, F, y)
+    forcekernels.switching_values(y, mdl, fel, sides, ws, g, geo)
+    gb = g[i, k]
+    keep = 0
+    while b - a > tol:
+        m = b - gb * (b - a) / (gb - ga) if gb != ga else 0.5 * (a + b)
+        if not (a < m < b):
+            m = 0.5 * (a + b)
+        dense_value(m, t_old, h, y_old, F, y)
+        forcekernels.switching_values(y, mdl, fel, sides, ws, g, geo)
+        gm = g[i, k]
+        if (gm >= 0.0) == (side > 0.0):     # still on the old side: the crossing is later
+            a, ga = m, gm
+            if keep == -1:
+                gb *= 0.5
+            keep = -1
+        else:
+            b, gb = m, gm
+            if keep == 1:
+                ga *= 0.5
+            keep = 1
+    return b
