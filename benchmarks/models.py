@@ -60,7 +60,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peers import REF_TOL, STEPS, THRESHOLDS, TOLS, sweep, table, timed  # noqa: E402
+from peers import REF_TOL, STEPS, TOLS, score, table  # noqa: E402
 
 import mbd  # noqa: E402
 from forces import AxialForce, Bistop  # noqa: E402
@@ -711,7 +711,7 @@ def _wall_reference():
     result = _WALL_LAST["result"]
     contacts = result.force("stops").contacts()
     q, _, ev_nfev, ev_lost = run_wall_events(None, WALL_T_END, REF_TOL)
-    notes = [f"wall: BISTOP written here from SPEC matches SPEC's worked values and mbd's "
+    notes = ["wall: BISTOP written here from SPEC matches SPEC's worked values and mbd's "
              f"Bistop at 49 points of every branch (asserted)",
              f"wall: reference x(2 s) = {ref[0]:.12f} m from mbd at 1e-13 ({nfev} RHS "
              f"evaluations, {len(result.events)} law switches logged, "
@@ -743,23 +743,19 @@ def main(models=None, log=None):
         notes += ref_notes
         for note in ref_notes:
             log(note)
-        for engine, (runner, settings, label) in spec["engines"].items():
-            log(f"  {engine}")
-            best, note = sweep(runner, settings, name, t_end, ref, log)
+        for engine, spec_engine in spec["engines"].items():
+            engine_rows, note = score(name, engine, spec_engine, t_end, ref, log)
+            rows += engine_rows
             if note:
                 notes.append(f"{name}, {engine}: {note}")
-            for th in THRESHOLDS:
-                if th not in best:
-                    rows.append((name, th, engine, None))
-                    continue
-                s, err, _, _, _ = best[th]
-                wall, count, energy = timed(runner, name, t_end, s)
-                rows.append((name, th, engine, (label, s, err, wall, count, energy)))
-                if runner is run_wall_mbd:
-                    r = _WALL_LAST["result"]
-                    notes.append(f"wall, mbd at tol = {s:.1e} (error < {th:g}): "
-                                 f"{len(r.force('stops').contacts())} contacts, "
-                                 f"{len(r.events)} law switches logged")
+            if spec_engine[0] is run_wall_mbd:
+                for _, th, _, figures in engine_rows:
+                    if figures is not None:      # the event log of that setting's run
+                        run_wall_mbd(name, t_end, figures[1])
+                        r = _WALL_LAST["result"]
+                        notes.append(f"wall, mbd at tol = {figures[1]:.1e} (error < {th:g}): "
+                                     f"{len(r.force('stops').contacts())} contacts, "
+                                     f"{len(r.events)} law switches logged")
         if name == "wall":
             try:
                 x, v = mujoco_wall_note()

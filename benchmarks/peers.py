@@ -277,19 +277,29 @@ def main(sizes, engines=None):
                      f"at 1e-13 agrees to max |dq| = {agree:.1e} rad")
         log(notes[-1])
         for name in engines:
-            runner, settings, label = ENGINES[name]
-            log(f"  {name}")
-            best, note = sweep(runner, settings, n, t_end, ref, log)
+            engine_rows, note = score(n, name, ENGINES[name], t_end, ref, log)
+            rows += engine_rows
             if note:
                 notes.append(f"N = {n}, {name}: {note}")
-            for th in THRESHOLDS:
-                if th not in best:
-                    rows.append((n, th, name, None))
-                    continue
-                s, err, _, _, _ = best[th]
-                wall, count, drift = timed(runner, n, t_end, s)
-                rows.append((n, th, name, (label, s, err, wall, count, drift)))
     return rows, notes
+
+
+def score(key, name, engine, t_end, ref, log):
+    """Sweep one engine ``(runner, settings, label)`` on model ``key`` and time its cheapest
+    setting for each threshold: the table rows ``(key, threshold, name, figures or None)``
+    and the sweep's note."""
+    runner, settings, label = engine
+    log(f"  {name}")
+    best, note = sweep(runner, settings, key, t_end, ref, log)
+    rows = []
+    for th in THRESHOLDS:
+        if th not in best:
+            rows.append((key, th, name, None))
+            continue
+        s, err, _, _, _ = best[th]
+        wall, count, drift = timed(runner, key, t_end, s)
+        rows.append((key, th, name, (label, s, err, wall, count, drift)))
+    return rows, note
 
 
 READING = """Reading the tables:

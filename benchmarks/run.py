@@ -78,7 +78,7 @@ def report(sizes):
     w("## Four-bar loop and a mass hitting a BISTOP wall")
     w()
     rows, notes = models.main()
-    w(peers.table(rows))
+    w(models.render(rows))
     w()
     for note in notes:
         w(f"- {note}")

@@ -432,6 +432,22 @@ def _base_acceleration(i, mdl, ws, out):
 
 # ----------------------------------------------------------------------------- dynamics
 
+@njit(cache=True, inline="always")
+def _joint_accelerations(i, n, u, U, Dinv, ap, adr, tmp, qdd):
+    """ABA's last pass at link i: qdd[adr : adr + n] = D^-1 (u - U^T a'), with a' the link's
+    acceleration before its own joint's (both ABAs, in their own frames)."""
+    for k in range(n):
+        s = u[i, k]
+        for m in range(6):
+            s -= U[i, m, k] * ap[m]
+        tmp[k] = s
+    for k in range(n):
+        s = 0.0
+        for l in range(n):
+            s += Dinv[i, k, l] * tmp[l]
+        qdd[adr + k] = s
+
+
 @njit(cache=True)
 def aba(q, v, tau, fext, mdl, ws, qdd):
     """Articulated-body algorithm: qdd = FD(q, v, tau, fext), Featherstone Table 7.1.
@@ -507,17 +523,7 @@ def aba_dynamics(v, tau, fext, mdl, ws, qdd):
         for k in range(6):
             ap[k] += cj[i, k]
         n = nd[i]
-        # qdd = D^-1 (u - U^T a'),  a = a' + S qdd
-        for k in range(n):
-            s = u[i, k]
-            for m in range(6):
-                s -= U[i, m, k] * ap[m]
-            tmp[k] = s
-        for k in range(n):
-            s = 0.0
-            for l in range(n):
-                s += Dinv[i, k, l] * tmp[l]
-            qdd[vadr[i] + k] = s
+        _joint_accelerations(i, n, u, U, Dinv, ap, vadr[i], tmp, qdd)
         _S_times(i, jtype, nd, axis, qdd, vadr[i], col)
         for k in range(6):
             acc[i, k] = ap[k] + col[k]
@@ -635,7 +641,7 @@ def aba_world(v, tau, fext, mdl, ws, qdd):
             _xtforce_add(R, rel, fx, tmp)
             for k in range(6):
                 pA[i, k] -= tmp[k]
-    tmp, pa = vecs[1], vecs[3]
+    tmp = vecs[1]
     for i in range(nl - 1, -1, -1):
         n = nd[i]
         lam = parent[i]
@@ -730,17 +736,7 @@ def aba_world(v, tau, fext, mdl, ws, qdd):
         for k in range(6):
             ap[k] += cw[i, k]
         n = nd[i]
-        # qdd = D^-1 (u - U^T a'),  a = a' + S qdd
-        for k in range(n):
-            s = u[i, k]
-            for m in range(6):
-                s -= U[i, m, k] * ap[m]
-            tmp[k] = s
-        for k in range(n):
-            s = 0.0
-            for l in range(n):
-                s += Dinv[i, k, l] * tmp[l]
-            qdd[vadr[i] + k] = s
+        _joint_accelerations(i, n, u, U, Dinv, ap, vadr[i], tmp, qdd)
         for m in range(6):
             s = ap[m]
             for k in range(n):
