@@ -255,27 +255,52 @@ def mobility(system):
 def retract(system, q, dv):
     """q moved by the velocity-space increment dv (nv): added to revolute/prismatic
     coordinates, and for a spherical primitive Q <- Q (x) exp(dv/2) (dv in its follower axes)."""
-    q = q.copy()
-    parent, jtype, nd, qadr, vadr = system.arrays[:5]
-    for i in range(parent.shape[0]):
+    q = np.array(q, dtype=float)
+    retract_in_place(q, np.ascontiguousarray(dv, dtype=float), system.arrays)
+    return q
+
+
+@njit()
+def retract_in_place(q, dv, mdl):
+    """:func:`retract`, compiled, overwriting q."""
+    jtype, qadr, vadr = mdl[1], mdl[3], mdl[4]
+    for i in range(jtype.shape[0]):
         t = jtype[i]
         a, b = qadr[i], vadr[i]
         if t == kernels.REVOLUTE or t == kernels.PRISMATIC:
             q[a] += dv[b]
         elif t == kernels.SPHERICAL:
-            phi = dv[b:b + 3]
-            angle = np.linalg.norm(phi)
-            half = 0.5 * angle
-            axis = phi / angle if angle > 0 else np.zeros(3)
-            dq = np.r_[np.cos(half), np.sin(half) * axis]
-            w, x, y, z = q[a:a + 4]
-            dw, dx, dy, dz = dq
-            Q = np.array([w * dw - x * dx - y * dy - z * dz,
-                          w * dx + x * dw + y * dz - z * dy,
-                          w * dy - x * dz + y * dw + z * dx,
-                          w * dz + x * dy - y * dx + z * dw])
-            q[a:a + 4] = Q / np.linalg.norm(Q)
-    return q
+            p0, p1, p2 = dv[b], dv[b + 1], dv[b + 2]
+            angle = np.sqrt(p0 * p0 + p1 * p1 + p2 * p2)
+            sh = np.sin(0.5 * angle) / angle if angle > 0.0 else 0.0
+            dw, dx, dy, dz = np.cos(0.5 * angle), sh * p0, sh * p1, sh * p2
+            w, x, y, z = q[a], q[a + 1], q[a + 2], q[a + 3]
+            Q0 = w * dw - x * dx - y * dy - z * dz
+            Q1 = w * dx + x * dw + y * dz - z * dy
+            Q2 = w * dy - x * dz + y * dw + z * dx
+            Q3 = w * dz + x * dy - y * dx + z * dw
+            norm = np.sqrt(Q0 * Q0 + Q1 * Q1 + Q2 * Q2 + Q3 * Q3)
+            q[a], q[a + 1], q[a + 2], q[a + 3] = Q0 / norm, Q1 / norm, Q2 / norm, Q3 / norm
+
+
+@njit()
+def project_loops(y, mdl, cl, ws, zero, G, gamma, g, tol, rank_tol, iterations):
+    """y = [q, v] moved onto the loop closures in place, as :class:`Projector` does without
+    drivers: q by Gauss-Newton steps of least change until max |g| <= tol (at most
+    ``iterations``), then v by the least change onto G v = 0."""
+    nq = ws[0].shape[0]
+    q = y[:nq]
+    v = y[nq:]
+    kernels.normalize_quaternions(q, mdl, q)
+    for _ in range(iterations):
+        closure_terms(q, zero, mdl, cl, ws, G, gamma, g)
+        if np.abs(g).max() <= tol:
+            break
+        mu = np.linalg.lstsq(G @ G.T, -g, rank_tol)[0]
+        retract_in_place(q, G.T @ mu, mdl)
+    closure_terms(q, v, mdl, cl, ws, G, gamma, g)
+    mu = np.linalg.lstsq(G @ G.T, G @ v, rank_tol)[0]
+    v -= G.T @ mu
 
 
 def normalized(system, q):

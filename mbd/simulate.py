@@ -310,8 +310,8 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
     compiled : bool or None
         Run DOP853's whole step loop compiled (:mod:`mbd.stepper`) instead of stepping scipy's
         ``DOP853`` from Python: the same method and step control, several times faster.
-        None (default): whenever it applies — method "DOP853", a tree (no cut joints, no
-        drivers), exact switching, no law parameter given as a Python function of time.
+        None (default): whenever it applies — method "DOP853", no motion drivers, exact
+        switching, no law parameter given as a Python function of time.
         True: require it (ValueError naming what prevents it); False: never.
 
     Returns
@@ -355,9 +355,9 @@ def _compiled_blocker(system, solver_class, exact_switching):
     """Why the compiled stepper cannot run this simulation, or "" when it can."""
     if solver_class is not integrate.DOP853:
         return f"it implements DOP853 only, not {solver_class.__name__}"
-    if system.cut_joints or system.drivers:
-        return (f"the system has closed loops or drivers (cut joints {list(system.cut_joints)}, "
-                f"drivers {[d.name for d in system.drivers]})")
+    if system.drivers:
+        return (f"the system has motion drivers {[d.name for d in system.drivers]}, whose "
+                "motions are Python functions of time")
     if not exact_switching:
         return "exact_switching=False"
     varying = [fe.name for fe in system.force_elements if fe.law.time_varying]
@@ -633,7 +633,8 @@ class _Interpolant:
 
 class _CompiledRun(_Run):
     """A run whose pieces step in :func:`mbd.stepper.advance` (one compiled call per piece, or
-    per STEP_BUDGET steps, so the progress bar and Ctrl-C still answer)."""
+    per STEP_BUDGET steps, so the progress bar and Ctrl-C still answer); with loops, the
+    projection onto the closures after every step is compiled too."""
 
     STEP_BUDGET = 2000
     stepper = "compiled"
@@ -648,6 +649,16 @@ class _CompiledRun(_Run):
         self.st = np.zeros(5)
         self.ist = np.zeros(4, dtype=np.int64)
         self.out = np.zeros((len(self.times), n))
+        self.lx = None
+        if self.system.cut_joints:
+            # the loop tuple of mbd.stepper: closure arrays, the Integrand's loop scratch and
+            # the parameters (rank tolerance, the rank, once known, the singular threshold,
+            # the projection tolerance)
+            f, d = self.f, self.f.dynamics
+            lp = np.array([d.constraints.rank_tol, -1.0, constraints.SINGULAR,
+                           self.projector.tol])
+            self.lx = (self.system.closure_arrays, d.H, d.C, d.zero, f.G, f.gamma, f.gres,
+                       f.lam, f.info, lp)
 
     def compiled_nfev(self):
         return int(self.ist[stepper.NFEV])
@@ -664,19 +675,21 @@ class _CompiledRun(_Run):
         o = self.options
         y = np.array(y, dtype=float)         # advanced in place
         st[stepper.T] = t
+        if self.lx is not None and self.lx[-1][stepper.RANK] < 0:
+            f(t, y)                       # the loop equations' rank at the (assembled) start
+            self.lx[-1][stepper.RANK] = f.dynamics.rank
         bad = stepper.start(y, self.K[0], st, ist, self.t_end, o["rtol"], o["atol"],
                             o["max_step"], f.mdl, f.fel, f.sides, f.ws, f.tau, f.fext, f.rec,
-                            f.geo, self.tmp)
-        if bad:
-            raise _Undefined(bad - 1, st[stepper.T_BAD], self.tmp[3].copy())
+                            f.geo, self.lx, self.tmp)
+        self.check(bad)
         armed = f.armed()
         while True:
             ist[stepper.NEXT_ROW] = first = self.next_row
             steps = ist[stepper.NSTEPS]
             status = stepper.advance(y, st, ist, self.t_end, o["rtol"], o["atol"], o["max_step"],
                                      self.STEP_BUDGET, self.times, self.out, armed, f.g, f.mdl,
-                                     f.fel, f.sides, f.ws, f.tau, f.fext, f.rec, f.geo, self.K,
-                                     self.y_old, self.F, self.tmp)
+                                     f.fel, f.sides, f.ws, f.tau, f.fext, f.rec, f.geo, self.lx,
+                                     self.K, self.y_old, self.F, self.tmp)
             self.nsteps += int(ist[stepper.NSTEPS] - steps)
             self.next_row = last = int(ist[stepper.NEXT_ROW])
             if last > first:
@@ -702,8 +715,18 @@ class _CompiledRun(_Run):
                 bad = np.flatnonzero(~np.isfinite(y))
                 self.fail(f"the state became non-finite at t = {t:.9g} s (state entries "
                           f"{bad[:6].tolist()}); the mass matrix may be singular", t)
-            if status == stepper.UNDEFINED:
-                raise _Undefined(int(ist[stepper.BAD]) - 1, st[stepper.T_BAD], self.tmp[3].copy())
+            if status in (stepper.UNDEFINED, stepper.SINGULAR):
+                self.check(int(ist[stepper.BAD]))
+
+    def check(self, bad):
+        """Raise what a compiled right-hand side's nonzero return says (see mbd.stepper)."""
+        if bad > 0:
+            raise _Undefined(bad - 1, self.st[stepper.T_BAD], self.tmp[3].copy())
+        if bad < 0:
+            info = self.lx[-2]
+            raise constraints.SingularConfiguration(self.st[stepper.T_BAD],
+                                                    int(self.lx[-1][stepper.RANK]),
+                                                    int(info[0]), info[1])
 
 
 def rhs_function(system):

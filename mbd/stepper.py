@@ -1,10 +1,12 @@
-"""A compiled DOP853 integrator loop for tree systems: the whole step, not just the right-hand side.
+"""A compiled DOP853 integrator loop: the whole step, not just the right-hand side.
 
 Past a few microseconds per right-hand side, scipy's own per-call and per-step bookkeeping costs
 more than the dynamics (issue 7). This module runs the Dormand–Prince 8(5,3) method of Hairer,
 Nørsett & Wanner (the scheme of ``scipy.integrate.DOP853``: the same tableau, error estimate,
 step-size control, initial step and 7th-order dense output) in one numba call that steps until
-the piece ends, so one evaluation costs only the kinematics, the force laws and ABA.
+the piece ends, so one evaluation costs only the kinematics, the force laws and ABA (for a
+tree) or the constrained dynamics of :func:`mbd.constraints.loop_derivative` (with loops, whose
+states are then projected onto the closures after every step, as the scipy path does).
 
 Exact switching is kept: after every accepted step the armed switching functions are checked in
 the compiled loop; when one changed sign the loop stops with the step's dense output ready, and
@@ -17,7 +19,7 @@ the same numbers.
 import numpy as np
 from scipy.integrate._ivp import dop853_coefficients as _tableau
 
-from . import forcekernels
+from . import constraints, forcekernels
 from .kernels import borrowed, njit
 
 #: Runge–Kutta matrix, nodes, weights, error and dense-output coefficients (16 stages with the
@@ -35,7 +37,11 @@ ERROR_ORDER = 7                            # error estimator order: step ~ err^(
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 
 #: how ``advance`` returned
-DONE, CROSSED, PAUSED, TOO_SMALL, NONFINITE, UNDEFINED = range(6)
+DONE, CROSSED, PAUSED, TOO_SMALL, NONFINITE, UNDEFINED, SINGULAR = range(7)
+
+#: slots of the loop parameters ``lp`` (the last entry of the loop tuple ``lx``)
+RANK_TOL, RANK, SINGULAR_BELOW, PROJECTION_TOL = range(4)
+PROJECTION_ITERATIONS = 50
 
 #: slots of the float state ``st`` and the integer state ``ist``
 T, H_ABS, T_OLD, H_PREV, T_BAD = range(5)
@@ -43,15 +49,42 @@ NFEV, NSTEPS, NEXT_ROW, BAD = range(4)
 
 
 @njit(cache=True, inline="always")
-def _rhs(t, y, mdl, fel, sides, ws, tau, fext, rec, geo, dy, st, tmp):
-    """dy = f(t, y); where an element's load direction is undefined, (t, y) is kept in
-    st[T_BAD] and tmp[3] for the error message, and the element index + 1 returned."""
-    bad = forcekernels.state_derivative(y, mdl, fel, sides, ws, tau, fext, rec, geo, dy)
+def _rhs(t, y, mdl, fel, sides, ws, tau, fext, rec, geo, lx, dy, st, tmp):
+    """dy = f(t, y): a tree's (``lx`` None) or, with the loop tuple ``lx``, a system whose
+    loops close through cut joints. Returns 0; the index + 1 of an element whose load
+    direction is undefined; or -1 where the loop equations changed rank or came near to it
+    (the rank and conditioning are in lx's info). Where it does not return 0, (t, y) is kept
+    in st[T_BAD] and tmp[3] for the error message."""
+    if lx is None:
+        bad = forcekernels.state_derivative(y, mdl, fel, sides, ws, tau, fext, rec, geo, dy)
+    else:
+        bad = _loop_rhs(y, mdl, fel, sides, ws, tau, fext, rec, geo, lx, dy)
     if bad:
         st[T_BAD] = t
         for i in range(y.shape[0]):
             tmp[3, i] = y[i]
     return bad
+
+
+@njit(cache=True)
+def _loop_rhs(y, mdl, fel, sides, ws, tau, fext, rec, geo, lx, dy):
+    cl, H, C, zero, G, gamma, g, lam, info, lp = lx
+    bad = constraints.loop_derivative(y, mdl, fel, sides, cl, ws, tau, fext, rec, geo, H, C,
+                                      zero, G, gamma, g, lp[RANK_TOL], dy, lam, info)
+    if bad:
+        return bad
+    if info[0] >= 0.0 and (info[0] != lp[RANK] or info[1] < lp[SINGULAR_BELOW]):
+        return -1
+    return 0
+
+
+@njit(cache=True)
+def _project(y, mdl, ws, lx):
+    """y moved onto the loop closures in place (nothing for a tree)."""
+    if lx is not None:
+        cl, H, C, zero, G, gamma, g, lam, info, lp = lx
+        constraints.project_loops(y, mdl, cl, ws, zero, G, gamma, g, lp[PROJECTION_TOL],
+                                  lp[RANK_TOL], PROJECTION_ITERATIONS)
 
 
 @njit(cache=True)
@@ -64,15 +97,15 @@ def _rms(x, scale):
 
 @njit(cache=True)
 def start(y, f, st, ist, t_bound, rtol, atol, max_step, mdl, fel, sides, ws, tau, fext, rec,
-          geo, tmp):
+          geo, lx, tmp):
     """Begin a piece at (st[T], y): f = dy/dt there and st[H_ABS] = the initial step (Hairer's
-    rule, as scipy's ``select_initial_step``). Returns 0, or an element index + 1 whose load
-    direction is undefined."""
+    rule, as scipy's ``select_initial_step``). Returns what the right-hand side returned
+    (see ``_rhs``)."""
     mdl, fel, ws = borrowed(mdl), borrowed(fel), borrowed(ws)
     y, f, sides, tau, fext, rec, geo = borrowed((y, f, sides, tau, fext, rec, geo))
     tmp = borrowed((tmp,))[0]
     n = y.shape[0]
-    bad = _rhs(st[T], y, mdl, fel, sides, ws, tau, fext, rec, geo, f, st, tmp)
+    bad = _rhs(st[T], y, mdl, fel, sides, ws, tau, fext, rec, geo, lx, f, st, tmp)
     ist[NFEV] += 1
     if bad:
         return bad
@@ -93,7 +126,7 @@ def start(y, f, st, ist, t_bound, rtol, atol, max_step, mdl, fel, sides, ws, tau
     y1, f1 = tmp[1], tmp[2]
     for i in range(n):
         y1[i] = y[i] + h0 * f[i]
-    bad = _rhs(st[T] + h0, y1, mdl, fel, sides, ws, tau, fext, rec, geo, f1, st, tmp)
+    bad = _rhs(st[T] + h0, y1, mdl, fel, sides, ws, tau, fext, rec, geo, lx, f1, st, tmp)
     ist[NFEV] += 1
     if bad:
         return bad
@@ -125,14 +158,15 @@ def _stage_state(y, K, s, h, out):
 
 
 @njit(cache=True)
-def _rk_step(t, y, h, K, y_new, mdl, fel, sides, ws, tau, fext, rec, geo, st, tmp):
+def _rk_step(t, y, h, K, y_new, mdl, fel, sides, ws, tau, fext, rec, geo, lx, st, tmp):
     """One DOP853 step of size h from (t, y) with K[0] = f(t, y): stages K[1..11], y_new, and
     K[12] = f(t + h, y_new). Returns 0 or an element index + 1 (undefined load direction)."""
     n = y.shape[0]
     ys = tmp[0]
     for s in range(1, N_STAGES):
         _stage_state(y, K, s, h, ys)
-        bad = _rhs(t + C[s] * h, ys, mdl, fel, sides, ws, tau, fext, rec, geo, K[s], st, tmp)
+        bad = _rhs(t + C[s] * h, ys, mdl, fel, sides, ws, tau, fext, rec, geo, lx, K[s], st,
+                   tmp)
         if bad:
             return bad
     for i in range(n):
@@ -140,7 +174,8 @@ def _rk_step(t, y, h, K, y_new, mdl, fel, sides, ws, tau, fext, rec, geo, st, tm
         for j in range(N_STAGES):
             acc += B[j] * K[j, i]
         y_new[i] = y[i] + h * acc
-    return _rhs(t + h, y_new, mdl, fel, sides, ws, tau, fext, rec, geo, K[N_STAGES], st, tmp)
+    return _rhs(t + h, y_new, mdl, fel, sides, ws, tau, fext, rec, geo, lx, K[N_STAGES], st,
+                tmp)
 
 
 @njit(cache=True)
@@ -164,7 +199,8 @@ def _error_norm(K, h, y, y_new, rtol, atol):
 
 
 @njit(cache=True)
-def dense_coefficients(st, y_old, y, K, F, ist, mdl, fel, sides, ws, tau, fext, rec, geo, tmp):
+def dense_coefficients(st, y_old, y, K, F, ist, mdl, fel, sides, ws, tau, fext, rec, geo, lx,
+                       tmp):
     """The 7th-order interpolant F of the last step (st[T_OLD], y_old) -> (st[T], y) with its
     stages in K: three more stages, then Hairer's continuous extension. Returns 0 or an element
     index + 1."""
@@ -174,7 +210,8 @@ def dense_coefficients(st, y_old, y, K, F, ist, mdl, fel, sides, ws, tau, fext, 
     ys = tmp[0]
     for s in range(N_STAGES + 1, N_STAGES_EXTENDED):
         _stage_state(y_old, K, s, h, ys)
-        bad = _rhs(t_old + C[s] * h, ys, mdl, fel, sides, ws, tau, fext, rec, geo, K[s], st, tmp)
+        bad = _rhs(t_old + C[s] * h, ys, mdl, fel, sides, ws, tau, fext, rec, geo, lx, K[s],
+                   st, tmp)
         ist[NFEV] += 1
         if bad:
             return bad
@@ -206,14 +243,17 @@ def dense_value(t, t_old, h, y_old, F, out):
 
 @njit(cache=True)
 def advance(y, st, ist, t_bound, rtol, atol, max_step, max_steps, times, rows, armed, g,
-            mdl, fel, sides, ws, tau, fext, rec, geo, K, y_old, F, tmp):
+            mdl, fel, sides, ws, tau, fext, rec, geo, lx, K, y_old, F, tmp):
     """Step from (st[T], y) with K[0] = dy/dt there until the piece ends.
 
     Returns DONE (t_bound reached), CROSSED (an armed switching function changed sign in the
     last step: y_old, st[T_OLD], st[H_PREV] and the interpolant F describe that step), PAUSED
     (``max_steps`` steps taken), TOO_SMALL (the step fell below 10 ulp of t), NONFINITE (the
-    state stopped being finite) or UNDEFINED (element ist[BAD] - 1 has no load direction at
-    (st[T_BAD], tmp[3])).
+    state stopped being finite), UNDEFINED (element ist[BAD] - 1 has no load direction at
+    (st[T_BAD], tmp[3])) or SINGULAR (the loop equations changed rank at (st[T_BAD], tmp[3]),
+    their rank and conditioning in lx's info). With loops (the tuple ``lx``; None for a tree)
+    every step ends on the closures: the state and the output rows are projected, as
+    :class:`mbd.constraints.Projector` does.
     Output rows at times[ist[NEXT_ROW]:] up to the reached time are written into ``rows``.
     """
     mdl, fel, ws = borrowed(mdl), borrowed(fel), borrowed(ws)
@@ -246,11 +286,12 @@ def advance(y, st, ist, t_bound, rtol, atol, max_step, max_steps, times, rows, a
                 t_new = t_bound
             h = t_new - t
             h_abs = h
-            bad = _rk_step(t, y, h, K, y_new, mdl, fel, sides, ws, tau, fext, rec, geo, st, tmp)
+            bad = _rk_step(t, y, h, K, y_new, mdl, fel, sides, ws, tau, fext, rec, geo, lx, st,
+                           tmp)
             ist[NFEV] += N_STAGES
             if bad:
                 ist[BAD] = bad
-                return UNDEFINED
+                return UNDEFINED if bad > 0 else SINGULAR
             err = _error_norm(K, h, y, y_new, rtol, atol)
             if err < 1.0:
                 factor = MAX_FACTOR if err == 0.0 else min(MAX_FACTOR, SAFETY * err ** exponent)
@@ -277,25 +318,35 @@ def advance(y, st, ist, t_bound, rtol, atol, max_step, max_steps, times, rows, a
             forcekernels.switching_values(y, mdl, fel, sides, ws, g, geo)
             if _crossed(armed, g, sides):
                 bad = dense_coefficients(st, y_old, y, K, F, ist, mdl, fel, sides, ws, tau,
-                                         fext, rec, geo, tmp)
+                                         fext, rec, geo, lx, tmp)
                 if bad:
                     ist[BAD] = bad
-                    return UNDEFINED
+                    return UNDEFINED if bad > 0 else SINGULAR
                 return CROSSED
         r = ist[NEXT_ROW]
         if r < times.shape[0] and times[r] <= t_new:
             bad = dense_coefficients(st, y_old, y, K, F, ist, mdl, fel, sides, ws, tau, fext,
-                                     rec, geo, tmp)
+                                     rec, geo, lx, tmp)
             if bad:
                 ist[BAD] = bad
-                return UNDEFINED
+                return UNDEFINED if bad > 0 else SINGULAR
             while r < times.shape[0] and times[r] <= t_new:
                 dense_value(times[r], t, h, y_old, F, rows[r])
+                _project(rows[r], mdl, ws, lx)
                 r += 1
             ist[NEXT_ROW] = r
-        # the next step starts from the derivative at this one's end
-        for i in range(n):
-            K[0, i] = K[N_STAGES, i]
+        if lx is not None:
+            # onto the loop closures, and the next step starts from the derivative there
+            _project(y, mdl, ws, lx)
+            bad = _rhs(t_new, y, mdl, fel, sides, ws, tau, fext, rec, geo, lx, K[0], st, tmp)
+            ist[NFEV] += 1
+            if bad:
+                ist[BAD] = bad
+                return UNDEFINED if bad > 0 else SINGULAR
+        else:
+            # the next step starts from the derivative at this one's end
+            for i in range(n):
+                K[0, i] = K[N_STAGES, i]
     return DONE if st[T] >= t_bound else PAUSED
 
 

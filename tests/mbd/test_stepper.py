@@ -77,6 +77,12 @@ def test_compiled_true_names_what_prevents_it():
     # a stiffness given as a Python function of time is evaluated from Python: the scipy loop
     rotor = spring_rotor(stiffness)
     assert rotor.simulate(0.1).stats["stepper"] == "scipy"
+    # so is a motion driver's prescribed motion
+    from tests.mbd.test_loops import slider_crank
+    driven = slider_crank()[0]
+    assert driven.simulate(0.05).stats["stepper"] == "scipy"
+    with pytest.raises(ValueError, match="motion drivers"):
+        driven.simulate(0.05, compiled=True)
     with pytest.raises(ValueError, match=r"\['vspring'\].*functions of time"):
         rotor.simulate(0.1, compiled=True)
 
@@ -98,3 +104,27 @@ def test_long_runs_are_stepped_in_chunks_with_the_same_result(monkeypatch):
     assert chunked.stats["nfev"] == whole.stats["nfev"]
     np.testing.assert_array_equal(chunked.t, whole.t)
     np.testing.assert_array_equal(chunked.q, whole.q)
+
+
+def test_loops_same_steps_and_events_as_scipy():
+    """Closed loops in the compiled loop: the four-bar with an elastic backlash on its cut
+    joint (contact events on a loop) and the spatial RSUR (a spherical joint's quaternion in
+    the loop). Both loops project every step's end and every output row onto the closures
+    (compiled here, :class:`mbd.constraints.Projector` there) and take the same steps; the
+    states agree to 1e-9 and the events to 1e-10 s."""
+    from forces import ElastoBacklash, JointForce, Spring
+    from tests.mbd.test_loops import fourbar, rsur
+    lashed = fourbar(crank=dict(q0=0.0, v0=3.0, exact=True),
+                     forces=[lambda j: JointForce("lash", j["j3"], ElastoBacklash(c=200.0, d=0.0,
+                                                                                  b=0.3)),
+                             lambda j: JointForce("spring", j["j1"], Spring(c=0.5))])
+    for system, t_end in ((lashed, 2.0), (rsur(q0=2.0, v0=1.0), 1.0)):
+        a, b = _both(system, t_end=t_end, output_step=0.05, rtol=1e-10, atol=1e-10)
+        assert a.stats["nsteps"] == b.stats["nsteps"]
+        assert abs(a.stats["nfev"] - b.stats["nfev"]) <= 2     # the rank check's evaluation
+        np.testing.assert_allclose(a.t, b.t, rtol=0, atol=1e-10)    # event rows to 1e-10 s
+        assert np.abs(a.q - b.q).max() <= 1e-9 and np.abs(a.v - b.v).max() <= 1e-9
+        assert [(e.element, e.what) for e in a.events] == [(e.element, e.what) for e in b.events]
+        for ea, eb in zip(a.events, b.events):
+            assert abs(ea.t - eb.t) <= 1e-10
+    assert len(a.events) == 0 and len(b.events) == 0          # the RSUR has no force element
