@@ -21,7 +21,7 @@ from .lawkernels import njit
 
 
 @njit()
-def _point_terms(k, p, ws, mdl, w_out, v_out, a_w_out, a_out):
+def _point_terms(k, p, ws, w_out, v_out, a_w_out, a_out):
     """World angular velocity, velocity, angular acceleration and acceleration (velocity
     products only: ``ws`` acc holds the qdd = 0, gravity-free link accelerations) of the point
     p (world) carried by link k; zeros for the ground."""
@@ -30,18 +30,25 @@ def _point_terms(k, p, ws, mdl, w_out, v_out, a_w_out, a_out):
     if k < 0:
         return
     E0, p0, vel, acc = ws[3], ws[4], ws[5], ws[6]
-    r = np.empty(3)
+    d0, d1, d2 = p[0] - p0[k, 0], p[1] - p0[k, 1], p[2] - p0[k, 2]
+    # r: p from the link origin in link axes; velocity and acceleration of p in link axes
+    r0 = E0[k, 0, 0] * d0 + E0[k, 0, 1] * d1 + E0[k, 0, 2] * d2
+    r1 = E0[k, 1, 0] * d0 + E0[k, 1, 1] * d1 + E0[k, 1, 2] * d2
+    r2 = E0[k, 2, 0] * d0 + E0[k, 2, 1] * d1 + E0[k, 2, 2] * d2
+    w0, w1, w2 = vel[k, 0], vel[k, 1], vel[k, 2]
+    v0 = vel[k, 3] + w1 * r2 - w2 * r1
+    v1 = vel[k, 4] + w2 * r0 - w0 * r2
+    v2 = vel[k, 5] + w0 * r1 - w1 * r0
+    b0, b1, b2 = acc[k, 0], acc[k, 1], acc[k, 2]
+    a0 = acc[k, 3] + b1 * r2 - b2 * r1 + w1 * v2 - w2 * v1
+    a1 = acc[k, 4] + b2 * r0 - b0 * r2 + w2 * v0 - w0 * v2
+    a2 = acc[k, 5] + b0 * r1 - b1 * r0 + w0 * v1 - w1 * v0
     for m in range(3):
-        r[m] = E0[k, m, 0] * (p[0] - p0[k, 0]) + E0[k, m, 1] * (p[1] - p0[k, 1]) + E0[k, m, 2] * (p[2] - p0[k, 2])
-    w = vel[k, :3]
-    vp = vel[k, 3:] + np.cross(w, r)
-    ap = acc[k, 3:] + np.cross(acc[k, :3], r) + np.cross(w, vp)
-    for m in range(3):
-        for n in range(3):
-            w_out[m] += E0[k, n, m] * w[n]
-            v_out[m] += E0[k, n, m] * vp[n]
-            a_w_out[m] += E0[k, n, m] * acc[k, n]
-            a_out[m] += E0[k, n, m] * ap[n]
+        e0, e1, e2 = E0[k, 0, m], E0[k, 1, m], E0[k, 2, m]
+        w_out[m] = e0 * w0 + e1 * w1 + e2 * w2
+        v_out[m] = e0 * v0 + e1 * v1 + e2 * v2
+        a_w_out[m] = e0 * b0 + e1 * b1 + e2 * b2
+        a_out[m] = e0 * a0 + e1 * a1 + e2 * a2
 
 
 @njit()
@@ -50,20 +57,25 @@ def _jacobian_add(k, p, sign, mdl, ws, G, row):
     motion subspace columns as [w; v at p]."""
     parent, jtype, nd, vadr, axis = mdl[0], mdl[1], mdl[2], mdl[4], mdl[5]
     E0, p0 = ws[3], ws[4]
-    col = np.empty(6)
+    col = ws[15][5]
     while k >= 0:
+        d0, d1, d2 = p[0] - p0[k, 0], p[1] - p0[k, 1], p[2] - p0[k, 2]
         for c in range(nd[k]):
             kernels._S_column(k, c, jtype, axis, col)
-            w = np.zeros(3)
-            vo = np.zeros(3)
-            for m in range(3):
-                for n in range(3):
-                    w[m] += E0[k, n, m] * col[n]
-                    vo[m] += E0[k, n, m] * col[3 + n]
-            v = vo + np.cross(w, p - p0[k])
-            for m in range(3):
-                G[row + m, vadr[k] + c] += sign * w[m]
-                G[row + 3 + m, vadr[k] + c] += sign * v[m]
+            # world [w; v at the link origin], then v at p = v_o + w x (p - p_o)
+            w = (E0[k, 0, 0] * col[0] + E0[k, 1, 0] * col[1] + E0[k, 2, 0] * col[2],
+                 E0[k, 0, 1] * col[0] + E0[k, 1, 1] * col[1] + E0[k, 2, 1] * col[2],
+                 E0[k, 0, 2] * col[0] + E0[k, 1, 2] * col[1] + E0[k, 2, 2] * col[2])
+            vo0 = E0[k, 0, 0] * col[3] + E0[k, 1, 0] * col[4] + E0[k, 2, 0] * col[5]
+            vo1 = E0[k, 0, 1] * col[3] + E0[k, 1, 1] * col[4] + E0[k, 2, 1] * col[5]
+            vo2 = E0[k, 0, 2] * col[3] + E0[k, 1, 2] * col[4] + E0[k, 2, 2] * col[5]
+            j = vadr[k] + c
+            G[row, j] += sign * w[0]
+            G[row + 1, j] += sign * w[1]
+            G[row + 2, j] += sign * w[2]
+            G[row + 3, j] += sign * (vo0 + w[1] * d2 - w[2] * d1)
+            G[row + 4, j] += sign * (vo1 + w[2] * d0 - w[0] * d2)
+            G[row + 5, j] += sign * (vo2 + w[0] * d1 - w[1] * d0)
         k = parent[k]
 
 
@@ -72,7 +84,7 @@ def closure_terms(q, v, mdl, cl, ws, G, gamma, g):
     """The closure equations of every cut joint at (q, v) (q unit quaternions).
 
     Writes G (6 nc, nv), gamma (6 nc) (G qdd + gamma is the relative acceleration) and the
-    position residual g (6 nc); leaves the link kinematics in ``ws``.
+    position residual g (6 nc); leaves the link kinematics in ``ws``. Allocates nothing.
     """
     ends, blinks, bpos, brot = cl
     parent = mdl[0]
@@ -89,32 +101,100 @@ def closure_terms(q, v, mdl, cl, ws, G, gamma, g):
                 acc[i, m] += cj[i, m]
     E0, p0 = ws[3], ws[4]
     G[:, :] = 0.0
-    we, ve, awe, ae = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
-    wf, vf, awf, af = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    vecs = ws[15]
+    pe, we, ve, awe, ae = vecs[0, :3], vecs[1, :3], vecs[2, :3], vecs[3, :3], vecs[4, :3]
+    wf, vf, awf, af = vecs[1, 3:], vecs[2, 3:], vecs[3, 3:], vecs[4, 3:]
+    Rf = ws[16][0, :3, :3]
     for c in range(ends.shape[0]):
         e, b = ends[c], blinks[c]
         row = 6 * c
-        Re = E0[e].T
-        pe = p0[e].copy()
-        if b < 0:
-            Rf = brot[c].copy()
-            pf = bpos[c].copy()
-        else:
-            Rf = E0[b].T @ brot[c]
-            pf = p0[b] + E0[b].T @ bpos[c]
-        A = Re @ Rf.T - Rf @ Re.T
-        g[row + 0] = 0.5 * A[2, 1]
-        g[row + 1] = 0.5 * A[0, 2]
-        g[row + 2] = 0.5 * A[1, 0]
+        # the follower CS in the world: Rf (axes as columns) and pf
         for m in range(3):
-            g[row + 3 + m] = pe[m] - pf[m]
+            pe[m] = p0[e, m]
+            if b < 0:
+                pf = bpos[c, m]
+                for n in range(3):
+                    Rf[m, n] = brot[c, m, n]
+            else:
+                pf = p0[b, m] + E0[b, 0, m] * bpos[c, 0] + E0[b, 1, m] * bpos[c, 1] \
+                    + E0[b, 2, m] * bpos[c, 2]
+                for n in range(3):
+                    Rf[m, n] = E0[b, 0, m] * brot[c, 0, n] + E0[b, 1, m] * brot[c, 1, n] \
+                        + E0[b, 2, m] * brot[c, 2, n]
+            g[row + 3 + m] = pe[m] - pf
+        # A = Re Rf^T - Rf Re^T with Re = E0[e]^T; g's rotation rows are 0.5 vee(A)
+        for m, (a_, b_) in enumerate(((2, 1), (0, 2), (1, 0))):
+            s = 0.0
+            for n in range(3):
+                s += E0[e, n, a_] * Rf[b_, n] - Rf[a_, n] * E0[e, n, b_]
+            g[row + m] = 0.5 * s
         _jacobian_add(e, pe, 1.0, mdl, ws, G, row)
         _jacobian_add(b, pe, -1.0, mdl, ws, G, row)
-        _point_terms(e, pe, ws, mdl, we, ve, awe, ae)
-        _point_terms(b, pe, ws, mdl, wf, vf, awf, af)
+        _point_terms(e, pe, ws, we, ve, awe, ae)
+        _point_terms(b, pe, ws, wf, vf, awf, af)
         for m in range(3):
             gamma[row + m] = awe[m] - awf[m]
             gamma[row + 3 + m] = ae[m] - af[m]
+
+
+@njit()
+def singular_value_decomposition(G):
+    """(U, s, Vt) of G (m, n) by one-sided Jacobi rotations of its columns (Hestenes; Demmel &
+    Veselic 1992), singular values in decreasing order.
+
+    Returns U (m, n) whose columns j with s[j] > 0 are the left singular vectors (the others
+    zero), s (n,) and Vt (n, n) orthogonal: its rows with s = 0 span G's null space. For the
+    small constraint matrices of mechanisms this is cheaper than LAPACK's driver (no
+    workspace queries) and as accurate: the columns are rotated until every pair is
+    orthogonal to round-off.
+    """
+    m, n = G.shape
+    W = G.copy()
+    V = np.eye(n)
+    eps = np.finfo(np.float64).eps
+    # a column this small is round-off of a null direction: rotating it changes nothing
+    tiny = (eps * np.sqrt(np.sum(G * G))) ** 2
+    for _ in range(80):
+        rotated = False
+        for p in range(n - 1):
+            for q in range(p + 1, n):
+                alpha = beta = gamma = 0.0
+                for i in range(m):
+                    alpha += W[i, p] * W[i, p]
+                    beta += W[i, q] * W[i, q]
+                    gamma += W[i, p] * W[i, q]
+                if (gamma == 0.0 or alpha <= tiny or beta <= tiny
+                        or abs(gamma) <= m * eps * np.sqrt(alpha * beta)):
+                    continue
+                rotated = True
+                zeta = (beta - alpha) / (2.0 * gamma)
+                t = (1.0 if zeta >= 0.0 else -1.0) / (abs(zeta) + np.sqrt(1.0 + zeta * zeta))
+                c = 1.0 / np.sqrt(1.0 + t * t)
+                sn = c * t
+                for i in range(m):
+                    wp, wq = W[i, p], W[i, q]
+                    W[i, p] = c * wp - sn * wq
+                    W[i, q] = sn * wp + c * wq
+                for i in range(n):
+                    vp, vq = V[i, p], V[i, q]
+                    V[i, p] = c * vp - sn * vq
+                    V[i, q] = sn * vp + c * vq
+        if not rotated:
+            break
+    norms = np.empty(n)
+    for j in range(n):
+        norms[j] = np.sqrt(np.sum(W[:, j] ** 2))
+    order = np.argsort(-norms)
+    U = np.zeros((m, n))
+    s = np.empty(n)
+    Vt = np.empty((n, n))
+    for k in range(n):
+        j = order[k]
+        s[k] = norms[j]
+        if norms[j] > 0.0:
+            U[:, k] = W[:, j] / norms[j]
+        Vt[k, :] = V[:, j]
+    return U, s, Vt
 
 
 @njit()
@@ -122,14 +202,16 @@ def solve_constrained(H, f, G, b, rank_tol):
     """(qdd, lambda, rank, conditioning) of H qdd = f + G^T lambda, G qdd = b, by the
     null-space method.
 
-    G is decomposed by SVD; rows beyond its numerical rank (singular values below
-    ``rank_tol`` times the largest) are redundant: lambda is then the minimum-norm choice.
-    ``conditioning`` is the smallest kept singular value over the largest: near zero, the
-    mechanism is near a singular configuration.
+    G is decomposed by :func:`singular_value_decomposition`; rows beyond its numerical rank
+    (singular values below ``rank_tol`` times the largest) are redundant: lambda is then the
+    minimum-norm choice. ``conditioning`` is the smallest kept singular value over the largest:
+    near zero, the mechanism is near a singular configuration. The reduced mass matrix
+    N^T H N on the null space is solved by Cholesky (NaN accelerations if it is not positive
+    definite: a massless chain the loop does not pin).
     """
-    U, s, Vt = np.linalg.svd(G)
+    U, s, Vt = singular_value_decomposition(G)
     rank = 0
-    for k in range(s.shape[0]):
+    for k in range(min(s.shape[0], G.shape[0])):
         if s[k] > rank_tol * s[0]:
             rank += 1
     Vr = np.ascontiguousarray(Vt[:rank].T)
@@ -137,13 +219,23 @@ def solve_constrained(H, f, G, b, rank_tol):
     qp = Vr @ ((Ur.T @ b) / s[:rank])
     N = np.ascontiguousarray(Vt[rank:].T)
     if N.shape[1] > 0:
-        A = N.T @ H @ N
-        z = np.linalg.solve(A, N.T @ (f - H @ qp))
+        A = N.T @ (H @ N)
+        z = np.empty(N.shape[1])
+        kernels.cholesky_solve(A, N.T @ (f - H @ qp), z)
         qdd = qp + N @ z
     else:
         qdd = qp
     lam = Ur @ ((Vr.T @ (H @ qdd - f)) / s[:rank])
     return qdd, lam, rank, s[rank - 1] / s[0]
+
+
+@njit()
+def _finite(a):
+    """Whether every entry of the array a is finite (no temporary)."""
+    for x in a.flat:
+        if not np.isfinite(x):
+            return False
+    return True
 
 
 @njit()
@@ -155,7 +247,8 @@ def loop_derivative(y, mdl, fel, sides, cl, ws, tau, fext, rec, geo, H, C, zero,
 
     Writes dy, the closure forces ``lam`` (6 nc) and ``info = [rank, conditioning]`` of the
     closure rows; on a non-finite mass matrix, load or closure term (a trial state too far out)
-    the accelerations are NaN, for the integrator's error control to reject, and rank -1. Returns 0 or the
+    the accelerations are NaN, for the integrator's error control to reject, and rank -1.
+    H, C, G, gamma and g are scratch (C ends as tau - C, gamma as -gamma). Returns 0 or the
     index + 1 of an element whose load direction is undefined.
     """
     mdl, fel, ws, cl = kernels.borrowed(mdl), kernels.borrowed(fel), kernels.borrowed(ws), \
@@ -170,15 +263,16 @@ def loop_derivative(y, mdl, fel, sides, cl, ws, tau, fext, rec, geo, H, C, zero,
     kernels.rnea(qn, v, zero, fext, mdl, ws, C)
     kernels.crba(qn, mdl, ws, H)
     closure_terms(qn, v, mdl, cl, ws, G, gamma, g)
-    f = tau - C
-    finite = np.all(np.isfinite(H)) and np.all(np.isfinite(f)) and np.all(np.isfinite(G)) \
-        and np.all(np.isfinite(gamma))
-    if not finite:
+    for k in range(C.shape[0]):
+        C[k] = tau[k] - C[k]            # the applied generalized force, f = tau - C
+    if not (_finite(H) and _finite(C) and _finite(G) and _finite(gamma)):
         dy[nq:] = np.nan
         lam[:] = np.nan
         info[0] = -1.0
         return bad
-    qdd, lam_, rank, conditioning = solve_constrained(H, f, G, -gamma, rank_tol)
+    for k in range(gamma.shape[0]):
+        gamma[k] = -gamma[k]            # the right side of G qdd = -gamma
+    qdd, lam_, rank, conditioning = solve_constrained(H, C, G, gamma, rank_tol)
     dy[nq:] = qdd
     lam[:] = lam_
     info[0] = rank
@@ -296,11 +390,9 @@ def project_loops(y, mdl, cl, ws, zero, G, gamma, g, tol, rank_tol, iterations):
         closure_terms(q, zero, mdl, cl, ws, G, gamma, g)
         if np.abs(g).max() <= tol:
             break
-        mu = np.linalg.lstsq(G @ G.T, -g, rank_tol)[0]
-        retract_in_place(q, G.T @ mu, mdl)
+        retract_in_place(q, min_norm_step(G, -g, rank_tol), mdl)
     closure_terms(q, v, mdl, cl, ws, G, gamma, g)
-    mu = np.linalg.lstsq(G @ G.T, G @ v, rank_tol)[0]
-    v -= G.T @ mu
+    v -= min_norm_step(G, G @ v, rank_tol)
 
 
 def normalized(system, q):
@@ -335,10 +427,30 @@ def difference(system, q, q_ref):
 
 
 def _weighted_step(G, r, W_inv, rank_tol):
-    """The increment d minimizing d^T W d subject to G d = r (least squares if inconsistent)."""
-    A = G * W_inv @ G.T
-    mu = np.linalg.lstsq(A, r, rcond=rank_tol)[0]
-    return W_inv * (G.T @ mu)
+    """The increment d minimizing d^T W d subject to G d = r (least squares if inconsistent):
+    with G~ = G W^-1/2, d = W^-1/2 G~^+ r."""
+    root = np.sqrt(W_inv)
+    return root * min_norm_step(np.ascontiguousarray(G * root), np.ascontiguousarray(r, float),
+                                rank_tol)
+
+
+@njit()
+def min_norm_step(G, r, rank_tol):
+    """G^+ r: the least-norm d with G d = r (least squares where inconsistent), G's singular
+    values s counted as zero where s^2 <= rank_tol s_max^2 (as a least-squares solve of
+    G G^T mu = r with that cutoff, d = G^T mu, would)."""
+    U, s, Vt = singular_value_decomposition(G)
+    d = np.zeros(G.shape[1])
+    for k in range(s.shape[0]):
+        if not s[k] * s[k] > rank_tol * s[0] * s[0]:
+            break
+        c = 0.0
+        for i in range(G.shape[0]):
+            c += U[i, k] * r[i]
+        c /= s[k]
+        for j in range(G.shape[1]):
+            d[j] += c * Vt[k, j]
+    return d
 
 
 class Projector:

@@ -532,3 +532,28 @@ def test_a_change_point_is_reported_not_crossed_silently():
     crank_angle = result.joint("j1").q
     # it stops as the crank nears horizontal (the links collinear), nowhere else
     assert abs(np.remainder(crank_angle[-1] - np.pi / 2 + 0.5 * np.pi, np.pi) - 0.5 * np.pi) < 0.05
+
+
+# ----------------------------------------------------------------- small dense linear algebra
+
+@pytest.mark.parametrize("shape, rank", [((6, 4), 4), ((6, 4), 3), ((6, 7), 6), ((12, 7), 5),
+                                         ((6, 1), 1), ((3, 3), 0)])
+def test_jacobi_svd_and_least_norm_step_match_lapack(shape, rank):
+    """mbd.constraints' one-sided Jacobi SVD against LAPACK's (numpy): the same singular
+    values to 1e-14 of the largest (those past min(m, n) zero to that), G = U diag(s) Vt to round-off, Vt orthogonal (its rows
+    past the rank span the null space), and the least-norm step G^+ r equal to lstsq's."""
+    from mbd.constraints import min_norm_step, singular_value_decomposition
+    rng = np.random.default_rng([shape[0], shape[1], rank])
+    m, n = shape
+    G = rng.normal(size=(m, rank)) @ rng.normal(size=(rank, n))
+    U, s, Vt = singular_value_decomposition(G)
+    scale = max(np.linalg.norm(G, 2), 1.0)
+    ref = np.linalg.svd(G, compute_uv=False)
+    k = min(m, n)
+    assert np.abs(s[:k] - ref).max() <= 1e-14 * scale and np.all(s[k:] <= 1e-14 * scale)
+    assert np.abs((U * s) @ Vt - G).max() <= 1e-14 * scale
+    assert np.abs(Vt @ Vt.T - np.eye(n)).max() <= 1e-14
+    assert rank == n or np.abs(G @ Vt[rank:].T).max() <= 1e-14 * scale
+    r = rng.normal(size=m)
+    expected = np.linalg.lstsq(G, r, rcond=None)[0] if rank else np.zeros(n)
+    np.testing.assert_allclose(min_norm_step(G, r, 1e-18), expected, rtol=0, atol=1e-12)
