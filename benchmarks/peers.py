@@ -253,10 +253,12 @@ def sweep(runner, settings, n, t_end, ref, log):
     return best, note
 
 
-def timed(runner, n, t_end, s, repeats=5):
-    """Median wall time of ``repeats`` runs at setting s, and the last run's outputs."""
+def timed(runner, n, t_end, s, least=5, most=51, budget=1.0):
+    """Median wall time of repeated runs at setting s, and the last run's outputs: at least
+    ``least`` runs, then more until they add up to ``budget`` seconds (at most ``most``), so
+    that millisecond runs get a median robust to the machine's other work."""
     walls = []
-    for _ in range(repeats):
+    while len(walls) < least or (sum(walls) < budget and len(walls) < most):
         q, wall, count, drift = runner(n, t_end, s)
         walls.append(wall)
     return statistics.median(walls), count, drift
@@ -308,7 +310,8 @@ READING = """Reading the tables:
   checked against Pinocchio + scipy at the same tolerance (notes above).
 - Setting: the cheapest one in the sweep that meets the threshold: tolerances (rtol = atol)
   1e-3 ... 1e-12 by quarter decades; MuJoCo time steps 0.1, 0.05, 0.02, 0.01, ... 1e-5 s.
-- Wall: median of 5 runs after the sweep's run (warm-up, so no JIT cost: see above). mbd's
+- Wall: median of 5 to 51 runs (more for short runs, up to 1 s in all) after the sweep's run
+  (warm-up, so no JIT cost: see above). mbd's
   wall is the whole `System.simulate` call (initial state, integration, the Result object);
   Pinocchio's a bare `solve_ivp`; MuJoCo's `mj_step` over all steps; Exudyn's `SolveDynamic`.
 - Count: right-hand-side evaluations for mbd and the scipy-driven peers (DOP853: 12 per step
@@ -320,7 +323,7 @@ READING = """Reading the tables:
 
 
 def table(rows):
-    lines = ["| N | max error < | engine | setting | error | wall (median of 5) | "
+    lines = ["| N | max error < | engine | setting | error | wall (median) | "
              "RHS evals / steps | energy drift (J) | mbd / fastest peer |",
              "|---|---|---|---|---|---|---|---|---|"]
     keys = sorted({(r[0], r[1]) for r in rows}, key=lambda k: (k[0], -k[1]))
