@@ -274,14 +274,15 @@ def state_derivative(y, mdl, fel, sides, ws, tau, fext, rec, geo, dy):
     v = y[nq:]
     kernels.normalize_quaternions(y[:nq], mdl, qn)
     bad = 0
-    if fel[0].shape[0]:
+    posed = fel[0].shape[0] > 0
+    if posed:
         kernels.link_velocities(qn, v, mdl, ws)   # the elements read link velocities
         bad = element_loads(fel, sides, qn, v, ws, tau, fext, rec, geo)
     else:
         tau[:] = 0.0
         fext[:] = 0.0
     kernels.quaternion_rates(qn, v, mdl, dy[:nq])
-    kernels.tree_accelerations(qn, v, tau, fext, mdl, ws, dy[nq:])
+    kernels.tree_accelerations(qn, v, tau, fext, mdl, ws, dy[nq:], posed)
     return bad
 
 

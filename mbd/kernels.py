@@ -745,16 +745,21 @@ def aba_world(v, tau, fext, mdl, ws, qdd):
 
 
 @njit(cache=True, inline="always")
-def tree_accelerations(q, v, tau, fext, mdl, ws, qdd):
+def tree_accelerations(q, v, tau, fext, mdl, ws, qdd, posed=False):
     """qdd = FD(q, v, tau, fext) by the cheaper ABA that is accurate for the tree: in world
     axes (:func:`aba_world`, on ``link_transforms``) when no link can translate, else in link
-    coordinates (:func:`aba`). ``q`` must hold unit quaternions."""
+    coordinates (:func:`aba`). ``q`` must hold unit quaternions; ``posed``: the link poses
+    of q are already in ``ws`` (``link_velocities`` ran), so they are not computed again."""
     jtype = mdl[1]
     for i in range(jtype.shape[0]):
         if jtype[i] == PRISMATIC:
-            aba(q, v, tau, fext, mdl, ws, qdd)
+            if posed:
+                aba_dynamics(v, tau, fext, mdl, ws, qdd)
+            else:
+                aba(q, v, tau, fext, mdl, ws, qdd)
             return
-    link_transforms(q, mdl, ws)
+    if not posed:
+        link_transforms(q, mdl, ws)
     aba_world(v, tau, fext, mdl, ws, qdd)
 
 
