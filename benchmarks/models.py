@@ -713,7 +713,7 @@ def _wall_reference():
     contacts = result.force("stops").contacts()
     q, _, ev_nfev, ev_lost = run_wall_events(None, WALL_T_END, REF_TOL)
     notes = ["wall: BISTOP written here from SPEC matches SPEC's worked values and mbd's "
-             f"Bistop at 49 points of every branch (asserted)",
+             "Bistop at 49 points of every branch (asserted)",
              f"wall: reference x(2 s) = {ref[0]:.12f} m from mbd at 1e-13 ({nfev} RHS "
              f"evaluations, {len(result.events)} law switches logged, "
              f"{len(contacts)} contacts starting at "

@@ -86,11 +86,13 @@ class Integrand:
             self.G, self.gamma, self.gres = np.zeros((nc, system.nv)), np.zeros(nc), np.zeros(nc)
             self.lam, self.info = np.zeros(nc), np.zeros(2)
             d = self.dynamics
+            # loop_derivative's scratch, in the order mbd.stepper's loop tuple holds it
+            self.loop_scratch = (d.H, d.C, d.zero, self.G, self.gamma, self.gres, self.lam,
+                                 self.info)
             # everything loop_derivative takes between y and dy (fixed arrays: gathered once)
             self.loop_arguments = (self.mdl, self.fel, self.sides, system.closure_arrays,
-                                   self.ws, self.tau, self.fext, self.rec, self.geo, d.H, d.C,
-                                   d.zero, self.G, self.gamma, self.gres,
-                                   d.constraints.rank_tol)
+                                   self.ws, self.tau, self.fext, self.rec, self.geo,
+                                   *self.loop_scratch[:6], d.constraints.rank_tol)
 
     def update_parameters(self, t, y):
         """Write the current values of time/state-dependent law parameters (slow path)."""
@@ -435,8 +437,8 @@ class _Run:
             self.next_row += 1
 
     def result(self):
-        stats = {"nfev": self.f.nfev + self.compiled_nfev(), "nsteps": self.nsteps, "pieces": self.pieces,
-                 "events": len(self.events), "method": self.solver_class.__name__,
+        stats = {"nfev": self.f.nfev + self.compiled_nfev(), "nsteps": self.nsteps,
+                 "pieces": self.pieces, "events": len(self.events), "method": self.solver_class.__name__,
                  "rtol": self.options["rtol"], "atol": self.options["atol"],
                  "exact_switching": self.exact, "wall_time": time.perf_counter() - self.started,
                  "stepper": self.stepper}
@@ -454,6 +456,11 @@ class _Run:
 
     def fail(self, message, t):
         raise SimulationError(message, result=self.result(), t=t)
+
+    def fail_nonfinite(self, t, y):
+        bad = np.flatnonzero(~np.isfinite(y))
+        self.fail(f"the state became non-finite at t = {t:.9g} s (state entries "
+                  f"{bad[:6].tolist()}); the mass matrix may be singular", t)
 
     def go(self, y):
         t = self.t0
@@ -515,9 +522,7 @@ class _Run:
                 self.fail(f"the integrator {self.solver_class.__name__} failed at t = "
                           f"{solver.t:.9g} s: {message}", solver.t)
             if not np.all(np.isfinite(solver.y)):
-                bad = np.flatnonzero(~np.isfinite(solver.y))
-                self.fail(f"the state became non-finite at t = {solver.t:.9g} s (state entries "
-                          f"{bad[:6].tolist()}); the mass matrix may be singular", solver.t)
+                self.fail_nonfinite(solver.t, solver.y)
             dense = None
             if self.exact and armed.any():
                 g_new = self.f.switching(solver.t, solver.y)
@@ -654,11 +659,9 @@ class _CompiledRun(_Run):
             # the loop tuple of mbd.stepper: closure arrays, the Integrand's loop scratch and
             # the parameters (rank tolerance, the rank, once known, the singular threshold,
             # the projection tolerance)
-            f, d = self.f, self.f.dynamics
-            lp = np.array([d.constraints.rank_tol, -1.0, constraints.SINGULAR,
+            lp = np.array([self.f.dynamics.constraints.rank_tol, -1.0, constraints.SINGULAR,
                            self.projector.tol])
-            self.lx = (self.system.closure_arrays, d.H, d.C, d.zero, f.G, f.gamma, f.gres,
-                       f.lam, f.info, lp)
+            self.lx = (self.system.closure_arrays, *self.f.loop_scratch, lp)
 
     def compiled_nfev(self):
         return int(self.ist[stepper.NFEV])
@@ -712,9 +715,7 @@ class _CompiledRun(_Run):
                 self.fail(f"the integrator DOP853 failed at t = {t:.9g} s: the step size fell "
                           "below 10 units of round-off in t", t)
             if status == stepper.NONFINITE:
-                bad = np.flatnonzero(~np.isfinite(y))
-                self.fail(f"the state became non-finite at t = {t:.9g} s (state entries "
-                          f"{bad[:6].tolist()}); the mass matrix may be singular", t)
+                self.fail_nonfinite(t, y)
             if status in (stepper.UNDEFINED, stepper.SINGULAR):
                 self.check(int(ist[stepper.BAD]))
 

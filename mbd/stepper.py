@@ -261,13 +261,7 @@ def advance(y, st, ist, t_bound, rtol, atol, max_step, max_steps, times, rows, a
     K, y_old, F, tmp = borrowed((K, y_old, F, tmp))
     n = y.shape[0]
     y_new = tmp[1]
-    nf = armed.shape[0]
-    ns = armed.shape[1]
-    any_armed = False
-    for i in range(nf):
-        for k in range(ns):
-            if armed[i, k]:
-                any_armed = True
+    any_armed = armed.any()
     exponent = -1.0 / (ERROR_ORDER + 1)
     for _ in range(max_steps):
         t = st[T]
