@@ -5,6 +5,10 @@ ElastoBacklash2, Bistop, Impact, VariableRotationalSpring, VariableTranslational
 Placements (``forces.placements``): JointForce (a joint primitive), LineForce (the distance
 between two CSs), AxialForce and RotationalForce (along/about an axis fixed in CS A), and the
 3-D BodySpringDamper.
+
+Laws are frozen dataclasses of their SPEC parameters, validated on construction; change one
+with ``dataclasses.replace(law, c=20.0)`` (a new, validated law) and put it in place with a
+placement's ``with_law(law)`` (a new element of the same class, name and placement).
 """
 from .laws import (Actuator, Bistop, Damper, ElastoBacklash, ElastoBacklash2, ElastoGap, Impact,
                    Spring, SpringDamper, VariableRotationalSpring, VariableTranslationalSpring)

@@ -8,14 +8,34 @@ formulas are in :mod:`mbd.lawkernels`; calling a law evaluates them:
 >>> from forces import Bistop
 >>> round(Bistop(x1=0, x2=1, k=1000, e=1.5, cmax=10, d=0.1)(-0.05, -2.0), 9)
 21.180339887
+
+Every law is a frozen dataclass whose fields are its SPEC parameters, validated on
+construction (``__post_init__``). A law never changes after that: an override is a new law,
+``dataclasses.replace(law, c=20.0)``, validated as the constructor validates.
+
+>>> import dataclasses
+>>> from forces import ElastoGap
+>>> gap = ElastoGap(c=10.0, d=1.5, s_rel0=1.5)
+>>> dataclasses.replace(gap, c=20.0)
+ElastoGap(c=20.0, d=1.5, s_rel0=1.5, n=1.0)
+>>> dataclasses.replace(gap, n=0.5)
+Traceback (most recent call last):
+    ...
+ValueError: ElastoGap: n must be >= 1 and finite, got 0.5
 """
+import inspect
 import math
+from dataclasses import dataclass, field
+from typing import Callable, Union
 
 import numpy as np
 
 from mbd import Law, lawkernels
 
 _INF = math.inf
+
+#: a parameter that is a number or a Python function (of t, or of t and the state)
+_Signal = Union[float, Callable[..., float]]
 
 
 def _number(law, name, value, rule, ok, error=ValueError):
@@ -33,6 +53,21 @@ def _number(law, name, value, rule, ok, error=ValueError):
     return x
 
 
+def _check(law, name, rule, ok):
+    """Validate field ``name`` of the (frozen) ``law`` and store it as a float."""
+    object.__setattr__(law, name, _number(law.name, name, getattr(law, name), rule, ok))
+
+
+def _arity(fn):
+    """How a parameter function is called: 2 for ``fn(t, state)`` (two or more parameters),
+    1 for ``fn(t)`` (one, or a signature that cannot be read). Read once, on construction."""
+    try:
+        n = len(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        n = 1
+    return 2 if n >= 2 else 1
+
+
 def _finite(x):
     return math.isfinite(x)
 
@@ -45,7 +80,22 @@ def _positive(x):
     return math.isfinite(x) and x > 0.0
 
 
-class Spring(Law):
+class _Linear(Law):
+    """The linear laws' common part: force on the follower -c (x - x0) - d v, compiled as
+    ``lawkernels.LINEAR`` with the parameter row (c, d, x0). A subclass that lacks one of the
+    three parameters defines it as a class attribute 0.0 (not a field)."""
+
+    code = lawkernels.LINEAR
+
+    def parameters(self, t=0.0, state=None):
+        return (self.c, self.d, self.x0)
+
+    def energy(self, x, params):
+        return 0.5 * self.c * (np.asarray(x) - self.x0) ** 2
+
+
+@dataclass(frozen=True)
+class Spring(_Linear):
     """Linear spring: force on the follower -c (x - x0).
 
     Parameters
@@ -61,52 +111,76 @@ class Spring(Law):
     -5.0
     """
 
-    code = lawkernels.LINEAR
+    c: float
+    x0: float = 0.0
+
     name = "Spring"
+    d = 0.0          # no damping (not a parameter)
 
-    def __init__(self, c, x0=0.0):
-        self.c = _number(self.name, "c", c, ">= 0 and finite", _nonneg)
-        self.x0 = _number(self.name, "x0", x0, "finite", _finite)
-        self.d = 0.0
-
-    def parameters(self, t=0.0, state=None):
-        return (self.c, self.d, self.x0)
-
-    def energy(self, x, params):
-        return 0.5 * self.c * (np.asarray(x) - self.x0) ** 2
-
-    def __repr__(self):
-        return f"{type(self).__name__}(c={self.c}, d={self.d}, x0={self.x0})"
+    def __post_init__(self):
+        _check(self, "c", ">= 0 and finite", _nonneg)
+        _check(self, "x0", "finite", _finite)
 
 
-class Damper(Spring):
+@dataclass(frozen=True)
+class Damper(_Linear):
     """Linear damper: force on the follower -d v (d >= 0, N s/m or N m s/rad).
 
     >>> Damper(d=2.0)(0.0, 3.0)
     -6.0
     """
 
+    d: float
+
     name = "Damper"
+    c = 0.0          # no spring (not parameters)
+    x0 = 0.0
 
-    def __init__(self, d):
-        self.c, self.x0 = 0.0, 0.0
-        self.d = _number(self.name, "d", d, ">= 0 and finite", _nonneg)
+    def __post_init__(self):
+        _check(self, "d", ">= 0 and finite", _nonneg)
 
 
-class SpringDamper(Spring):
+@dataclass(frozen=True)
+class SpringDamper(_Linear):
     """Spring and damper in parallel: -c (x - x0) - d v (Modelica SpringDamper, s_rel0 = x0).
 
     >>> SpringDamper(c=10.0, d=1.5, x0=1.0)(2.0, 1.0)
     -11.5
     """
 
+    c: float
+    d: float
+    x0: float = 0.0
+
     name = "SpringDamper"
 
-    def __init__(self, c, d, x0=0.0):
-        super().__init__(c, x0)
-        self.d = _number(self.name, "d", d, ">= 0 and finite", _nonneg)
+    def __post_init__(self):
+        _check(self, "c", ">= 0 and finite", _nonneg)
+        _check(self, "x0", "finite", _finite)
+        _check(self, "d", ">= 0 and finite", _nonneg)
 
 
+@dataclass(frozen=True)
+class _BodySpringDamperLaw(_Linear):
+    """The law of :class:`forces.BodySpringDamper` (SPEC §3.1) along its line: the LINEAR law
+    -c (x - x0) - d v with c = k >= 0, x0 = r0 >= 0 and d = b finite of either sign (a negative
+    b pumps energy; the element warns about it). The element validates k, b and r0 first, with
+    messages naming it; this law checks the same rules again so that it too is a valid value
+    whatever makes it."""
+
+    c: float
+    d: float
+    x0: float = 0.0
+
+    name = "BodySpringDamper law"
+
+    def __post_init__(self):
+        _check(self, "c", ">= 0 and finite", _nonneg)
+        _check(self, "d", "finite", _finite)
+        _check(self, "x0", ">= 0 and finite", _nonneg)
+
+
+@dataclass(frozen=True)
 class Actuator(Law):
     """A prescribed force or torque on the follower along +x: a constant, or a function of
     time ``value(t)`` (s -> N or N m), evaluated at every right-hand side call.
@@ -115,29 +189,34 @@ class Actuator(Law):
     2.5
     """
 
-    code = lawkernels.CONSTANT
+    value: _Signal
 
-    def __init__(self, value):
-        if callable(value):
-            self.signal = value
-            self.value = None
-        else:
-            self.signal = None
-            self.value = _number("Actuator", "value", value, "finite", _finite)
+    code = lawkernels.CONSTANT
+    name = "Actuator"
+
+    def __post_init__(self):
+        if not callable(self.value):
+            _check(self, "value", "finite", _finite)
+
+    @property
+    def signal(self):
+        """The function of time giving the value, or None for a constant."""
+        return self.value if callable(self.value) else None
 
     @property
     def time_varying(self):
-        return self.signal is not None
+        return callable(self.value)
 
     def parameters(self, t=0.0, state=None):
-        if self.signal is None:
+        if not callable(self.value):
             return (self.value,)
-        v = float(self.signal(t))
+        v = float(self.value(t))
         if not math.isfinite(v):
             raise ValueError(f"Actuator: value({t}) must be finite, got {v}")
         return (v,)
 
 
+@dataclass(frozen=True)
 class ElastoGap(Law):
     """Modelica Translational ElastoGap (seed 000): a spring-damper that acts only in contact
     and never pulls.
@@ -166,17 +245,22 @@ class ElastoGap(Law):
     (0.0, 6.5)
     """
 
+    c: float
+    d: float
+    s_rel0: float = 0.0
+    n: float = 1.0
+
     code = lawkernels.ELASTOGAP
     switch_names = (("contact begins", "contact ends"),
                     ("damping clamped at the spring force", "damping below the spring force"),
                     ("damping no longer clamped", "damping clamped: the gap never pulls"))
+    name = "ElastoGap"
 
-    def __init__(self, c, d, s_rel0=0.0, n=1.0):
-        self.c = _number("ElastoGap", "c", c, ">= 0 and finite", _nonneg)
-        self.d = _number("ElastoGap", "d", d, ">= 0 and finite", _nonneg)
-        self.s_rel0 = _number("ElastoGap", "s_rel0", s_rel0, "finite", _finite)
-        self.n = _number("ElastoGap", "n", n, ">= 1 and finite",
-                         lambda x: math.isfinite(x) and x >= 1.0)
+    def __post_init__(self):
+        _check(self, "c", ">= 0 and finite", _nonneg)
+        _check(self, "d", ">= 0 and finite", _nonneg)
+        _check(self, "s_rel0", "finite", _finite)
+        _check(self, "n", ">= 1 and finite", lambda x: math.isfinite(x) and x >= 1.0)
 
     def parameters(self, t=0.0, state=None):
         return (self.c, self.d, self.s_rel0, self.n)
@@ -189,6 +273,7 @@ class ElastoGap(Law):
         return {"contact": sides[:, 0] < 0}
 
 
+@dataclass(frozen=True)
 class ElastoBacklash(Law):
     """Modelica Rotational ElastoBacklash (seed 001): backlash in series with a spring-damper,
     its damping limited so the contact torque never jumps or pulls.
@@ -209,6 +294,11 @@ class ElastoBacklash(Law):
     -2000.0
     """
 
+    c: float
+    d: float
+    b: float
+    phi_rel0: float = 0.0
+
     code = lawkernels.ELASTOBACKLASH
     switch_names = (("upper contact begins", "upper contact ends"),
                     ("lower contact begins", "lower contact ends"),
@@ -216,16 +306,15 @@ class ElastoBacklash(Law):
                     ("damping torque in use", "damping limited to the spring torque"))
     name = "ElastoBacklash"
 
+    def __post_init__(self):
+        _check(self, "c", "> 0 and finite", _positive)
+        _check(self, "d", ">= 0 and finite", _nonneg)
+        _check(self, "b", ">= 0 and finite", _nonneg)
+        _check(self, "phi_rel0", "finite", _finite)
+
     def mirrored(self, k, sides):
         # the clamps' labels are written for the upper contact; the lower one mirrors them
         return k >= 2 and sides[1] < 0
-
-    def __init__(self, c, d, b, phi_rel0=0.0):
-        law = self.name
-        self.c = _number(law, "c", c, "> 0 and finite", _positive)
-        self.d = _number(law, "d", d, ">= 0 and finite", _nonneg)
-        self.b = _number(law, "b", b, ">= 0 and finite", _nonneg)
-        self.phi_rel0 = _number(law, "phi_rel0", phi_rel0, "finite", _finite)
 
     def parameters(self, t=0.0, state=None):
         return (self.c, self.d, self.b, self.phi_rel0)
@@ -244,6 +333,7 @@ class ElastoBacklash(Law):
         return {"contact": contact}
 
 
+@dataclass(frozen=True)
 class ElastoBacklash2(ElastoBacklash):
     """Modelica Rotational ElastoBacklash2: like ElastoBacklash, but in contact the full
     spring-damper torque acts (it may jump at contact), clipped so it never pulls::
@@ -260,6 +350,7 @@ class ElastoBacklash2(ElastoBacklash):
     name = "ElastoBacklash2"
 
 
+@dataclass(frozen=True)
 class Bistop(Law):
     """Adams/MotionSolve BISTOP (seed 003): a gap between two elastic stops.
 
@@ -277,6 +368,13 @@ class Bistop(Law):
     (-99.4427191, 0.0)
     """
 
+    x1: float
+    x2: float
+    k: float
+    e: float
+    cmax: float
+    d: float
+
     code = lawkernels.BISTOP
     switch_names = (("lower stop contact begins", "lower stop contact ends"),
                     ("upper stop contact begins", "upper stop contact ends"),
@@ -284,19 +382,19 @@ class Bistop(Law):
                     ("stop would pull: zero", "stop pushes"))
     name = "Bistop"
 
+    def __post_init__(self):
+        _check(self, "x1", "finite", _finite)
+        x1, one_sided = self.x1, self.name == "Impact"
+        _check(self, "x2", f"> x1 = {x1} and finite",
+               lambda x: x > x1 and (math.isfinite(x) or one_sided))
+        _check(self, "k", ">= 0 and finite", _nonneg)
+        _check(self, "e", "> 0 and finite", _positive)
+        _check(self, "cmax", ">= 0 and finite", _nonneg)
+        _check(self, "d", "> 0 and finite", _positive)
+
     def mirrored(self, k, sides):
         # the ramp and clamp labels are written for the lower stop; the upper one mirrors them
         return k >= 2 and sides[1] < 0
-
-    def __init__(self, x1, x2, k, e, cmax, d):
-        law = self.name
-        self.x1 = _number(law, "x1", x1, "finite", _finite)
-        self.x2 = _number(law, "x2", x2, f"> x1 = {self.x1} and finite",
-                          lambda x: x > self.x1 and (math.isfinite(x) or law == "Impact"))
-        self.k = _number(law, "k", k, ">= 0 and finite", _nonneg)
-        self.e = _number(law, "e", e, "> 0 and finite", _positive)
-        self.cmax = _number(law, "cmax", cmax, ">= 0 and finite", _nonneg)
-        self.d = _number(law, "d", d, "> 0 and finite", _positive)
 
     def parameters(self, t=0.0, state=None):
         return (self.x1, self.x2, self.k, self.e, self.cmax, self.d)
@@ -312,20 +410,22 @@ class Bistop(Law):
         return {"contact": contact}
 
 
+@dataclass(frozen=True)
 class Impact(Bistop):
-    """Adams IMPACT: the one-sided BISTOP, a stop below x1 only.
+    """Adams IMPACT: the one-sided BISTOP, a stop below x1 only (``x2`` is +inf, not a
+    parameter).
 
     >>> round(Impact(x1=0, k=1000, e=1.5, cmax=10, d=0.1)(-0.05, -2.0), 9)
     21.180339887
     """
 
+    x2: float = field(default=_INF, init=False, repr=False)
+
     name = "Impact"
     switch_names = Bistop.switch_names
 
-    def __init__(self, x1, k, e, cmax, d):
-        super().__init__(x1, _INF, k, e, cmax, d)
 
-
+@dataclass(frozen=True)
 class VariableRotationalSpring(Law):
     """Simscape Driveline Variable Rotational Spring (seed 004)::
 
@@ -337,6 +437,8 @@ class VariableRotationalSpring(Law):
     K : float or callable
         Stiffness (N m/rad): a constant, a function ``K(t)``, or ``K(t, state)`` with
         ``state`` an :class:`mbd.State` (t, q, v); callables take the slower Python path.
+        Which of the two a function is (two or more parameters: ``K(t, state)``) is read
+        once, when the law is made.
     K_min : float
         Minimum stiffness, > 0.
     theta_init : float
@@ -346,32 +448,39 @@ class VariableRotationalSpring(Law):
     -1.0
     """
 
+    K: _Signal
+    K_min: float
+    theta_init: float = 0.0
+    #: how K is called: 0 a constant, 1 K(t), 2 K(t, state); set on construction
+    _arity: int = field(default=0, init=False, repr=False, compare=False)
+
     code = lawkernels.VARIABLE_SPRING
     switch_names = (("K below K_min: K_min in use", "K in use"),)
     name = "VariableRotationalSpring"
 
-    def __init__(self, K, K_min, theta_init=0.0):
-        law = self.name
-        if callable(K):
-            self.signal, self.K = K, None
+    def __post_init__(self):
+        if callable(self.K):
+            object.__setattr__(self, "_arity", _arity(self.K))
         else:
-            self.signal, self.K = None, _number(law, "K", K, "finite", _finite)
-        self.K_min = _number(law, "K_min", K_min, "> 0 and finite", _positive)
-        self.theta_init = _number(law, "theta_init", theta_init, "finite", _finite)
+            _check(self, "K", "finite", _finite)
+        _check(self, "K_min", "> 0 and finite", _positive)
+        _check(self, "theta_init", "finite", _finite)
+
+    @property
+    def signal(self):
+        """The function giving K, or None for a constant K."""
+        return self.K if callable(self.K) else None
 
     @property
     def time_varying(self):
-        return self.signal is not None
+        return callable(self.K)
 
     def stiffness(self, t, state=None):
         """K at time t (s) and state, N m/rad (or N/m)."""
-        if self.signal is None:
+        arity = self._arity
+        if arity == 0:
             return self.K
-        try:
-            nargs = len(__import__("inspect").signature(self.signal).parameters)
-        except (TypeError, ValueError):
-            nargs = 1
-        K = float(self.signal(t, state) if nargs >= 2 else self.signal(t))
+        K = float(self.K(t, state) if arity == 2 else self.K(t))
         if not math.isfinite(K):
             raise ValueError(f"{self.name}: K({t}) must be finite, got {K}")
         return K
@@ -388,6 +497,7 @@ class VariableRotationalSpring(Law):
         return {"K": K_used, "K_min_active": sides[:, 0] < 0}
 
 
+@dataclass(frozen=True)
 class VariableTranslationalSpring(VariableRotationalSpring):
     """The translational twin of :class:`VariableRotationalSpring`: K in N/m, x in m,
     F = K x (or K_min x below K_min), force on the follower -F."""

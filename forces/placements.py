@@ -3,13 +3,17 @@ spring-damper of SPEC §3.1.
 
 Every placement obeys Newton's third law and is power-consistent: the loads it applies do
 work F * xdot, so a conservative law conserves energy.
+
+Laws are frozen values, and a placement is not changed after it is made either: ``with_law``
+gives a new element of the same class, name and placement with another law (as ``mbd run
+--set`` does), and ``BodySpringDamper.with_parameters`` a new one with other k, b, r0.
 """
 import math
 import warnings
 
 from mbd import ForceElement, Law, ModelError
 
-from .laws import SpringDamper, _number
+from .laws import _BodySpringDamperLaw, _Linear, _number
 
 
 def _check_name(kind, name):
@@ -48,6 +52,10 @@ class JointForce(ForceElement):
         self.law = _check_law("JointForce", name, law)
         self.primitive = primitive
 
+    def with_law(self, law):
+        """A new JointForce on the same joint and primitive, with the same name, and ``law``."""
+        return type(self)(self.name, self.joint, law, self.primitive)
+
 
 class LineForce(ForceElement):
     """A law along the line between CS A and CS B: x = |p_B - p_A| (m), v its rate; the value
@@ -63,6 +71,10 @@ class LineForce(ForceElement):
         self.name = _check_name(type(self).__name__, name)
         self.cs_a, self.cs_b = cs_a, cs_b
         self.law = _check_law(type(self).__name__, name, law)
+
+    def with_law(self, law):
+        """A new element of this class between the same CSs, with the same name, and ``law``."""
+        return type(self)(self.name, self.cs_a, self.cs_b, law)
 
 
 class AxialForce(ForceElement):
@@ -81,6 +93,11 @@ class AxialForce(ForceElement):
         self.cs_a, self.cs_b, self.axis = cs_a, cs_b, axis
         self.law = _check_law("AxialForce", name, law)
 
+    def with_law(self, law):
+        """A new AxialForce between the same CSs about the same axis, with the same name, and
+        ``law``."""
+        return type(self)(self.name, self.cs_a, self.cs_b, law, self.axis)
+
 
 class RotationalForce(ForceElement):
     """A law on B's rotation relative to A about an axis fixed in A.
@@ -97,6 +114,11 @@ class RotationalForce(ForceElement):
         self.name = _check_name("RotationalForce", name)
         self.cs_a, self.cs_b, self.axis = cs_a, cs_b, axis
         self.law = _check_law("RotationalForce", name, law)
+
+    def with_law(self, law):
+        """A new RotationalForce between the same CSs about the same axis, with the same name,
+        and ``law``."""
+        return type(self)(self.name, self.cs_a, self.cs_b, law, self.axis)
 
 
 class BodySpringDamper(LineForce):
@@ -119,6 +141,9 @@ class BodySpringDamper(LineForce):
     ``result.force(name).value`` is the world force on B, (n, 3). Singular cases (|r| = 0)
     follow SPEC §3.1: the velocity direction replaces u; at rest with r0 != 0 the run stops
     with a SimulationError naming the element and the time.
+
+    Its ``law`` is the LINEAR law along the line with c = k, d = b (either sign) and x0 = r0;
+    ``with_parameters(k=..., b=..., r0=...)`` makes a changed copy.
     """
 
     vector_valued = True
@@ -126,7 +151,7 @@ class BodySpringDamper(LineForce):
     def __init__(self, name, cs_a, cs_b, k, b, r0=0.0):
         name = _check_name("BodySpringDamper", name)
         label = f"BodySpringDamper '{name}'"
-        # checked here, not by SpringDamper, so that every message names this element
+        # checked here, not by the law, so that every message names this element
         k = _parameter(label, "k", k, ">= 0 and finite", lambda x: math.isfinite(x) and x >= 0)
         b = _parameter(label, "b", b, "finite", math.isfinite)
         r0 = _parameter(label, "r0", r0, ">= 0 and finite",
@@ -134,10 +159,27 @@ class BodySpringDamper(LineForce):
         if b < 0.0:
             warnings.warn(f"{label}: damping b = {b} < 0 pumps energy into the system",
                           stacklevel=2)
-        law = SpringDamper(c=k, d=max(b, 0.0), x0=r0)
-        law.d = b
-        super().__init__(name, cs_a, cs_b, law)
-        self.k, self.b, self.r0 = law.c, law.d, law.x0
+        super().__init__(name, cs_a, cs_b, _BodySpringDamperLaw(c=k, d=b, x0=r0))
+        self.k, self.b, self.r0 = k, b, r0
+
+    def with_parameters(self, **changes):
+        """A new BodySpringDamper between the same CSs, with the same name, and some of k, b,
+        r0 changed; validated (ModelError) and warned about (b < 0) as on construction."""
+        unknown = sorted(set(changes) - {"k", "b", "r0"})
+        if unknown:
+            raise TypeError(f"{self.label()} has no parameter {unknown[0]!r}; "
+                            "its are: k, b, r0")
+        values = {"k": self.k, "b": self.b, "r0": self.r0}
+        values.update(changes)
+        return type(self)(self.name, self.cs_a, self.cs_b, **values)
+
+    def with_law(self, law):
+        """A new BodySpringDamper from a linear law (Spring, Damper, SpringDamper or another
+        element's law): k = c, b = d, r0 = x0."""
+        if not isinstance(law, _Linear):
+            raise ModelError(f"{self.label()}: law must be linear (c, d, x0) to make a "
+                             f"BodySpringDamper, got {type(law).__name__}")
+        return self.with_parameters(k=law.c, b=law.d, r0=law.x0)
 
 
 def _parameter(label, name, value, rule, ok):

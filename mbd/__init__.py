@@ -7,7 +7,8 @@ from :mod:`forces`), ``build()`` it into a :class:`System`, ``simulate`` it into
 from .elements import Element, ForceElement, Joint, Law, MotionDriver, Primitive
 from .errors import ModelError, SimulationError
 from .model import CS, Body, Environment, Ground, Model
-from .result import Event, ForceView, Result
+from .events import Event
+from .result import ForceView, Result
 from .system import Machine, State, System
 
 __all__ = ["Model", "Environment", "Ground", "Body", "CS", "Joint", "Primitive", "ForceElement", "Law", "ForceView", "MotionDriver",

@@ -5,7 +5,9 @@ core knows only these contracts (DESIGN §1).
 """
 import numpy as np
 
+from . import lawkernels
 from .errors import ModelError
+from .layout import LAW_SWITCHES, MAX_PARAMS
 from .rotations import as_unit_quaternion
 
 #: Primitive kinds: revolute (1 rotational dof), prismatic (1 translational), spherical (3).
@@ -190,7 +192,7 @@ class Law:
     switch_names = ()
 
     def parameters(self, t=0.0, state=None):
-        """The parameter row (``lawkernels.MAX_PARAMS`` floats) at time t (s) and ``state``."""
+        """The parameter row (``MAX_PARAMS`` floats) at time t (s) and ``state``."""
         raise NotImplementedError
 
     @property
@@ -199,32 +201,29 @@ class Law:
         return False
 
     def _row(self, t=0.0, state=None):
-        from .lawkernels import MAX_PARAMS
         row = np.zeros(MAX_PARAMS)
         values = np.asarray(self.parameters(t, state), dtype=float)
         row[:len(values)] = values
         return row
 
     def sides(self, x, v, t=0.0):
-        """The branch the state selects: sides (MAX_SWITCH,) in {-1, +1}."""
-        from . import lawkernels
-        s = np.ones(lawkernels.MAX_SWITCH)
+        """The branch the state selects: sides (LAW_SWITCHES,) in {-1, +1}."""
+        s = np.ones(LAW_SWITCHES)
         lawkernels.natural_sides(self.code, self._row(t), float(x), float(v), s,
-                                 np.zeros(lawkernels.MAX_SWITCH))
+                                 np.zeros(LAW_SWITCHES))
         return s
 
     def __call__(self, x, v=0.0, t=0.0, sides=None):
         """The force (N) or torque (N m) on the follower along +x; by default in the branch the
         state selects."""
-        from . import lawkernels
         s = self.sides(x, v, t) if sides is None else np.asarray(sides, dtype=float)
         return float(lawkernels.force(self.code, self._row(t), float(x), float(v), s))
 
     def switching(self, x, v=0.0, t=0.0, sides=None):
-        """The switching functions (MAX_SWITCH,) at (x, v, t); branches change at their zeros."""
-        from . import lawkernels
+        """The switching functions (LAW_SWITCHES,) at (x, v, t); branches change at their
+        zeros."""
         s = self.sides(x, v, t) if sides is None else np.asarray(sides, dtype=float)
-        g = np.zeros(lawkernels.MAX_SWITCH)
+        g = np.zeros(LAW_SWITCHES)
         lawkernels.switching(self.code, self._row(t), float(x), float(v), s, g)
         return g
 
@@ -235,7 +234,7 @@ class Law:
 
     def states(self, x, v, t, sides, params):
         """Per-row element state for ``result.force(name).state``: a dict of (n,) arrays, from
-        the rows' law inputs, times, sides (n, MAX_SWITCH) and parameters in use."""
+        the rows' law inputs, times, sides (n, SWITCHES) and parameters in use."""
         return {}
 
     def describe(self, k, side, sides=None):

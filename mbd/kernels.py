@@ -1,11 +1,12 @@
-"""Compiled tree kinematics and dynamics over the System's flat arrays.
+"""Compiled tree kinematics and dynamics over the System's link records (:mod:`mbd.layout`).
 
 Everything here follows Featherstone, *Rigid Body Dynamics Algorithms* (2008), in its symbols:
 spatial motion vectors are ``[w; v]``, force vectors ``[n; f]``, and a Plücker transform
 ``X = rot(E) xlt(r)`` is stored as the pair ``(E, r)``: ``E`` maps parent coordinates to link
 coordinates and ``r`` is the link origin in parent coordinates.
 
-The tree is a list of *links*, parents before children. A link carries one joint primitive:
+The tree is an array of ``LINK`` records, parents before children. A link carries one joint
+primitive:
 
 =====  ==========  ======  =====================================================
 code   primitive   dofs    joint transform X_J(q)
@@ -18,84 +19,20 @@ code   primitive   dofs    joint transform X_J(q)
 
 A joint with several primitives is a chain of links; all but the last are massless.
 
-The model is passed as the tuple ``mdl`` built by :func:`mbd.system.build` (see
-``MODEL_FIELDS``), scratch space as the tuple ``ws`` from :func:`make_workspace`. Kernels write
-into caller-owned arrays and allocate nothing, so the simulation's right-hand side costs no
-garbage per call.
+One evaluation runs the kinematics once (:func:`link_velocities`), which leaves every link's
+pose and velocity in its ``LINK_STATE`` record; the dynamics kernels (:func:`rnea`,
+:func:`crba`, :func:`aba`, :func:`aba_world`, :func:`energies`) then read them. Kernels write
+into caller-owned records and allocate nothing.
 """
 import numpy as np
-from numba import njit as _numba_njit
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
-from numba.np.arrayobj import make_array
 
-
-def njit(cache=True, inline="never"):
-    """numba's njit with the project's settings: cached to disk, numpy's float error model
-    (a division by zero gives inf/nan, which the driver reports, instead of raising in the
-    hot path). ``inline="always"`` merges a thin wrapper into its callers: every call passes
-    the model and workspace tuples (some 40 array structs) by value, which costs more than a
-    short chain's dynamics when it happens a few times per evaluation."""
-    return _numba_njit(cache=cache, error_model="numpy", inline=inline)
-
-
-@intrinsic
-def borrowed(typingctx, arrays):
-    """The tuple ``arrays`` with every array replaced by an unmanaged view of the same memory.
-
-    numba counts references to managed arrays with atomic operations at every function
-    boundary and view: with the model, force and workspace tuples (some 40 arrays) that cost
-    more than the dynamics of a short chain. Kernels that run a hot loop borrow their tuples
-    once at the top; the views must not outlive the call (the caller keeps the arrays alive).
-    """
-    if not (isinstance(arrays, types.BaseTuple)
-            and all(isinstance(t, types.Array) for t in arrays.types)):
-        return None
-
-    def codegen(context, builder, signature, args):
-        out = cgutils.get_null_value(context.get_value_type(signature.return_type))
-        for k, ty in enumerate(arrays.types):
-            src = make_array(ty)(context, builder, value=builder.extract_value(args[0], k))
-            view = make_array(ty)(context, builder)
-            view.meminfo = cgutils.get_null_value(view.meminfo.type)  # no reference counting
-            view.parent = cgutils.get_null_value(view.parent.type)
-            view.nitems, view.itemsize, view.data = src.nitems, src.itemsize, src.data
-            view.shape, view.strides = src.shape, src.strides
-            out = builder.insert_value(out, view._getvalue(), k)
-        return out
-
-    return arrays(arrays), codegen
-
-
-FIXED, REVOLUTE, PRISMATIC, SPHERICAL = 0, 1, 2, 3
-
-#: Order of the arrays in the model tuple ``mdl`` (see :func:`mbd.system.build`).
-MODEL_FIELDS = ("parent", "jtype", "nd", "qadr", "vadr", "axis", "E_T", "r_T",
-                "inertia", "mass", "com", "gravity")
-
-
-def make_workspace(nl, nq, nv):
-    """Allocate the scratch arrays the kernels need for ``nl`` links (once per run).
-
-    Returns the tuple ``(qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats,
-    Sw, vw, cw, ref)``: normalized q; parent-to-link transforms; world poses; link velocities,
-    accelerations and velocity-product terms; articulated inertias and bias forces; ABA's U,
-    D^-1, u; link forces; the mass matrix; small scratch vectors (8 x 6) and matrices
-    (3 x 6 x 6); and the world-frame ABA's motion subspaces, velocities, velocity-product
-    terms and link origins relative to their tree's root link (:func:`aba_world`).
-    """
-    return (np.zeros(nq), np.zeros((nl, 3, 3)), np.zeros((nl, 3)), np.zeros((nl, 3, 3)),
-            np.zeros((nl, 3)), np.zeros((nl, 6)), np.zeros((nl, 6)), np.zeros((nl, 6)),
-            np.zeros((nl, 6, 6)), np.zeros((nl, 6)), np.zeros((nl, 6, 3)),
-            np.zeros((nl, 3, 3)), np.zeros((nl, 3)), np.zeros((nl, 6)), np.zeros((nv, nv)),
-            np.zeros((8, 6)), np.zeros((3, 6, 6)), np.zeros((nl, 6, 3)), np.zeros((nl, 6)),
-            np.zeros((nl, 6)), np.zeros((nl, 3)))
-
+from .jitcache import njit
+from .layout import PRISMATIC, REVOLUTE, SPHERICAL
 
 # ----------------------------------------------------------------------------- small algebra
 
-@njit(cache=True)
+
+@njit(inline="always")
 def quat_to_matrix(q, R):
     """Rotation matrix R (3x3) of the unit quaternion q = (w, x, y, z), written into R."""
     w, x, y, z = q[0], q[1], q[2], q[3]
@@ -110,27 +47,8 @@ def quat_to_matrix(q, R):
     R[2, 2] = 1.0 - 2.0 * (x * x + y * y)
 
 
-@njit(cache=True)
-def _axis_angle_E(a, q, E):
-    """E = R(a, q)^T, the coordinate transform of a rotation by q about unit axis a."""
-    c = np.cos(q)
-    s = np.sin(q)
-    t = 1.0 - c
-    x, y, z = a[0], a[1], a[2]
-    # R = c I + s [a]x + t a a^T; E is its transpose
-    E[0, 0] = c + t * x * x
-    E[1, 0] = t * x * y - s * z
-    E[2, 0] = t * x * z + s * y
-    E[0, 1] = t * x * y + s * z
-    E[1, 1] = c + t * y * y
-    E[2, 1] = t * y * z - s * x
-    E[0, 2] = t * x * z - s * y
-    E[1, 2] = t * y * z + s * x
-    E[2, 2] = c + t * z * z
-
-
-@njit(cache=True)
-def _xmotion(E, r, m, out):
+@njit()
+def xmotion(E, r, m, out):
     """out = X m for X = (E, r): [E w; E (v - r x w)]."""
     w0, w1, w2 = m[0], m[1], m[2]
     v0 = m[3] - (r[1] * w2 - r[2] * w1)
@@ -141,8 +59,8 @@ def _xmotion(E, r, m, out):
         out[3 + i] = E[i, 0] * v0 + E[i, 1] * v1 + E[i, 2] * v2
 
 
-@njit(cache=True)
-def _xtforce_add(E, r, f, out):
+@njit()
+def xtforce_add(E, r, f, out):
     """out += X^T f: [E^T n + r x E^T f; E^T f] (a force from link to parent coordinates)."""
     n0 = E[0, 0] * f[0] + E[1, 0] * f[1] + E[2, 0] * f[2]
     n1 = E[0, 1] * f[0] + E[1, 1] * f[1] + E[2, 1] * f[2]
@@ -158,8 +76,8 @@ def _xtforce_add(E, r, f, out):
     out[5] += g2
 
 
-@njit(cache=True)
-def _crossm(a, b, out):
+@njit()
+def crossm(a, b, out):
     """out = a x_m b, the spatial cross product of two motion vectors."""
     w0, w1, w2, v0, v1, v2 = a[0], a[1], a[2], a[3], a[4], a[5]
     b0, b1, b2, b3, b4, b5 = b[0], b[1], b[2], b[3], b[4], b[5]
@@ -171,8 +89,8 @@ def _crossm(a, b, out):
     out[5] = w0 * b4 - w1 * b3 + v0 * b1 - v1 * b0
 
 
-@njit(cache=True)
-def _crossf_add(a, f, out):
+@njit()
+def crossf_add(a, f, out):
     """out += a x_f f, the spatial cross product of a motion and a force vector."""
     w0, w1, w2, v0, v1, v2 = a[0], a[1], a[2], a[3], a[4], a[5]
     n0, n1, n2, f0, f1, f2 = f[0], f[1], f[2], f[3], f[4], f[5]
@@ -184,8 +102,9 @@ def _crossf_add(a, f, out):
     out[5] += w0 * f1 - w1 * f0
 
 
-@njit(cache=True)
-def _matvec6(A, x, out):
+@njit()
+def matvec6(A, x, out):
+    """out = A x for a 6x6 A."""
     for i in range(6):
         s = 0.0
         for j in range(6):
@@ -193,8 +112,8 @@ def _matvec6(A, x, out):
         out[i] = s
 
 
-@njit(cache=True)
-def _xt_inertia_x_add(E, r, Ia, out, X):
+@njit()
+def xt_inertia_x_add(E, r, Ia, out, B):
     """out += X^T Ia X: a symmetric (articulated or composite) inertia carried to the parent.
 
     With X = rot(E) xlt(r) = [E 0; 0 E] [1 0; -[r]x 1], first B = [E^T Ia_ij E] blockwise, then
@@ -202,13 +121,11 @@ def _xt_inertia_x_add(E, r, Ia, out, X):
 
         [B11 + rx B21 - (B12 + rx B22) rx,  B12 + rx B22;  (...)^T,  B22]
 
-    ``X`` is 6x6 scratch (B is built in it).
+    ``B`` is 6x6 scratch.
     """
-    B = X
     for bi in range(2):
         for bj in range(bi, 2):
-            # B_ij = E^T Ia_ij E
-            for a in range(3):
+            for a in range(3):       # B_ij = E^T Ia_ij E
                 for c in range(3):
                     s = 0.0
                     for k in range(3):
@@ -246,8 +163,8 @@ def _xt_inertia_x_add(E, r, Ia, out, X):
             out[3 + a, 3 + c] += B[3 + a, 3 + c]
 
 
-@njit(cache=True)
-def _inv3(A, out):
+@njit()
+def inverse3(A, out):
     """out = inverse of the 3x3 matrix A (adjugate over determinant)."""
     a, b, c = A[0, 0], A[0, 1], A[0, 2]
     d, e, f = A[1, 0], A[1, 1], A[1, 2]
@@ -267,588 +184,16 @@ def _inv3(A, out):
     out[2, 2] = (a * e - b * d) * inv
 
 
-# ----------------------------------------------------------------------------- kinematics
-
-@njit(cache=True)
-def normalize_quaternions(q, mdl, qn):
-    """qn = q with every spherical primitive's quaternion scaled to unit length."""
-    parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
-    for k in range(q.shape[0]):
-        qn[k] = q[k]
-    for i in range(parent.shape[0]):
-        if jtype[i] == SPHERICAL:
-            a = qadr[i]
-            s = np.sqrt(q[a] ** 2 + q[a + 1] ** 2 + q[a + 2] ** 2 + q[a + 3] ** 2)
-            for k in range(4):
-                qn[a + k] = q[a + k] / s
-
-
-@njit(cache=True)
-def normalize_quaternion_rows(Q, mdl):
-    """Every row of Q (n, nq) with its spherical primitives' quaternions scaled to unit length,
-    in place."""
-    jtype, qadr = mdl[1], mdl[3]
-    for n in range(Q.shape[0]):
-        for i in range(jtype.shape[0]):
-            if jtype[i] == SPHERICAL:
-                a = qadr[i]
-                s = np.sqrt(Q[n, a] ** 2 + Q[n, a + 1] ** 2 + Q[n, a + 2] ** 2 + Q[n, a + 3] ** 2)
-                for k in range(4):
-                    Q[n, a + k] /= s
-
-
-@njit(cache=True)
-def link_transforms(q, mdl, ws):
-    """Parent-to-link transforms X_i = X_J(q) X_T and the world pose of every link.
-
-    Writes ``E, r`` (X_i) and ``E0, p0`` (E0 maps world to link coordinates, p0 is the link
-    origin in world coordinates) into ``ws``. ``q`` must hold unit quaternions.
-    """
-    parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
-    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats, Sw, vw, cw, ref = ws
-    EJ = mats[0, :3, :3]
-    for i in range(parent.shape[0]):
-        t = jtype[i]
-        if t == REVOLUTE:
-            _axis_angle_E(axis[i], q[qadr[i]], EJ)
-        elif t == SPHERICAL:
-            quat_to_matrix(q[qadr[i]:qadr[i] + 4], EJ)
-            for a in range(3):  # E_J = R^T
-                for b in range(a + 1, 3):
-                    tmp = EJ[a, b]
-                    EJ[a, b] = EJ[b, a]
-                    EJ[b, a] = tmp
-        else:
-            for a in range(3):
-                for b in range(3):
-                    EJ[a, b] = 1.0 if a == b else 0.0
-        # E = E_J E_T and r = r_T + E_T^T r_J (r_J is nonzero only for a prismatic primitive)
-        for a in range(3):
-            for b in range(3):
-                E[i, a, b] = (EJ[a, 0] * E_T[i, 0, b] + EJ[a, 1] * E_T[i, 1, b]
-                              + EJ[a, 2] * E_T[i, 2, b])
-            r[i, a] = r_T[i, a]
-        if t == PRISMATIC:
-            s = q[qadr[i]]
-            for a in range(3):
-                r[i, a] += s * (E_T[i, 0, a] * axis[i, 0] + E_T[i, 1, a] * axis[i, 1]
-                                + E_T[i, 2, a] * axis[i, 2])
-        lam = parent[i]
-        if lam < 0:
-            for a in range(3):
-                p0[i, a] = r[i, a]
-                for b in range(3):
-                    E0[i, a, b] = E[i, a, b]
-        else:
-            for a in range(3):
-                p0[i, a] = p0[lam, a] + (E0[lam, 0, a] * r[i, 0] + E0[lam, 1, a] * r[i, 1]
-                                         + E0[lam, 2, a] * r[i, 2])
-                for b in range(3):
-                    E0[i, a, b] = (E[i, a, 0] * E0[lam, 0, b] + E[i, a, 1] * E0[lam, 1, b]
-                                   + E[i, a, 2] * E0[lam, 2, b])
-
-
-@njit(cache=True)
-def _S_column(i, k, jtype, axis, out):
-    """out = column k of link i's motion subspace S_i (link coordinates)."""
-    for m in range(6):
-        out[m] = 0.0
-    t = jtype[i]
-    if t == REVOLUTE:
-        for m in range(3):
-            out[m] = axis[i, m]
-    elif t == PRISMATIC:
-        for m in range(3):
-            out[3 + m] = axis[i, m]
-    elif t == SPHERICAL:
-        out[k] = 1.0
-
-
-@njit(cache=True)
-def _S_times(i, jtype, nd, axis, x, adr, out):
-    """out = S_i x[adr : adr + nd_i] (a spatial motion vector in link coordinates)."""
-    for m in range(6):
-        out[m] = 0.0
-    t = jtype[i]
-    if t == REVOLUTE:
-        for m in range(3):
-            out[m] = axis[i, m] * x[adr]
-    elif t == PRISMATIC:
-        for m in range(3):
-            out[3 + m] = axis[i, m] * x[adr]
-    elif t == SPHERICAL:
-        for m in range(3):
-            out[m] = x[adr + m]
-
-
-@njit(cache=True)
-def _St_times(i, jtype, axis, f, out, adr):
-    """out[adr : adr + nd_i] = S_i^T f."""
-    t = jtype[i]
-    if t == REVOLUTE:
-        out[adr] = axis[i, 0] * f[0] + axis[i, 1] * f[1] + axis[i, 2] * f[2]
-    elif t == PRISMATIC:
-        out[adr] = axis[i, 0] * f[3] + axis[i, 1] * f[4] + axis[i, 2] * f[5]
-    elif t == SPHERICAL:
-        for m in range(3):
-            out[adr + m] = f[m]
-
-
-@njit(cache=True)
-def link_velocities(q, v, mdl, ws):
-    """Forward kinematics to velocity level: link_transforms, then ``vel`` and ``cj``.
-
-    ``vel[i]`` is the spatial velocity of link i in link coordinates and ``cj[i] = vel[i] x S_i
-    qd_i`` the velocity-product acceleration term (S_i is constant in link coordinates).
-    """
-    parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
-    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats, Sw, vw, cw, ref = ws
-    link_transforms(q, mdl, ws)
-    sq = vecs[0]
-    for i in range(parent.shape[0]):
-        lam = parent[i]
-        _S_times(i, jtype, nd, axis, v, vadr[i], sq)
-        if lam < 0:
-            for k in range(6):
-                vel[i, k] = sq[k]
-        else:
-            _xmotion(E[i], r[i], vel[lam], vel[i])
-            for k in range(6):
-                vel[i, k] += sq[k]
-        _crossm(vel[i], sq, cj[i])
-
-
-@njit(cache=True)
-def _base_acceleration(i, mdl, ws, out):
-    """out = X_i a_0 for a root link: gravity enters as the base acceleration a_0 = [0; -g]."""
-    gravity = mdl[11]
-    E, r, vecs = ws[1], ws[2], ws[15]
-    a0 = vecs[7]
-    for k in range(3):
-        a0[k] = 0.0
-        a0[3 + k] = -gravity[i, k]
-    _xmotion(E[i], r[i], a0, out)
-
-
-# ----------------------------------------------------------------------------- dynamics
-
-@njit(cache=True, inline="always")
-def _joint_accelerations(i, n, u, U, Dinv, ap, adr, tmp, qdd):
-    """ABA's last pass at link i: qdd[adr : adr + n] = D^-1 (u - U^T a'), with a' the link's
-    acceleration before its own joint's (both ABAs, in their own frames)."""
-    for k in range(n):
-        s = u[i, k]
-        for m in range(6):
-            s -= U[i, m, k] * ap[m]
-        tmp[k] = s
-    for k in range(n):
-        s = 0.0
-        for l in range(n):
-            s += Dinv[i, k, l] * tmp[l]
-        qdd[adr + k] = s
-
-
-@njit(cache=True)
-def aba(q, v, tau, fext, mdl, ws, qdd):
-    """Articulated-body algorithm: qdd = FD(q, v, tau, fext), Featherstone Table 7.1.
-
-    ``q`` must hold unit quaternions; ``tau`` are the generalized forces (nv) and ``fext[i]``
-    an external spatial force on link i in link coordinates.
-    """
-    link_velocities(q, v, mdl, ws)
-    aba_dynamics(v, tau, fext, mdl, ws, qdd)
-
-
-@njit(cache=True)
-def aba_dynamics(v, tau, fext, mdl, ws, qdd):
-    """ABA's dynamics passes, on the kinematics ``link_velocities`` left in ``ws``."""
-    parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
-    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats, Sw, vw, cw, ref = ws
-    nl = parent.shape[0]
-    tmp, col, pa, ap = vecs[1], vecs[2], vecs[3], vecs[4]
-    Ia, X = mats[1], mats[2]
-    for i in range(nl):
-        for a in range(6):
-            for b in range(6):
-                IA[i, a, b] = inertia[i, a, b]
-        _matvec6(inertia[i], vel[i], tmp)
-        for k in range(6):
-            pA[i, k] = -fext[i, k]
-        _crossf_add(vel[i], tmp, pA[i])
-    for i in range(nl - 1, -1, -1):
-        n = nd[i]
-        for k in range(n):  # U = IA S
-            _S_column(i, k, jtype, axis, col)
-            _matvec6(IA[i], col, tmp)
-            for m in range(6):
-                U[i, m, k] = tmp[m]
-        if n == 1:  # D = S^T U, u = tau - S^T pA
-            _St_times(i, jtype, axis, U[i, :, 0], tmp, 0)
-            Dinv[i, 0, 0] = 1.0 / tmp[0]
-            _St_times(i, jtype, axis, pA[i], tmp, 0)
-            u[i, 0] = tau[vadr[i]] - tmp[0]
-        elif n == 3:  # spherical: S = [I; 0]
-            D3 = mats[0, :3, :3]
-            for a in range(3):
-                for b in range(3):
-                    D3[a, b] = U[i, a, b]
-                u[i, a] = tau[vadr[i] + a] - pA[i, a]
-            _inv3(D3, Dinv[i])
-        lam = parent[i]
-        if lam < 0:
-            continue
-        # Ia = IA - U D^-1 U^T,  pa = pA + Ia c + U D^-1 u
-        for a in range(6):
-            for b in range(6):
-                s = IA[i, a, b]
-                for k in range(n):
-                    for l in range(n):
-                        s -= U[i, a, k] * Dinv[i, k, l] * U[i, b, l]
-                Ia[a, b] = s
-        _matvec6(Ia, cj[i], tmp)
-        for a in range(6):
-            s = pA[i, a] + tmp[a]
-            for k in range(n):
-                for l in range(n):
-                    s += U[i, a, k] * Dinv[i, k, l] * u[i, l]
-            pa[a] = s
-        _xt_inertia_x_add(E[i], r[i], Ia, IA[lam], X)
-        _xtforce_add(E[i], r[i], pa, pA[lam])
-    for i in range(nl):
-        lam = parent[i]
-        if lam < 0:
-            _base_acceleration(i, mdl, ws, ap)
-        else:
-            _xmotion(E[i], r[i], acc[lam], ap)
-        for k in range(6):
-            ap[k] += cj[i, k]
-        n = nd[i]
-        _joint_accelerations(i, n, u, U, Dinv, ap, vadr[i], tmp, qdd)
-        _S_times(i, jtype, nd, axis, qdd, vadr[i], col)
-        for k in range(6):
-            acc[i, k] = ap[k] + col[k]
-
-
-@njit(cache=True)
-def aba_world(v, tau, fext, mdl, ws, qdd):
-    """The articulated-body algorithm in world coordinates, on the poses ``link_transforms``
-    left in ``ws``: qdd = FD(q, v, tau, fext).
-
-    Every spatial quantity is expressed in world axes at one point per tree, the current
-    origin of its root link (Featherstone §7.3; Pinocchio uses the world origin), so
-    articulated inertias pass to the parent by plain addition instead of a 6x6 congruence per
-    link; each body's inertia is moved to world axes from its 10 parameters instead. About
-    twice as fast as :func:`aba_dynamics` on a chain; the same result to round-off while the
-    tree stays within a few times its own size of that point (lever arms multiply round-off):
-    :func:`tree_accelerations` uses it for trees without prismatic primitives, whose links
-    cannot travel away. ``fext[i]`` is in link coordinates, as everywhere.
-    """
-    parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
-    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats, Sw, vw, cw, ref = ws
-    nl = parent.shape[0]
-    for i in range(nl):
-        R = E0[i]           # world -> link; its rows are the link axes in world coordinates
-        lam = parent[i]
-        # the link origin relative to its tree's root link origin, accumulated from the
-        # parent offsets as link_transforms does for p0 (a difference of p0's would cancel)
-        for k in range(3):
-            ref[i, k] = 0.0 if lam < 0 else (ref[lam, k] + E0[lam, 0, k] * r[i, 0]
-                                              + E0[lam, 1, k] * r[i, 1] + E0[lam, 2, k] * r[i, 2])
-        px, py, pz = ref[i, 0], ref[i, 1], ref[i, 2]
-        n = nd[i]
-        # motion subspace at the world origin: [e; p x e] (revolute, spherical), [0; e] (prismatic)
-        for k in range(n):
-            if jtype[i] == SPHERICAL:
-                ex, ey, ez = R[k, 0], R[k, 1], R[k, 2]
-            else:
-                a0, a1, a2 = axis[i, 0], axis[i, 1], axis[i, 2]
-                ex = R[0, 0] * a0 + R[1, 0] * a1 + R[2, 0] * a2
-                ey = R[0, 1] * a0 + R[1, 1] * a1 + R[2, 1] * a2
-                ez = R[0, 2] * a0 + R[1, 2] * a1 + R[2, 2] * a2
-            if jtype[i] == PRISMATIC:
-                Sw[i, 0, k] = 0.0
-                Sw[i, 1, k] = 0.0
-                Sw[i, 2, k] = 0.0
-                Sw[i, 3, k] = ex
-                Sw[i, 4, k] = ey
-                Sw[i, 5, k] = ez
-            else:
-                Sw[i, 0, k] = ex
-                Sw[i, 1, k] = ey
-                Sw[i, 2, k] = ez
-                Sw[i, 3, k] = py * ez - pz * ey
-                Sw[i, 4, k] = pz * ex - px * ez
-                Sw[i, 5, k] = px * ey - py * ex
-        # velocity v_i = v_parent + S qd, and c_i = v_i x (S qd) (S is fixed in the link)
-        sq = vecs[0]
-        for m in range(6):
-            s = 0.0
-            for k in range(n):
-                s += Sw[i, m, k] * v[vadr[i] + k]
-            sq[m] = s
-            vw[i, m] = s if lam < 0 else vw[lam, m] + s
-        _crossm(vw[i], sq, cw[i])
-        # the body's inertia at the world origin from m, c and Ic (Ic about the CG)
-        M = mass[i]
-        I6 = IA[i]
-        cx, cy, cz = com[i, 0], com[i, 1], com[i, 2]
-        # Ic in link axes = I_O,11 - m (|c|^2 1 - c c^T)
-        c2 = cx * cx + cy * cy + cz * cz
-        J = mats[0, :3, :3]
-        for a in range(3):
-            for b in range(3):
-                J[a, b] = inertia[i, a, b] + M * com[i, a] * com[i, b]
-            J[a, a] -= M * c2
-        # world: Ic_w = R^T J R, c_w = p + R^T c
-        gx = px + R[0, 0] * cx + R[1, 0] * cy + R[2, 0] * cz
-        gy = py + R[0, 1] * cx + R[1, 1] * cy + R[2, 1] * cz
-        gz = pz + R[0, 2] * cx + R[1, 2] * cy + R[2, 2] * cz
-        T = mats[0, 3:, :3]
-        for a in range(3):
-            for b in range(3):
-                T[a, b] = J[a, 0] * R[0, b] + J[a, 1] * R[1, b] + J[a, 2] * R[2, b]
-        for a in range(3):
-            for b in range(a, 3):
-                w = R[0, a] * T[0, b] + R[1, a] * T[1, b] + R[2, a] * T[2, b]
-                I6[a, b] = w
-                I6[b, a] = w
-        # + m [c]x [c]x^T = m (|c|^2 1 - c c^T); off-diagonal blocks m [c]x and its transpose
-        g2 = gx * gx + gy * gy + gz * gz
-        gv = (gx, gy, gz)
-        for a in range(3):
-            for b in range(3):
-                I6[a, b] -= M * gv[a] * gv[b]
-                I6[3 + a, 3 + b] = M if a == b else 0.0
-            I6[a, a] += M * g2
-        I6[0, 3], I6[0, 4], I6[0, 5] = 0.0, -M * gz, M * gy
-        I6[1, 3], I6[1, 4], I6[1, 5] = M * gz, 0.0, -M * gx
-        I6[2, 3], I6[2, 4], I6[2, 5] = -M * gy, M * gx, 0.0
-        for a in range(3):
-            for b in range(3):
-                I6[3 + b, a] = I6[a, 3 + b]
-        # bias force pA = v x* (I v) - f_ext (f_ext to the world origin: X^T f)
-        tmp = vecs[1]
-        _matvec6(I6, vw[i], tmp)
-        for k in range(6):
-            pA[i, k] = 0.0
-        _crossf_add(vw[i], tmp, pA[i])
-        fx = fext[i]
-        if fx[0] != 0.0 or fx[1] != 0.0 or fx[2] != 0.0 or fx[3] != 0.0 or fx[4] != 0.0 or fx[5] != 0.0:
-            for k in range(6):
-                tmp[k] = 0.0
-            rel = vecs[5]
-            rel[0], rel[1], rel[2] = px, py, pz
-            _xtforce_add(R, rel, fx, tmp)
-            for k in range(6):
-                pA[i, k] -= tmp[k]
-    tmp = vecs[1]
-    for i in range(nl - 1, -1, -1):
-        n = nd[i]
-        lam = parent[i]
-        if n == 1:          # the common case, written out: scalars instead of small matrices
-            s_u = tau[vadr[i]]
-            D1 = 0.0
-            for m in range(6):
-                s = 0.0
-                for l in range(6):
-                    s += IA[i, m, l] * Sw[i, l, 0]
-                U[i, m, 0] = s
-                s_u -= Sw[i, m, 0] * pA[i, m]
-                D1 += Sw[i, m, 0] * s
-            u[i, 0] = s_u
-            inv = 1.0 / D1
-            Dinv[i, 0, 0] = inv
-            if lam < 0:
-                continue
-            for a in range(6):
-                w = U[i, a, 0] * inv
-                for b in range(a, 6):
-                    x = IA[i, a, b] - w * U[i, b, 0]
-                    IA[i, a, b] = x
-                    IA[i, b, a] = x
-            for a in range(6):
-                s = pA[i, a] + U[i, a, 0] * inv * s_u
-                for b in range(6):
-                    x = IA[i, a, b]
-                    s += x * cw[i, b]
-                    IA[lam, a, b] += x
-                pA[lam, a] += s
-            continue
-        for k in range(n):  # U = IA S, u = tau - S^T pA
-            s_u = tau[vadr[i] + k]
-            for m in range(6):
-                s = 0.0
-                for l in range(6):
-                    s += IA[i, m, l] * Sw[i, l, k]
-                U[i, m, k] = s
-                s_u -= Sw[i, m, k] * pA[i, m]
-            u[i, k] = s_u
-        if n == 1:
-            D1 = 0.0
-            for m in range(6):
-                D1 += Sw[i, m, 0] * U[i, m, 0]
-            Dinv[i, 0, 0] = 1.0 / D1
-        elif n == 3:
-            D3 = mats[1, :3, :3]
-            for a in range(3):
-                for b in range(3):
-                    s = 0.0
-                    for m in range(6):
-                        s += Sw[i, m, a] * U[i, m, b]
-                    D3[a, b] = s
-            _inv3(D3, Dinv[i])
-        if lam < 0:
-            continue
-        # parent += IA - U D^-1 U^T and pA + Ia c + U D^-1 u (no transform: same frame)
-        W = mats[2]
-        for a in range(6):
-            for k in range(n):
-                s = 0.0
-                for l in range(n):
-                    s += U[i, a, l] * Dinv[i, l, k]
-                W[a, k] = s                       # U D^-1
-        for a in range(6):
-            for b in range(a, 6):
-                s = IA[i, a, b]
-                for k in range(n):
-                    s -= W[a, k] * U[i, b, k]
-                IA[i, a, b] = s
-                IA[i, b, a] = s
-        for a in range(6):
-            s = pA[i, a]
-            for k in range(n):
-                s += W[a, k] * u[i, k]
-            for b in range(6):
-                s += IA[i, a, b] * cw[i, b]
-            pA[lam, a] += s
-            for b in range(6):
-                IA[lam, a, b] += IA[i, a, b]
-    for i in range(nl):
-        lam = parent[i]
-        ap = vecs[4]
-        if lam < 0:
-            for k in range(3):
-                ap[k] = 0.0
-                ap[3 + k] = -gravity[i, k]
-        else:
-            for k in range(6):
-                ap[k] = acc[lam, k]
-        for k in range(6):
-            ap[k] += cw[i, k]
-        n = nd[i]
-        _joint_accelerations(i, n, u, U, Dinv, ap, vadr[i], tmp, qdd)
-        for m in range(6):
-            s = ap[m]
-            for k in range(n):
-                s += Sw[i, m, k] * qdd[vadr[i] + k]
-            acc[i, m] = s
-
-
-@njit(cache=True, inline="always")
-def tree_accelerations(q, v, tau, fext, mdl, ws, qdd, posed=False):
-    """qdd = FD(q, v, tau, fext) by the cheaper ABA that is accurate for the tree: in world
-    axes (:func:`aba_world`, on ``link_transforms``) when no link can translate, else in link
-    coordinates (:func:`aba`). ``q`` must hold unit quaternions; ``posed``: the link poses
-    of q are already in ``ws`` (``link_velocities`` ran), so they are not computed again."""
-    jtype = mdl[1]
-    for i in range(jtype.shape[0]):
-        if jtype[i] == PRISMATIC:
-            if posed:
-                aba_dynamics(v, tau, fext, mdl, ws, qdd)
-            else:
-                aba(q, v, tau, fext, mdl, ws, qdd)
-            return
-    if not posed:
-        link_transforms(q, mdl, ws)
-    aba_world(v, tau, fext, mdl, ws, qdd)
-
-
-@njit(cache=True)
-def rnea(q, v, qdd, fext, mdl, ws, tau):
-    """Recursive Newton-Euler inverse dynamics: tau = ID(q, v, qdd, fext) (Table 5.1).
-
-    With qdd = 0 and fext = 0 this is the bias force C(q, v): gravity, Coriolis, centrifugal.
-    """
-    parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
-    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats, Sw, vw, cw, ref = ws
-    nl = parent.shape[0]
-    link_velocities(q, v, mdl, ws)
-    tmp, sqdd = vecs[1], vecs[2]
-    for i in range(nl):
-        lam = parent[i]
-        if lam < 0:
-            _base_acceleration(i, mdl, ws, acc[i])
-        else:
-            _xmotion(E[i], r[i], acc[lam], acc[i])
-        _S_times(i, jtype, nd, axis, qdd, vadr[i], sqdd)
-        for k in range(6):
-            acc[i, k] += sqdd[k] + cj[i, k]
-        # f = I a + v x* I v - fext
-        _matvec6(inertia[i], acc[i], f[i])
-        _matvec6(inertia[i], vel[i], tmp)
-        _crossf_add(vel[i], tmp, f[i])
-        for k in range(6):
-            f[i, k] -= fext[i, k]
-    for i in range(nl - 1, -1, -1):
-        _St_times(i, jtype, axis, f[i], tau, vadr[i])
-        lam = parent[i]
-        if lam >= 0:
-            _xtforce_add(E[i], r[i], f[i], f[lam])
-
-
-@njit(cache=True)
-def crba(q, mdl, ws, Hout):
-    """Composite-rigid-body algorithm: the joint-space mass matrix H(q) (Table 6.2)."""
-    parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
-    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats, Sw, vw, cw, ref = ws
-    nl = parent.shape[0]
-    link_transforms(q, mdl, ws)
-    IC = IA
-    for i in range(nl):
-        for a in range(6):
-            for b in range(6):
-                IC[i, a, b] = inertia[i, a, b]
-    X = mats[2]
-    for i in range(nl - 1, -1, -1):
-        lam = parent[i]
-        if lam >= 0:
-            _xt_inertia_x_add(E[i], r[i], IC[i], IC[lam], X)
-    col, F, XtF = vecs[1], vecs[2], vecs[3]
-    for a in range(Hout.shape[0]):
-        for b in range(Hout.shape[1]):
-            Hout[a, b] = 0.0
-    # Column ci gets S_j^T F for link i and every ancestor j; ancestors have lower v addresses,
-    # so this fills the upper triangle, mirrored at the end.
-    for i in range(nl):
-        for k in range(nd[i]):
-            ci = vadr[i] + k
-            _S_column(i, k, jtype, axis, col)
-            _matvec6(IC[i], col, F)
-            _St_times(i, jtype, axis, F, Hout[:, ci], vadr[i])
-            j = i
-            while parent[j] >= 0:
-                for m in range(6):
-                    XtF[m] = 0.0
-                _xtforce_add(E[j], r[j], F, XtF)
-                for m in range(6):
-                    F[m] = XtF[m]
-                j = parent[j]
-                _St_times(j, jtype, axis, F, Hout[:, ci], vadr[j])
-    nv = Hout.shape[0]
-    for a in range(nv):
-        for b in range(a + 1, nv):
-            Hout[b, a] = Hout[a, b]
-
-
-@njit(cache=True)
+@njit()
 def cholesky_solve(H, b, x):
-    """x = H^-1 b for symmetric positive definite H, in place (H is overwritten by L)."""
-    n = H.shape[0]
+    """x = H^-1 b for symmetric positive definite H (n x n), in place (H is overwritten by
+    L); x is NaN when H is not positive definite."""
+    n = x.shape[0]
     for j in range(n):
         s = H[j, j]
         for k in range(j):
             s -= H[j, k] * H[j, k]
-        if s <= 0.0:
+        if not s > 0.0:
             for k in range(n):
                 x[k] = np.nan
             return
@@ -871,54 +216,77 @@ def cholesky_solve(H, b, x):
         x[i] = s / H[i, i]
 
 
-@njit(cache=True)
-def crba_accelerations(q, v, tau, fext, mdl, ws, qdd, rhs):
-    """The second route to qdd: H(q) qdd = tau - C(q, v, fext), by CRBA and Cholesky.
+# ----------------------------------------------------------------------------- motion subspace
 
-    ``rhs`` is scratch of length nv.
-    """
-    H = ws[14]
-    for k in range(qdd.shape[0]):
-        qdd[k] = 0.0
-    rnea(q, v, qdd, fext, mdl, ws, rhs)
-    for k in range(rhs.shape[0]):
-        rhs[k] = tau[k] - rhs[k]
-    crba(q, mdl, ws, H)
-    cholesky_solve(H, rhs, qdd)
-
-
-@njit(cache=True)
-def energies(q, v, mdl, ws):
-    """(kinetic, potential) energy of the tree, J; potential from gravity relative to the origin."""
-    parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
-    qn, E, r, E0, p0, vel, acc, cj, IA, pA, U, Dinv, u, f, H, vecs, mats, Sw, vw, cw, ref = ws
-    link_velocities(q, v, mdl, ws)
-    tmp = vecs[1]
-    T = 0.0
-    V = 0.0
-    for i in range(parent.shape[0]):
-        _matvec6(inertia[i], vel[i], tmp)
-        for k in range(6):
-            T += 0.5 * vel[i, k] * tmp[k]
-        if mass[i] > 0.0:
-            for a in range(3):
-                # CG in world: p0 + E0^T com
-                x = p0[i, a] + E0[i, 0, a] * com[i, 0] + E0[i, 1, a] * com[i, 1] + E0[i, 2, a] * com[i, 2]
-                V -= mass[i] * gravity[i, a] * x
-    return T, V
+@njit(inline="always")
+def S_column(L, k, out):
+    """out = column k of the link's motion subspace S (link coordinates)."""
+    for m in range(6):
+        out[m] = 0.0
+    if L.jtype == REVOLUTE:
+        for m in range(3):
+            out[m] = L.axis[m]
+    elif L.jtype == PRISMATIC:
+        for m in range(3):
+            out[3 + m] = L.axis[m]
+    elif L.jtype == SPHERICAL:
+        out[k] = 1.0
 
 
-@njit(cache=True)
-def quaternion_rates(q, v, mdl, qdot):
-    """qdot = dq/dt: v for revolute/prismatic, 0.5 Q (x) (0, w) for spherical (w in link axes)."""
-    parent, jtype, nd, qadr, vadr, axis, E_T, r_T, inertia, mass, com, gravity = mdl
-    for i in range(parent.shape[0]):
-        t = jtype[i]
-        a = qadr[i]
-        b = vadr[i]
-        if t == REVOLUTE or t == PRISMATIC:
+@njit(inline="always")
+def S_times(L, x, out):
+    """out = S x[vadr : vadr + nd] (a spatial motion vector in link coordinates)."""
+    for m in range(6):
+        out[m] = 0.0
+    a = L.vadr
+    if L.jtype == REVOLUTE:
+        for m in range(3):
+            out[m] = L.axis[m] * x[a]
+    elif L.jtype == PRISMATIC:
+        for m in range(3):
+            out[3 + m] = L.axis[m] * x[a]
+    elif L.jtype == SPHERICAL:
+        for m in range(3):
+            out[m] = x[a + m]
+
+
+@njit(inline="always")
+def St_times(L, f, out, adr):
+    """out[adr : adr + nd] = S^T f."""
+    if L.jtype == REVOLUTE:
+        out[adr] = L.axis[0] * f[0] + L.axis[1] * f[1] + L.axis[2] * f[2]
+    elif L.jtype == PRISMATIC:
+        out[adr] = L.axis[0] * f[3] + L.axis[1] * f[4] + L.axis[2] * f[5]
+    elif L.jtype == SPHERICAL:
+        for m in range(3):
+            out[adr + m] = f[m]
+
+
+# ----------------------------------------------------------------------------- kinematics
+
+@njit()
+def normalize_quaternions(q, tree, qn):
+    """qn = q with every spherical primitive's quaternion scaled to unit length (qn may be q)."""
+    for k in range(q.shape[0]):
+        qn[k] = q[k]
+    for i in range(tree.shape[0]):
+        if tree[i].jtype == SPHERICAL:
+            a = tree[i].qadr
+            s = np.sqrt(q[a] ** 2 + q[a + 1] ** 2 + q[a + 2] ** 2 + q[a + 3] ** 2)
+            for k in range(4):
+                qn[a + k] = q[a + k] / s
+
+
+@njit()
+def quaternion_rates(q, v, tree, qdot):
+    """qdot = dq/dt: v for revolute/prismatic, 0.5 Q (x) (0, w) for spherical (w in link
+    axes)."""
+    for i in range(tree.shape[0]):
+        L = tree[i]
+        a, b = L.qadr, L.vadr
+        if L.jtype == REVOLUTE or L.jtype == PRISMATIC:
             qdot[a] = v[b]
-        elif t == SPHERICAL:
+        elif L.jtype == SPHERICAL:
             w, x, y, z = q[a], q[a + 1], q[a + 2], q[a + 3]
             wx, wy, wz = v[b], v[b + 1], v[b + 2]
             qdot[a] = 0.5 * (-x * wx - y * wy - z * wz)
@@ -927,12 +295,487 @@ def quaternion_rates(q, v, mdl, qdot):
             qdot[a + 3] = 0.5 * (w * wz + x * wy - y * wx)
 
 
-@njit(cache=True)
-def state_derivative(y, tau, fext, mdl, ws, dy):
-    """dy/dt of the state y = [q, v] by :func:`tree_accelerations`, quaternions normalized
-    before use (the integrator's right-hand side without force elements)."""
-    qn = ws[0]
-    nq = qn.shape[0]
-    normalize_quaternions(y[:nq], mdl, qn)
-    quaternion_rates(qn, y[nq:], mdl, dy[:nq])
-    tree_accelerations(qn, y[nq:], tau, fext, mdl, ws, dy[nq:])
+@njit()
+def link_transforms(q, tree, links, scratch):
+    """Parent-to-link transforms X_i = X_J(q) X_T and the world pose of every link.
+
+    Writes ``E, r`` (X_i) and ``E0, p0`` (E0 maps world to link coordinates, p0 is the link
+    origin in world coordinates). ``q`` must hold unit quaternions.
+    """
+    EJ = scratch[0].EJ
+    for i in range(tree.shape[0]):
+        L, S = tree[i], links[i]
+        t = L.jtype
+        if t == REVOLUTE:
+            # E_J = R(axis, q)^T with R = c 1 + s [a]x + (1 - c) a a^T
+            c, s = np.cos(q[L.qadr]), np.sin(q[L.qadr])
+            x, y, z = L.axis[0], L.axis[1], L.axis[2]
+            u = 1.0 - c
+            EJ[0, 0], EJ[0, 1], EJ[0, 2] = c + u * x * x, u * x * y + s * z, u * x * z - s * y
+            EJ[1, 0], EJ[1, 1], EJ[1, 2] = u * x * y - s * z, c + u * y * y, u * y * z + s * x
+            EJ[2, 0], EJ[2, 1], EJ[2, 2] = u * x * z + s * y, u * y * z - s * x, c + u * z * z
+        elif t == SPHERICAL:
+            quat_to_matrix(q[L.qadr:L.qadr + 4], EJ)
+            for a in range(3):  # E_J = R^T
+                for b in range(a + 1, 3):
+                    tmp = EJ[a, b]
+                    EJ[a, b] = EJ[b, a]
+                    EJ[b, a] = tmp
+        else:
+            for a in range(3):
+                for b in range(3):
+                    EJ[a, b] = 1.0 if a == b else 0.0
+        # E = E_J E_T and r = r_T + E_T^T r_J (r_J is nonzero only for a prismatic primitive)
+        E, r, E_T = S.E, S.r, L.E_T
+        for a in range(3):
+            for b in range(3):
+                E[a, b] = EJ[a, 0] * E_T[0, b] + EJ[a, 1] * E_T[1, b] + EJ[a, 2] * E_T[2, b]
+            r[a] = L.r_T[a]
+        if t == PRISMATIC:
+            s = q[L.qadr]
+            for a in range(3):
+                r[a] += s * (E_T[0, a] * L.axis[0] + E_T[1, a] * L.axis[1]
+                             + E_T[2, a] * L.axis[2])
+        E0, p0 = S.E0, S.p0
+        if L.parent < 0:
+            for a in range(3):
+                p0[a] = r[a]
+                for b in range(3):
+                    E0[a, b] = E[a, b]
+        else:
+            P0, pp = links[L.parent].E0, links[L.parent].p0
+            for a in range(3):
+                p0[a] = pp[a] + P0[0, a] * r[0] + P0[1, a] * r[1] + P0[2, a] * r[2]
+                for b in range(3):
+                    E0[a, b] = E[a, 0] * P0[0, b] + E[a, 1] * P0[1, b] + E[a, 2] * P0[2, b]
+
+
+@njit()
+def link_velocities(q, v, tree, links, scratch):
+    """Forward kinematics to velocity level: :func:`link_transforms`, then ``vel`` (the
+    link's spatial velocity in link coordinates) and ``cj = vel x S qd`` (the velocity-product
+    acceleration term; S is constant in link coordinates)."""
+    link_transforms(q, tree, links, scratch)
+    sq = scratch[0].a
+    for i in range(tree.shape[0]):
+        L, S = tree[i], links[i]
+        S_times(L, v, sq)
+        if L.parent < 0:
+            for k in range(6):
+                S.vel[k] = sq[k]
+        else:
+            xmotion(S.E, S.r, links[L.parent].vel, S.vel)
+            for k in range(6):
+                S.vel[k] += sq[k]
+        crossm(S.vel, sq, S.cj)
+
+
+@njit()
+def velocity_products(tree, links):
+    """``avp``: every link's acceleration with qdd = 0 and no gravity (the velocity-product
+    terms the loop closures need), on the kinematics of :func:`link_velocities`."""
+    for i in range(tree.shape[0]):
+        L, S = tree[i], links[i]
+        if L.parent < 0:
+            for m in range(6):
+                S.avp[m] = S.cj[m]
+        else:
+            xmotion(S.E, S.r, links[L.parent].avp, S.avp)
+            for m in range(6):
+                S.avp[m] += S.cj[m]
+
+
+@njit()
+def clear_loads(links, tau):
+    """Zero every link's external force and the generalized forces."""
+    for i in range(links.shape[0]):
+        for k in range(6):
+            links[i].fext[k] = 0.0
+    for k in range(tau.shape[0]):
+        tau[k] = 0.0
+
+
+# ----------------------------------------------------------------------------- dynamics
+
+@njit(inline="always")
+def _base_acceleration(L, S, out):
+    """out = X_i a_0 for a root link: gravity enters as the base acceleration a_0 = [0; -g]."""
+    g = L.gravity
+    # X [0; -g] = [0; E (-g)] (a pure linear acceleration is not moved by xlt)
+    for k in range(3):
+        out[k] = 0.0
+        out[3 + k] = -(S.E[k, 0] * g[0] + S.E[k, 1] * g[1] + S.E[k, 2] * g[2])
+
+
+@njit()
+def rnea(qdd, tree, links, scratch, tau):
+    """Recursive Newton-Euler inverse dynamics (Table 5.1) on the kinematics of
+    :func:`link_velocities`: tau = ID(q, v, qdd, fext) with fext the links' ``fext``.
+
+    With qdd = 0 and no fext this is the bias force C(q, v): gravity, Coriolis, centrifugal.
+    """
+    sc = scratch[0]
+    tmp, sqdd = sc.a, sc.b
+    for i in range(tree.shape[0]):
+        L, S = tree[i], links[i]
+        if L.parent < 0:
+            _base_acceleration(L, S, S.acc)
+        else:
+            xmotion(S.E, S.r, links[L.parent].acc, S.acc)
+        S_times(L, qdd, sqdd)
+        for k in range(6):
+            S.acc[k] += sqdd[k] + S.cj[k]
+        # f = I a + v x* I v - fext
+        matvec6(L.inertia, S.acc, S.f)
+        matvec6(L.inertia, S.vel, tmp)
+        crossf_add(S.vel, tmp, S.f)
+        for k in range(6):
+            S.f[k] -= S.fext[k]
+    for i in range(tree.shape[0] - 1, -1, -1):
+        L, S = tree[i], links[i]
+        St_times(L, S.f, tau, L.vadr)
+        if L.parent >= 0:
+            xtforce_add(S.E, S.r, S.f, links[L.parent].f)
+
+
+@njit()
+def crba(tree, links, scratch, H):
+    """Composite-rigid-body algorithm (Table 6.2) on the poses of :func:`link_transforms`:
+    the joint-space mass matrix H(q)."""
+    sc = scratch[0]
+    nl = tree.shape[0]
+    for i in range(nl):
+        for a in range(6):
+            for b in range(6):
+                links[i].IA[a, b] = tree[i].inertia[a, b]
+    for i in range(nl - 1, -1, -1):
+        if tree[i].parent >= 0:
+            xt_inertia_x_add(links[i].E, links[i].r, links[i].IA, links[tree[i].parent].IA,
+                             sc.X6)
+    col, F, XtF = sc.a, sc.b, sc.c
+    for a in range(H.shape[0]):
+        for b in range(H.shape[1]):
+            H[a, b] = 0.0
+    # column ci gets S_j^T F for link i and every ancestor j; ancestors have lower v
+    # addresses, so this fills the upper triangle, mirrored at the end
+    for i in range(nl):
+        for k in range(tree[i].nd):
+            ci = tree[i].vadr + k
+            S_column(tree[i], k, col)
+            matvec6(links[i].IA, col, F)
+            St_times(tree[i], F, H[:, ci], tree[i].vadr)
+            j = i
+            while tree[j].parent >= 0:
+                for m in range(6):
+                    XtF[m] = 0.0
+                xtforce_add(links[j].E, links[j].r, F, XtF)
+                for m in range(6):
+                    F[m] = XtF[m]
+                j = tree[j].parent
+                St_times(tree[j], F, H[:, ci], tree[j].vadr)
+    nv = H.shape[0]
+    for a in range(nv):
+        for b in range(a + 1, nv):
+            H[b, a] = H[a, b]
+
+
+@njit(inline="always")
+def _joint_accelerations(L, S, ap, tmp, qdd):
+    """ABA's last pass at a link: qdd[vadr : vadr + nd] = D^-1 (u - U^T a'), with a' the
+    link's acceleration before its own joint's (both ABAs, in their own frames)."""
+    n = L.nd
+    for k in range(n):
+        s = S.u[k]
+        for m in range(6):
+            s -= S.U[m, k] * ap[m]
+        tmp[k] = s
+    for k in range(n):
+        s = 0.0
+        for j in range(n):
+            s += S.Dinv[k, j] * tmp[j]
+        qdd[L.vadr + k] = s
+
+
+@njit()
+def aba(v, tau, tree, links, scratch, qdd):
+    """Articulated-body algorithm in link coordinates (Table 7.1) on the kinematics of
+    :func:`link_velocities`: qdd = FD(q, v, tau, fext)."""
+    sc = scratch[0]
+    nl = tree.shape[0]
+    tmp, col, pa, ap = sc.a, sc.b, sc.c, sc.d
+    Ia = sc.I6
+    for i in range(nl):
+        L, S = tree[i], links[i]
+        for a in range(6):
+            for b in range(6):
+                S.IA[a, b] = L.inertia[a, b]
+        matvec6(L.inertia, S.vel, tmp)
+        for k in range(6):
+            S.pA[k] = -S.fext[k]
+        crossf_add(S.vel, tmp, S.pA)
+    for i in range(nl - 1, -1, -1):
+        L, S = tree[i], links[i]
+        n = L.nd
+        for k in range(n):  # U = IA S
+            S_column(L, k, col)
+            matvec6(S.IA, col, tmp)
+            for m in range(6):
+                S.U[m, k] = tmp[m]
+        if n == 1:  # D = S^T U, u = tau - S^T pA
+            St_times(L, S.U[:, 0], tmp, 0)
+            S.Dinv[0, 0] = 1.0 / tmp[0]
+            St_times(L, S.pA, tmp, 0)
+            S.u[0] = tau[L.vadr] - tmp[0]
+        elif n == 3:  # spherical: S = [1; 0]
+            D3 = sc.D3
+            for a in range(3):
+                for b in range(3):
+                    D3[a, b] = S.U[a, b]
+                S.u[a] = tau[L.vadr + a] - S.pA[a]
+            inverse3(D3, S.Dinv)
+        if L.parent < 0:
+            continue
+        # Ia = IA - U D^-1 U^T,  pa = pA + Ia c + U D^-1 u
+        for a in range(6):
+            for b in range(6):
+                s = S.IA[a, b]
+                for k in range(n):
+                    for j in range(n):
+                        s -= S.U[a, k] * S.Dinv[k, j] * S.U[b, j]
+                Ia[a, b] = s
+        matvec6(Ia, S.cj, tmp)
+        for a in range(6):
+            s = S.pA[a] + tmp[a]
+            for k in range(n):
+                for j in range(n):
+                    s += S.U[a, k] * S.Dinv[k, j] * S.u[j]
+            pa[a] = s
+        P = links[L.parent]
+        xt_inertia_x_add(S.E, S.r, Ia, P.IA, sc.X6)
+        xtforce_add(S.E, S.r, pa, P.pA)
+    for i in range(nl):
+        L, S = tree[i], links[i]
+        if L.parent < 0:
+            _base_acceleration(L, S, ap)
+        else:
+            xmotion(S.E, S.r, links[L.parent].acc, ap)
+        for k in range(6):
+            ap[k] += S.cj[k]
+        _joint_accelerations(L, S, ap, tmp, qdd)
+        S_times(L, qdd, col)
+        for k in range(6):
+            S.acc[k] = ap[k] + col[k]
+
+
+@njit()
+def aba_world(v, tau, tree, links, scratch, qdd):
+    """The articulated-body algorithm in world axes, on the poses of :func:`link_transforms`:
+    qdd = FD(q, v, tau, fext).
+
+    Every spatial quantity is expressed in world axes at one point per tree, the current
+    origin of its root link (Featherstone §7.3; Pinocchio uses the world origin), so
+    articulated inertias pass to the parent by plain addition instead of a 6x6 congruence per
+    link; each body's inertia is moved to world axes from its 10 parameters instead. About
+    twice as fast as :func:`aba` on a chain; the same result to round-off while the tree stays
+    within a few times its own size of that point (lever arms multiply round-off):
+    :func:`mbd.dynamics` and the integrator use it for trees without prismatic primitives,
+    whose links cannot travel away. ``fext`` is in link coordinates, as everywhere.
+    """
+    sc = scratch[0]
+    nl = tree.shape[0]
+    for i in range(nl):
+        L, S = tree[i], links[i]
+        R = S.E0           # world -> link; its rows are the link axes in world coordinates
+        ref = S.ref
+        # the link origin relative to its tree's root link origin, accumulated from the
+        # parent offsets as link_transforms does for p0 (a difference of p0's would cancel)
+        if L.parent < 0:
+            ref[0] = ref[1] = ref[2] = 0.0
+        else:
+            P = links[L.parent]
+            for k in range(3):
+                ref[k] = P.ref[k] + P.E0[0, k] * S.r[0] + P.E0[1, k] * S.r[1] + P.E0[2, k] * S.r[2]
+        px, py, pz = ref[0], ref[1], ref[2]
+        n = L.nd
+        Sw = S.Sw
+        # motion subspace at the root: [e; p x e] (revolute, spherical), [0; e] (prismatic)
+        for k in range(n):
+            if L.jtype == SPHERICAL:
+                ex, ey, ez = R[k, 0], R[k, 1], R[k, 2]
+            else:
+                a0, a1, a2 = L.axis[0], L.axis[1], L.axis[2]
+                ex = R[0, 0] * a0 + R[1, 0] * a1 + R[2, 0] * a2
+                ey = R[0, 1] * a0 + R[1, 1] * a1 + R[2, 1] * a2
+                ez = R[0, 2] * a0 + R[1, 2] * a1 + R[2, 2] * a2
+            if L.jtype == PRISMATIC:
+                Sw[0, k] = Sw[1, k] = Sw[2, k] = 0.0
+                Sw[3, k], Sw[4, k], Sw[5, k] = ex, ey, ez
+            else:
+                Sw[0, k], Sw[1, k], Sw[2, k] = ex, ey, ez
+                Sw[3, k] = py * ez - pz * ey
+                Sw[4, k] = pz * ex - px * ez
+                Sw[5, k] = px * ey - py * ex
+        # velocity v_i = v_parent + S qd, and c_i = v_i x (S qd) (S is fixed in the link)
+        sq = sc.a
+        for m in range(6):
+            s = 0.0
+            for k in range(n):
+                s += Sw[m, k] * v[L.vadr + k]
+            sq[m] = s
+            S.vw[m] = s if L.parent < 0 else links[L.parent].vw[m] + s
+        crossm(S.vw, sq, S.cw)
+        # the body's inertia at the root from m, c and Ic: Ic in link axes = I_O,11 - m
+        # (|c|^2 1 - c c^T); then world axes Ic_w = R^T Ic R about c_w = p + R^T c
+        M = L.mass
+        I6 = S.IA
+        c = L.com
+        c2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2]
+        J = sc.J3
+        for a in range(3):
+            for b in range(3):
+                J[a, b] = L.inertia[a, b] + M * c[a] * c[b]
+            J[a, a] -= M * c2
+        gx = px + R[0, 0] * c[0] + R[1, 0] * c[1] + R[2, 0] * c[2]
+        gy = py + R[0, 1] * c[0] + R[1, 1] * c[1] + R[2, 1] * c[2]
+        gz = pz + R[0, 2] * c[0] + R[1, 2] * c[1] + R[2, 2] * c[2]
+        T = sc.T3
+        for a in range(3):
+            for b in range(3):
+                T[a, b] = J[a, 0] * R[0, b] + J[a, 1] * R[1, b] + J[a, 2] * R[2, b]
+        for a in range(3):
+            for b in range(a, 3):
+                w = R[0, a] * T[0, b] + R[1, a] * T[1, b] + R[2, a] * T[2, b]
+                I6[a, b] = w
+                I6[b, a] = w
+        # + m [c]x [c]x^T = m (|c|^2 1 - c c^T); off-diagonal blocks m [c]x and its transpose
+        g2 = gx * gx + gy * gy + gz * gz
+        gv = sc.p
+        gv[0], gv[1], gv[2] = gx, gy, gz
+        for a in range(3):
+            for b in range(3):
+                I6[a, b] -= M * gv[a] * gv[b]
+                I6[3 + a, 3 + b] = M if a == b else 0.0
+            I6[a, a] += M * g2
+        I6[0, 3], I6[0, 4], I6[0, 5] = 0.0, -M * gz, M * gy
+        I6[1, 3], I6[1, 4], I6[1, 5] = M * gz, 0.0, -M * gx
+        I6[2, 3], I6[2, 4], I6[2, 5] = -M * gy, M * gx, 0.0
+        for a in range(3):
+            for b in range(3):
+                I6[3 + b, a] = I6[a, 3 + b]
+        # bias force pA = v x* (I v) - f_ext (f_ext moved to the root point: X^T f)
+        tmp = sc.b
+        matvec6(I6, S.vw, tmp)
+        for k in range(6):
+            S.pA[k] = 0.0
+        crossf_add(S.vw, tmp, S.pA)
+        fx = S.fext
+        if fx[0] != 0.0 or fx[1] != 0.0 or fx[2] != 0.0 or fx[3] != 0.0 or fx[4] != 0.0 \
+                or fx[5] != 0.0:
+            for k in range(6):
+                tmp[k] = 0.0
+            xtforce_add(R, ref, fx, tmp)
+            for k in range(6):
+                S.pA[k] -= tmp[k]
+    for i in range(nl - 1, -1, -1):
+        L, S = tree[i], links[i]
+        n = L.nd
+        Sw, U, IA, pA, u, Dinv, cw = S.Sw, S.U, S.IA, S.pA, S.u, S.Dinv, S.cw
+        for k in range(n):  # U = IA S, u = tau - S^T pA
+            s_u = tau[L.vadr + k]
+            for m in range(6):
+                s = 0.0
+                for j in range(6):
+                    s += IA[m, j] * Sw[j, k]
+                U[m, k] = s
+                s_u -= Sw[m, k] * pA[m]
+            u[k] = s_u
+        if n == 1:
+            D1 = 0.0
+            for m in range(6):
+                D1 += Sw[m, 0] * U[m, 0]
+            Dinv[0, 0] = 1.0 / D1
+        elif n == 3:
+            D3 = sc.D3
+            for a in range(3):
+                for b in range(3):
+                    s = 0.0
+                    for m in range(6):
+                        s += Sw[m, a] * U[m, b]
+                    D3[a, b] = s
+            inverse3(D3, Dinv)
+        if L.parent < 0:
+            continue
+        # parent += IA - U D^-1 U^T and pA + Ia c + U D^-1 u (no transform: same frame)
+        W = sc.W63
+        for a in range(6):
+            for k in range(n):
+                s = 0.0
+                for j in range(n):
+                    s += U[a, j] * Dinv[j, k]
+                W[a, k] = s
+        for a in range(6):
+            for b in range(a, 6):
+                s = IA[a, b]
+                for k in range(n):
+                    s -= W[a, k] * U[b, k]
+                IA[a, b] = s
+                IA[b, a] = s
+        P = links[L.parent]
+        for a in range(6):
+            s = pA[a]
+            for k in range(n):
+                s += W[a, k] * u[k]
+            for b in range(6):
+                s += IA[a, b] * cw[b]
+            P.pA[a] += s
+            for b in range(6):
+                P.IA[a, b] += IA[a, b]
+    ap, tmp = sc.c, sc.d
+    for i in range(nl):
+        L, S = tree[i], links[i]
+        if L.parent < 0:
+            for k in range(3):
+                ap[k] = 0.0
+                ap[3 + k] = -L.gravity[k]
+        else:
+            for k in range(6):
+                ap[k] = links[L.parent].acc[k]
+        for k in range(6):
+            ap[k] += S.cw[k]
+        _joint_accelerations(L, S, ap, tmp, qdd)
+        for m in range(6):
+            s = ap[m]
+            for k in range(L.nd):
+                s += S.Sw[m, k] * qdd[L.vadr + k]
+            S.acc[m] = s
+
+
+@njit()
+def energies(tree, links, scratch):
+    """(kinetic, potential) energy of the tree on the kinematics of :func:`link_velocities`,
+    J; the potential of gravity is zero at the world origin."""
+    tmp = scratch[0].a
+    T = 0.0
+    V = 0.0
+    for i in range(tree.shape[0]):
+        L, S = tree[i], links[i]
+        matvec6(L.inertia, S.vel, tmp)
+        for k in range(6):
+            T += 0.5 * S.vel[k] * tmp[k]
+        if L.mass > 0.0:
+            for a in range(3):
+                # CG in world: p0 + E0^T com
+                x = S.p0[a] + S.E0[0, a] * L.com[0] + S.E0[1, a] * L.com[1] \
+                    + S.E0[2, a] * L.com[2]
+                V -= L.mass * L.gravity[a] * x
+    return T, V
+
+
+@njit()
+def slides(tree):
+    """Whether any link of the tree is prismatic (it could travel away from its root, so the
+    link-frame ABA is the accurate one)."""
+    for i in range(tree.shape[0]):
+        if tree[i].jtype == PRISMATIC:
+            return True
+    return False

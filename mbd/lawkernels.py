@@ -4,7 +4,7 @@ The classes users see live in ``forces.laws``; they carry a law ``code`` and a p
 ``p``. The formulas live here because the core's single compiled right-hand side evaluates
 them (DESIGN §3), and ``mbd`` may not import ``forces`` (DESIGN §1).
 
-Exact switching (DESIGN §5). Each law has up to ``MAX_SWITCH`` switching functions
+Exact switching (DESIGN §5). Each law has up to ``LAW_SWITCHES`` switching functions
 ``g_k(x, v, t)``; its branch is fixed by the *sides* ``s_k`` in {-1, +1} (the sign ``g_k`` had
 when the current piece began). While a piece runs the sides are frozen, so the force is a
 smooth function of the state, continued past a branch boundary by the same formula; the driver
@@ -17,19 +17,14 @@ inequalities say, and the point just across a located contact start is strictly 
 Every law returns the force (N) or torque (N m) on the follower along +x (SPEC §3.2).
 """
 import numpy as np
-from numba import njit as _numba_njit
 
-MAX_SWITCH = 4   # switching functions per law
-MAX_PARAMS = 6   # parameters per law
+from .jitcache import njit
+from .layout import LAW_SWITCHES, MAX_PARAMS  # noqa: F401  (MAX_PARAMS: the row laws fill)
 
 LINEAR, CONSTANT, ELASTOGAP, ELASTOBACKLASH, ELASTOBACKLASH2, BISTOP, VARIABLE_SPRING = range(7)
 
 #: the backlash below which ElastoBacklash is a plain spring-damper (Modelica's bEps), rad
 B_EPS = 1e-10
-
-
-def njit():
-    return _numba_njit(cache=True, error_model="numpy")
 
 
 @njit()
@@ -58,11 +53,11 @@ def step_ramp(x, x0, h0, x1, h1):
 
 @njit()
 def switching(code, p, x, v, s, g):
-    """g[0:MAX_SWITCH] = the law's switching functions at (x, v), given sides ``s``.
+    """g[0:LAW_SWITCHES] = the law's switching functions at (x, v), given sides ``s``.
 
     Some functions (a backlash's clamp) depend on the contact branch, read from ``s``.
     """
-    for k in range(MAX_SWITCH):
+    for k in range(LAW_SWITCHES):
         g[k] = 0.0
     if code == ELASTOGAP:
         c, d, s0, n = p[0], p[1], p[2], p[3]
@@ -119,6 +114,18 @@ def armed(code, p, s, k):
         return k <= 3 and (s[0] < 0.0 or s[1] < 0.0)
     if code == VARIABLE_SPRING:
         return k == 0
+    return False
+
+
+@njit()
+def odd_at_zero(code, p):
+    """Whether the law's force at x = 0 is odd in the rate there, f(0, v) = -f(0, -v), so that
+    a line element's force does not jump where its direction reverses (B passing A): a plain
+    spring-damper with no natural length, or no force at all."""
+    if code == LINEAR:
+        return p[0] * p[2] == 0.0
+    if code == CONSTANT:
+        return p[0] == 0.0
     return False
 
 
@@ -191,8 +198,8 @@ def natural_sides(code, p, x, v, s, g):
     g_k may depend on the sides s_j, j < k (a clamp on the contact branch), so they are
     settled in order.
     """
-    for k in range(MAX_SWITCH):
+    for k in range(LAW_SWITCHES):
         s[k] = 1.0
-    for k in range(MAX_SWITCH):
+    for k in range(LAW_SWITCHES):
         switching(code, p, x, v, s, g)
         s[k] = 1.0 if g[k] >= 0.0 else -1.0

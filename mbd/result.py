@@ -14,15 +14,15 @@ array([0.  , 0.25, 0.5 ])
 >>> r.joint("hinge").q.shape, r.body("bob").position("cg").shape
 ((3,), (3, 3))
 """
-from collections import namedtuple
-
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from . import kernels, lawkernels
+from . import layout, statefunction
+from .events import Event
 from .files import atomic_open
 
-Event = namedtuple("Event", "t element what")
+__all__ = ["Result", "Event", "JointView", "BodyView", "ForceView", "ReactionView",
+           "contact_intervals"]
 
 
 class JointView:
@@ -113,10 +113,10 @@ class ForceView:
         params = result._force_params()[:, index]
         self.name = fe.name
         self.element = fe
-        self.x, self.xdot = rec[:, 0], rec[:, 1]
-        self.vector = rec[:, 3:6]
-        self.value = self.vector if getattr(fe, "vector_valued", False) else rec[:, 2]
-        self.scalar = rec[:, 2]
+        self.x, self.xdot = rec["x"].copy(), rec["xdot"].copy()
+        self.vector = rec["vector"].copy()
+        self.scalar = rec["value"].copy()
+        self.value = self.vector if getattr(fe, "vector_valued", False) else self.scalar
         sides = result.sides[:, index]
         self.state = fe.law.states(self.x, self.xdot, result.t, sides, params)
         self.energy = fe.law.energy(self.x, params)
@@ -192,16 +192,24 @@ class Result:
         y = np.asarray(y, dtype=float).reshape(len(self.t), system.nq + system.nv)
         self.q = y[:, :system.nq].copy()
         self.v = y[:, system.nq:].copy()
-        kernels.normalize_quaternion_rows(self.q, system.arrays)  # report unit quaternions
+        _normalize_quaternions(self.q, system.tree)  # report unit quaternions
         self.events = list(events)
         self.stats = dict(stats or {})
         nf = len(system.force_elements)
         # the branch of every force law at every row (see mbd.lawkernels)
-        self.sides = (np.ones((len(self.t), nf, lawkernels.MAX_SWITCH)) if sides is None
+        self.sides = (np.ones((len(self.t), nf, layout.SWITCHES)) if sides is None
                       else np.asarray(sides, dtype=float))
         self._records = self._params = self._reaction_rows = None
         self._poses = None
         self._velocities = None
+        self._data = None
+
+    @property
+    def _state_data(self):
+        """Run-stage data for evaluating rows (made on first use)."""
+        if self._data is None:
+            self._data = statefunction.state_data(self.system)
+        return self._data
 
     def __len__(self):
         return len(self.t)
@@ -248,14 +256,13 @@ class Result:
 
     def _reactions(self):
         if self._reaction_rows is None:
-            from .simulate import Integrand   # local: simulate imports this module
-            f = Integrand(self.system)
+            sd = self._state_data
             y = np.hstack([self.q, self.v])
-            wrenches = {name: (np.zeros((len(self.t), 3)), np.zeros((len(self.t), 3)))
-                        for name in self.system.joints}
-            values = {d.name: np.zeros(len(self.t)) for d in self.system.drivers}
+            n = len(self.t)
+            wrenches = {name: (np.zeros((n, 3)), np.zeros((n, 3))) for name in self.system.joints}
+            values = {d.name: np.zeros(n) for d in self.system.drivers}
             for i, t in enumerate(self.t):
-                w, d = f.reactions(t, y[i], self.sides[i])
+                w, d, _ = statefunction.reactions(sd, t, y[i], self.sides[i])
                 for name, (F, M) in w.items():
                     wrenches[name][0][i], wrenches[name][1][i] = F, M
                 for name, value in d.items():
@@ -264,18 +271,16 @@ class Result:
         return self._reaction_rows
 
     def _force_records(self):
-        """Per row and element: the record of mbd.forcekernels.RECORD."""
+        """Per row and element: an ``ELEMENT_STATE`` record (:mod:`mbd.layout`)."""
         if self._records is None:
-            from .simulate import Integrand   # local: simulate imports this module
-            f = Integrand(self.system)
+            sd = self._state_data
             y = np.hstack([self.q, self.v])
-            n, nf = len(self.t), len(self.system.force_elements)
-            records, params = [], []
+            nf = len(self.system.force_elements)
+            records = layout.records(layout.ELEMENT_STATE, (len(self.t), nf))
+            params = np.zeros((len(self.t), nf, layout.MAX_PARAMS))
             for i, t in enumerate(self.t):
-                records.append(f.records(t, y[i], self.sides[i]))
-                params.append(f.params.copy())
-            self._records = np.array(records).reshape(n, nf, -1)
-            self._params = np.array(params).reshape(n, nf, -1)
+                records[i], params[i] = statefunction.records(sd, t, y[i], self.sides[i])
+            self._records, self._params = records, params
         return self._records
 
     def _force_params(self):
@@ -292,26 +297,12 @@ class Result:
 
     def _link_poses(self):
         if self._poses is None:
-            s = self.system
-            ws = kernels.make_workspace(s.n_links, s.nq, s.nv)
-            R = np.empty((len(self.t), s.n_links, 3, 3))
-            p = np.empty((len(self.t), s.n_links, 3))
-            for i in range(len(self.t)):
-                kernels.link_transforms(self.q[i], s.arrays, ws)
-                R[i] = np.transpose(ws[3], (0, 2, 1))
-                p[i] = ws[4]
-            self._poses = (R, p)
+            self._poses = statefunction.poses(self._state_data, self.q)
         return self._poses
 
     def _link_velocities(self):
         if self._velocities is None:
-            s = self.system
-            ws = kernels.make_workspace(s.n_links, s.nq, s.nv)
-            V = np.empty((len(self.t), s.n_links, 6))
-            for i in range(len(self.t)):
-                kernels.link_velocities(self.q[i], self.v[i], s.arrays, ws)
-                V[i] = ws[5]
-            self._velocities = V
+            *_, self._velocities = statefunction.poses(self._state_data, self.q, self.v)
         return self._velocities
 
     def kinetic_energy(self):
@@ -328,12 +319,8 @@ class Result:
         return self._energies().sum(axis=1)
 
     def _energies(self):
-        s = self.system
-        ws = kernels.make_workspace(s.n_links, s.nq, s.nv)
-        out = np.empty((len(self.t), 2))
-        for i in range(len(self.t)):
-            out[i] = kernels.energies(self.q[i], self.v[i], s.arrays, ws)
-        for name in s.force_index:
+        out = statefunction.energy(self._state_data, np.hstack([self.q, self.v]))
+        for name in self.system.force_index:
             out[:, 1] += self.force(name).energy
         return out
 
@@ -372,3 +359,10 @@ class Result:
             np.savez(fh, t=self.t, q=self.q, v=self.v, columns=np.array(names), table=table,
                      events=events)
         return path
+
+
+def _normalize_quaternions(Q, tree):
+    """Every row of Q (n, nq) with its spherical primitives' quaternions scaled to unit length,
+    in place."""
+    for a in tree["qadr"][tree["jtype"] == layout.SPHERICAL]:
+        Q[:, a:a + 4] /= np.linalg.norm(Q[:, a:a + 4], axis=1, keepdims=True)

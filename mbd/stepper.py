@@ -4,23 +4,28 @@ Past a few microseconds per right-hand side, scipy's own per-call and per-step b
 more than the dynamics (issue 7). This module runs the Dormand–Prince 8(5,3) method of Hairer,
 Nørsett & Wanner (the scheme of ``scipy.integrate.DOP853``: the same tableau, error estimate,
 step-size control, initial step and 7th-order dense output) in one numba call that steps until
-the piece ends, so one evaluation costs only the kinematics, the force laws and ABA (for a
-tree) or the constrained dynamics of :func:`mbd.constraints.loop_derivative` (with loops, whose
-states are then projected onto the closures after every step, as the scipy path does).
+the piece ends.
 
-Exact switching is kept: after every accepted step the armed switching functions are checked in
-the compiled loop; when one changed sign the loop stops with the step's dense output ready, and
-:mod:`mbd.simulate` locates the crossing on it to round-off, as for any solver. Output rows at
-the requested times are written from dense output inside the loop.
+The right-hand side, the switching functions and the projection onto the constraints are
+*function pointers* (numba first-class functions of one signature, :mod:`mbd.statefunction`):
+the loop is compiled once for every mechanism, and the right-hand side's code is compiled once,
+in its own function, not again inside every entry point of the loop.
+
+Exact switching is kept: after every accepted step the armed switching functions are checked
+with the one crossing predicate of :mod:`mbd.events`; when one changed sign the loop stops with
+the step's dense output ready, and the run locates the crossing on it. Output rows at the
+requested times are written from dense output inside the loop. With constraints, every step's
+end and every output row are projected onto them and the rank rule's verdict is taken there.
 
 The tableau comes from scipy (``scipy.integrate._ivp.dop853_coefficients``), so both paths use
-the same numbers.
+the same numbers. The loop's state between calls is a ``STEPPER`` record (:mod:`mbd.layout`).
 """
 import numpy as np
+from numba import typeof, types
 from scipy.integrate._ivp import dop853_coefficients as _tableau
 
-from . import constraints, forcekernels
-from .kernels import borrowed, njit
+from . import events
+from .jitcache import njit
 
 #: Runge–Kutta matrix, nodes, weights, error and dense-output coefficients (16 stages with the
 #: three extra ones of the dense output)
@@ -37,57 +42,24 @@ ERROR_ORDER = 7                            # error estimator order: step ~ err^(
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 
 #: how ``advance`` returned
-DONE, CROSSED, PAUSED, TOO_SMALL, NONFINITE, UNDEFINED, SINGULAR = range(7)
-
-#: slots of the loop parameters ``lp`` (the last entry of the loop tuple ``lx``)
-RANK_TOL, RANK, SINGULAR_BELOW, PROJECTION_TOL = range(4)
-PROJECTION_ITERATIONS = 50
-
-#: slots of the float state ``st`` and the integer state ``ist``
-T, H_ABS, T_OLD, H_PREV, T_BAD = range(5)
-NFEV, NSTEPS, NEXT_ROW, BAD = range(4)
+DONE, CROSSED, PAUSED, TOO_SMALL, NONFINITE, FAILED = range(6)
 
 
-@njit(cache=True, inline="always")
-def _rhs(t, y, mdl, fel, sides, ws, tau, fext, rec, geo, lx, dy, st, tmp):
-    """dy = f(t, y): a tree's (``lx`` None) or, with the loop tuple ``lx``, a system whose
-    loops close through cut joints. Returns 0; the index + 1 of an element whose load
-    direction is undefined; or -1 where the loop equations changed rank or came near to it
-    (the rank and conditioning are in lx's info). Where it does not return 0, (t, y) is kept
-    in st[T_BAD] and tmp[3] for the error message."""
-    if lx is None:
-        bad = forcekernels.state_derivative(y, mdl, fel, sides, ws, tau, fext, rec, geo, dy)
-    else:
-        bad = _loop_rhs(y, mdl, fel, sides, ws, tau, fext, rec, geo, lx, dy)
-    if bad:
-        st[T_BAD] = t
+@njit(inline="always")
+def _rhs(rhs, t, y, dy, st, tmp, data):
+    """dy = f(t, y) through the function pointer; a nonzero return (see
+    :mod:`mbd.statefunction`) keeps (t, y) in st.t_bad and tmp[3] for the error message."""
+    bad = rhs(t, y, dy, data)
+    st[0].nfev += 1
+    if bad != 0:
+        st[0].t_bad = t
+        st[0].bad = bad
         for i in range(y.shape[0]):
             tmp[3, i] = y[i]
     return bad
 
 
-@njit(cache=True)
-def _loop_rhs(y, mdl, fel, sides, ws, tau, fext, rec, geo, lx, dy):
-    cl, H, C, zero, G, gamma, g, lam, info, lp = lx
-    bad = constraints.loop_derivative(y, mdl, fel, sides, cl, ws, tau, fext, rec, geo, H, C,
-                                      zero, G, gamma, g, lp[RANK_TOL], dy, lam, info)
-    if bad:
-        return bad
-    if info[0] >= 0.0 and (info[0] != lp[RANK] or info[1] < lp[SINGULAR_BELOW]):
-        return -1
-    return 0
-
-
-@njit(cache=True)
-def _project(y, mdl, ws, lx):
-    """y moved onto the loop closures in place (nothing for a tree)."""
-    if lx is not None:
-        cl, H, C, zero, G, gamma, g, lam, info, lp = lx
-        constraints.project_loops(y, mdl, cl, ws, zero, G, gamma, g, lp[PROJECTION_TOL],
-                                  lp[RANK_TOL], PROJECTION_ITERATIONS)
-
-
-@njit(cache=True)
+@njit(inline="always")
 def _rms(x, scale):
     s = 0.0
     for i in range(x.shape[0]):
@@ -95,26 +67,21 @@ def _rms(x, scale):
     return np.sqrt(s / x.shape[0])
 
 
-@njit(cache=True)
-def start(y, f, st, ist, t_bound, rtol, atol, max_step, mdl, fel, sides, ws, tau, fext, rec,
-          geo, lx, tmp):
-    """Begin a piece at (st[T], y): f = dy/dt there and st[H_ABS] = the initial step (Hairer's
-    rule, as scipy's ``select_initial_step``). Returns what the right-hand side returned
-    (see ``_rhs``)."""
-    mdl, fel, ws = borrowed(mdl), borrowed(fel), borrowed(ws)
-    y, f, sides, tau, fext, rec, geo = borrowed((y, f, sides, tau, fext, rec, geo))
-    tmp = borrowed((tmp,))[0]
+@njit()
+def start(rhs, y, f, st, t_bound, rtol, atol, max_step, tmp, data):
+    """Begin a piece at (st.t, y): f = dy/dt there and st.h_abs = the initial step (Hairer's
+    rule, as scipy's ``select_initial_step``). Returns what the right-hand side returned."""
+    S = st[0]
     n = y.shape[0]
-    bad = _rhs(st[T], y, mdl, fel, sides, ws, tau, fext, rec, geo, lx, f, st, tmp)
-    ist[NFEV] += 1
-    if bad:
+    bad = _rhs(rhs, S.t, y, f, st, tmp, data)
+    if bad != 0:
         return bad
-    interval = t_bound - st[T]
+    interval = t_bound - S.t
     if interval == 0.0:
-        st[H_ABS] = 0.0
+        S.h_abs = 0.0
         return 0
     if n == 0:                  # nothing moves: one step to the end
-        st[H_ABS] = np.inf
+        S.h_abs = np.inf
         return 0
     scale = tmp[0]
     for i in range(n):
@@ -126,9 +93,8 @@ def start(y, f, st, ist, t_bound, rtol, atol, max_step, mdl, fel, sides, ws, tau
     y1, f1 = tmp[1], tmp[2]
     for i in range(n):
         y1[i] = y[i] + h0 * f[i]
-    bad = _rhs(st[T] + h0, y1, mdl, fel, sides, ws, tau, fext, rec, geo, lx, f1, st, tmp)
-    ist[NFEV] += 1
-    if bad:
+    bad = _rhs(rhs, S.t + h0, y1, f1, st, tmp, data)
+    if bad != 0:
         return bad
     for i in range(n):
         y1[i] = f1[i] - f[i]
@@ -137,11 +103,11 @@ def start(y, f, st, ist, t_bound, rtol, atol, max_step, mdl, fel, sides, ws, tau
         h1 = max(1e-6, h0 * 1e-3)
     else:
         h1 = (0.01 / max(d1, d2)) ** (1.0 / (ERROR_ORDER + 1))
-    st[H_ABS] = min(100.0 * h0, h1, interval, max_step)
+    S.h_abs = min(100.0 * h0, h1, interval, max_step)
     return 0
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _stage_state(y, K, s, h, out):
     """out = y + h * sum_j<s A[s, j] K[j] (summed over j in order, as scipy's dot does, but
     row by row of K: contiguous; the tableau's zeros skipped)."""
@@ -157,28 +123,26 @@ def _stage_state(y, K, s, h, out):
         out[i] = y[i] + out[i] * h
 
 
-@njit(cache=True)
-def _rk_step(t, y, h, K, y_new, mdl, fel, sides, ws, tau, fext, rec, geo, lx, st, tmp):
+@njit()
+def _rk_step(rhs, t, y, h, K, y_new, st, tmp, data):
     """One DOP853 step of size h from (t, y) with K[0] = f(t, y): stages K[1..11], y_new, and
-    K[12] = f(t + h, y_new). Returns 0 or an element index + 1 (undefined load direction)."""
+    K[12] = f(t + h, y_new). Returns what a failing right-hand side returned, or 0."""
     n = y.shape[0]
     ys = tmp[0]
     for s in range(1, N_STAGES):
         _stage_state(y, K, s, h, ys)
-        bad = _rhs(t + C[s] * h, ys, mdl, fel, sides, ws, tau, fext, rec, geo, lx, K[s], st,
-                   tmp)
-        if bad:
+        bad = _rhs(rhs, t + C[s] * h, ys, K[s], st, tmp, data)
+        if bad != 0:
             return bad
     for i in range(n):
         acc = 0.0
         for j in range(N_STAGES):
             acc += B[j] * K[j, i]
         y_new[i] = y[i] + h * acc
-    return _rhs(t + h, y_new, mdl, fel, sides, ws, tau, fext, rec, geo, lx, K[N_STAGES], st,
-                tmp)
+    return _rhs(rhs, t + h, y_new, K[N_STAGES], st, tmp, data)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _error_norm(K, h, y, y_new, rtol, atol):
     """Hairer's combined 5th/3rd-order error estimate, RMS-scaled (< 1: accept)."""
     n = y.shape[0]
@@ -198,22 +162,18 @@ def _error_norm(K, h, y, y_new, rtol, atol):
     return abs(h) * e5 / np.sqrt((e5 + 0.01 * e3) * n)
 
 
-@njit(cache=True)
-def dense_coefficients(st, y_old, y, K, F, ist, mdl, fel, sides, ws, tau, fext, rec, geo, lx,
-                       tmp):
-    """The 7th-order interpolant F of the last step (st[T_OLD], y_old) -> (st[T], y) with its
-    stages in K: three more stages, then Hairer's continuous extension. Returns 0 or an element
-    index + 1."""
+@njit()
+def _dense_coefficients(rhs, st, y_old, y, K, F, tmp, data):
+    """The 7th-order interpolant F of the last step (st.t_old, y_old) -> (st.t, y) with its
+    stages in K: three more stages, then Hairer's continuous extension."""
     n = y.shape[0]
-    h = st[H_PREV]
-    t_old = st[T_OLD]
+    h = st[0].h_prev
+    t_old = st[0].t_old
     ys = tmp[0]
     for s in range(N_STAGES + 1, N_STAGES_EXTENDED):
         _stage_state(y_old, K, s, h, ys)
-        bad = _rhs(t_old + C[s] * h, ys, mdl, fel, sides, ws, tau, fext, rec, geo, lx, K[s],
-                   st, tmp)
-        ist[NFEV] += 1
-        if bad:
+        bad = _rhs(rhs, t_old + C[s] * h, ys, K[s], st, tmp, data)
+        if bad != 0:
             return bad
     for i in range(n):
         dy = y[i] - y_old[i]
@@ -228,7 +188,7 @@ def dense_coefficients(st, y_old, y, K, F, ist, mdl, fel, sides, ws, tau, fext, 
     return 0
 
 
-@njit(cache=True)
+@njit()
 def dense_value(t, t_old, h, y_old, F, out):
     """The interpolant F of a step (t_old, y_old, size h) at time t, into out."""
     x = (t - t_old) / h
@@ -241,34 +201,33 @@ def dense_value(t, t_old, h, y_old, F, out):
         out[i] = acc + y_old[i]
 
 
-@njit(cache=True)
-def advance(y, st, ist, t_bound, rtol, atol, max_step, max_steps, times, rows, armed, g,
-            mdl, fel, sides, ws, tau, fext, rec, geo, lx, K, y_old, F, tmp):
-    """Step from (st[T], y) with K[0] = dy/dt there until the piece ends.
+@njit()
+def advance(rhs, switch, project, constrained, y, st, t_bound, rtol, atol, max_step, max_steps,
+            times, rows, armed, g, K, y_old, F, tmp, data):
+    """Step from (st.t, y) with K[0] = dy/dt there until the piece ends.
 
     Returns DONE (t_bound reached), CROSSED (an armed switching function changed sign in the
-    last step: y_old, st[T_OLD], st[H_PREV] and the interpolant F describe that step), PAUSED
+    last step: y_old, st.t_old, st.h_prev and the interpolant F describe that step), PAUSED
     (``max_steps`` steps taken), TOO_SMALL (the step fell below 10 ulp of t), NONFINITE (the
-    state stopped being finite), UNDEFINED (element ist[BAD] - 1 has no load direction at
-    (st[T_BAD], tmp[3])) or SINGULAR (the loop equations changed rank at (st[T_BAD], tmp[3]),
-    their rank and conditioning in lx's info). With loops (the tuple ``lx``; None for a tree)
-    every step ends on the closures: the state and the output rows are projected, as
-    :class:`mbd.constraints.Projector` does.
-    Output rows at times[ist[NEXT_ROW]:] up to the reached time are written into ``rows``.
+    state stopped being finite) or FAILED (an evaluation or the projection returned st.bad at
+    (st.t_bad, tmp[3])). Output rows at times[st.next_row:] up to the reached time are
+    written into ``rows``; with constraints (``constrained``) every step's end and every row
+    is projected, and the next step starts from the derivative at the projected state.
     """
-    mdl, fel, ws = borrowed(mdl), borrowed(fel), borrowed(ws)
-    y, rows, g, sides, tau, fext, rec, geo = borrowed((y, rows, g, sides, tau, fext, rec, geo))
-    K, y_old, F, tmp = borrowed((K, y_old, F, tmp))
+    S = st[0]
     n = y.shape[0]
     y_new = tmp[1]
-    any_armed = armed.any()
+    any_armed = False
+    for i in range(armed.shape[0]):
+        for k in range(armed.shape[1]):
+            any_armed = any_armed or armed[i, k]
     exponent = -1.0 / (ERROR_ORDER + 1)
     for _ in range(max_steps):
-        t = st[T]
+        t = S.t
         if t >= t_bound:
             return DONE
         min_step = 10.0 * (np.nextafter(t, np.inf) - t)
-        h_abs = min(st[H_ABS], max_step)
+        h_abs = min(S.h_abs, max_step)
         if h_abs < min_step:
             h_abs = min_step
         rejected = False
@@ -280,12 +239,8 @@ def advance(y, st, ist, t_bound, rtol, atol, max_step, max_steps, times, rows, a
                 t_new = t_bound
             h = t_new - t
             h_abs = h
-            bad = _rk_step(t, y, h, K, y_new, mdl, fel, sides, ws, tau, fext, rec, geo, lx, st,
-                           tmp)
-            ist[NFEV] += N_STAGES
-            if bad:
-                ist[BAD] = bad
-                return UNDEFINED if bad > 0 else SINGULAR
+            if _rk_step(rhs, t, y, h, K, y_new, st, tmp, data) != 0:
+                return FAILED
             err = _error_norm(K, h, y, y_new, rtol, atol)
             if err < 1.0:
                 factor = MAX_FACTOR if err == 0.0 else min(MAX_FACTOR, SAFETY * err ** exponent)
@@ -300,90 +255,63 @@ def advance(y, st, ist, t_bound, rtol, atol, max_step, max_steps, times, rows, a
         for i in range(n):
             y_old[i] = y[i]
             y[i] = y_new[i]
-        st[T_OLD] = t
-        st[T] = t_new
-        st[H_PREV] = h
-        st[H_ABS] = h_abs
-        ist[NSTEPS] += 1
+        S.t_old = t
+        S.t = t_new
+        S.h_prev = h
+        S.h_abs = h_abs
+        S.nsteps += 1
         for i in range(n):
             if not np.isfinite(y[i]):
                 return NONFINITE
         if any_armed:
-            forcekernels.switching_values(y, mdl, fel, sides, ws, g, geo)
-            if _crossed(armed, g, sides):
-                bad = dense_coefficients(st, y_old, y, K, F, ist, mdl, fel, sides, ws, tau,
-                                         fext, rec, geo, lx, tmp)
-                if bad:
-                    ist[BAD] = bad
-                    return UNDEFINED if bad > 0 else SINGULAR
+            switch(y, g, data)
+            if events.crossed(armed, g, data.mode):
+                if _dense_coefficients(rhs, st, y_old, y, K, F, tmp, data) != 0:
+                    return FAILED
                 return CROSSED
-        r = ist[NEXT_ROW]
+        r = S.next_row
         if r < times.shape[0] and times[r] <= t_new:
-            bad = dense_coefficients(st, y_old, y, K, F, ist, mdl, fel, sides, ws, tau, fext,
-                                     rec, geo, lx, tmp)
-            if bad:
-                ist[BAD] = bad
-                return UNDEFINED if bad > 0 else SINGULAR
+            if _dense_coefficients(rhs, st, y_old, y, K, F, tmp, data) != 0:
+                return FAILED
             while r < times.shape[0] and times[r] <= t_new:
                 dense_value(times[r], t, h, y_old, F, rows[r])
-                _project(rows[r], mdl, ws, lx)
+                if constrained:
+                    project(rows[r], data)
                 r += 1
-            ist[NEXT_ROW] = r
-        if lx is not None:
-            # onto the loop closures, and the next step starts from the derivative there
-            _project(y, mdl, ws, lx)
-            bad = _rhs(t_new, y, mdl, fel, sides, ws, tau, fext, rec, geo, lx, K[0], st, tmp)
-            ist[NFEV] += 1
-            if bad:
-                ist[BAD] = bad
-                return UNDEFINED if bad > 0 else SINGULAR
+            S.next_row = r
+        if constrained:
+            verdict = project(y, data)
+            if verdict != 0:
+                S.t_bad = t_new
+                S.bad = verdict
+                for i in range(n):
+                    tmp[3, i] = y[i]
+                return FAILED
+            # the next step starts from the derivative at the projected state
+            if _rhs(rhs, t_new, y, K[0], st, tmp, data) != 0:
+                return FAILED
         else:
             # the next step starts from the derivative at this one's end
             for i in range(n):
                 K[0, i] = K[N_STAGES, i]
-    return DONE if st[T] >= t_bound else PAUSED
+    return DONE if S.t >= t_bound else PAUSED
 
 
-@njit(cache=True)
-def _crossed(armed, g, sides):
-    """Whether an armed switching function is on the other side of its branch."""
-    for i in range(armed.shape[0]):
-        for k in range(armed.shape[1]):
-            if armed[i, k] and (g[i, k] >= 0.0) != (sides[i, k] > 0.0):
-                return True
-    return False
+# ----------------------------------------------------------------------------- entry points
+
+_ENTRIES = {}
 
 
-@njit(cache=True)
-def locate(i, k, side, ta, tb, tol, t_old, h, y_old, F, mdl, fel, sides, ws, g, geo, y):
-    """The time in (ta, tb] where switching function (i, k) of the interpolated step
-    (t_old, h, y_old, F) leaves the side ``side``, bracketed by the Illinois variant of
-    regula falsi until the bracket is ``tol`` wide; returns its far end (already across).
-    The same iteration as :func:`mbd.simulate._locate`, compiled; ``y`` is scratch (n,)."""
-    mdl, fel, ws = borrowed(mdl), borrowed(fel), borrowed(ws)
-    a, b = ta, tb
-    dense_value(a, t_old, h, y_old, F, y)
-    forcekernels.switching_values(y, mdl, fel, sides, ws, g, geo)
-    ga = g[i, k]
-    dense_value(b, t_old, h, y_old, F, y)
-    forcekernels.switching_values(y, mdl, fel, sides, ws, g, geo)
-    gb = g[i, k]
-    keep = 0
-    while b - a > tol:
-        m = b - gb * (b - a) / (gb - ga) if gb != ga else 0.5 * (a + b)
-        if not (a < m < b):
-            m = 0.5 * (a + b)
-        dense_value(m, t_old, h, y_old, F, y)
-        forcekernels.switching_values(y, mdl, fel, sides, ws, g, geo)
-        gm = g[i, k]
-        if (gm >= 0.0) == (side > 0.0):     # still on the old side: the crossing is later
-            a, ga = m, gm
-            if keep == -1:
-                gb *= 0.5
-            keep = -1
-        else:
-            b, gb = m, gm
-            if keep == 1:
-                ga *= 0.5
-            keep = 1
-    return b
+def compiled(dispatcher, args, functions):
+    """The compiled entry point of ``dispatcher`` for ``args``, where the arguments at the
+    positions of ``functions`` ({position: signature}) are function pointers of that
+    signature (numba first-class functions, called through their addresses): compiled once
+    per argument types (and loaded from the disk cache after that)."""
+    sig = tuple(types.FunctionType(functions[k]) if k in functions else typeof(a)
+                for k, a in enumerate(args))
+    key = (dispatcher, sig)
+    entry = _ENTRIES.get(key)
+    if entry is None:
+        dispatcher.compile(sig)
+        entry = _ENTRIES[key] = dispatcher.overloads[sig].entry_point
+    return entry

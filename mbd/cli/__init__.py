@@ -9,7 +9,9 @@ A model script defines ``build()`` returning an :class:`mbd.Model`, or a module-
 and ``ATOL``. ``--set NAME.PARAM=VALUE`` changes a parameter by element name before the
 build: a body's ``mass``, a joint's ``q0``/``v0`` (comma-separated for several
 coordinates), a force element's law parameter (``gap.c=20``, ``stop.x1=0.4``; a
-BodySpringDamper's ``k``, ``b``, ``r0``), validated as the constructor validates it.
+BodySpringDamper's ``k``, ``b``, ``r0``), validated as the constructor validates it. Laws are
+frozen: a law parameter makes a new law (``dataclasses.replace``) in a new force element that
+takes the old one's place in the model; the old law and element are left as they were.
 
 Exit status: 0 success; 2 bad input (missing file, a script without a model or that
 raises, a malformed or unknown ``--set``, a model error) or a failed simulation, with one
@@ -17,8 +19,9 @@ message on stderr and no traceback (a failed run still writes the rows computed)
 interrupted (Ctrl-C), after writing the rows computed so far.
 """
 import argparse
+import copy
+import dataclasses
 import importlib.util
-import inspect
 import os
 import sys
 import time
@@ -147,7 +150,7 @@ def apply_setting(model, text):
             setattr(joint, param, old)
             raise InputError(f"{where}: {err}") from None
     elif isinstance(elements.get(name), ForceElement):
-        _set_force(elements[name], param, value, where)
+        _replace_element(model, elements[name], _set_force(elements[name], param, value, where))
     else:
         grounds = [g.name for g in model.grounds]
         known = sorted(bodies) + sorted(n for n in elements if n is not None)
@@ -159,18 +162,37 @@ def apply_setting(model, text):
 
 
 def _law_parameters(law):
-    """The constructor parameters of a law that it stores under the same names, or None."""
-    try:
-        sig = inspect.signature(type(law).__init__)
-    except (TypeError, ValueError):
+    """The parameters of a law: the fields its constructor takes (a dataclass law, as every
+    law in ``forces`` is), or None for a law that is not a dataclass."""
+    if not dataclasses.is_dataclass(law) or isinstance(law, type):
         return None
-    names = [p for p in list(sig.parameters)[1:]
-             if sig.parameters[p].kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                           inspect.Parameter.KEYWORD_ONLY)]
-    return names if all(hasattr(law, p) for p in names) else None
+    return [f.name for f in dataclasses.fields(law) if f.init]
+
+
+def _with_law(fe, law):
+    """A new force element like ``fe`` (same class, name and placement) with ``law``: the
+    element's own ``with_law`` (the ``forces`` placements rebuild through their constructor),
+    else a shallow copy of it holding ``law``."""
+    make = getattr(fe, "with_law", None)
+    if callable(make):
+        return make(law)
+    new = copy.copy(fe)
+    new.law = law
+    return new
+
+
+def _replace_element(model, old, new):
+    """Put the element ``new`` in the place of ``old`` (the very object) in ``model``."""
+    for i, e in enumerate(model.elements):
+        if e is old:
+            model.elements[i] = new
+            return
+    raise ValueError(f"{old!r} is not an element of {model!r}")   # not reached from --set
 
 
 def _set_force(fe, param, value, where):
+    """The force element that ``--set NAME.PARAM=VALUE`` makes of ``fe``: a new one (with a
+    new law); ``fe`` and its law are not changed."""
     from forces import BodySpringDamper
     if not isinstance(value, float):
         raise InputError(f"{where}: a force element's parameter takes one number, got {value!r}")
@@ -178,45 +200,39 @@ def _set_force(fe, param, value, where):
         if param not in ("k", "b", "r0"):
             raise InputError(f"{where}: BodySpringDamper '{fe.name}' has no parameter "
                              f"{param!r}; its are: k, b, r0")
-        kwargs = {"k": fe.k, "b": fe.b, "r0": fe.r0, param: value}
         try:   # the constructor validates, and names the element
-            new = BodySpringDamper(fe.name, fe.cs_a, fe.cs_b, **kwargs)
+            return fe.with_parameters(**{param: value})
         except ValueError as err:
             raise InputError(f"{where}: {err}") from None
-        fe.law, fe.k, fe.b, fe.r0 = new.law, new.k, new.b, new.r0
-        return
     law = fe.law
+    what = f"the {type(law).__name__} law of '{fe.name}'"
     names = _law_parameters(law)
     if names is not None:
         if param not in names:
-            raise InputError(f"{where}: the {type(law).__name__} law of '{fe.name}' has no "
-                             f"parameter {param!r}; its are: {', '.join(names)}")
-        kwargs = {p: getattr(law, p) for p in names}
-        # a parameter given as a function of time is stored in ``signal``, its value as None
-        signal = getattr(law, "signal", None)
-        if signal is not None:
-            for p in names:
-                if kwargs[p] is None:
-                    kwargs[p] = signal
-        kwargs[param] = value
-        try:   # reconstructed, so the constructor's checks apply to the new value
-            fe.law = type(law)(**kwargs)
+            raise InputError(f"{where}: {what} has no parameter {param!r}; "
+                             f"its are: {', '.join(names)}")
+        current = getattr(law, param)
+        if callable(current):
+            fn = getattr(current, "__qualname__", type(current).__name__)
+            raise InputError(f"{where}: {what} has {param} given as a Python function ({fn}); "
+                             "a function cannot be set from the command line: change it in "
+                             "the model script")
+        try:   # a new law: its __post_init__ checks the new value
+            return _with_law(fe, dataclasses.replace(law, **{param: value}))
         except ValueError as err:
             raise InputError(f"{where}: {err}") from None
-        return
+    # a law of the user's own that is not a dataclass: a copy with the attribute set
     if not hasattr(law, param) or callable(getattr(law, param)):
-        raise InputError(f"{where}: the {type(law).__name__} law of '{fe.name}' has no "
-                         f"parameter {param!r}")
-    old = getattr(law, param)
-    setattr(law, param, value)
+        raise InputError(f"{where}: {what} has no parameter {param!r}")
+    new = copy.copy(law)
     try:
-        row = law._row()
+        setattr(new, param, value)
+        row = new._row()
         if not np.all(np.isfinite(row)):
             raise ValueError("its parameters are no longer finite")
+        return _with_law(fe, new)
     except Exception as err:
-        setattr(law, param, old)
-        raise InputError(f"{where}: the {type(law).__name__} law of '{fe.name}' rejects "
-                         f"{param} = {value}: {err}") from None
+        raise InputError(f"{where}: {what} rejects {param} = {value}: {err}") from None
 
 
 # ----------------------------------------------------------------------------- commands
@@ -352,12 +368,15 @@ def _check(args):
 
 
 def _describe(fe):
+    from forces import BodySpringDamper
     label = fe.label() if callable(getattr(fe, "label", None)) else f"'{fe.name}'"
+    if isinstance(fe, BodySpringDamper):   # its parameters, not its law's
+        return f"{label}: k={fe.k!r}, b={fe.b!r}, r0={fe.r0!r}"
     law = getattr(fe, "law", None)
     if law is None:
         return label
     names = _law_parameters(law)
-    if names is None or type(law).__repr__ is not object.__repr__:
+    if names is None:
         return f"{label}: {law!r}"
     return f"{label}: {type(law).__name__}(" + ", ".join(
         f"{p}={getattr(law, p)!r}" for p in names) + ")"

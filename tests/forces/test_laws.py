@@ -12,6 +12,7 @@ and the variable spring's K_min and K(t, state) in a tiny simulation.
 Sign: every law returns the force on the follower along +x (Modelica's -f / -tau, BISTOP as
 is, the variable spring's -T).
 """
+import dataclasses
 import math
 import re
 
@@ -24,6 +25,7 @@ from forces import (Actuator, Bistop, Damper, ElastoBacklash, ElastoBacklash2, E
                     VariableTranslationalSpring)
 from joints import Revolute
 from mbd import lawkernels
+from mbd.layout import LAW_SWITCHES
 
 # ---------------------------------------------------------------------------------------------
 # Independent references: SPEC §3.2 written out piecewise, with the branch each state is in.
@@ -519,7 +521,7 @@ def _mode(law, x, v, t):
     s = law.sides(x, v, t)
     row = law._row(t)
     key = tuple(float(s[k]) if lawkernels.armed(law.code, row, s, k) else 0.0
-                for k in range(lawkernels.MAX_SWITCH))
+                for k in range(LAW_SWITCHES))
     return s, key, row
 
 
@@ -528,7 +530,7 @@ def _armed_crossing(law, s, row, pa, pb):
     opposite signs at the points pa and pb? Returns the indices that do."""
     ga = law.switching(pa[0], pa[1], pa[2], sides=s)
     gb = law.switching(pb[0], pb[1], pb[2], sides=s)
-    return [k for k in range(lawkernels.MAX_SWITCH)
+    return [k for k in range(LAW_SWITCHES)
             if lawkernels.armed(law.code, row, s, k) and (ga[k] >= 0) != (gb[k] >= 0)]
 
 
@@ -640,7 +642,7 @@ def test_smooth_laws_have_no_armed_switches():
             s = law.sides(x, v)
             row = law._row()
             assert not any(lawkernels.armed(law.code, row, s, k)
-                           for k in range(lawkernels.MAX_SWITCH))
+                           for k in range(LAW_SWITCHES))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -837,3 +839,176 @@ def test_variable_spring_k_of_state_in_a_simulation():
     np.testing.assert_allclose(energy, energy[0], rtol=1e-7)
     assert np.ptp(q) > 0.7   # it did swing through
     assert not r.events      # K never falls to K_min
+
+
+# ---------------------------------------------------------------------------------------------
+# 8. Laws are frozen values: fields are the SPEC parameters, overrides are new laws
+# ---------------------------------------------------------------------------------------------
+
+def _k_of_state(t, state):
+    return 4.0 + (0.0 if state is None else float(state.q[0]) ** 2)
+
+
+#: one of every law (the callable forms too) and its parameter fields, as SPEC names them
+EVERY_LAW = [
+    (Spring(c=7.5, x0=0.3), ("c", "x0")),
+    (Damper(d=2.5), ("d",)),
+    (SpringDamper(c=10.0, d=1.5, x0=1.0), ("c", "d", "x0")),
+    (Actuator(-4.25), ("value",)),
+    (Actuator(lambda t: 3.0 * t), ("value",)),
+    (ElastoGap(c=10.0, d=1.5, s_rel0=1.5, n=1.0), ("c", "d", "s_rel0", "n")),
+    (ElastoBacklash(**_BL), ("c", "d", "b", "phi_rel0")),
+    (ElastoBacklash2(**_BL), ("c", "d", "b", "phi_rel0")),
+    (Bistop(**SPEC_BISTOP), ("x1", "x2", "k", "e", "cmax", "d")),
+    (Impact(**_IMP), ("x1", "k", "e", "cmax", "d")),
+    (VariableRotationalSpring(K=3.0, K_min=1.0, theta_init=0.2), ("K", "K_min", "theta_init")),
+    (VariableRotationalSpring(K=_ramp_k, K_min=2.0), ("K", "K_min", "theta_init")),
+    (VariableTranslationalSpring(K=_k_of_state, K_min=1.5), ("K", "K_min", "theta_init")),
+]
+_LAW_IDS = [f"{type(law).__name__}-{i}" for i, (law, _) in enumerate(EVERY_LAW)]
+
+
+def _parameter_names(law):
+    return tuple(f.name for f in dataclasses.fields(law) if f.init)
+
+
+@pytest.mark.parametrize("law, names", EVERY_LAW, ids=_LAW_IDS)
+def test_every_law_is_a_frozen_dataclass_of_its_spec_parameters(law, names):
+    """A law is an mbd.Law and a frozen dataclass whose constructor fields are its SPEC
+    parameters; assigning to any of them (or to any other attribute) raises."""
+    assert isinstance(law, mbd.Law)
+    assert dataclasses.is_dataclass(law) and type(law).__dataclass_params__.frozen
+    assert _parameter_names(law) == names
+    for name in names + ("code", "unlisted"):
+        before = getattr(law, name, None)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(law, name, 1.0)
+        assert getattr(law, name, None) is before
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        delattr(law, names[0])
+    # its repr is the constructor call of its parameters
+    assert repr(law).startswith(f"{type(law).__name__}(") and all(
+        f"{n}=" in repr(law) for n in names)
+
+
+def test_laws_without_a_parameter_keep_the_attribute_at_zero():
+    """Spring has no d, Damper no c and x0, Impact no x2 (it is +inf): read-only attributes,
+    not parameters; the compiled row is still (c, d, x0) and the BISTOP row."""
+    assert Spring(c=2.0).d == 0.0 and Spring(c=2.0).parameters() == (2.0, 0.0, 0.0)
+    assert (Damper(d=3.0).c, Damper(d=3.0).x0) == (0.0, 0.0)
+    assert Damper(d=3.0).parameters() == (0.0, 3.0, 0.0)
+    impact = Impact(**_IMP)
+    assert impact.x2 == math.inf and impact.parameters()[1] == math.inf
+    with pytest.raises(ValueError, match="x2"):
+        dataclasses.replace(impact, x2=1.0)   # not a parameter of IMPACT
+
+
+def test_parameters_are_stored_as_floats_and_laws_are_values():
+    law = ElastoGap(c=10, d=np.float64(1.5), s_rel0=1, n=2)
+    assert all(type(getattr(law, n)) is float for n in ("c", "d", "s_rel0", "n"))
+    assert law == ElastoGap(c=10.0, d=1.5, s_rel0=1.0, n=2.0)
+    assert hash(law) == hash(ElastoGap(c=10.0, d=1.5, s_rel0=1.0, n=2.0))
+    assert law != ElastoGap(c=10.0, d=1.5, s_rel0=1.0, n=2.5)
+    assert ElastoBacklash(**_BL) != ElastoBacklash2(**_BL)
+
+
+@pytest.mark.parametrize("law, names", EVERY_LAW, ids=_LAW_IDS)
+def test_replace_makes_a_new_law_and_leaves_the_old_one(law, names):
+    """dataclasses.replace with a good value: a new law of the same class with that value and
+    the others unchanged; the original law still has its own."""
+    numeric = [n for n in names if not callable(getattr(law, n))]
+    before = {n: getattr(law, n) for n in names}
+    for name in numeric:
+        value = before[name] + 0.5 if name != "x1" else before[name] - 0.5
+        new = dataclasses.replace(law, **{name: value})
+        assert type(new) is type(law) and new is not law
+        assert getattr(new, name) == value
+        assert all(getattr(new, n) == before[n] for n in names if n != name)
+        assert new.parameters(0.0) != law.parameters(0.0)
+    assert {n: getattr(law, n) for n in names} == before
+
+
+@pytest.mark.parametrize("cls, good, name, value, rule", BAD,
+                         ids=[f"{c.__name__}-{n}={v!r}" for c, _, n, v, _ in BAD])
+def test_replace_revalidates(cls, good, name, value, rule):
+    """dataclasses.replace runs the constructor's checks: the same ValueError naming the law,
+    the parameter, the rule and the value."""
+    law = cls(**good)
+    pattern = (rf"^{cls.__name__}: {name} must be [^,]*{re.escape(rule)}.*, "
+               rf"got {re.escape(repr(value))}$")
+    with pytest.raises(ValueError, match=pattern):
+        dataclasses.replace(law, **{name: value})
+
+
+def test_bistop_replace_checks_x2_against_the_new_x1():
+    law = Bistop(**SPEC_BISTOP)
+    with pytest.raises(ValueError, match=r"^Bistop: x2 must be > x1 = 1\.5 and finite, got 1\.0$"):
+        dataclasses.replace(law, x1=1.5)
+    assert dataclasses.replace(law, x1=-0.5, x2=2.0).parameters()[:2] == (-0.5, 2.0)
+
+
+def test_a_callable_parameter_stays_the_field():
+    """Actuator's value and a variable spring's K given as functions are the fields themselves
+    (``signal`` names them too); constants give ``signal`` None."""
+    wave = Actuator(_ramp_k)
+    assert wave.value is _ramp_k and wave.signal is _ramp_k and wave.time_varying
+    assert Actuator(2.0).signal is None and not Actuator(2.0).time_varying
+    spring = VariableRotationalSpring(K=_k_of_state, K_min=1.0)
+    assert spring.K is _k_of_state and spring.signal is _k_of_state and spring.time_varying
+    constant = VariableRotationalSpring(K=3, K_min=1.0)
+    assert constant.K == 3.0 and constant.signal is None and not constant.time_varying
+
+
+def test_replace_of_a_callable_k_keeps_its_arity():
+    """K(t, state) stays a function of t and the state after replace() of another parameter;
+    replacing K by K(t) calls it with t alone, by a number makes K constant."""
+    seen = []
+
+    def k2(t, state):
+        seen.append((t, state))
+        return 6.0
+
+    state = mbd.State(1.0, np.array([0.5]), np.array([0.0]))
+    law = dataclasses.replace(VariableRotationalSpring(K=k2, K_min=1.0), theta_init=0.5)
+    assert law.K is k2 and law.stiffness(1.0, state) == 6.0 and seen == [(1.0, state)]
+    assert law.parameters(1.0, state) == (6.0, 1.0, 0.5)
+
+    def k1(*t):
+        seen.append(t)
+        return 3.0
+
+    one = dataclasses.replace(law, K=k1)
+    assert one.stiffness(2.0, state) == 3.0 and seen[-1] == (2.0,)
+    assert dataclasses.replace(one, K=k2).stiffness(2.0, state) == 6.0
+    assert seen[-1] == (2.0, state)
+    constant = dataclasses.replace(law, K=8)
+    assert constant.K == 8.0 and not constant.time_varying
+    assert constant.parameters(5.0, state) == (8.0, 1.0, 0.5)
+    with pytest.raises(ValueError, match=r"^VariableRotationalSpring: K must be a number"):
+        dataclasses.replace(law, K="stiff")
+
+
+@pytest.mark.parametrize("fn, arity", [(_ramp_k, 1), (_k_of_state, 2)])
+def test_the_arity_of_k_is_read_once(monkeypatch, fn, arity):
+    """inspect.signature of K is read once, on construction, and never while the law is
+    evaluated (100 forces, switching functions and parameter rows)."""
+    import inspect
+    calls = []
+    signature = inspect.signature
+
+    def counting(obj, *args, **kwargs):
+        if obj is fn:
+            calls.append(obj)
+        return signature(obj, *args, **kwargs)
+
+    monkeypatch.setattr(inspect, "signature", counting)
+    law = VariableTranslationalSpring(K=fn, K_min=2.0, theta_init=0.1)
+    assert len(calls) == 1
+    state = mbd.State(0.0, np.array([0.3]), np.array([0.0]))
+    for t in np.linspace(0.0, 6.0, 100):
+        law(0.2, 0.1, t)
+        law.switching(0.2, 0.1, t)
+        law.parameters(t, state)
+    assert len(calls) == 1
+    dataclasses.replace(law, K_min=1.0)   # a new law reads its K once
+    assert len(calls) == 2

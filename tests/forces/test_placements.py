@@ -26,6 +26,9 @@ are exact up to round-off (1e-11 to 1e-14 relative); integrated quantities are h
 100 times what the integration tolerances used (rtol = 1e-11 or tighter) leave; finite
 differences to a few times their measured truncation error.
 """
+import dataclasses
+import warnings
+
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
@@ -34,8 +37,15 @@ import mbd
 from forces import (Actuator, AxialForce, Bistop, BodySpringDamper, ElastoBacklash, ElastoGap,
                     JointForce, LineForce, RotationalForce, Spring, SpringDamper)
 from joints import Cylindrical, Prismatic, Revolute, Spherical, SixDof, Universal
-from mbd import dynamics
-from mbd.simulate import Integrand
+from mbd import dynamics, lawkernels, statefunction
+
+
+def derivative(system, t, y):
+    """dy/dt at (t, y) with every switching function on its + side (the run stage's state
+    function on fresh data)."""
+    dy, status = statefunction.derivative(statefunction.state_data(system), t, y)
+    assert status == 0
+    return dy
 
 ZERO_G = mbd.Environment(gravity=(0.0, 0.0, 0.0))
 G = np.array([0.0, 0.0, -9.81])
@@ -187,7 +197,7 @@ def test_body_spring_damper_loads_enter_newton_euler(seed):
     A, jA, B, jB = ends
     s = system.initial_state()
     y = np.concatenate([s.q, s.v])
-    dy = Integrand(system)(0.0, y)
+    dy = derivative(system, 0.0, y)
     dv = dy[system.nq:]
     # every load (point, force) on each body
     loads = {"A": [], "B": []}
@@ -608,7 +618,7 @@ def test_joint_force_on_a_universal_primitive_is_a_generalized_force():
     m.add(JointForce("sd", j, law, primitive=1))
     system = m.build()
     s = system.initial_state()
-    dy = Integrand(system)(0.0, np.concatenate([s.q, s.v]))
+    dy = derivative(system, 0.0, np.concatenate([s.q, s.v]))
     F = law(-0.7, -0.3)
     assert F == pytest.approx(-3.0 * (-0.9) + 0.4 * 0.3)
     for method in ("aba", "crba"):
@@ -641,7 +651,7 @@ def test_force_element_joins_two_machines_into_a_composite():
     assert all(mc.environment is EARTH for mc in system.machines)
     # initial acceleration of the slider from the hand force at the drawn state
     s = system.initial_state()
-    dy = Integrand(system)(0.0, np.concatenate([s.q, s.v]))
+    dy = derivative(system, 0.0, np.concatenate([s.q, s.v]))
     tip = Rotation.from_rotvec([0, -0.3, 0]).apply([1.0, 0, 0])
     F = bsd_force(tip, np.zeros(3), slider["hook"].position, np.array([0, 0, 0.5]), k, 0.0, r0)
     rail = system.joints["rail"].v_index[0]
@@ -756,6 +766,86 @@ def test_negative_damping_warns_and_pumps_energy():
     assert bsd.b == -0.5
     r = m.simulate(2.0, output_step=0.5, **TIGHT)
     assert np.all(np.diff(r.energy()) > 0)
+
+
+def test_negative_damping_warns_once_and_the_frozen_law_takes_b_as_given():
+    """b < 0: one warning, from BodySpringDamper; its law is the LINEAR law with d = b (made so,
+    not changed afterwards: it is frozen) and the element keeps k, b, r0. b >= 0: no warning."""
+    m, g, body, free = _error_model()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        bsd = BodySpringDamper("pump", g, body["p"], k=10.0, b=-0.5, r0=0.2)
+    assert [str(w.message) for w in caught] == [
+        "BodySpringDamper 'pump': damping b = -0.5 < 0 pumps energy into the system"]
+    law = bsd.law
+    assert isinstance(law, mbd.Law) and law.code == lawkernels.LINEAR
+    assert (law.c, law.d, law.x0) == (10.0, -0.5, 0.2) == (bsd.k, bsd.b, bsd.r0)
+    assert law.parameters() == (10.0, -0.5, 0.2)
+    assert law(0.7, 2.0) == pytest.approx(-10.0 * 0.5 + 0.5 * 2.0, rel=1e-15)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        law.d = 0.0
+    assert law.d == -0.5
+    with pytest.raises(ValueError, match="d must be finite"):
+        dataclasses.replace(law, d=np.nan)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        calm = BodySpringDamper("calm", g, body["p"], k=10.0, b=0.5, r0=0.2)
+    assert not caught and calm.law.d == 0.5
+
+
+def _placements():
+    """One element of every placement, in a model, and a law to put in its place."""
+    m = mbd.Model("placements")
+    g = m.add_ground("g", environment=ZERO_G)
+    body = m.add_body("b", mass=1.0, cg=(0, 0, 0), inertia=[0.1] * 3,
+                      cs={"p": (0.1, 0, 0), "q": (0, 0.1, 0)})
+    free = m.add(SixDof("free", g, body["cg"]))
+    return [JointForce("jf", free, Spring(c=1.0), primitive=2),
+            LineForce("lf", g, body["p"], Spring(c=2.0, x0=0.1)),
+            AxialForce("af", g, body["p"], ElastoGap(c=3.0, d=0.0), axis=(0, 1, 0)),
+            RotationalForce("rf", g, body["q"], SpringDamper(c=4.0, d=0.1), axis=(0, 0, 1))]
+
+
+@pytest.mark.parametrize("index", range(4), ids=["joint", "line", "axial", "rotational"])
+def test_with_law_is_a_new_element_in_the_same_place(index):
+    """with_law: a new element of the same class, name and placement holding the new law; the
+    old element keeps its law (a bad law is refused as the constructor refuses it)."""
+    old = _placements()[index]
+    old_law = old.law
+    law = dataclasses.replace(old_law, c=old_law.c * 10.0)
+    new = old.with_law(law)
+    assert type(new) is type(old) and new is not old and new.name == old.name
+    assert new.law is law and old.law is old_law and old.law.c == law.c / 10.0
+    for attr in ("placement", "joint", "primitive", "cs_a", "cs_b", "axis"):
+        assert getattr(new, attr) is getattr(old, attr), attr
+    with pytest.raises(mbd.ModelError, match=f"{type(old).__name__} '{old.name}': law must be"):
+        old.with_law(3.0)
+
+
+def test_body_spring_damper_with_parameters_is_a_new_element():
+    """with_parameters changes some of k, b, r0 in a new element between the same CSs (checked
+    and warned about as on construction); with_law reads k, b, r0 from a linear law."""
+    m, g, body, free = _error_model()
+    old = BodySpringDamper("strap", g, body["p"], k=10.0, b=0.5, r0=0.2)
+    old_law = old.law
+    new = old.with_parameters(k=20.0)
+    assert type(new) is BodySpringDamper and new is not old and new.name == "strap"
+    assert (new.cs_a, new.cs_b) == (old.cs_a, old.cs_b)
+    assert (new.k, new.b, new.r0) == (20.0, 0.5, 0.2) and new.law.c == 20.0
+    assert (old.k, old.b, old.r0) == (10.0, 0.5, 0.2) and old.law is old_law
+    assert old_law.c == 10.0
+    with pytest.warns(UserWarning, match="BodySpringDamper 'strap'.*pumps energy"):
+        pump = old.with_parameters(b=-1.0)
+    assert pump.b == pump.law.d == -1.0
+    with pytest.raises(mbd.ModelError, match="BodySpringDamper 'strap': r0 must be >= 0"):
+        old.with_parameters(r0=-1.0)
+    with pytest.raises(TypeError, match="no parameter 'c'"):
+        old.with_parameters(c=1.0)
+    other = old.with_law(SpringDamper(c=3.0, d=0.1, x0=0.5))
+    assert (other.k, other.b, other.r0) == (3.0, 0.1, 0.5)
+    assert old.with_law(dataclasses.replace(old.law, x0=0.4)).r0 == 0.4
+    with pytest.raises(mbd.ModelError, match="BodySpringDamper 'strap': law must be linear"):
+        old.with_law(ElastoGap(c=1.0, d=0.0))
 
 
 def test_rotational_force_at_a_half_turn_swing_stops_naming_the_element():

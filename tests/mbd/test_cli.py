@@ -263,13 +263,13 @@ def test_ctrl_c_writes_the_rows_computed(tmp_path):
 def test_interrupt_gives_simulation_error_with_partial_result(monkeypatch, compiled):
     """Ctrl-C between steps (scipy's loop) or between chunks of the compiled loop."""
     import mbd
-    from mbd import simulate, stepper
+    from mbd import integrators
     from scipy import integrate
     ns = {}
     exec(PENDULUM, ns)
     system = ns["build"]().build()
     calls = {"n": 0}
-    step, advance = integrate.DOP853.step, stepper.advance
+    step, chunk = integrate.DOP853.step, integrators.CompiledRun.chunk
 
     def interrupt_on_sixth(real):
         def wrapped(*args, **kwargs):
@@ -280,8 +280,8 @@ def test_interrupt_gives_simulation_error_with_partial_result(monkeypatch, compi
         return wrapped
 
     monkeypatch.setattr(integrate.DOP853, "step", interrupt_on_sixth(step))
-    monkeypatch.setattr(stepper, "advance", interrupt_on_sixth(advance))
-    monkeypatch.setattr(simulate._CompiledRun, "STEP_BUDGET", 1)
+    monkeypatch.setattr(integrators.CompiledRun, "chunk", interrupt_on_sixth(chunk))
+    monkeypatch.setattr(integrators.CompiledRun, "STEP_BUDGET", 1)
     with pytest.raises(mbd.SimulationError, match="interrupted at t = ") as info:
         system.simulate(2.0, output_step=0.01, compiled=compiled)
     err = info.value
@@ -308,3 +308,131 @@ def test_progress_bar_only_when_asked():
         assert bool(text) == drawn, (progress, text)
         if drawn:
             assert "100%" in text and "1/1 s" in text and text.endswith("\n")
+
+
+# ----------------------------------------------------------------------------- --set makes new laws
+import warnings
+
+from forces import BodySpringDamper, ElastoGap, JointForce
+from mbd.cli import InputError, apply_setting, main
+
+
+def _model(text):
+    ns = {}
+    exec(textwrap.dedent(text), ns)
+    return ns["build"]()
+
+
+def _only(model, name):
+    [element] = [e for e in model.elements if getattr(e, "name", None) == name]
+    return element
+
+
+def test_set_on_a_law_makes_a_new_law_in_a_new_element():
+    """--set gap.c=80: the model's element list holds a new JointForce (same name, joint and
+    primitive) with a new ElastoGap; the old element and its (frozen) law are untouched, and a
+    second --set starts from the first."""
+    model = _model(PENDULUM)
+    old = _only(model, "gap")
+    old_law = old.law
+    index = next(i for i, e in enumerate(model.elements) if e is old)
+    assert apply_setting(model, "gap.c=80") == "gap.c = 80.0"
+    new = model.elements[index]
+    assert new is not old and all(e is not old for e in model.elements)
+    assert type(new) is JointForce and new.name == "gap"
+    assert new.joint is old.joint and new.primitive == old.primitive
+    assert type(new.law) is ElastoGap and new.law is not old_law
+    assert new.law == ElastoGap(c=80.0, d=0.0, s_rel0=-0.5, n=1.0)
+    assert old.law is old_law and old_law == ElastoGap(c=20.0, d=0.0, s_rel0=-0.5, n=1.0)
+    apply_setting(model, "gap.s_rel0=-0.8")
+    newer = model.elements[index]
+    assert (newer.law.c, newer.law.s_rel0) == (80.0, -0.8) and new.law.s_rel0 == -0.5
+    system = model.build()
+    assert [fe.law for fe in system.force_elements] == [newer.law]
+
+
+def test_a_refused_set_leaves_the_model_as_it_was():
+    model = _model(PENDULUM)
+    before = list(model.elements)
+    law = _only(model, "gap").law
+    for text, words in [("gap.c=-1", ["ElastoGap: c must be >= 0"]),
+                        ("gap.n=0.5", ["ElastoGap: n must be >= 1"]),
+                        ("gap.x1=1", ["has no parameter 'x1'", "c, d, s_rel0, n"])]:
+        with pytest.raises(InputError) as info:
+            apply_setting(model, text)
+        assert all(w in str(info.value) for w in words), str(info.value)
+        assert all(a is b for a, b in zip(model.elements, before))
+        assert len(model.elements) == len(before) and _only(model, "gap").law is law
+
+
+SPRINGS = """
+import numpy as np, mbd
+from joints import Revolute
+from forces import BodySpringDamper, JointForce, VariableRotationalSpring
+def stiffness(t):
+    return 5.0 - t
+def build():
+    m = mbd.Model("springs")
+    g = m.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, 0)))
+    bob = m.add_body("bob", mass=1.0, cg=(1, 0, 0), inertia=np.eye(3) * 1e-3,
+                     cs={"pivot": (0, 0, 0), "tip": (1, 0, 0)})
+    h = m.add(Revolute("hinge", g, bob["pivot"], axis=(0, 1, 0)))
+    m.add(JointForce("coil", h, VariableRotationalSpring(K=stiffness, K_min=2.0)))
+    m.add(BodySpringDamper("strap", g, bob["tip"], k=10.0, b=0.5, r0=0.2))
+    return m
+"""
+
+
+def test_set_on_a_body_spring_damper_makes_a_new_one():
+    """strap.b=-0.25: a new BodySpringDamper (warned about once) between the same CSs; the old
+    one keeps its k, b, r0 and law."""
+    model = _model(SPRINGS)
+    old = _only(model, "strap")
+    old_law = old.law
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        apply_setting(model, "strap.b=-0.25")
+    assert [str(w.message) for w in caught] == [
+        "BodySpringDamper 'strap': damping b = -0.25 < 0 pumps energy into the system"]
+    new = _only(model, "strap")
+    assert type(new) is BodySpringDamper and new is not old
+    assert (new.cs_a, new.cs_b) == (old.cs_a, old.cs_b)
+    assert (new.k, new.b, new.r0) == (10.0, -0.25, 0.2) and new.law.d == -0.25
+    assert (old.k, old.b, old.r0) == (10.0, 0.5, 0.2) and old.law is old_law
+    assert old_law.d == 0.5
+    with pytest.raises(InputError, match="BodySpringDamper 'strap': k must be >= 0"):
+        apply_setting(model, "strap.k=-1")
+    with pytest.raises(InputError, match="has no parameter 'c'; its are: k, b, r0"):
+        apply_setting(model, "strap.c=1")
+
+
+def test_a_parameter_given_as_a_function_is_not_settable_but_others_are():
+    """coil.K: K is a Python function, which a number from the command line cannot replace:
+    said so; coil.K_min: a new law with the same function K, still called as K(t)."""
+    model = _model(SPRINGS)
+    old = _only(model, "coil")
+    with pytest.raises(InputError) as info:
+        apply_setting(model, "coil.K=3")
+    text = str(info.value)
+    assert "--set 'coil.K=3'" in text and "K given as a Python function (stiffness)" in text
+    assert "cannot be set from the command line" in text
+    assert _only(model, "coil") is old
+    apply_setting(model, "coil.K_min=1.5")
+    new = _only(model, "coil")
+    assert new is not old and new.law.K is old.law.K and new.law.K_min == 1.5
+    assert old.law.K_min == 2.0
+    assert new.law.stiffness(1.0) == 4.0 and new.law(0.5, 0.0, 4.0) == -0.75
+
+
+def test_check_with_set_describes_the_new_elements(tmp_path, capsys):
+    """mbd check (in-process) lists the elements after the --set: a law by its fields, a
+    BodySpringDamper by k, b, r0."""
+    path = script(tmp_path, SPRINGS)
+    assert main(["check", str(path), "--set", "strap.k=20", "--set", "coil.theta_init=0.1"]) == 0
+    out = capsys.readouterr().out
+    assert "settings: strap.k = 20.0, coil.theta_init = 0.1" in out
+    assert "BodySpringDamper 'strap': k=20.0, b=0.5, r0=0.2" in out
+    assert "JointForce 'coil': VariableRotationalSpring(K=<function stiffness" in out
+    assert "K_min=2.0, theta_init=0.1)" in out
+    assert main(["check", str(path), "--set", "coil.K=1"]) == 2
+    assert "a function cannot be set from the command line" in capsys.readouterr().err

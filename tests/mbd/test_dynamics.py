@@ -25,7 +25,7 @@ from scipy.spatial.transform import Rotation
 
 import mbd
 from joints import Revolute, SixDof
-from mbd import dynamics, kernels
+from mbd import dynamics, statefunction
 from tests.mbd.random_models import (quaternion_rates, quaternion_slots, random_inertia,
                                      random_state, random_tree)
 
@@ -200,27 +200,22 @@ def test_external_forces_by_virtual_power(family, n_bodies, seed):
     too, and RNEA invert ABA. Tolerances as in the tests above (sums of O(n) products)."""
     system, q, v, tau = _tree(family, n_bodies, seed)
     rng = np.random.default_rng([seed, n_bodies, 9])
-    mdl, nl, nv = system.arrays, system.n_links, system.nv
-    ws = kernels.make_workspace(nl, system.nq, nv)
+    nl, nv = system.n_links, system.nv
     fext = rng.normal(0.0, 5.0, (nl, 6))
     qdd = rng.normal(size=nv)
-    with_f, without = np.zeros(nv), np.zeros(nv)
-    kernels.rnea(q, v, qdd, fext, mdl, ws, with_f)
-    kernels.rnea(q, v, qdd, np.zeros((nl, 6)), mdl, ws, without)
+    with_f = dynamics.inverse_dynamics(system, q, v, qdd, fext)
+    without = dynamics.inverse_dynamics(system, q, v, qdd)
     J = np.array([dynamics.link_velocities(system, q, e) for e in np.eye(nv)])  # (nv, nl, 6)
     power = np.einsum("kij,ij->k", J, fext)
     scale = np.abs(np.einsum("kij,ij->kij", J, fext)).sum(axis=(1, 2)).max()
     assert np.abs((without - with_f) - power).max() <= 1e-12 * scale
 
-    a, b, back = np.zeros(nv), np.zeros(nv), np.zeros(nv)
-    kernels.aba(q, v, tau, fext, mdl, ws, a)
-    kernels.crba_accelerations(q, v, tau, fext, mdl, ws, b, np.zeros(nv))
+    a = dynamics.accelerations(system, q, v, tau, method="aba", fext=fext)
+    b = dynamics.accelerations(system, q, v, tau, method="crba", fext=fext)
     assert np.abs(a - b).max() <= 1e-10 * max(np.abs(a).max(), 1.0)
-    world = np.zeros(nv)
-    kernels.link_transforms(q, mdl, ws)
-    kernels.aba_world(v, tau, fext, mdl, ws, world)
+    world = dynamics.accelerations(system, q, v, tau, method="aba-world", fext=fext)
     assert np.abs(world - b).max() <= 1e-10 * max(np.abs(a).max(), 1.0)
-    kernels.rnea(q, v, a, fext, mdl, ws, back)
+    back = dynamics.inverse_dynamics(system, q, v, a, fext)
     H = dynamics.mass_matrix(system, q)
     rhs = np.abs(H).max() * np.abs(a).max() + np.abs(without).max() + scale
     assert np.abs(back - tau).max() <= 1e-12 * rhs
@@ -239,8 +234,9 @@ def test_state_derivative_kernel(family, n_bodies, seed):
     for slot in quaternion_slots(system):
         y[slot] *= rng.uniform(0.5, 2.0)
     dy = np.zeros_like(y)
-    ws = kernels.make_workspace(system.n_links, system.nq, system.nv)
-    kernels.state_derivative(y, tau, np.zeros((system.n_links, 6)), system.arrays, ws, dy)
+    sd = statefunction.state_data(system)
+    sd.data.tau[:] = tau        # a tree without force elements: tau is the applied force
+    assert sd.rhs(0.0, y, dy, sd.data) == 0
     qdot = quaternion_rates(system, q, v)
     # the public door normalizes y's quaternions the same way, so qdd must match to the bit
     # pattern's rounding, not to cond(H) times the few-ulp difference between y/|y| and q

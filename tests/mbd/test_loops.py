@@ -23,7 +23,7 @@ from scipy.optimize import brentq, minimize_scalar
 import mbd
 from forces import ElastoBacklash, JointForce, Spring
 from joints import Prismatic, Revolute, Spherical, Universal
-from mbd.constraints import Projector
+from mbd import assembly, statefunction
 
 G = 9.81
 
@@ -198,8 +198,8 @@ def fourbar_run():
 
 def max_residuals(system, result):
     """(max |g|, max |G v - rates|) over the output rows."""
-    P = Projector(system)
-    res = np.array([P.residuals(t, q, v) for t, q, v in zip(result.t, result.q, result.v)])
+    res = np.array([assembly.residuals(system, t, q, v)
+                    for t, q, v in zip(result.t, result.q, result.v)])
     return res.max(axis=0)
 
 
@@ -230,7 +230,8 @@ def test_fourbar_mobility_and_redundancy():
     assert s.dof == 1
     assert len(s.cut_joints) == 1 and s.nv == 4
     # the planar loop in 3-D: six closure rows, of which only three are independent
-    G_rows = Projector(s).c.evaluate(0.0, np.zeros(s.nq), np.zeros(s.nv))[0]
+    G_rows = assembly.Rows(s, statefunction.state_data(s).data)(0.0, np.zeros(s.nq),
+                                                                np.zeros(s.nv))[0]
     assert G_rows.shape == (6, 4)
     assert np.linalg.matrix_rank(G_rows, tol=1e-9) == 3
     # motion in the xz-plane about y axes: the out-of-plane equations are the redundant ones
@@ -426,7 +427,7 @@ def test_spatial_fourbar_assembles_far_from_the_drawing(exact):
     assert abs(r.joint("crank_pin").q[0] - 2.0) < 1e-12
     assert abs(r.joint("crank_pin").v[0] - 1.0) < 1e-12
     assert abs(r.joint("rocker_pin").q[0] - rsur_rocker_angle(2.0)) < 1e-9
-    pos, vel = Projector(s).residuals(0.0, r.q[0], r.v[0])
+    pos, vel = assembly.residuals(s, 0.0, r.q[0], r.v[0])
     assert pos < 1e-10 and vel < 1e-12, (pos, vel)
 
 
@@ -471,7 +472,7 @@ def test_targets_beyond_reach_end_at_the_limit_positions():
         s = fourbar(others={"j4": dict(q0=target)})
         r = s.simulate(0.01, output_step=0.01)
         assert abs(r.joint("j4").q[0] - limit) < 1e-7, target
-        assert Projector(s).residuals(0.0, r.q[0], r.v[0])[0] < 1e-10
+        assert assembly.residuals(s, 0.0, r.q[0], r.v[0])[0] < 1e-10
     s = fourbar(others={"j4": dict(q0=0.3, exact=True)})
     r = s.simulate(0.01, output_step=0.01)
     assert abs(r.joint("j4").q[0] - 0.3) < 1e-9
@@ -539,14 +540,16 @@ def test_a_change_point_is_reported_not_crossed_silently():
 @pytest.mark.parametrize("shape, rank", [((6, 4), 4), ((6, 4), 3), ((6, 7), 6), ((12, 7), 5),
                                          ((6, 1), 1), ((3, 3), 0)])
 def test_jacobi_svd_and_least_norm_step_match_lapack(shape, rank):
-    """mbd.constraints' one-sided Jacobi SVD against LAPACK's (numpy): the same singular
+    """mbd.loopkernels' one-sided Jacobi SVD against LAPACK's (numpy): the same singular
     values to 1e-14 of the largest (those past min(m, n) zero to that), G = U diag(s) Vt to round-off, Vt orthogonal (its rows
     past the rank span the null space), and the least-norm step G^+ r equal to lstsq's."""
-    from mbd.constraints import min_norm_step, singular_value_decomposition
+    from mbd.loopkernels import least_norm_step, numerical_rank, svd
     rng = np.random.default_rng([shape[0], shape[1], rank])
     m, n = shape
     G = rng.normal(size=(m, rank)) @ rng.normal(size=(rank, n))
-    U, s, Vt = singular_value_decomposition(G)
+    W, U, V, s = np.zeros((m, n)), np.zeros((m, n)), np.zeros((n, n)), np.zeros(n)
+    svd(G, W, U, V, s)
+    Vt = V.T
     scale = max(np.linalg.norm(G, 2), 1.0)
     ref = np.linalg.svd(G, compute_uv=False)
     k = min(m, n)
@@ -554,6 +557,9 @@ def test_jacobi_svd_and_least_norm_step_match_lapack(shape, rank):
     assert np.abs((U * s) @ Vt - G).max() <= 1e-14 * scale
     assert np.abs(Vt @ Vt.T - np.eye(n)).max() <= 1e-14
     assert rank == n or np.abs(G @ Vt[rank:].T).max() <= 1e-14 * scale
+    assert numerical_rank(s, m) == rank
     r = rng.normal(size=m)
     expected = np.linalg.lstsq(G, r, rcond=None)[0] if rank else np.zeros(n)
-    np.testing.assert_allclose(min_norm_step(G, r, 1e-18), expected, rtol=0, atol=1e-12)
+    d = np.zeros(n)
+    least_norm_step(U, V, s, rank, r, d)
+    np.testing.assert_allclose(d, expected, rtol=0, atol=1e-12)

@@ -3,7 +3,7 @@ joints' free directions, and a power balance.
 
 The reference is assembled here from other parts of the library and plain mechanics: each
 body's momentum rates come from its velocity and angular velocity (``result.body``) differenced
-along the state derivative that ``Integrand`` returns at the row (a 4th-order central
+along the state derivative of :mod:`mbd.statefunction` at the row (a 4th-order central
 difference in the state space, so the rate is the exact one of the equations of motion, to
 ~1e-12); its weight from the environment; the loads of the force elements from
 ``result.force``. A joint acts on its follower with its reaction wrench (force, and moment
@@ -18,7 +18,7 @@ import mbd
 from forces import AxialForce, JointForce, LineForce, Spring, SpringDamper
 from joints import Cylindrical, Prismatic, Revolute, SixDof, Spherical, Universal, Weld
 from mbd.result import Result
-from mbd.simulate import Integrand
+from mbd import statefunction
 
 G = 9.81
 EARTH = mbd.Environment(gravity=(0.0, 0.0, -G))
@@ -43,10 +43,11 @@ def _momentum_rates(result, i, h=1e-4):
     state derivative f(t, y) at the row: a 4th-order central difference over y + k h f.
     """
     s = result.system
-    f = Integrand(s)
-    f.sides[:] = result.sides[i]
+    sd = statefunction.state_data(s)
+    sd.data.mode["sides"] = result.sides[i]
     y = np.concatenate([result.q[i], result.v[i]])
-    dy = f(result.t[i], y)
+    dy, status = statefunction.derivative(sd, result.t[i], y)
+    assert status == 0
     ks = np.array([-2.0, -1.0, 1.0, 2.0])
     ys = y + h * ks[:, None] * dy
     probe = Result(s, np.full(4, result.t[i]), ys)

@@ -1,0 +1,471 @@
+"""The integration drivers: a run integrated piece by piece, stopping exactly where a law
+switches, in one of two loops.
+
+- :class:`ScipyRun` steps any scipy ``OdeSolver`` (the classes behind ``solve_ivp``) from
+  Python; it serves every method, laws whose parameters are Python functions of time and
+  motion drivers.
+- :class:`CompiledRun` runs DOP853's whole step loop compiled (:mod:`mbd.stepper`): the same
+  method and step control, several times faster.
+
+Both share :class:`Run`: the output rows (at exact multiples of ``output_step`` from dense
+output, plus every event time), the end of a piece at a located crossing, the event log,
+chattering, projection onto the constraints and the failures, which keep everything computed
+in ``SimulationError.result``. The dynamics are those of :mod:`mbd.statefunction`, the events
+those of :mod:`mbd.events`.
+"""
+import time
+
+import numpy as np
+from scipy import integrate
+
+from . import events, layout, loopkernels, statefunction as sf, stepper
+from .errors import SimulationError
+from .progress import ProgressBar
+from .result import Result
+
+#: solvers that restart each step from (t, y, f) alone, so a projected y can be handed back
+ONE_STEP = (integrate.RK23, integrate.RK45, integrate.DOP853)
+
+
+class Undefined(Exception):
+    """An element's load direction is undefined at (t, y)."""
+
+    def __init__(self, element, t, y):
+        super().__init__(element)
+        self.element, self.t, self.y = element, t, y
+
+
+class Singular(Exception):
+    """The rank rule's verdict (a code of :mod:`mbd.loopkernels`) at time t."""
+
+    def __init__(self, code, t):
+        super().__init__(code)
+        self.code, self.t = code, t
+
+
+def raise_status(status, t, y):
+    """Raise what a compiled function's nonzero return says (:mod:`mbd.statefunction`)."""
+    if status > 0:
+        raise Undefined(status - 1, t, np.array(y, dtype=float))
+    if status < 0:
+        raise Singular(status, t)
+
+
+class Run:
+    """One simulation: the piece loop's bookkeeping, the output rows, the event log."""
+
+    stepper = None
+
+    def __init__(self, system, method, rtol, atol, max_step, exact, t0, t_end, times,
+                 bar=None):
+        self.system = system
+        self.bar = ProgressBar(t0, t_end, False) if bar is None else bar
+        self.t_now = t0   # the time the integration has reached, for the progress and Ctrl-C
+        self.method = method
+        self.rtol, self.atol, self.max_step = rtol, atol, max_step
+        self.exact = exact
+        self.t0, self.t_end, self.times = t0, t_end, times
+        self.sd = sf.state_data(system)
+        self.nf = len(system.force_elements)
+        self.rows_t, self.rows_y, self.rows_s = [], [], []
+        self.events = []
+        self.watch = events.ChatterWatch(rtol, atol)
+        self.next_row = 0
+        self.nsteps = 0
+        self.nfev = 0
+        self.pieces = 0
+        self.started = time.perf_counter()
+
+    # ------------------------------------------------------------------ state and rows
+
+    @property
+    def sides(self):
+        """The current mode's sides (nf, SWITCHES), the data's own array."""
+        return self.sd.data.mode["sides"]
+
+    def project(self, t, y):
+        """y moved onto the constraints (a copy), with the rank rule's verdict raised."""
+        y = np.array(y, dtype=float)
+        if self.sd.constrained:
+            sf.refresh(self.sd, t, y)
+            status = sf.projection(y, self.sd.data)
+            if status != 0:
+                raise Singular(status, t)
+        return y
+
+    def row(self, t, y):
+        y = self.project(t, y)
+        self.rows_t.append(t)
+        self.rows_y.append(y)
+        self.rows_s.append(self.sides.copy())
+
+    def rows_until(self, t, dense, inclusive=True):
+        """Add the output rows at or before t (before, when not inclusive) from dense output."""
+        times = self.times
+        while self.next_row < len(times) and (times[self.next_row] < t or
+                                              (inclusive and times[self.next_row] <= t)):
+            tk = times[self.next_row]
+            y = dense(tk)
+            if not self.exact:   # the branch at that row, as the state selects it
+                sf.natural_mode(self.sd, tk, y)
+            self.row(tk, y)
+            self.next_row += 1
+
+    def event_row(self, t, y, dense):
+        """The row at an event time t, after the output rows before it; it stands for an
+        output time it hits exactly."""
+        self.rows_until(t, dense, inclusive=False)
+        if not self.exact:      # the rows before reset the branches to their own
+            sf.natural_mode(self.sd, t, y)
+        self.row(t, y)
+        if self.next_row < len(self.times) and self.times[self.next_row] <= t:
+            self.next_row += 1
+
+    def result(self):
+        stats = {"nfev": self.nfev, "nsteps": self.nsteps, "pieces": self.pieces,
+                 "events": len(self.events), "method": self.method.__name__,
+                 "rtol": self.rtol, "atol": self.atol, "exact_switching": self.exact,
+                 "wall_time": time.perf_counter() - self.started, "stepper": self.stepper}
+        n = len(self.rows_t)
+        sides = np.array(self.rows_s).reshape(n, self.nf, layout.SWITCHES)
+        return Result(self.system, np.array(self.rows_t),
+                      np.array(self.rows_y).reshape(n, self.system.nq + self.system.nv),
+                      events=self.events, stats=stats, sides=sides)
+
+    # ------------------------------------------------------------------ failures
+
+    def fail(self, message, t):
+        raise SimulationError(message, result=self.result(), t=t)
+
+    def fail_nonfinite(self, t, y):
+        bad = np.flatnonzero(~np.isfinite(y))
+        self.fail(f"the state became non-finite at t = {t:.9g} s (state entries "
+                  f"{bad[:6].tolist()}); the mass matrix may be singular", t)
+
+    def go(self, y):
+        try:
+            return self._go(self.t0, y)
+        except KeyboardInterrupt as err:
+            # Ctrl-C: keep what was computed; a row may be half-appended, so trim to whole rows
+            n = min(len(self.rows_t), len(self.rows_y), len(self.rows_s))
+            del self.rows_t[n:], self.rows_y[n:], self.rows_s[n:]
+            reached = self.rows_t[-1] if n else self.t0
+            raise SimulationError(f"interrupted at t = {self.t_now:.9g} s (of {self.t_end:g} s); "
+                                  f"the result holds the {n} rows up to t = {reached:.9g} s",
+                                  result=self.result(), t=self.t_now) from err
+        finally:
+            self.bar.update(self.t_now, len(self.events), force=True)
+            self.bar.close()
+
+    def _go(self, t, y):
+        s = self.system
+        try:
+            sf.natural_mode(self.sd, t, y)
+            if self.sd.constrained:     # the rank rule's rank, at the assembled state
+                raise_status(sf.derivative(self.sd, t, y)[1], t, y)
+            self.logged = self.sides.copy()
+            self.row(t, y)
+            self.next_row = 1
+            while t < self.t_end:
+                t, y = self.piece(t, y)
+        except Singular as err:
+            loop = self.sd.data.loop[0]
+            loops = "; ".join(f"loop {s.loop_joints(c)}" for c in s.cut_joints)
+            drivers = f"; drivers {[d.name for d in s.drivers]}" if s.drivers else ""
+            if err.code == loopkernels.NOT_CLOSED:
+                what = ("the projection onto the constraint equations did not converge: the "
+                        "mechanism cannot stay closed here")
+            elif err.code == loopkernels.RANK_GREW:
+                what = (f"the constraint equations (rank {loop['rank']}) gained rank (largest "
+                        f"dropped singular value {loop['dropped']:.2g} of the largest)")
+            else:
+                what = (f"the constraint equations (rank {loop['rank']}) became dependent (rank "
+                        f"{loop['found']}, smallest singular value {loop['smallest']:.2g} of the "
+                        "largest)")
+            self.fail(f"singular configuration at t = {err.t:.9g} s: {what} ({loops}{drivers})"
+                      "; the mechanism passes a change point or locks up, where its motion is "
+                      "not determined", err.t)
+        except Undefined as err:
+            fe = s.force_elements[err.element]
+            why = ("its CSs coincide (|r| = 0) at zero relative velocity while the law's force "
+                   "there is not zero" if fe.placement == "line" else
+                   "B is turned half a turn relative to A about an axis perpendicular to the "
+                   "element's axis, where the twist angle is undefined")
+            self.fail(f"{fe.label()}: the direction of its load is undefined at t = "
+                      f"{err.t:.9g} s: {why} (q = {np.round(err.y[:s.nq], 9).tolist()}, "
+                      f"v = {np.round(err.y[s.nq:], 9).tolist()})", err.t)
+        return self.result()
+
+    # ------------------------------------------------------------------ events
+
+    def end_at_crossing(self, ta, tb, dense, mask):
+        """Locate the earliest crossing among ``mask`` in (ta, tb] on the step's dense output,
+        end the piece there, update the mode and log the switches; returns (t, y) there."""
+        tol = events.time_tolerance(ta, tb)
+        sd, sides = self.sd, self.sides
+        first_t, first = np.inf, None
+        for i, k in zip(*np.nonzero(mask)):
+            def g_ik(t, i=i, k=k):
+                return sf.switching(sd, t, dense(t))[i, k]
+
+            t_hit = events.locate(g_ik, ta, tb, sides[i, k], tol)
+            if t_hit < first_t:
+                first_t, first = t_hit, (i, k)
+        t, y = first_t, dense(first_t)
+        self.rows_until(t, dense, inclusive=False)     # in the old branches
+        i, k = first
+        before = sides.copy()
+        armed = sf.armed(sd, before)
+        passage = k == layout.PLACEMENT_SWITCH and self._at_anchor(t, y, i)
+        # the branches from just past the crossing: a switch armed by it may be exactly zero
+        # there (BISTOP's force at the first touch) and only its sign a moment later tells
+        h = 256.0 * tol
+        sf.natural_mode(sd, t + h, dense(t + h))
+        if k != layout.PLACEMENT_SWITCH:   # a line's new reference starts on its + side
+            sides[i, k] = -before[i, k]    # across, whatever round-off says at the crossing
+        # log every law switch that acted before and flipped here: other elements may switch
+        # at the same instant (two identical gaps)
+        flipped = armed & (before != sides)
+        flipped[:, layout.PLACEMENT_SWITCH] = False
+        logged = False
+        for i2, k2 in zip(*np.nonzero(flipped)):
+            fe = self.system.force_elements[i2]
+            self.log(t, fe.name, fe.law.describe(k2, sides[i2, k2], sides[i2]), y)
+            logged = True
+        if passage:
+            self.log(t, self.system.force_elements[i].name,
+                     "passes through its anchor: the force direction reverses", y)
+            logged = True
+        if logged:
+            self.event_row(t, y, dense)
+            self.check_chatter()
+        return t, y
+
+    def _at_anchor(self, t, y, i):
+        """Whether line element i's CS B is at its CS A (|r| at round-off of the drawing's
+        size): a passage through the anchor, not a turn of the line past its reference."""
+        sf.switching(self.sd, t, y)
+        X = self.sd.data.estate[i]
+        return np.linalg.norm(X["point_b"] - X["point_a"]) <= 1e-8 * self.system.length_scale
+
+    def log(self, t, element, what, y):
+        self.events.append(events.Event(float(t), element, what))
+        self.watch.switched(float(t), element, y)
+
+    def check_chatter(self):
+        """Fail when the switches chatter (checked after the event row is written, so the
+        failed run's rows include every logged event)."""
+        found = self.watch.chattering()
+        if found:
+            element, count, t_first, t_last = found
+            last = self.events[-1]
+            self.fail(f"chattering: force element '{element}' switched {count} times between "
+                      f"t = {t_first:.12g} s and {t_last:.12g} s (last: {last.what}) while the "
+                      "state did not change to the integration tolerance; the law keeps "
+                      "crossing a branch boundary without the motion progressing", last.t)
+
+    def log_natural_switches(self, t, y):
+        """Exact switching off: log the branches that changed since the last logged ones
+        (a switch that can act both before and after, as exact switching logs it); returns
+        whether any did."""
+        before = self.logged
+        sf.natural_mode(self.sd, t, y)
+        after = self.sides.copy()
+        changed = sf.armed(self.sd, before) & sf.armed(self.sd, after) & (before != after)
+        changed[:, layout.PLACEMENT_SWITCH] = False
+        for i, k in zip(*np.nonzero(changed)):
+            fe = self.system.force_elements[i]
+            self.log(t, fe.name, fe.law.describe(k, after[i, k], after[i]), y)
+        self.logged = after
+        return bool(changed.any())
+
+
+class Integrand:
+    """f(t, y) for scipy's solvers: the compiled right-hand side of :mod:`mbd.statefunction`,
+    raising what a nonzero status says; with ``natural=True`` every call selects the mode
+    from the state (exact switching off)."""
+
+    def __init__(self, sd, natural=False):
+        self.sd, self.natural = sd, natural
+        self.nfev = 0
+
+    def __call__(self, t, y):
+        self.nfev += 1
+        if self.natural:
+            sf.natural_mode(self.sd, t, y)
+        # scipy keeps references to returned arrays: a fresh one each call
+        dy, status = sf.derivative(self.sd, t, y)
+        raise_status(status, t, y)
+        return dy
+
+
+class ScipyRun(Run):
+    """A run stepped by a scipy ``OdeSolver`` from Python."""
+
+    stepper = "scipy"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.f = Integrand(self.sd, natural=not self.exact)
+        # a multistep method restarts once the projection moves the state further than its
+        # own error tolerance would (restarting at every round-off drift keeps it at order 1)
+        self.drift_limit = 10.0 * self.atol * self.system.length_scale
+
+    def result(self):
+        self.nfev = self.f.nfev
+        return super().result()
+
+    def piece(self, t, y):
+        """Integrate one smooth piece from (t, y); return where the next one starts."""
+        self.pieces += 1
+        solver = self.method(self.f, t, y, self.t_end, rtol=self.rtol, atol=self.atol,
+                             max_step=self.max_step)
+        armed = sf.armed(self.sd) if self.exact else None
+        mask = np.zeros_like(armed) if self.exact else None
+        while solver.status == "running":
+            t_old = solver.t
+            message = solver.step()
+            self.nsteps += 1
+            self.t_now = solver.t
+            self.bar.update(solver.t, len(self.events))
+            if solver.status == "failed":
+                self.fail(f"the integrator {self.method.__name__} failed at t = "
+                          f"{solver.t:.9g} s: {message}", solver.t)
+            if not np.all(np.isfinite(solver.y)):
+                self.fail_nonfinite(solver.t, solver.y)
+            dense = None
+            if self.exact and armed.any():
+                g = sf.switching(self.sd, solver.t, solver.y)
+                if events.crossed_mask(armed, g, self.sd.data.mode, mask):
+                    return self.end_at_crossing(t_old, solver.t, solver.dense_output(), mask)
+            elif not self.exact and self.log_natural_switches(solver.t, solver.y):
+                # the switches are logged at the step's end: a row there, after the rows before
+                self.event_row(solver.t, solver.y, solver.dense_output())
+                self.check_chatter()
+                continue
+            if self.next_row < len(self.times) and self.times[self.next_row] <= solver.t:
+                self.rows_until(solver.t, dense or solver.dense_output())
+            if self.sd.constrained and solver.status == "running":
+                y_on = self.project(solver.t, solver.y)
+                if isinstance(solver, ONE_STEP):
+                    # a one-step method restarts from y and its derivative: hand it both
+                    solver.y = y_on
+                    solver.f = self.f(solver.t, y_on)
+                elif np.abs(y_on - solver.y).max() > self.drift_limit:
+                    return solver.t, y_on      # a multistep method: start a new piece
+        return solver.t, solver.y
+
+
+class Interpolant:
+    """The dense output of one compiled DOP853 step, callable at a time t (s)."""
+
+    def __init__(self, t_old, h, y_old, F):
+        self.t_old, self.h, self.y_old, self.F = t_old, h, y_old, F
+
+    def __call__(self, t):
+        out = np.empty_like(self.y_old)
+        stepper.dense_value(t, self.t_old, self.h, self.y_old, self.F, out)
+        return out
+
+
+class CompiledRun(Run):
+    """A run whose pieces step in :func:`mbd.stepper.advance` (one compiled call per piece, or
+    per STEP_BUDGET steps, so the progress bar and Ctrl-C still answer)."""
+
+    STEP_BUDGET = 2000
+    stepper = "compiled"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        n = self.system.nq + self.system.nv
+        self.K = np.zeros((stepper.N_STAGES_EXTENDED, n))
+        self.F = np.zeros((stepper.INTERPOLATOR_POWER, n))
+        self.y_old = np.zeros(n)
+        self.tmp = np.zeros((4, n))
+        self.st = layout.records(layout.STEPPER, 1)
+        self.out = np.zeros((len(self.times), n))
+        self.g = np.zeros((self.nf, layout.SWITCHES))
+        data = self.sd.data
+        sig = sf.signatures(data)
+        self._start = stepper.compiled(stepper.start, (self.sd.rhs, self.y_old, self.y_old,
+                                                       self.st, 0.0, 0.0, 0.0, 0.0, self.tmp,
+                                                       data), {0: sig.rhs})
+        self._advance = stepper.compiled(
+            stepper.advance, (self.sd.rhs, sf.switching_at, sf.projection, True, self.y_old,
+                              self.st, 0.0, 0.0, 0.0, 0.0, 1, self.times, self.out,
+                              np.zeros((self.nf, layout.SWITCHES), dtype=np.bool_), self.g,
+                              self.K, self.y_old, self.F, self.tmp, data),
+            {0: sig.rhs, 1: sig.switching, 2: sig.projection})
+
+    def result(self):
+        self.nfev = int(self.st[0]["nfev"])
+        return super().result()
+
+    def piece(self, t, y):
+        self.pieces += 1
+        sd, st = self.sd, self.st
+        S = st[0]
+        y = np.array(y, dtype=float)         # advanced in place
+        S["t"] = t
+        self.check(self._start(sd.rhs, y, self.K[0], st, self.t_end, self.rtol, self.atol,
+                               self.max_step, self.tmp, sd.data))
+        armed = sf.armed(sd)
+        while True:
+            S["next_row"] = first = self.next_row
+            steps = int(S["nsteps"])
+            status = self.chunk(y, armed)
+            self.nsteps += int(S["nsteps"]) - steps
+            self.next_row = last = int(S["next_row"])
+            if last > first:
+                self.rows_t.extend(self.times[first:last])
+                self.rows_y.extend(self.out[first:last])
+                self.rows_s.extend([self.sides.copy()] * (last - first))
+            if status == stepper.PAUSED and not S["t"] > t:   # NaN time, or stuck
+                self.fail(f"the compiled integrator stopped advancing at t = {t:.9g} s "
+                          f"(step size {S['h_abs']:.3g} s)", t)
+            t = self.t_now = float(S["t"])
+            self.bar.update(t, len(self.events))
+            if status == stepper.DONE:
+                return t, y
+            if status == stepper.CROSSED:
+                dense = Interpolant(float(S["t_old"]), float(S["h_prev"]), self.y_old.copy(),
+                                    self.F.copy())
+                mask = np.zeros_like(armed)
+                events.crossed_mask(armed, sf.switching(sd, t, y), sd.data.mode, mask)
+                return self.end_at_crossing(float(S["t_old"]), t, dense, mask)
+            if status == stepper.TOO_SMALL:
+                self.fail(f"the integrator DOP853 failed at t = {t:.9g} s: the step size fell "
+                          "below 10 units of round-off in t", t)
+            if status == stepper.NONFINITE:
+                self.fail_nonfinite(t, y)
+            if status == stepper.FAILED:
+                self.check(int(S["bad"]))
+
+    def chunk(self, y, armed):
+        """Up to STEP_BUDGET steps of the compiled loop from the stepper state (see
+        :func:`mbd.stepper.advance`); returns how it stopped."""
+        sd = self.sd
+        return self._advance(sd.rhs, sd.switching_function, sd.projection_function,
+                             sd.constrained, y, self.st, self.t_end, self.rtol, self.atol,
+                             self.max_step, self.STEP_BUDGET, self.times, self.out, armed,
+                             self.g, self.K, self.y_old, self.F, self.tmp, sd.data)
+
+    def check(self, bad):
+        """Raise what a compiled function's nonzero return says."""
+        raise_status(bad, float(self.st[0]["t_bad"]), self.tmp[3])
+
+
+def blocker(system, method, exact_switching):
+    """Why the compiled loop cannot run this simulation, or "" when it can."""
+    if method is not integrate.DOP853:
+        return f"it implements DOP853 only, not {method.__name__}"
+    if system.drivers:
+        return (f"the system has motion drivers {[d.name for d in system.drivers]}, whose "
+                "motions are Python functions of time")
+    if not exact_switching:
+        return "exact_switching=False"
+    varying = [fe.name for fe in system.force_elements if fe.law.time_varying]
+    if varying:
+        return f"the laws of {varying} have parameters given as Python functions of time"
+    return ""
+

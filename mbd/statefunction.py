@@ -1,0 +1,471 @@
+"""The dynamics at a state: one function f(t, y) for every mechanism, compiled once.
+
+A System's run-stage data is a :class:`mbd.layout.Data` (its arrays plus scratch), made by
+:func:`state_data`. Everything the run stage and the analyses ask of a state is a free
+function of that data:
+
+- :func:`derivative`: dy/dt for y = [q, v] (the force laws in the frozen mode, loops closed);
+- :func:`switching`, :func:`natural_mode`, :func:`armed`: the force laws' branches;
+- :func:`records`: what every force element reads and applies;
+- :func:`reactions`: what every joint transmits and every driver applies;
+- :func:`energy`: kinetic and potential energy.
+
+The compiled right-hand side comes in six variants with one signature — tree or constrained
+(loops, motion drivers), with or without force elements, and for trees the world-frame or the
+link-frame articulated-body algorithm — so a mechanism compiles only the code it uses, and the
+integrator (:mod:`mbd.stepper`) calls whichever it is given through a function pointer,
+compiled once for all of them.
+
+Return codes of the compiled functions: 0; the index + 1 of a force element whose load
+direction is undefined; or a negative code of :mod:`mbd.loopkernels` (the rank rule's
+verdict). Parameters given as Python functions (a stiffness K(t)) and motion drivers' motions
+are written into the data by :func:`refresh` before each evaluation, from Python.
+"""
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+from numba import typeof, types
+
+from . import forcekernels, kernels, layout, loopkernels
+from .jitcache import njit
+from .state import State
+
+# ----------------------------------------------------------------------------- compiled
+
+
+@njit(inline="always")
+def _start(y, dy, data):
+    """Normalized q into data.q and its rates into dy[:nq]; returns (q, v)."""
+    q = data.q
+    nq = q.shape[0]
+    v = y[nq:]
+    kernels.normalize_quaternions(y[:nq], data.tree, q)
+    kernels.quaternion_rates(q, v, data.tree, dy[:nq])
+    return q, v
+
+
+@njit()
+def tree_free_world(t, y, dy, data):
+    """dy/dt of a tree without force elements or prismatic primitives (world-frame ABA)."""
+    q, v = _start(y, dy, data)
+    kernels.link_transforms(q, data.tree, data.links, data.scratch)
+    kernels.aba_world(v, data.tau, data.tree, data.links, data.scratch, dy[q.shape[0]:])
+    return 0
+
+
+@njit()
+def tree_free_link(t, y, dy, data):
+    """dy/dt of a tree without force elements (link-frame ABA: links may slide away)."""
+    q, v = _start(y, dy, data)
+    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
+    kernels.aba(v, data.tau, data.tree, data.links, data.scratch, dy[q.shape[0]:])
+    return 0
+
+
+@njit(inline="always")
+def _loads(q, v, data, physical):
+    """The force elements' loads into the links' fext and data.tau; returns their status."""
+    kernels.clear_loads(data.links, data.tau)
+    return forcekernels.element_loads(q, v, data.elements, data.estate, data.mode, data.links,
+                                      data.scratch, data.tau, physical)
+
+
+@njit()
+def tree_forced_world(t, y, dy, data):
+    """dy/dt of a tree with force elements and no prismatic primitives."""
+    q, v = _start(y, dy, data)
+    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
+    bad = _loads(q, v, data, False)
+    kernels.aba_world(v, data.tau, data.tree, data.links, data.scratch, dy[q.shape[0]:])
+    return bad
+
+
+@njit()
+def tree_forced_link(t, y, dy, data):
+    """dy/dt of a tree with force elements (link-frame ABA)."""
+    q, v = _start(y, dy, data)
+    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
+    bad = _loads(q, v, data, False)
+    kernels.aba(v, data.tau, data.tree, data.links, data.scratch, dy[q.shape[0]:])
+    return bad
+
+
+@njit(inline="always")
+def _constrained(q, v, dy, data, bad):
+    """The constrained accelerations into dy[nq:] (the kinematics and loads done): RNEA bias,
+    CRBA mass matrix, the constraint rows and the null-space solve (:mod:`mbd.loopkernels`).
+    A non-finite mass matrix, load or row (a trial state too far out) gives NaN accelerations,
+    for the integrator's error control to reject."""
+    nv = v.shape[0]
+    m = 6 * data.closures.shape[0] + data.drivers.shape[0]
+    V_ = loopkernels.views(data.loopbuf, nv, m)
+    z = V_.z
+    for k in range(nv):
+        z[k] = 0.0
+    kernels.rnea(z, data.tree, data.links, data.scratch, V_.f)     # C
+    for k in range(nv):
+        V_.f[k] = data.tau[k] - V_.f[k]                            # f = tau - C
+    kernels.crba(data.tree, data.links, data.scratch, V_.H)
+    loopkernels.constraint_rows(q, v, data.tree, data.links, data.scratch, data.closures,
+                                data.drivers, V_.G, V_.b, V_.g)
+    acc = dy[q.shape[0]:]
+    if not (loopkernels.finite(V_.H) and loopkernels.finite(V_.f) and loopkernels.finite(V_.G)
+            and loopkernels.finite(V_.b)):
+        for k in range(nv):
+            acc[k] = np.nan
+        return bad
+    status = loopkernels.constrained_solve(V_, data.loop)
+    for k in range(nv):
+        acc[k] = V_.xp[k]
+    return bad if bad != 0 else status
+
+
+@njit()
+def constrained_free(t, y, dy, data):
+    """dy/dt of a mechanism with loops or motion drivers and no force elements."""
+    q, v = _start(y, dy, data)
+    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
+    return _constrained(q, v, dy, data, 0)
+
+
+@njit()
+def constrained_forced(t, y, dy, data):
+    """dy/dt of a mechanism with loops or motion drivers and force elements."""
+    q, v = _start(y, dy, data)
+    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
+    bad = _loads(q, v, data, False)
+    return _constrained(q, v, dy, data, bad)
+
+
+@njit()
+def no_switching(y, g, data):
+    """The switching functions of a mechanism without force elements: none."""
+    return 0
+
+
+@njit()
+def switching_at(y, g, data):
+    """g (nf, SWITCHES): every element's switching functions at y in the current mode."""
+    q = data.q
+    nq = q.shape[0]
+    kernels.normalize_quaternions(y[:nq], data.tree, q)
+    kernels.link_velocities(q, y[nq:], data.tree, data.links, data.scratch)
+    forcekernels.switching_values(q, y[nq:], data.elements, data.estate, data.mode,
+                                  data.links, data.scratch, g)
+    return 0
+
+
+@njit()
+def natural_mode_at(y, g, data):
+    """data.mode = the branches the state y itself selects (g: scratch)."""
+    q = data.q
+    nq = q.shape[0]
+    kernels.normalize_quaternions(y[:nq], data.tree, q)
+    kernels.link_velocities(q, y[nq:], data.tree, data.links, data.scratch)
+    forcekernels.natural_mode(q, y[nq:], data.elements, data.estate, data.mode, data.links,
+                              data.scratch, g)
+    return 0
+
+
+@njit()
+def no_projection(y, data):
+    """A tree has no constraints to project onto."""
+    return 0
+
+
+@njit()
+def projection(y, data):
+    """y moved onto the constraints in place (:func:`mbd.loopkernels.project`)."""
+    return loopkernels.project(y, data.q.shape[0], data.tree, data.links, data.scratch,
+                               data.closures, data.drivers, data.loopbuf, data.loop)
+
+
+@njit()
+def records_at(y, data):
+    """Every element's record (estate) at y in the current mode, evaluated physically (a
+    line's direction is r/|r| as it is); returns the elements' status as element_loads."""
+    q = data.q
+    nq = q.shape[0]
+    kernels.normalize_quaternions(y[:nq], data.tree, q)
+    kernels.link_velocities(q, y[nq:], data.tree, data.links, data.scratch)
+    return _loads(q, y[nq:], data, True)
+
+
+@njit(inline="always")
+def _add_closure_force(links, link, sign, lam, c, p):
+    """links[link].fext += sign * closure c's force lam (world [moment about p; force])."""
+    if link < 0:
+        return
+    S = links[link]
+    d0, d1, d2 = p[0] - S.p0[0], p[1] - S.p0[1], p[2] - S.p0[2]
+    f0, f1, f2 = lam[6 * c + 3], lam[6 * c + 4], lam[6 * c + 5]
+    m0 = lam[6 * c] + d1 * f2 - d2 * f1          # the moment about the link origin
+    m1 = lam[6 * c + 1] + d2 * f0 - d0 * f2
+    m2 = lam[6 * c + 2] + d0 * f1 - d1 * f0
+    for a in range(3):
+        S.fext[a] += sign * (S.E0[a, 0] * m0 + S.E0[a, 1] * m1 + S.E0[a, 2] * m2)
+        S.fext[3 + a] += sign * (S.E0[a, 0] * f0 + S.E0[a, 1] * f1 + S.E0[a, 2] * f2)
+
+
+@njit()
+def constraint_forces(data, out):
+    """out (m) = the constraint forces of the last constrained evaluation: per cut joint the
+    world [moment; force] on its chain's end (the follower feels minus that, moment about the
+    chain's end), then the drivers' forces along their coordinates."""
+    nv = data.tau.shape[0]
+    m = out.shape[0]
+    lam = loopkernels.views(data.loopbuf, nv, m).lam
+    for k in range(m):
+        out[k] = lam[k]
+
+
+@njit()
+def transmitted_loads(y, dy, data, lam, tau):
+    """Every link's force from its parent side (the links' ``f``) at y with the accelerations
+    dy[nq:] and the constraint forces lam (see :func:`constraint_forces`), after a
+    right-hand-side evaluation at y left the element loads in the data: the closures' forces
+    act on the chains' ends and, reversed, on the followers' links (and are taken off again).
+    ``tau`` (nv) receives the generalized forces."""
+    q = data.q
+    nq = q.shape[0]
+    tree, links, scratch, closures = data.tree, data.links, data.scratch, data.closures
+    kernels.link_velocities(q, y[nq:], tree, links, scratch)
+    for sign in (1.0, -1.0):       # on for RNEA, then off again: fext keeps the elements' loads
+        for c in range(closures.shape[0]):
+            p = links[closures[c].end].p0
+            _add_closure_force(links, closures[c].end, sign, lam, c, p)
+            _add_closure_force(links, closures[c].base, -sign, lam, c, p)
+        if sign > 0.0:
+            kernels.rnea(dy[nq:], tree, links, scratch, tau)
+
+
+@njit()
+def energy_rows(Y, data, out):
+    """out (n, 2): (kinetic, potential) energy of the tree at every row of Y (n, nq + nv)."""
+    q = data.q
+    nq = q.shape[0]
+    for n in range(Y.shape[0]):
+        kernels.normalize_quaternions(Y[n, :nq], data.tree, q)
+        kernels.link_velocities(q, Y[n, nq:], data.tree, data.links, data.scratch)
+        out[n, 0], out[n, 1] = kernels.energies(data.tree, data.links, data.scratch)
+
+
+@njit()
+def pose_rows(Q, data, R, p, V, Yv):
+    """World rotation (n, nl, 3, 3) and origin (n, nl, 3) of every link at every row of Q, and
+    with velocities Yv (n, nv) (empty: skipped) their spatial velocities V (n, nl, 6)."""
+    q = data.q
+    links = data.links
+    for n in range(Q.shape[0]):
+        kernels.normalize_quaternions(Q[n], data.tree, q)
+        if Yv.shape[0]:
+            kernels.link_velocities(q, Yv[n], data.tree, links, data.scratch)
+        else:
+            kernels.link_transforms(q, data.tree, links, data.scratch)
+        for i in range(links.shape[0]):
+            for a in range(3):
+                p[n, i, a] = links[i].p0[a]
+                for b in range(3):
+                    R[n, i, a, b] = links[i].E0[b, a]
+            if Yv.shape[0]:
+                for k in range(6):
+                    V[n, i, k] = links[i].vel[k]
+
+
+# ----------------------------------------------------------------------------- Python side
+
+Signatures = namedtuple("Signatures", "rhs switching projection")
+
+
+def signatures(data):
+    """The signatures of the compiled right-hand side, switching function and projection
+    for ``data``'s types, as the integrator's function pointers see them (the same for every
+    mechanism)."""
+    y, g, d = types.float64[::1], types.float64[:, ::1], typeof(data)
+    return Signatures(types.int64(types.float64, y, y, d), types.int64(y, g, d),
+                      types.int64(y, d))
+
+
+@dataclass
+class StateData:
+    """A System's run-stage data and how to evaluate it.
+
+    Attributes
+    ----------
+    system : System
+    data : mbd.layout.Data
+        The compiled data (its mode and parameters change during a run).
+    rhs : numba dispatcher
+        The compiled right-hand side variant this mechanism uses.
+    varying : list of (int, Law)
+        Force elements whose law parameters are Python functions of time (and state).
+    constrained : bool
+        Loops or motion drivers.
+    """
+
+    system: object
+    data: object
+    rhs: object
+    varying: list
+    constrained: bool
+
+    @property
+    def nq(self):
+        return self.system.nq
+
+    @property
+    def switching_function(self):
+        """The compiled switching function for the integrator (a no-op without elements)."""
+        return switching_at if self.data.elements.shape[0] else no_switching
+
+    @property
+    def projection_function(self):
+        """The compiled projection for the integrator (a no-op for a tree)."""
+        return projection if self.constrained else no_projection
+
+
+def variant(system):
+    """The compiled right-hand side for ``system``'s kind of mechanism."""
+    forced = len(system.force_elements) > 0
+    if system.cut_joints or system.drivers:
+        return constrained_forced if forced else constrained_free
+    sliding = bool(np.any(system.tree["jtype"] == layout.PRISMATIC))
+    if forced:
+        return tree_forced_link if sliding else tree_forced_world
+    return tree_free_link if sliding else tree_free_world
+
+
+def state_data(system, projection_tol=None):
+    """Fresh run-stage data for ``system`` (one per run or analysis: it holds scratch)."""
+    nc, nd = len(system.cut_joints), len(system.drivers)
+    data = layout.make_data(system.tree, system.elements, system.closures,
+                            system.driver_table, system.nq, system.nv,
+                            loopkernels.buffer_size(system.nv, 6 * nc + nd))
+    data.loop[0]["projection_tol"] = (1e-12 * system.length_scale if projection_tol is None
+                                   else projection_tol)
+    varying = [(i, fe.law) for i, fe in enumerate(system.force_elements) if fe.law.time_varying]
+    return StateData(system, data, variant(system), varying, bool(nc or nd))
+
+
+def refresh(sd, t, y):
+    """Write the parameters given as Python functions and the drivers' motions at (t, y)."""
+    s = sd.system
+    if sd.varying:
+        state = State(t, y[:s.nq], y[s.nq:])
+        params = sd.data.elements["params"]
+        for i, law in sd.varying:
+            params[i] = law._row(t, state)
+    drivers = sd.data.drivers
+    for k, d in enumerate(s.drivers):
+        drivers[k]["position"], drivers[k]["velocity"], drivers[k]["acceleration"] = \
+            d.motion(t)
+
+
+def derivative(sd, t, y, dy=None):
+    """(dy/dt at (t, y), status): the compiled right-hand side in the current mode, after
+    :func:`refresh`. ``status`` as the module docstring says."""
+    y = np.ascontiguousarray(y, dtype=float)
+    dy = np.empty_like(y) if dy is None else dy
+    refresh(sd, t, y)
+    return dy, int(sd.rhs(float(t), y, dy, sd.data))
+
+
+def switching(sd, t, y, g=None):
+    """The switching functions (nf, SWITCHES) at (t, y) in the current mode."""
+    y = np.ascontiguousarray(y, dtype=float)
+    g = np.zeros((len(sd.system.force_elements), layout.SWITCHES)) if g is None else g
+    refresh(sd, t, y)
+    switching_at(y, g, sd.data)
+    return g
+
+
+def natural_mode(sd, t, y):
+    """Set the data's mode to the branches the state (t, y) selects."""
+    if not sd.system.force_elements:
+        return
+    y = np.ascontiguousarray(y, dtype=float)
+    refresh(sd, t, y)
+    natural_mode_at(y, np.zeros((len(sd.system.force_elements), layout.SWITCHES)), sd.data)
+
+
+def armed(sd, sides=None):
+    """Boolean mask (nf, SWITCHES) of the switching functions that can change a branch in the
+    current mode (or the mode with the given ``sides``)."""
+    data = sd.data
+    mode = data.mode
+    if sides is not None:
+        mode = mode.copy()
+        mode["sides"] = sides
+    out = np.zeros((data.elements.shape[0], layout.SWITCHES), dtype=np.bool_)
+    forcekernels.armed(data.elements, mode, out)
+    return out
+
+
+def records(sd, t, y, sides):
+    """The element records (a copy of the data's ``estate``, nf ELEMENT_STATE records) at
+    (t, y) in the branches ``sides`` (nf, SWITCHES), and the parameter rows in use."""
+    y = np.ascontiguousarray(y, dtype=float)
+    refresh(sd, t, y)
+    sd.data.mode["sides"] = sides
+    records_at(y, sd.data)
+    return sd.data.estate.copy(), sd.data.elements["params"].copy()
+
+
+def energy(sd, Y):
+    """(n, 2) kinetic and potential energy of the tree (no force elements) at the rows Y."""
+    out = np.zeros((len(Y), 2))
+    energy_rows(np.ascontiguousarray(Y, dtype=float), sd.data, out)
+    return out
+
+
+def poses(sd, Q, V=None):
+    """World rotations (n, nl, 3, 3) and origins (n, nl, 3) of every link at the rows Q; with
+    velocities V (n, nv) also the links' spatial velocities (n, nl, 6), link coordinates."""
+    n, nl = len(Q), sd.system.n_links
+    R, p = np.zeros((n, nl, 3, 3)), np.zeros((n, nl, 3))
+    vel = np.zeros((n, nl, 6)) if V is not None else np.zeros((0, nl, 6))
+    Yv = np.ascontiguousarray(V, dtype=float) if V is not None else np.zeros((0, sd.system.nv))
+    pose_rows(np.ascontiguousarray(Q, dtype=float), sd.data, R, p, vel, Yv)
+    return (R, p, vel) if V is not None else (R, p)
+
+
+def reactions(sd, t, y, sides):
+    """Every joint's and driver's reaction at (t, y) in the branches ``sides``.
+
+    Returns ``(wrenches, drivers, status)``: wrenches[name] = (force, moment) (world, N and
+    N m, moment about the follower CS origin) that the joint transmits from its base to its
+    follower; drivers[name] = the driving force or torque along the driven coordinate.
+    """
+    s = sd.system
+    data = sd.data
+    y = np.ascontiguousarray(y, dtype=float)
+    data.mode["sides"] = sides
+    dy, status = derivative(sd, t, y)
+    lam = np.zeros(6 * len(s.cut_joints) + len(s.drivers))
+    if len(lam):
+        constraint_forces(data, lam)
+    transmitted_loads(y, dy, data, lam, np.zeros(s.nv))
+    links = data.links
+    E0, p0 = links["E0"], links["p0"]
+    cut = {}
+    for c, name in enumerate(s.cut_joints):
+        mom, f = lam[6 * c:6 * c + 3], lam[6 * c + 3:6 * c + 6]
+        cut[name] = (-f, -mom, p0[s.closures[c]["end"]].copy())
+    drivers = {d.name: float(lam[6 * len(s.cut_joints) + k]) for k, d in enumerate(s.drivers)}
+    wrenches = {}
+    for name, jm in s.joints.items():
+        link, local, _ = s.cs_placement(jm.joint.follower)
+        p_f = local if link < 0 else p0[link] + E0[link].T @ local
+        if name in cut:
+            F, M, p = cut[name]
+            wrenches[name] = (F, M + np.cross(p - p_f, F))
+            continue
+        first = jm.links[0]
+        R = E0[first].T
+        F = R @ links[first]["f"][3:]
+        M = R @ links[first]["f"][:3] + np.cross(p0[first] - p_f, F)
+        # the chain's parent side exerts this on it; reversed, that side is the follower
+        wrenches[name] = (-F, -M) if jm.reversed else (F, M)
+    return wrenches, drivers, status
+

@@ -1,0 +1,230 @@
+"""Validation of a Model at build time: every rule of SPEC §1-§3, each problem named.
+
+Each check appends to a list of problems (text naming the element, the rule and the value);
+:func:`mbd.system.build` raises them together in one :class:`~mbd.ModelError`. Checks that
+need the machines (the environment's assembly tolerance) run after the topology is known.
+"""
+import numpy as np
+
+from .elements import ForceElement, Joint, Law, MotionDriver
+from .errors import ModelError
+from .model import CS, Body, Ground
+
+def element_label(el):
+    label = getattr(el, "label", None)
+    return label() if callable(label) else f"{type(el).__name__} {getattr(el, 'name', None)!r}"
+
+
+def check_names(model, problems):
+    seen = {}
+    for kind, items in (("ground", model.grounds), ("body", model.bodies)):
+        for item in items:
+            seen.setdefault(item.name, []).append(f"{kind} '{item.name}'")
+    for el in model.elements:
+        name = getattr(el, "name", None)
+        if not isinstance(name, str) or not name:
+            # joints check this when made; a force element's name is only an attribute
+            problems.append(f"{element_label(el)}: name must be a non-empty string, got {name!r}")
+            continue
+        seen.setdefault(name, []).append(element_label(el))
+    for name, owners in seen.items():
+        if len(owners) > 1:
+            problems.append(f"duplicate name '{name}': used by {', '.join(owners)}; "
+                            "names must be unique within a model")
+
+
+def check_body(body, problems):
+    label = f"body '{body.name}'"
+    if not (np.isfinite(body.mass) and body.mass > 0.0):
+        problems.append(f"{label}: mass must be finite and > 0, got {body.mass}")
+    if not np.all(np.isfinite(body.cg)):
+        problems.append(f"{label}: cg must be finite, got {body.cg}")
+    I = body.inertia
+    if not np.all(np.isfinite(I)):
+        problems.append(f"{label}: inertia must be finite, got {I.tolist()}")
+    else:
+        scale = max(np.abs(I).max(), 1e-300)
+        if np.abs(I - I.T).max() > 1e-9 * scale:
+            problems.append(f"{label}: inertia must be symmetric, got {I.tolist()}")
+        else:
+            moments = np.linalg.eigvalsh(0.5 * (I + I.T))
+            # a moment within round-off of the largest is zero: a rotated rod's (0, I, I)
+            # comes back as (1e-17, I, I) and must not pass as positive
+            if moments[0] <= 16.0 * np.finfo(float).eps * moments[2]:
+                problems.append(f"{label}: inertia must be positive definite, got principal "
+                                f"moments {moments.tolist()}")
+            elif moments[2] > (moments[0] + moments[1]) * (1.0 + 1e-9):
+                problems.append(f"{label}: inertia violates the triangle inequality "
+                                f"(largest principal moment {moments[2]:g} > sum of the other two "
+                                f"{moments[0] + moments[1]:g}); no rigid body has it")
+    for cs in body.frames.values():
+        if cs.name == "cg" and np.array_equal(cs.position, body.cg, equal_nan=True):
+            continue  # the CS made at the CG: already reported with the cg
+        if not np.all(np.isfinite(cs.position)):
+            problems.append(f"CS '{cs.full_name}': position must be finite, got {cs.position}")
+
+
+def is_cs_of(cs, model):
+    if not isinstance(cs, CS):
+        return False
+    owner = cs.owner
+    # identity, not equality: a CS of another model's body of the same name is foreign
+    if isinstance(owner, Ground):
+        return any(owner is g for g in model.grounds)
+    return isinstance(owner, Body) and any(owner is b for b in model.bodies)
+
+
+def describe_cs(cs):
+    if isinstance(cs, CS):
+        if not isinstance(cs.owner, (Body, Ground)):  # a CS made by hand, fixed to nothing
+            return f"CS '{cs.name}' of no body or ground"
+        return f"CS '{cs.full_name}' of model '{getattr(cs.model, 'name', None)}'"
+    return f"{type(cs).__name__} {cs!r}"
+
+
+def check_joint(joint, model, problems):
+    """Check a joint's CSs, axes and initial values (coincidence is checked once the machines
+    and so the environment's tolerance are known).
+
+    Returns True when the joint joins two different owners of this model, so that it takes
+    part in the topology even if something else about it is wrong: one bad axis should not
+    also report its bodies as unconnected.
+    """
+    label = joint.label()
+    connects = True
+    for role in ("base", "follower"):
+        cs = getattr(joint, role)
+        if not is_cs_of(cs, model):
+            problems.append(f"{label}: {role} must be a CS of model '{model.name}', got "
+                            f"{describe_cs(cs)}")
+            connects = False
+    if connects:
+        b, f = joint.base, joint.follower
+        if b.owner is f.owner and isinstance(b.owner, Body):
+            problems.append(f"{label}: connects body '{b.owner.name}' to itself; a joint needs "
+                            "two different bodies")
+            connects = False
+        elif isinstance(b.owner, Ground) and isinstance(f.owner, Ground):
+            problems.append(f"{label}: connects two grounds ('{b.name}', '{f.name}'); grounds "
+                            "cannot move, a joint needs a body")
+            connects = False
+    columns = []
+    axes_ok = True
+    for k, p in enumerate(joint.primitives):
+        if p.kind == "S":
+            columns += [np.r_[e, 0, 0, 0] for e in np.eye(3)]
+            continue
+        n = np.linalg.norm(p.raw_axis)
+        if not (np.isfinite(n) and n > 1e-12):
+            problems.append(f"{label}: primitive {k} ({p.kind}) has a zero-length or non-finite "
+                            f"axis {p.raw_axis.tolist()}")
+            axes_ok = False
+            continue
+        a = p.raw_axis / n
+        columns.append(np.r_[a, 0, 0, 0] if p.kind == "R" else np.r_[0, 0, 0, a])
+    if axes_ok and columns and np.linalg.matrix_rank(np.array(columns), tol=1e-9) < len(columns):
+        problems.append(f"{label}: its primitives' axes are not independent (e.g. parallel "
+                        "axes of two revolute primitives); each DOF needs its own direction")
+    for getter in (joint.initial_q, joint.initial_v):
+        try:
+            getter()
+        except ModelError as err:
+            problems.extend(err.problems)
+    return connects
+
+
+def check_coincidence(joint, tolerance, problems):
+    """The rule of SPEC §2: the joint's two CS origins coincide in the reference configuration,
+    to the tolerance of its machine's environment."""
+    b, f = joint.base, joint.follower
+    gap = np.linalg.norm(b.position - f.position)
+    if not gap <= tolerance:
+        problems.append(f"{joint.label()}: base CS '{b.full_name}' at {b.position.tolist()} and "
+                        f"follower CS '{f.full_name}' at {f.position.tolist()} are {gap:.3g} m "
+                        f"apart in the reference configuration; a joint's CS origins must "
+                        f"coincide (tolerance {tolerance:g} m)")
+
+
+_PLACEMENTS = ("joint", "line", "axial", "rotational")
+
+
+def check_joint_primitive(el, model, problems):
+    """An element that acts on one revolute/prismatic primitive of a joint of this model."""
+    label = element_label(el)
+    j = el.joint
+    if not (isinstance(j, Joint) and any(j is other for other in model.elements)):
+        problems.append(f"{label}: joint must be a joint added to model '{model.name}', got "
+                        f"{element_label(j) if j is not None else None}")
+        return
+    k = el.primitive
+    if not (isinstance(k, (int, np.integer)) and 0 <= k < len(j.primitives)):
+        problems.append(f"{label}: primitive must be an index 0..{len(j.primitives) - 1} of "
+                        f"{j.label()}, got {k!r}")
+    elif j.primitives[k].kind == "S":
+        problems.append(f"{label}: primitive {k} of {j.label()} is spherical; it must be a "
+                        "revolute or prismatic primitive")
+
+
+def check_force_element(fe, model, problems):
+    label = element_label(fe)
+    if not isinstance(fe.law, Law):
+        problems.append(f"{label}: law must be a force law (forces.Spring, ElastoGap, ...), got "
+                        f"{type(fe.law).__name__}")
+    if fe.placement not in _PLACEMENTS:
+        problems.append(f"{label}: placement must be one of {_PLACEMENTS}, got {fe.placement!r}")
+        return
+    if fe.placement == "joint":
+        check_joint_primitive(fe, model, problems)
+        return
+    for cs in fe.endpoints:
+        if not is_cs_of(cs, model):
+            problems.append(f"{label}: acts on {describe_cs(cs)}, which is not a CS "
+                            f"of model '{model.name}'")
+            return
+    if fe.cs_a.owner is fe.cs_b.owner:
+        problems.append(f"{label}: acts between two CSs of '{fe.cs_a.owner.name}'; a force "
+                        "element needs two different bodies (or a body and a ground)")
+    if fe.axis is not None:
+        a = np.asarray(fe.axis, dtype=float)
+        if a.shape != (3,) or not np.all(np.isfinite(a)) or np.linalg.norm(a) < 1e-12:
+            problems.append(f"{label}: axis must be 3 finite numbers, not all zero, got "
+                            f"{fe.axis!r}")
+
+
+def check_model(model, problems):
+    """Check names, bodies, grounds and every element of ``model``; returns the elements that
+    take part in the topology: (joints, force elements, motion drivers)."""
+    check_names(model, problems)
+    for body in model.bodies:
+        check_body(body, problems)
+    for g in model.grounds:
+        if not np.all(np.isfinite(g.position)):
+            problems.append(f"ground '{g.name}': position must be finite, got {g.position}")
+    joints, forces, drivers = [], [], []
+    for el in model.elements:
+        if isinstance(el, Joint):
+            if check_joint(el, model, problems):
+                joints.append(el)
+        elif isinstance(el, ForceElement):
+            check_force_element(el, model, problems)
+            forces.append(el)
+        elif isinstance(el, MotionDriver):
+            check_joint_primitive(el, model, problems)
+            drivers.append(el)
+        else:
+            problems.append(f"{element_label(el)}: is neither a joint nor a force element")
+    return joints, forces, drivers
+
+
+def check_assembled_drawing(model, joints, machines, problems):
+    """SPEC §2: every joint's CS origins coincide in the drawing, to the assembly tolerance of
+    its machine's environment (the tightest of all where the machine has no single one,
+    already reported)."""
+    envs = [g.environment for g in model.grounds if g.environment is not None]
+    default_tolerance = min((e.assembly_tolerance for e in envs), default=1e-9)
+    env_of_body = {b: m.environment for m in machines for b in m.bodies}
+    for j in joints:
+        body = j.follower.owner if isinstance(j.follower.owner, Body) else j.base.owner
+        env = env_of_body.get(body.name)
+        check_coincidence(j, default_tolerance if env is None else env.assembly_tolerance,
+                          problems)

@@ -1,0 +1,180 @@
+"""The stale-cache guard of mbd.jitcache.
+
+numba keys a cached kernel on its own file only, so a kernel ``f`` in ``a.py`` calling ``g`` in
+``b.py`` keeps ``g``'s old machine code after ``b.py`` is edited. The scenarios run in fresh
+subprocesses on temporary packages (a copy of jitcache.py beside small ``a.py``/``b.py``), so
+the real package and its cache are untouched; the user-wide cache dir is redirected into the
+temporary directory as well.
+"""
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+MBD = Path(__file__).resolve().parents[2] / "mbd"
+
+A_SRC = '''\
+{import_line}
+from . import b
+
+
+@njit({args})
+def f(x):
+    return b.g(x)
+'''
+
+B_SRC = '''\
+{import_line}
+
+
+@njit({args})
+def g(x):
+    return x + {inc}
+'''
+
+C_SRC = '''\
+"""Plain Python, no compiled code: outside the guarded set."""
+SCALE = {scale}
+'''
+
+GUARDED = dict(import_line="from .jitcache import njit", args="")
+PLAIN = dict(import_line="from numba import njit", args="cache=True")
+
+RUNNER = r'''
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import importlib
+out = {}
+for name in sys.argv[2:]:
+    a = importlib.import_module(name + ".a")
+    value = a.f(1)
+    st = a.f.stats
+    out[name] = dict(value=int(value), hits=sum(st.cache_hits.values()),
+                     misses=sum(st.cache_misses.values()), path=st.cache_path)
+    try:
+        out[name]["guarded"] = importlib.import_module(name + ".jitcache").guarded_files()
+    except ImportError:
+        pass
+print(json.dumps(out))
+'''
+
+
+class Tree:
+    """A temporary directory of packages, and a runner of fresh interpreters over it."""
+
+    def __init__(self, root, cache_dir=None):
+        self.root = root
+        self.env = {k: v for k, v in os.environ.items()
+                    if k not in ("NUMBA_CACHE_DIR", "NUMBA_CACHE_LOCATOR_CLASSES",
+                                 "NUMBA_DISABLE_JIT")}
+        self.env.update(PYTHONDONTWRITEBYTECODE="1",            # no stale .pyc of an edited b.py
+                        XDG_CACHE_HOME=str(root / "user-cache"))  # numba's user-wide cache dir
+        if cache_dir is not None:
+            self.env["NUMBA_CACHE_DIR"] = str(cache_dir)
+
+    def package(self, name, style, pycache_blocked=False):
+        pkg = self.root / name
+        pkg.mkdir()
+        (pkg / "__init__.py").write_text("")
+        if style is GUARDED:
+            shutil.copy(MBD / "jitcache.py", pkg / "jitcache.py")
+        (pkg / "a.py").write_text(A_SRC.format(**style))
+        self.edit_b(name, 1)
+        (pkg / "c.py").write_text(C_SRC.format(scale=1.0))
+        if pycache_blocked:   # a file where __pycache__ should be: the package is not writable
+            (pkg / "__pycache__").write_text("")
+        return pkg
+
+    def edit_b(self, name, inc):
+        style = GUARDED if (self.root / name / "jitcache.py").exists() else PLAIN
+        (self.root / name / "b.py").write_text(B_SRC.format(inc=inc, **style))
+
+    def run(self, *names):
+        proc = subprocess.run([sys.executable, "-c", RUNNER, str(self.root), *names],
+                              env=self.env, cwd=self.root, capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_guarded_set_of_the_real_package():
+    """The core modules are guarded, and they import no package module outside the set (a
+    global constant from an unguarded module would be frozen into cached code unseen)."""
+    from mbd import jitcache
+    guarded = set(jitcache.guarded_files())
+    assert {"jitcache.py", "kernels.py", "lawkernels.py", "forcekernels.py", "loopkernels.py",
+            "stepper.py", "statefunction.py", "events.py", "layout.py"} <= guarded
+    assert not {"simulate.py", "system.py", "model.py", "result.py", "integrators.py"} & guarded
+    for rel in guarded:
+        tree = ast.parse((MBD / rel).read_text())
+        for node in tree.body:    # module level: what compiled code can see as globals
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                targets = [node.module] if node.module else [a.name for a in node.names]
+                for t in targets:
+                    assert t.replace(".", "/") + ".py" in guarded, (rel, t)
+
+
+def test_edit_of_a_callee_recompiles_the_caller_where_plain_numba_goes_stale(tmp_path):
+    tree = Tree(tmp_path)
+    tree.package("guarded", GUARDED)
+    tree.package("plain", PLAIN)
+    (tmp_path / "outside.py").write_text("# njit, but not in the package\n")
+
+    first = tree.run("guarded", "plain")
+    assert first["guarded"]["guarded"] == ["a.py", "b.py", "jitcache.py"]   # not c.py
+    for name in ("guarded", "plain"):
+        assert first[name]["value"] == 2 and first[name]["misses"] == 1
+        assert Path(first[name]["path"]) == tmp_path / name / "__pycache__"
+        assert list((tmp_path / name / "__pycache__").glob("a.f-*.nbi"))
+
+    second = tree.run("guarded", "plain")
+    assert second["guarded"]["hits"] == second["plain"]["hits"] == 1
+
+    # edits outside the guarded set keep the cache
+    (tmp_path / "guarded" / "c.py").write_text(C_SRC.format(scale=2.0) + "# edited\n")
+    (tmp_path / "outside.py").write_text("# njit, edited\n")
+    unrelated = tree.run("guarded")
+    assert unrelated["guarded"]["value"] == 2 and unrelated["guarded"]["hits"] == 1
+
+    tree.edit_b("guarded", 2)
+    tree.edit_b("plain", 2)
+    edited = tree.run("guarded", "plain")
+    assert edited["guarded"]["value"] == 3 and edited["guarded"]["misses"] == 1
+    # the hazard the guard removes: numba alone loads f with the old g linked in
+    assert edited["plain"]["value"] == 2 and edited["plain"]["hits"] == 1, (
+        "plain numba no longer serves the stale caller: check whether numba now tracks "
+        "dependencies of cached functions")
+
+    again = tree.run("guarded")
+    assert again["guarded"]["value"] == 3 and again["guarded"]["hits"] == 1
+
+
+@pytest.mark.parametrize("where", ["NUMBA_CACHE_DIR", "user-wide"])
+def test_guard_keeps_numbas_choice_of_cache_dir(tmp_path, where):
+    """With NUMBA_CACHE_DIR set, and with an unwritable package dir (numba then falls back to
+    the user-wide cache dir), the cache lives where numba puts it and the guard still works."""
+    if where == "NUMBA_CACHE_DIR":
+        tree = Tree(tmp_path, cache_dir=tmp_path / "numba-cache")
+        tree.package("guarded", GUARDED)
+        expected = tmp_path / "numba-cache"
+    else:
+        tree = Tree(tmp_path)
+        tree.package("guarded", GUARDED, pycache_blocked=True)
+        expected = tmp_path / "user-cache" / "numba"
+
+    first = tree.run("guarded")["guarded"]
+    assert first["value"] == 2 and first["misses"] == 1
+    assert Path(first["path"]).parent == expected
+    assert list(Path(first["path"]).glob("a.f-*.nbi"))
+
+    tree.edit_b("guarded", 2)
+    edited = tree.run("guarded")["guarded"]
+    assert edited["value"] == 3 and edited["misses"] == 1
+
+    again = tree.run("guarded")["guarded"]
+    assert again["value"] == 3 and again["hits"] == 1
