@@ -28,8 +28,8 @@ import numpy as np
 
 import mbd
 from joints import Revolute
-from mbd import forcekernels, kernels
-from mbd.kernels import njit
+from mbd import kernels, layout, statefunction
+from mbd.jitcache import njit
 from mbd.simulate import rhs_function
 
 
@@ -60,60 +60,65 @@ def median_time(fn, repeats, inner):
 
 
 # the kernels repeated inside compiled loops: their cost without Python's call overhead, as
-# the compiled integrator pays it (the tuples are borrowed, as the integrator does)
+# the compiled integrator pays it
 
-@njit(cache=True)
-def _repeat_aba_world(n, q, v, tau, fext, mdl, ws, qdd):
-    mdl, ws = kernels.borrowed(mdl), kernels.borrowed(ws)
+@njit()
+def _repeat_aba_world(n, q, v, tau, tree, links, scratch, qdd):
     for _ in range(n):
-        kernels.link_transforms(q, mdl, ws)
-        kernels.aba_world(v, tau, fext, mdl, ws, qdd)
+        kernels.link_transforms(q, tree, links, scratch)
+        kernels.aba_world(v, tau, tree, links, scratch, qdd)
 
 
-@njit(cache=True)
-def _repeat_aba_link(n, q, v, tau, fext, mdl, ws, qdd):
-    mdl, ws = kernels.borrowed(mdl), kernels.borrowed(ws)
+@njit()
+def _repeat_aba_link(n, q, v, tau, tree, links, scratch, qdd):
     for _ in range(n):
-        kernels.aba(q, v, tau, fext, mdl, ws, qdd)
+        kernels.link_velocities(q, v, tree, links, scratch)
+        kernels.aba(v, tau, tree, links, scratch, qdd)
 
 
-@njit(cache=True)
-def _repeat_crba(n, q, v, tau, fext, mdl, ws, qdd, scratch):
-    mdl, ws = kernels.borrowed(mdl), kernels.borrowed(ws)
+@njit()
+def _repeat_crba(n, q, v, tau, tree, links, scratch, qdd, H, rhs):
     for _ in range(n):
-        kernels.crba_accelerations(q, v, tau, fext, mdl, ws, qdd, scratch)
+        kernels.link_velocities(q, v, tree, links, scratch)
+        for k in range(qdd.shape[0]):
+            qdd[k] = 0.0
+        kernels.rnea(qdd, tree, links, scratch, rhs)
+        for k in range(rhs.shape[0]):
+            rhs[k] = tau[k] - rhs[k]
+        kernels.crba(tree, links, scratch, H)
+        kernels.cholesky_solve(H, rhs, qdd)
 
 
-@njit(cache=True)
-def _repeat_rhs(n, y, mdl, fel, sides, ws, tau, fext, rec, geo, dy):
+@njit()
+def _repeat_rhs(n, y, dy, data):
     for _ in range(n):
-        forcekernels.state_derivative(y, mdl, fel, sides, ws, tau, fext, rec, geo, dy)
+        statefunction.tree_free_world(0.0, y, dy, data)
 
 
 def evaluation_costs(system, inner=2000, repeats=7):
     """Median seconds per evaluation, inside a compiled loop: world-frame ABA (the
     integrator's, with the poses), link-frame ABA, CRBA + Cholesky, and the whole right-hand
     side; and the right-hand side called from Python as scipy calls it."""
-    mdl = system.arrays
-    ws = kernels.make_workspace(system.n_links, system.nq, system.nv)
+    tree = system.tree
+    links, scratch = layout.records(layout.LINK_STATE, system.n_links), \
+        layout.records(layout.SCRATCH, 1)
     state = system.initial_state()
     q, v = state.q, np.full(system.nv, 0.1)
     tau = np.zeros(system.nv)
-    fext = np.zeros((system.n_links, 6))
     qdd = np.zeros(system.nv)
-    scratch = np.zeros(system.nv)
+    H, rhs = np.zeros((system.nv, system.nv)), np.zeros(system.nv)
     fun = rhs_function(system)
+    data = statefunction.state_data(system).data
     y = np.concatenate([q, v])
     dy = np.zeros_like(y)
-    rhs_args = (y, fun.mdl, fun.fel, fun.sides, fun.ws, fun.tau, fun.fext, fun.rec, fun.geo, dy)
     return {
-        "aba_world": median_time(lambda: _repeat_aba_world(inner, q, v, tau, fext, mdl, ws, qdd),
-                                 repeats, 1) / inner,
-        "aba_link": median_time(lambda: _repeat_aba_link(inner, q, v, tau, fext, mdl, ws, qdd),
-                                repeats, 1) / inner,
-        "crba": median_time(lambda: _repeat_crba(inner, q, v, tau, fext, mdl, ws, qdd, scratch),
-                            repeats, 1) / inner,
-        "rhs": median_time(lambda: _repeat_rhs(inner, *rhs_args), repeats, 1) / inner,
+        "aba_world": median_time(lambda: _repeat_aba_world(inner, q, v, tau, tree, links,
+                                                           scratch, qdd), repeats, 1) / inner,
+        "aba_link": median_time(lambda: _repeat_aba_link(inner, q, v, tau, tree, links, scratch,
+                                                         qdd), repeats, 1) / inner,
+        "crba": median_time(lambda: _repeat_crba(inner, q, v, tau, tree, links, scratch, qdd, H,
+                                                 rhs), repeats, 1) / inner,
+        "rhs": median_time(lambda: _repeat_rhs(inner, y, dy, data), repeats, 1) / inner,
         "rhs_python": median_time(lambda: fun(0.0, y), repeats, inner),
     }
 

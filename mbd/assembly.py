@@ -11,7 +11,7 @@ System, and evaluate the constraint rows with the compiled kernels.
 import numpy as np
 import scipy.linalg
 
-from . import kernels, layout, loopkernels
+from . import kernels, layout, loopkernels, statefunction
 from .errors import SimulationError
 
 _ROW_NAMES = ("rotation about world x", "rotation about world y", "rotation about world z",
@@ -275,7 +275,6 @@ def assemble(system, data, t, q, v, q_given, v_given, exact_q, exact_v):
 def residuals(system, t, q, v):
     """(max |g|, max |G v - rates|): how far (t, q, v) is from the constraints (m or rad,
     m/s or rad/s); zeros for a tree."""
-    from . import statefunction      # the run-stage data (statefunction imports System)
     if not (system.cut_joints or system.drivers):
         return 0.0, 0.0
     rows = Rows(system, statefunction.state_data(system).data)

@@ -6,7 +6,8 @@ both integration loops (the compiled one and scipy's):
 
 - has an armed switching function left its side? — :func:`departed`, the one crossing
   predicate, used by :func:`crossed` inside the compiled loop and by :func:`crossed_mask`;
-- where? — :func:`locate`, the one Illinois iteration on a step's dense output;
+- where? — :func:`illinois`, the one Illinois iteration on a step's dense output (compiled in
+  the compiled loop, run as Python by :func:`locate` in scipy's);
 - is it chattering? — :class:`ChatterWatch`: switches that keep coming while the motion does
   not progress.
 
@@ -15,8 +16,11 @@ Every switch goes into the log as an :class:`Event`.
 from collections import deque, namedtuple
 
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from .jitcache import njit
+from .native import call2f
 
 Event = namedtuple("Event", "t element what")
 Event.__doc__ = """A switch in the event log: time t (s), the force element's name, what changed."""
@@ -54,22 +58,38 @@ def crossed_mask(armed, g, mode, out):
     return any_crossed
 
 
-def locate(g_of_t, ta, tb, side, tol):
-    """The time in (ta, tb] where g_of_t leaves the side ``side`` (+-1), bracketed by the
-    Illinois variant of regula falsi until the bracket is at most ``tol`` wide; returns its
-    far end (already across, so the new branch starts strictly past the boundary).
+def evaluate(g, t, context):
+    """g(t, context): a Python callable, run as Python; compiled, the address of a compiled
+    function of that signature (:mod:`mbd.native`)."""
+    return g(t, context)
 
-    ``g_of_t`` evaluates the switching function on the step's dense output (scipy's, or the
-    compiled loop's interpolant)."""
+
+@overload(evaluate)
+def _evaluate_compiled(g, t, context):
+    if isinstance(g, types.Integer):
+        return lambda g, t, context: call2f(g, t, context)
+    return None
+
+
+@njit()
+def illinois(g, context, ta, tb, side, tol):
+    """The time in (ta, tb] where ``g(t, context)`` leaves the side ``side`` (+-1), bracketed
+    by the Illinois variant of regula falsi until the bracket is at most ``tol`` wide; returns
+    its far end (already across, so the new branch starts strictly past the boundary).
+
+    The one crossing search of both loops: compiled, with ``g`` the address of a compiled
+    function (the compiled loop's, :func:`mbd.stepper.locate_on_step`), or run as Python by
+    :func:`locate`.
+    """
     a, b = ta, tb
-    ga, gb = g_of_t(a), g_of_t(b)
+    ga, gb = evaluate(g, a, context), evaluate(g, b, context)
     keep = 0
     while b - a > tol:
         m = b - gb * (b - a) / (gb - ga) if gb != ga else 0.5 * (a + b)
         if not (a < m < b):
             m = 0.5 * (a + b)
-        gm = g_of_t(m)
-        if not _departed(gm, side):      # still on the old side: the crossing is later
+        gm = evaluate(g, m, context)
+        if not departed(gm, side):      # still on the old side: the crossing is later
             a, ga = m, gm
             if keep == -1:
                 gb *= 0.5
@@ -80,6 +100,16 @@ def locate(g_of_t, ta, tb, side, tol):
                 ga *= 0.5
             keep = 1
     return b
+
+
+def _call(t, g_of_t):
+    return g_of_t(t)
+
+
+def locate(g_of_t, ta, tb, side, tol):
+    """:func:`illinois` run as Python, on a switching function of time ``g_of_t`` (on scipy's
+    dense output of a step)."""
+    return illinois.py_func(_call, g_of_t, ta, tb, side, tol)
 
 
 def time_tolerance(ta, tb):

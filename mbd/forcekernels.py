@@ -23,8 +23,8 @@ a jump in the force unless the law's value is zero there. It is the placement's 
 when the piece began) and continues the line smoothly through A (x = -|r|, u = -r/|r| on the
 far side), and its switching function ``r . d - |r|/2`` changes sign exactly at the passage
 (for motion along the line) — or where r has turned 60 degrees from d, where the piece simply
-restarts with a new reference (the force is smooth there). ``physical`` evaluations (results,
-reactions) use r/|r| as it is.
+restarts with a new reference (the force is smooth there). Without a reference (d = 0: fresh
+data, results) the line's direction is r/|r| as it is.
 """
 import numpy as np
 
@@ -68,7 +68,15 @@ def _to_world(links, link, local, out):
             out[a] = E0[0, a] * local[0] + E0[1, a] * local[1] + E0[2, a] * local[2]
 
 
-@njit()
+@njit(inline="always")
+def _world_axes(links, link, R):
+    """R = the link's axes as columns in world coordinates (E0^T; identity for a ground)."""
+    for a in range(3):
+        for b in range(3):
+            R[a, b] = (1.0 if a == b else 0.0) if link < 0 else links[link].E0[b, a]
+
+
+@njit(inline="always")
 def _add_force(links, link, F, point):
     """fext[link] += the world force F acting at the world point, in link coordinates."""
     if link < 0:
@@ -84,7 +92,7 @@ def _add_force(links, link, F, point):
         S.fext[3 + a] += E0[a, 0] * F[0] + E0[a, 1] * F[1] + E0[a, 2] * F[2]
 
 
-@njit()
+@njit(inline="always")
 def _add_torque(links, link, T, sign):
     """fext[link] += sign * the world torque T, in link coordinates."""
     if link < 0:
@@ -94,7 +102,7 @@ def _add_torque(links, link, T, sign):
         S.fext[a] += sign * (S.E0[a, 0] * T[0] + S.E0[a, 1] * T[1] + S.E0[a, 2] * T[2])
 
 
-@njit()
+@njit(inline="always")
 def quaternion_of(R, q):
     """Unit quaternion (w, x, y, z), w >= 0, of the rotation matrix R (Shepperd's method)."""
     tr = R[0, 0] + R[1, 1] + R[2, 2]
@@ -128,7 +136,7 @@ def quaternion_of(R, q):
 
 
 @njit()
-def measure(i, q, v, elements, estate, mode, links, scratch, physical):
+def measure(i, q, v, elements, estate, mode, links, scratch):
     """(x, xdot, status) of element i; its ``estate`` record receives the load's direction
     and application points. Status 1: a line element whose direction is undefined (|r| = 0
     at zero relative velocity); 2: a rotational element at a half turn (no twist angle)."""
@@ -144,14 +152,14 @@ def measure(i, q, v, elements, estate, mode, links, scratch, physical):
         dist = np.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
         speed = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
         ref = mode[i].reference
+        along = r0 * ref[0] + r1 * ref[1] + r2 * ref[2]
         if dist > E.eps:
-            sign = 1.0
-            if not physical and r0 * ref[0] + r1 * ref[1] + r2 * ref[2] < 0.0:
-                sign = -1.0      # past the anchor in this piece: continued along the line
+            sign = -1.0 if along < 0.0 else 1.0   # past the anchor: continued along the line
             d[0], d[1], d[2] = sign * r0 / dist, sign * r1 / dist, sign * r2 / dist
             return sign * dist, d[0] * u0 + d[1] * u1 + d[2] * u2, 0
         if speed > E.eps:
-            if physical:     # through the anchor: the velocity gives the direction (SPEC 3.1)
+            if ref[0] == 0.0 and ref[1] == 0.0 and ref[2] == 0.0:
+                # through the anchor: the velocity gives the direction (SPEC 3.1)
                 d[0], d[1], d[2] = u0 / speed, u1 / speed, u2 / speed
                 return dist, speed, 0
             # within a piece, the line through the anchor along its reference
@@ -176,19 +184,16 @@ def measure(i, q, v, elements, estate, mode, links, scratch, physical):
         return x, xd, 0
     # ROTATIONAL: M = R_A^T R_B R0^T in A's link axes, theta its twist about a
     sc = scratch[0]
-    M = sc.M3
-    la, lb = E.link_a, E.link_b
+    M, RA, RB = sc.M3, sc.J3, sc.T3
+    _world_axes(links, E.link_a, RA)
+    _world_axes(links, E.link_b, RB)
     for r in range(3):
         for c in range(3):
-            s = 0.0
+            acc = 0.0
             for m in range(3):
-                ab = 0.0     # (R_A^T R_B)[r, m] = sum_n E0A[r, n] E0B[m, n]
                 for n in range(3):
-                    ea = links[la].E0[r, n] if la >= 0 else (1.0 if r == n else 0.0)
-                    eb = links[lb].E0[m, n] if lb >= 0 else (1.0 if m == n else 0.0)
-                    ab += ea * eb
-                s += ab * E.R0[c, m]
-            M[r, c] = s
+                    acc += RA[n, r] * RB[n, m] * E.R0[c, m]
+            M[r, c] = acc
     quat = sc.quat
     quaternion_of(M, quat)
     ax = E.axis
@@ -204,12 +209,12 @@ def measure(i, q, v, elements, estate, mode, links, scratch, physical):
     grad[0] = (cw * cw * ax[0] + cw * (qy * ax[2] - qz * ax[1]) + sw * qx) / den
     grad[1] = (cw * cw * ax[1] + cw * (qz * ax[0] - qx * ax[2]) + sw * qy) / den
     grad[2] = (cw * cw * ax[2] + cw * (qx * ax[1] - qy * ax[0]) + sw * qz) / den
-    _to_world(links, la, grad, d)
+    _to_world(links, E.link_a, grad, d)
     thd = (wB[0] - wA[0]) * d[0] + (wB[1] - wA[1]) * d[1] + (wB[2] - wA[2]) * d[2]
     return theta, thd, 0
 
 
-@njit()
+@njit(inline="always")
 def apply(i, F, elements, estate, links, tau):
     """Apply the law value F of element i as loads; record the world load vector on B."""
     E, X = elements[i], estate[i]
@@ -232,13 +237,13 @@ def apply(i, F, elements, estate, links, tau):
 
 
 @njit()
-def element_loads(q, v, elements, estate, mode, links, scratch, tau, physical):
+def element_loads(q, v, elements, estate, mode, links, scratch, tau):
     """Every element's law at the current kinematics, applied into the links' ``fext`` and
     ``tau`` (both zeroed first by the caller); returns the first element whose direction is
     undefined + 1, or 0."""
     bad = 0
     for i in range(elements.shape[0]):
-        x, xd, status = measure(i, q, v, elements, estate, mode, links, scratch, physical)
+        x, xd, status = measure(i, q, v, elements, estate, mode, links, scratch)
         X = estate[i]
         X.x, X.xdot, X.status = x, xd, status
         F = lawkernels.force(elements[i].law, elements[i].params, x, xd, mode[i].sides)
@@ -254,7 +259,7 @@ def element_loads(q, v, elements, estate, mode, links, scratch, tau, physical):
     return bad
 
 
-@njit()
+@njit(inline="always")
 def _placement_switching(i, elements, estate, mode):
     """The placement's own switching function (only a line element has one)."""
     if elements[i].kind != LINE:
@@ -271,7 +276,7 @@ def _placement_switching(i, elements, estate, mode):
 def switching_values(q, v, elements, estate, mode, links, scratch, g):
     """g (nf, SWITCHES) = every element's switching functions at the current kinematics."""
     for i in range(elements.shape[0]):
-        x, xd, status = measure(i, q, v, elements, estate, mode, links, scratch, False)
+        x, xd, status = measure(i, q, v, elements, estate, mode, links, scratch)
         lawkernels.switching(elements[i].law, elements[i].params, x, xd, mode[i].sides, g[i])
         g[i, PLACEMENT_SWITCH] = _placement_switching(i, elements, estate, mode)
 
@@ -284,11 +289,12 @@ def natural_mode(q, v, elements, estate, mode, links, scratch, g):
     for i in range(elements.shape[0]):
         E, X, Md = elements[i], estate[i], mode[i]
         if E.kind == LINE:
-            measure(i, q, v, elements, estate, mode, links, scratch, True)
-            if X.status == 0:
-                for m in range(3):
-                    Md.reference[m] = X.direction[m]
-        x, xd, status = measure(i, q, v, elements, estate, mode, links, scratch, False)
+            for m in range(3):
+                Md.reference[m] = 0.0         # measured as it is, without a reference
+            measure(i, q, v, elements, estate, mode, links, scratch)
+            for m in range(3):
+                Md.reference[m] = X.direction[m]
+        x, xd, status = measure(i, q, v, elements, estate, mode, links, scratch)
         lawkernels.natural_sides(E.law, E.params, x, xd, Md.sides, g[i])
         Md.sides[PLACEMENT_SWITCH] = 1.0
 

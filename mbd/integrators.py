@@ -16,9 +16,10 @@ those of :mod:`mbd.events`.
 import time
 
 import numpy as np
+from numba import types
 from scipy import integrate
 
-from . import events, layout, loopkernels, statefunction as sf, stepper
+from . import events, layout, loopkernels, native, statefunction as sf, stepper
 from .errors import SimulationError
 from .progress import ProgressBar
 from .result import Result
@@ -88,7 +89,7 @@ class Run:
         y = np.array(y, dtype=float)
         if self.sd.constrained:
             sf.refresh(self.sd, t, y)
-            status = sf.projection(y, self.sd.data)
+            status = self.sd.call(sf.projection, y, self.sd.data)
             if status != 0:
                 raise Singular(status, t)
         return y
@@ -205,10 +206,7 @@ class Run:
         sd, sides = self.sd, self.sides
         first_t, first = np.inf, None
         for i, k in zip(*np.nonzero(mask)):
-            def g_ik(t, i=i, k=k):
-                return sf.switching(sd, t, dense(t))[i, k]
-
-            t_hit = events.locate(g_ik, ta, tb, sides[i, k], tol)
+            t_hit = self.locate(i, k, ta, tb, dense, tol)
             if t_hit < first_t:
                 first_t, first = t_hit, (i, k)
         t, y = first_t, dense(first_t)
@@ -240,6 +238,16 @@ class Run:
             self.event_row(t, y, dense)
             self.check_chatter()
         return t, y
+
+    def locate(self, i, k, ta, tb, dense, tol):
+        """Where switching function (i, k) leaves its side in (ta, tb] (see
+        :func:`mbd.events.illinois`), on the step's dense output."""
+        sd = self.sd
+
+        def g_ik(t):
+            return sf.switching(sd, t, dense(t))[i, k]
+
+        return events.locate(g_ik, ta, tb, self.sides[i, k], tol)
 
     def _at_anchor(self, t, y, i):
         """Whether line element i's CS B is at its CS A (|r| at round-off of the drawing's
@@ -385,17 +393,8 @@ class CompiledRun(Run):
         self.st = layout.records(layout.STEPPER, 1)
         self.out = np.zeros((len(self.times), n))
         self.g = np.zeros((self.nf, layout.SWITCHES))
-        data = self.sd.data
-        sig = sf.signatures(data)
-        self._start = stepper.compiled(stepper.start, (self.sd.rhs, self.y_old, self.y_old,
-                                                       self.st, 0.0, 0.0, 0.0, 0.0, self.tmp,
-                                                       data), {0: sig.rhs})
-        self._advance = stepper.compiled(
-            stepper.advance, (self.sd.rhs, sf.switching_at, sf.projection, True, self.y_old,
-                              self.st, 0.0, 0.0, 0.0, 0.0, 1, self.times, self.out,
-                              np.zeros((self.nf, layout.SWITCHES), dtype=np.bool_), self.g,
-                              self.K, self.y_old, self.F, self.tmp, data),
-            {0: sig.rhs, 1: sig.switching, 2: sig.projection})
+        self.addresses = sf.addresses(self.sd)
+        self.g_on_step = None      # the address of stepper.switching_on_step, when needed
 
     def result(self):
         self.nfev = int(self.st[0]["nfev"])
@@ -403,17 +402,17 @@ class CompiledRun(Run):
 
     def piece(self, t, y):
         self.pieces += 1
-        sd, st = self.sd, self.st
-        S = st[0]
+        sd = self.sd
+        S = self.st[0]
         y = np.array(y, dtype=float)         # advanced in place
         S["t"] = t
-        self.check(self._start(sd.rhs, y, self.K[0], st, self.t_end, self.rtol, self.atol,
-                               self.max_step, self.tmp, sd.data))
         armed = sf.armed(sd)
+        starting = True
         while True:
             S["next_row"] = first = self.next_row
             steps = int(S["nsteps"])
-            status = self.chunk(y, armed)
+            status = self.chunk(y, armed, starting)
+            starting = False
             self.nsteps += int(S["nsteps"]) - steps
             self.next_row = last = int(S["next_row"])
             if last > first:
@@ -441,14 +440,27 @@ class CompiledRun(Run):
             if status == stepper.FAILED:
                 self.check(int(S["bad"]))
 
-    def chunk(self, y, armed):
-        """Up to STEP_BUDGET steps of the compiled loop from the stepper state (see
-        :func:`mbd.stepper.advance`); returns how it stopped."""
-        sd = self.sd
-        return self._advance(sd.rhs, sd.switching_function, sd.projection_function,
-                             sd.constrained, y, self.st, self.t_end, self.rtol, self.atol,
-                             self.max_step, self.STEP_BUDGET, self.times, self.out, armed,
-                             self.g, self.K, self.y_old, self.F, self.tmp, sd.data)
+    def locate(self, i, k, ta, tb, dense, tol):
+        """Where switching function (i, k) leaves its side in (ta, tb] of the compiled step's
+        interpolant, located in compiled code."""
+        context = stepper.step_context(int(i), int(k), dense.t_old, dense.h, dense.y_old,
+                                       dense.F, np.empty_like(dense.y_old), self.g,
+                                       self.addresses[1], self.sd.data)
+        if self.g_on_step is None:
+            self.g_on_step = native.address(stepper.switching_on_step,
+                                            types.float64(types.float64, native.typeof(context)))
+        return self.sd.call(stepper.locate_on_step, self.g_on_step, *context[:2],
+                            float(self.sides[i, k]), ta, tb, tol, *context[2:])
+
+    def chunk(self, y, armed, starting):
+        """Up to STEP_BUDGET steps of the compiled loop from the stepper state, beginning a new
+        piece if ``starting`` (see :func:`mbd.stepper.advance`); returns how it stopped."""
+        rhs, switch, project = self.addresses
+        return self.sd.call(stepper.advance, rhs, switch, project, self.sd.constrained,
+                            starting, y, self.st, float(self.t_end), float(self.rtol),
+                            float(self.atol), float(self.max_step), self.STEP_BUDGET, self.times,
+                            self.out, armed, self.g, self.K, self.y_old, self.F, self.tmp,
+                            self.sd.data)
 
     def check(self, bad):
         """Raise what a compiled function's nonzero return says."""

@@ -370,7 +370,7 @@ def link_velocities(q, v, tree, links, scratch):
         crossm(S.vel, sq, S.cj)
 
 
-@njit()
+@njit(inline="always")
 def velocity_products(tree, links):
     """``avp``: every link's acceleration with qdd = 0 and no gravity (the velocity-product
     terms the loop closures need), on the kinematics of :func:`link_velocities`."""
@@ -385,7 +385,7 @@ def velocity_products(tree, links):
                 S.avp[m] += S.cj[m]
 
 
-@njit()
+@njit(inline="always")
 def clear_loads(links, tau):
     """Zero every link's external force and the generalized forces."""
     for i in range(links.shape[0]):
@@ -750,7 +750,7 @@ def aba_world(v, tau, tree, links, scratch, qdd):
             S.acc[m] = s
 
 
-@njit()
+@njit(inline="always")
 def energies(tree, links, scratch):
     """(kinetic, potential) energy of the tree on the kinematics of :func:`link_velocities`,
     J; the potential of gravity is zero at the world origin."""

@@ -27,7 +27,7 @@ LINEAR, CONSTANT, ELASTOGAP, ELASTOBACKLASH, ELASTOBACKLASH2, BISTOP, VARIABLE_S
 B_EPS = 1e-10
 
 
-@njit()
+@njit(inline="always")
 def spow(a, n):
     """sign(a) |a|^n: the odd continuation of a^n, smooth through 0 for n >= 1."""
     if a >= 0.0:
@@ -35,7 +35,7 @@ def spow(a, n):
     return -((-a) ** n)
 
 
-@njit()
+@njit(inline="always")
 def step_ramp(x, x0, h0, x1, h1):
     """The cubic of Adams' STEP between (x0, h0) and (x1, h1), not clamped (the frozen ramp
     branch continues it smoothly).
@@ -51,7 +51,7 @@ def step_ramp(x, x0, h0, x1, h1):
     return h1 + (h0 - h1) * w * w * (3.0 - 2.0 * w)
 
 
-@njit()
+@njit(inline="always")
 def switching(code, p, x, v, s, g):
     """g[0:LAW_SWITCHES] = the law's switching functions at (x, v), given sides ``s``.
 
@@ -96,7 +96,7 @@ def switching(code, p, x, v, s, g):
         g[0] = p[0] - p[1]       # K - K_min: K in use while >= 0
 
 
-@njit()
+@njit(inline="always")
 def armed(code, p, s, k):
     """True when switching function k can change the branch in the mode ``s``."""
     if code == ELASTOGAP:
@@ -117,7 +117,7 @@ def armed(code, p, s, k):
     return False
 
 
-@njit()
+@njit(inline="always")
 def odd_at_zero(code, p):
     """Whether the law's force at x = 0 is odd in the rate there, f(0, v) = -f(0, -v), so that
     a line element's force does not jump where its direction reverses (B passing A): a plain
@@ -140,7 +140,7 @@ def _bistop_raw(p, x, v, s):
     return -k * spow(x - x2, e) - damp * v
 
 
-@njit()
+@njit(inline="always")
 def force(code, p, x, v, s):
     """The law's force on the follower along +x at (x, v) in the branch fixed by ``s``."""
     if code == LINEAR:
@@ -191,7 +191,7 @@ def force(code, p, x, v, s):
     return np.nan
 
 
-@njit()
+@njit(inline="always")
 def natural_sides(code, p, x, v, s, g):
     """s = the sides the state itself selects (sign of each g, zero counting as +1).
 

@@ -46,6 +46,10 @@ SWITCHES = LAW_SWITCHES + 1
 #: parameters per law
 MAX_PARAMS = 6
 
+#: what the force elements' evaluation computes (:func:`mbd.statefunction.elements_at`): their
+#: switching functions, the mode the state selects, their records
+SWITCHING, NATURAL_MODE, RECORDS = 0, 1, 2
+
 LINK = np.dtype([
     ("parent", np.int64),           # parent link, -1 for a link on a ground
     ("jtype", np.int64),            # FIXED, REVOLUTE, PRISMATIC or SPHERICAL

@@ -201,7 +201,7 @@ def _point_acceleration(links, k, p, out_w, out_a):
         out_a[m] = E0[0, m] * a0 + E0[1, m] * a1 + E0[2, m] * a2
 
 
-@njit()
+@njit(inline="always")
 def closure_gamma(links, scratch, closures, gamma):
     """gamma (6 nc): the closures' relative velocity-product accelerations (G qdd + gamma is
     the relative acceleration), on the kinematics and ``avp`` of
@@ -328,9 +328,10 @@ def least_norm_step(U, V, s, rank, r, d):
 
 
 @njit()
-def _verdict(loop, s, rows, on_manifold):
-    """Record the rank check in ``loop`` and return SINGULAR, RANK_GREW or 0 (see the rank
-    rule in the module docstring)."""
+def _verdict(loop, s, rows):
+    """Record the rank check of the singular values s (decreasing, of a matrix with ``rows``
+    rows) in ``loop`` and return SINGULAR where the run's r-th one fell below the tolerance,
+    else 0 (see the rank rule in the module docstring)."""
     L = loop[0]
     r = L.rank
     top = s[0] if s.shape[0] and s[0] > 0.0 else 1.0
@@ -339,8 +340,6 @@ def _verdict(loop, s, rows, on_manifold):
     L.found = numerical_rank(s, rows)
     if r > 0 and not s[r - 1] > RANK_TOLERANCE * top:
         return SINGULAR
-    if on_manifold and L.dropped > RANK_TOLERANCE:
-        return RANK_GREW
     return 0
 
 
@@ -359,7 +358,7 @@ def constrained_solve(V_, loop):
     svd(G, V_.W, U, V, s)
     if loop[0].rank < 0:
         loop[0].rank = numerical_rank(s, m)
-    status = _verdict(loop, s, m, False)
+    status = _verdict(loop, s, m)
     r = loop[0].rank
     least_norm_step(U, V, s, r, b, qdd)            # the particular solution
     k = nv - r
@@ -427,7 +426,7 @@ def constraint_rows(q, v, tree, links, scratch, closures, drivers, G, b, g):
         b[nc + k] = drivers[k].acceleration
 
 
-@njit()
+@njit(inline="always")
 def finite(a):
     """Whether every entry of the array a is finite (no temporary)."""
     for x in a.flat:
@@ -506,5 +505,7 @@ def project(y, nq, tree, links, scratch, closures, drivers, buf, loop):
     least_norm_step(V_.U, V_.V, V_.s, loop[0].rank, r1, d)
     for j in range(nv):
         v[j] -= d[j]
-    verdict = _verdict(loop, V_.s, m, status == 0)
+    verdict = _verdict(loop, V_.s, m)
+    if verdict == 0 and status == 0 and loop[0].dropped > RANK_TOLERANCE:
+        verdict = RANK_GREW        # on the manifold, a dropped singular value is not zero
     return verdict if verdict != 0 else status

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .elements import Element
 from .errors import ModelError
 from .rotations import as_rotation_matrix, as_vector3
 
@@ -229,7 +230,6 @@ class Model:
 
     def add(self, element):
         """Add a joint or a force element and return it."""
-        from .elements import Element  # local: keeps model.py free of the element zoo
         if not isinstance(element, Element):
             raise ModelError(f"model '{self.name}': add() takes a joint or a force element, "
                              f"got {type(element).__name__}")
@@ -239,7 +239,8 @@ class Model:
     def build(self):
         """Validate everything and compile the model into an immutable :class:`~mbd.System`.
 
-        Raises :class:`~mbd.ModelError` listing every problem found.
+        Raises :class:`~mbd.ModelError` listing every problem found. (A facade: the build
+        stage, :mod:`mbd.system`, imports this module, not the other way round.)
         """
         from .system import build
         return build(self)

@@ -201,7 +201,6 @@ class Result:
                       else np.asarray(sides, dtype=float))
         self._records = self._params = self._reaction_rows = None
         self._poses = None
-        self._velocities = None
         self._data = None
 
     @property
@@ -295,15 +294,17 @@ class Result:
         except KeyError:
             raise KeyError(f"no body '{name}'; the bodies are {sorted(self.system.bodies)}") from None
 
-    def _link_poses(self):
+    def _kinematics(self):
+        """(R, p, V, E): link rotations and origins, velocities, energies of the tree."""
         if self._poses is None:
-            self._poses = statefunction.poses(self._state_data, self.q)
+            self._poses = statefunction.kinematics(self._state_data, np.hstack([self.q, self.v]))
         return self._poses
 
+    def _link_poses(self):
+        return self._kinematics()[:2]
+
     def _link_velocities(self):
-        if self._velocities is None:
-            *_, self._velocities = statefunction.poses(self._state_data, self.q, self.v)
-        return self._velocities
+        return self._kinematics()[2]
 
     def kinetic_energy(self):
         """Kinetic energy (n,), J."""
@@ -319,7 +320,7 @@ class Result:
         return self._energies().sum(axis=1)
 
     def _energies(self):
-        out = statefunction.energy(self._state_data, np.hstack([self.q, self.v]))
+        out = self._kinematics()[3].copy()
         for name in self.system.force_index:
             out[:, 1] += self.force(name).energy
         return out

@@ -8,27 +8,27 @@ function of that data:
 - :func:`switching`, :func:`natural_mode`, :func:`armed`: the force laws' branches;
 - :func:`records`: what every force element reads and applies;
 - :func:`reactions`: what every joint transmits and every driver applies;
-- :func:`energy`: kinetic and potential energy.
+- :func:`kinematics`: every link's pose and velocity, and the energy, at rows of states.
 
 The compiled right-hand side comes in six variants with one signature — tree or constrained
 (loops, motion drivers), with or without force elements, and for trees the world-frame or the
 link-frame articulated-body algorithm — so a mechanism compiles only the code it uses, and the
-integrator (:mod:`mbd.stepper`) calls whichever it is given through a function pointer,
-compiled once for all of them.
+integrator (:mod:`mbd.stepper`) calls whichever it is given through its address (see
+:func:`addresses`), compiled once for all of them.
 
 Return codes of the compiled functions: 0; the index + 1 of a force element whose load
 direction is undefined; or a negative code of :mod:`mbd.loopkernels` (the rank rule's
 verdict). Parameters given as Python functions (a stiffness K(t)) and motion drivers' motions
 are written into the data by :func:`refresh` before each evaluation, from Python.
 """
-from collections import namedtuple
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
-from numba import typeof, types
+from numba import types
 
-from . import forcekernels, kernels, layout, loopkernels
+from . import forcekernels, kernels, layout, loopkernels, native
 from .jitcache import njit
+from .layout import NATURAL_MODE, RECORDS, SWITCHING
 from .state import State
 
 # ----------------------------------------------------------------------------- compiled
@@ -64,11 +64,11 @@ def tree_free_link(t, y, dy, data):
 
 
 @njit(inline="always")
-def _loads(q, v, data, physical):
+def _loads(q, v, data):
     """The force elements' loads into the links' fext and data.tau; returns their status."""
     kernels.clear_loads(data.links, data.tau)
     return forcekernels.element_loads(q, v, data.elements, data.estate, data.mode, data.links,
-                                      data.scratch, data.tau, physical)
+                                      data.scratch, data.tau)
 
 
 @njit()
@@ -76,7 +76,7 @@ def tree_forced_world(t, y, dy, data):
     """dy/dt of a tree with force elements and no prismatic primitives."""
     q, v = _start(y, dy, data)
     kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
-    bad = _loads(q, v, data, False)
+    bad = _loads(q, v, data)
     kernels.aba_world(v, data.tau, data.tree, data.links, data.scratch, dy[q.shape[0]:])
     return bad
 
@@ -86,7 +86,7 @@ def tree_forced_link(t, y, dy, data):
     """dy/dt of a tree with force elements (link-frame ABA)."""
     q, v = _start(y, dy, data)
     kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
-    bad = _loads(q, v, data, False)
+    bad = _loads(q, v, data)
     kernels.aba(v, data.tau, data.tree, data.links, data.scratch, dy[q.shape[0]:])
     return bad
 
@@ -134,37 +134,36 @@ def constrained_forced(t, y, dy, data):
     """dy/dt of a mechanism with loops or motion drivers and force elements."""
     q, v = _start(y, dy, data)
     kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
-    bad = _loads(q, v, data, False)
+    bad = _loads(q, v, data)
     return _constrained(q, v, dy, data, bad)
 
 
 @njit()
-def no_switching(y, g, data):
+def no_switching(y, g, data, task):
     """The switching functions of a mechanism without force elements: none."""
     return 0
 
 
 @njit()
-def switching_at(y, g, data):
-    """g (nf, SWITCHES): every element's switching functions at y in the current mode."""
+def elements_at(y, g, data, task):
+    """The force elements at y, in the current mode: their switching functions into g
+    (nf, SWITCHES) (``task`` SWITCHING), the mode the state selects into data.mode
+    (NATURAL_MODE; g is scratch) or their records into data.estate (RECORDS; a line without a
+    reference direction measured as it is). Returns the records' status as element_loads,
+    else 0."""
     q = data.q
     nq = q.shape[0]
+    v = y[nq:]
     kernels.normalize_quaternions(y[:nq], data.tree, q)
-    kernels.link_velocities(q, y[nq:], data.tree, data.links, data.scratch)
-    forcekernels.switching_values(q, y[nq:], data.elements, data.estate, data.mode,
-                                  data.links, data.scratch, g)
-    return 0
-
-
-@njit()
-def natural_mode_at(y, g, data):
-    """data.mode = the branches the state y itself selects (g: scratch)."""
-    q = data.q
-    nq = q.shape[0]
-    kernels.normalize_quaternions(y[:nq], data.tree, q)
-    kernels.link_velocities(q, y[nq:], data.tree, data.links, data.scratch)
-    forcekernels.natural_mode(q, y[nq:], data.elements, data.estate, data.mode, data.links,
-                              data.scratch, g)
+    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
+    if task == SWITCHING:
+        forcekernels.switching_values(q, v, data.elements, data.estate, data.mode, data.links,
+                                      data.scratch, g)
+    elif task == NATURAL_MODE:
+        forcekernels.natural_mode(q, v, data.elements, data.estate, data.mode, data.links,
+                                  data.scratch, g)
+    else:
+        return _loads(q, v, data)
     return 0
 
 
@@ -179,17 +178,6 @@ def projection(y, data):
     """y moved onto the constraints in place (:func:`mbd.loopkernels.project`)."""
     return loopkernels.project(y, data.q.shape[0], data.tree, data.links, data.scratch,
                                data.closures, data.drivers, data.loopbuf, data.loop)
-
-
-@njit()
-def records_at(y, data):
-    """Every element's record (estate) at y in the current mode, evaluated physically (a
-    line's direction is r/|r| as it is); returns the elements' status as element_loads."""
-    q = data.q
-    nq = q.shape[0]
-    kernels.normalize_quaternions(y[:nq], data.tree, q)
-    kernels.link_velocities(q, y[nq:], data.tree, data.links, data.scratch)
-    return _loads(q, y[nq:], data, True)
 
 
 @njit(inline="always")
@@ -241,55 +229,45 @@ def transmitted_loads(y, dy, data, lam, tau):
 
 
 @njit()
-def energy_rows(Y, data, out):
-    """out (n, 2): (kinetic, potential) energy of the tree at every row of Y (n, nq + nv)."""
+def kinematics_rows(Y, data, R, p, V, E):
+    """At every row of Y (n, nq + nv): the world rotation R (n, nl, 3, 3) and origin p
+    (n, nl, 3) of every link, its spatial velocity V (n, nl, 6, link coordinates) and the
+    tree's kinetic and potential energy E (n, 2)."""
     q = data.q
     nq = q.shape[0]
+    links = data.links
     for n in range(Y.shape[0]):
         kernels.normalize_quaternions(Y[n, :nq], data.tree, q)
-        kernels.link_velocities(q, Y[n, nq:], data.tree, data.links, data.scratch)
-        out[n, 0], out[n, 1] = kernels.energies(data.tree, data.links, data.scratch)
-
-
-@njit()
-def pose_rows(Q, data, R, p, V, Yv):
-    """World rotation (n, nl, 3, 3) and origin (n, nl, 3) of every link at every row of Q, and
-    with velocities Yv (n, nv) (empty: skipped) their spatial velocities V (n, nl, 6)."""
-    q = data.q
-    links = data.links
-    for n in range(Q.shape[0]):
-        kernels.normalize_quaternions(Q[n], data.tree, q)
-        if Yv.shape[0]:
-            kernels.link_velocities(q, Yv[n], data.tree, links, data.scratch)
-        else:
-            kernels.link_transforms(q, data.tree, links, data.scratch)
+        kernels.link_velocities(q, Y[n, nq:], data.tree, links, data.scratch)
         for i in range(links.shape[0]):
             for a in range(3):
                 p[n, i, a] = links[i].p0[a]
                 for b in range(3):
                     R[n, i, a, b] = links[i].E0[b, a]
-            if Yv.shape[0]:
-                for k in range(6):
-                    V[n, i, k] = links[i].vel[k]
+            for k in range(6):
+                V[n, i, k] = links[i].vel[k]
+        E[n, 0], E[n, 1] = kernels.energies(data.tree, links, data.scratch)
 
 
 # ----------------------------------------------------------------------------- Python side
 
-Signatures = namedtuple("Signatures", "rhs switching projection")
-
-
-def signatures(data):
-    """The signatures of the compiled right-hand side, switching function and projection
-    for ``data``'s types, as the integrator's function pointers see them (the same for every
-    mechanism)."""
-    y, g, d = types.float64[::1], types.float64[:, ::1], typeof(data)
-    return Signatures(types.int64(types.float64, y, y, d), types.int64(y, g, d),
-                      types.int64(y, d))
+def addresses(sd):
+    """(right-hand side, switching function, projection): the addresses of the compiled
+    functions the integrator calls for ``sd``'s mechanism (:mod:`mbd.native`; compiled, or
+    loaded from the cache, here)."""
+    y, g, d = types.float64[::1], types.float64[:, ::1], native.typeof(sd.data)
+    return (native.address(sd.rhs, types.int64(types.float64, y, y, d)),
+            native.address(sd.switching_function, types.int64(y, g, d, types.int64)),
+            native.address(sd.projection_function, types.int64(y, d)))
 
 
 @dataclass
 class StateData:
     """A System's run-stage data and how to evaluate it.
+
+    :meth:`call` calls a compiled function on this data from Python: the types of a System's
+    data never change, so each function's compiled entry point is looked up once (numba's
+    dispatch would otherwise work out the type of every record array at every call).
 
     Attributes
     ----------
@@ -309,15 +287,24 @@ class StateData:
     rhs: object
     varying: list
     constrained: bool
+    entries: dict = field(default_factory=dict)
 
     @property
     def nq(self):
         return self.system.nq
 
+    def call(self, function, *args):
+        """``function(*args)``, a compiled function called through its entry point for these
+        argument types (:func:`mbd.native.entry`, looked up once per data and function)."""
+        found = self.entries.get(function)
+        if found is None:
+            found = self.entries[function] = native.entry(function, args)
+        return found(*args)
+
     @property
     def switching_function(self):
         """The compiled switching function for the integrator (a no-op without elements)."""
-        return switching_at if self.data.elements.shape[0] else no_switching
+        return elements_at if self.data.elements.shape[0] else no_switching
 
     @property
     def projection_function(self):
@@ -368,7 +355,7 @@ def derivative(sd, t, y, dy=None):
     y = np.ascontiguousarray(y, dtype=float)
     dy = np.empty_like(y) if dy is None else dy
     refresh(sd, t, y)
-    return dy, int(sd.rhs(float(t), y, dy, sd.data))
+    return dy, int(sd.call(sd.rhs, float(t), y, dy, sd.data))
 
 
 def switching(sd, t, y, g=None):
@@ -376,7 +363,7 @@ def switching(sd, t, y, g=None):
     y = np.ascontiguousarray(y, dtype=float)
     g = np.zeros((len(sd.system.force_elements), layout.SWITCHES)) if g is None else g
     refresh(sd, t, y)
-    switching_at(y, g, sd.data)
+    sd.call(elements_at, y, g, sd.data, SWITCHING)
     return g
 
 
@@ -386,19 +373,22 @@ def natural_mode(sd, t, y):
         return
     y = np.ascontiguousarray(y, dtype=float)
     refresh(sd, t, y)
-    natural_mode_at(y, np.zeros((len(sd.system.force_elements), layout.SWITCHES)), sd.data)
+    sd.call(elements_at, y, np.zeros((len(sd.system.force_elements), layout.SWITCHES)), sd.data,
+            NATURAL_MODE)
 
 
 def armed(sd, sides=None):
     """Boolean mask (nf, SWITCHES) of the switching functions that can change a branch in the
     current mode (or the mode with the given ``sides``)."""
     data = sd.data
+    out = np.zeros((data.elements.shape[0], layout.SWITCHES), dtype=np.bool_)
+    if not len(out):
+        return out
     mode = data.mode
     if sides is not None:
         mode = mode.copy()
         mode["sides"] = sides
-    out = np.zeros((data.elements.shape[0], layout.SWITCHES), dtype=np.bool_)
-    forcekernels.armed(data.elements, mode, out)
+    sd.call(forcekernels.armed, data.elements, mode, out)
     return out
 
 
@@ -408,26 +398,18 @@ def records(sd, t, y, sides):
     y = np.ascontiguousarray(y, dtype=float)
     refresh(sd, t, y)
     sd.data.mode["sides"] = sides
-    records_at(y, sd.data)
+    sd.data.mode["reference"] = 0.0       # every line as it is (SPEC 3.1), not continued
+    sd.call(elements_at, y, np.zeros((0, layout.SWITCHES)), sd.data, RECORDS)
     return sd.data.estate.copy(), sd.data.elements["params"].copy()
 
 
-def energy(sd, Y):
-    """(n, 2) kinetic and potential energy of the tree (no force elements) at the rows Y."""
-    out = np.zeros((len(Y), 2))
-    energy_rows(np.ascontiguousarray(Y, dtype=float), sd.data, out)
-    return out
-
-
-def poses(sd, Q, V=None):
-    """World rotations (n, nl, 3, 3) and origins (n, nl, 3) of every link at the rows Q; with
-    velocities V (n, nv) also the links' spatial velocities (n, nl, 6), link coordinates."""
-    n, nl = len(Q), sd.system.n_links
-    R, p = np.zeros((n, nl, 3, 3)), np.zeros((n, nl, 3))
-    vel = np.zeros((n, nl, 6)) if V is not None else np.zeros((0, nl, 6))
-    Yv = np.ascontiguousarray(V, dtype=float) if V is not None else np.zeros((0, sd.system.nv))
-    pose_rows(np.ascontiguousarray(Q, dtype=float), sd.data, R, p, vel, Yv)
-    return (R, p, vel) if V is not None else (R, p)
+def kinematics(sd, Y):
+    """(R, p, V, E) at the rows Y (n, nq + nv) (see :func:`kinematics_rows`)."""
+    n, nl = len(Y), sd.system.n_links
+    R, p, V, E = np.zeros((n, nl, 3, 3)), np.zeros((n, nl, 3)), np.zeros((n, nl, 6)), \
+        np.zeros((n, 2))
+    sd.call(kinematics_rows, np.ascontiguousarray(Y, dtype=float), sd.data, R, p, V, E)
+    return R, p, V, E
 
 
 def reactions(sd, t, y, sides):
@@ -444,8 +426,8 @@ def reactions(sd, t, y, sides):
     dy, status = derivative(sd, t, y)
     lam = np.zeros(6 * len(s.cut_joints) + len(s.drivers))
     if len(lam):
-        constraint_forces(data, lam)
-    transmitted_loads(y, dy, data, lam, np.zeros(s.nv))
+        sd.call(constraint_forces, data, lam)
+    sd.call(transmitted_loads, y, dy, data, lam, np.zeros(s.nv))
     links = data.links
     E0, p0 = links["E0"], links["p0"]
     cut = {}

@@ -7,9 +7,9 @@ step-size control, initial step and 7th-order dense output) in one numba call th
 the piece ends.
 
 The right-hand side, the switching functions and the projection onto the constraints are
-*function pointers* (numba first-class functions of one signature, :mod:`mbd.statefunction`):
-the loop is compiled once for every mechanism, and the right-hand side's code is compiled once,
-in its own function, not again inside every entry point of the loop.
+called through their addresses (:mod:`mbd.native`; the functions of one signature in
+:mod:`mbd.statefunction`): the loop is compiled once for every mechanism, and the right-hand
+side's code once, in its own function, not again inside the loop.
 
 Exact switching is kept: after every accepted step the armed switching functions are checked
 with the one crossing predicate of :mod:`mbd.events`; when one changed sign the loop stops with
@@ -21,11 +21,12 @@ The tableau comes from scipy (``scipy.integrate._ivp.dop853_coefficients``), so 
 the same numbers. The loop's state between calls is a ``STEPPER`` record (:mod:`mbd.layout`).
 """
 import numpy as np
-from numba import typeof, types
 from scipy.integrate._ivp import dop853_coefficients as _tableau
 
 from . import events
 from .jitcache import njit
+from .layout import SWITCHING
+from .native import call2, call4
 
 #: Runge–Kutta matrix, nodes, weights, error and dense-output coefficients (16 stages with the
 #: three extra ones of the dense output)
@@ -47,9 +48,9 @@ DONE, CROSSED, PAUSED, TOO_SMALL, NONFINITE, FAILED = range(6)
 
 @njit(inline="always")
 def _rhs(rhs, t, y, dy, st, tmp, data):
-    """dy = f(t, y) through the function pointer; a nonzero return (see
+    """dy = f(t, y), the right-hand side at the address ``rhs``; a nonzero return (see
     :mod:`mbd.statefunction`) keeps (t, y) in st.t_bad and tmp[3] for the error message."""
-    bad = rhs(t, y, dy, data)
+    bad = call4(rhs, t, y, dy, data)
     st[0].nfev += 1
     if bad != 0:
         st[0].t_bad = t
@@ -67,8 +68,8 @@ def _rms(x, scale):
     return np.sqrt(s / x.shape[0])
 
 
-@njit()
-def start(rhs, y, f, st, t_bound, rtol, atol, max_step, tmp, data):
+@njit(inline="always")
+def _start(rhs, y, f, st, t_bound, rtol, atol, max_step, tmp, data):
     """Begin a piece at (st.t, y): f = dy/dt there and st.h_abs = the initial step (Hairer's
     rule, as scipy's ``select_initial_step``). Returns what the right-hand side returned."""
     S = st[0]
@@ -202,9 +203,38 @@ def dense_value(t, t_old, h, y_old, F, out):
 
 
 @njit()
-def advance(rhs, switch, project, constrained, y, st, t_bound, rtol, atol, max_step, max_steps,
-            times, rows, armed, g, K, y_old, F, tmp, data):
-    """Step from (st.t, y) with K[0] = dy/dt there until the piece ends.
+def switching_on_step(t, context):
+    """Switching function (i, k) at time t of the step interpolant in ``context``."""
+    i, k, t_old, h, y_old, F, y, g, switch, data = context
+    dense_value(t, t_old, h, y_old, F, y)
+    call4(switch, y, g, data, SWITCHING)
+    return g[i, k]
+
+
+@njit()
+def locate_on_step(g_on_step, i, k, side, ta, tb, tol, t_old, h, y_old, F, y, g, switch,
+                   data):
+    """Where switching function (i, k) leaves the side ``side`` in (ta, tb] of the step
+    interpolant (t_old, h, y_old, F) (:func:`mbd.events.illinois`, compiled): ``g_on_step``
+    is the address of :func:`switching_on_step` and ``switch`` the switching function's (see
+    :func:`step_context`); y and g are scratch."""
+    return events.illinois(g_on_step, (i, k, t_old, h, y_old, F, y, g, switch, data), ta, tb,
+                           side, tol)
+
+
+def step_context(i, k, t_old, h, y_old, F, y, g, switch, data):
+    """The context tuple of :func:`switching_on_step` (its type fixes the signature that
+    :func:`locate_on_step` calls it with)."""
+    return (i, k, t_old, h, y_old, F, y, g, switch, data)
+
+
+@njit()
+def advance(rhs, switch, project, constrained, starting, y, st, t_bound, rtol, atol, max_step,
+            max_steps, times, rows, armed, g, K, y_old, F, tmp, data):
+    """Step from (st.t, y) until the piece ends; ``starting``: a new piece begins there (K[0]
+    and the initial step are computed first), else K[0] = dy/dt there from the last call.
+    ``rhs``, ``switch`` and ``project`` are the addresses of the right-hand side, switching
+    function and projection (:mod:`mbd.native`).
 
     Returns DONE (t_bound reached), CROSSED (an armed switching function changed sign in the
     last step: y_old, st.t_old, st.h_prev and the interpolant F describe that step), PAUSED
@@ -216,6 +246,8 @@ def advance(rhs, switch, project, constrained, y, st, t_bound, rtol, atol, max_s
     """
     S = st[0]
     n = y.shape[0]
+    if starting and _start(rhs, y, K[0], st, t_bound, rtol, atol, max_step, tmp, data) != 0:
+        return FAILED
     y_new = tmp[1]
     any_armed = False
     for i in range(armed.shape[0]):
@@ -264,7 +296,7 @@ def advance(rhs, switch, project, constrained, y, st, t_bound, rtol, atol, max_s
             if not np.isfinite(y[i]):
                 return NONFINITE
         if any_armed:
-            switch(y, g, data)
+            call4(switch, y, g, data, SWITCHING)
             if events.crossed(armed, g, data.mode):
                 if _dense_coefficients(rhs, st, y_old, y, K, F, tmp, data) != 0:
                     return FAILED
@@ -276,11 +308,11 @@ def advance(rhs, switch, project, constrained, y, st, t_bound, rtol, atol, max_s
             while r < times.shape[0] and times[r] <= t_new:
                 dense_value(times[r], t, h, y_old, F, rows[r])
                 if constrained:
-                    project(rows[r], data)
+                    call2(project, rows[r], data)
                 r += 1
             S.next_row = r
         if constrained:
-            verdict = project(y, data)
+            verdict = call2(project, y, data)
             if verdict != 0:
                 S.t_bad = t_new
                 S.bad = verdict
@@ -295,23 +327,3 @@ def advance(rhs, switch, project, constrained, y, st, t_bound, rtol, atol, max_s
             for i in range(n):
                 K[0, i] = K[N_STAGES, i]
     return DONE if S.t >= t_bound else PAUSED
-
-
-# ----------------------------------------------------------------------------- entry points
-
-_ENTRIES = {}
-
-
-def compiled(dispatcher, args, functions):
-    """The compiled entry point of ``dispatcher`` for ``args``, where the arguments at the
-    positions of ``functions`` ({position: signature}) are function pointers of that
-    signature (numba first-class functions, called through their addresses): compiled once
-    per argument types (and loaded from the disk cache after that)."""
-    sig = tuple(types.FunctionType(functions[k]) if k in functions else typeof(a)
-                for k, a in enumerate(args))
-    key = (dispatcher, sig)
-    entry = _ENTRIES.get(key)
-    if entry is None:
-        dispatcher.compile(sig)
-        entry = _ENTRIES[key] = dispatcher.overloads[sig].entry_point
-    return entry

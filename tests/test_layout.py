@@ -57,3 +57,69 @@ def test_ci_runs_the_readme_commands():
     assert len(commands) == 2, commands
     for command in commands:
         assert command in ci, f"README command {command!r} is not what .ci/run runs"
+
+
+def mbd_import_graph():
+    """{module: {modules it imports}} within the mbd package (not its command line), every
+    relative import anywhere in the file, and the function each import sits in (None: module
+    level) as {(module, imported): function}."""
+    graph, where = {}, {}
+    for path in sorted((ROOT / "mbd").glob("*.py")):
+        name = path.stem
+        graph.setdefault(name, set())
+        tree = ast.parse(path.read_text(), filename=str(path))
+        functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef,
+                                                                 ast.AsyncFunctionDef))]
+        inside = {id(node): f.name for f in functions for node in ast.walk(f)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                targets = ([node.module.split(".")[0]] if node.module
+                           else [a.name for a in node.names])
+                for t in targets:
+                    if (ROOT / "mbd" / f"{t}.py").exists():
+                        graph[name].add(t)
+                        where[(name, t)] = inside.get(id(node))
+    return graph, where
+
+
+#: the documented facades (DESIGN §2): a later stage imported from an earlier one's method
+FACADES = {("model", "system"): "build", ("system", "simulate"): "simulate"}
+
+
+def cycle_in(graph):
+    """A cycle of the directed graph as a list of nodes, or None."""
+    state = {}
+
+    def visit(node, path):
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                return path[path.index(nxt):] + [nxt] if nxt in path else [node, nxt]
+            if nxt not in state:
+                found = visit(nxt, path + [nxt])
+                if found:
+                    return found
+        state[node] = "done"
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node, [node])
+            if found:
+                return found
+    return None
+
+
+def test_the_mbd_import_graph_is_acyclic_apart_from_the_facades():
+    graph, where = mbd_import_graph()
+    for (a, b), function in FACADES.items():
+        assert where.get((a, b)) == function, f"facade {a}.{function} -> {b} not found"
+        graph[a].discard(b)
+    local = {edge: f for edge, f in where.items() if f and edge not in FACADES}
+    assert not local, f"function-local imports hide a dependency: {local}"
+    assert cycle_in(graph) is None, f"import cycle: {' -> '.join(cycle_in(graph))}"
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycle_in({"a": {"b"}, "b": {"c"}, "c": {"a"}}) is not None
+    assert cycle_in({"a": {"b"}, "b": {"c"}, "c": set()}) is None

@@ -1,5 +1,4 @@
 """The command line as a user drives it: a subprocess, its output, its files, its exit code."""
-import importlib.util
 import subprocess
 import sys
 
