@@ -264,7 +264,8 @@ def assemble(system, data, t, q, v, q_given, v_given, exact_q, exact_v):
     v_new = v + u * scale
     w = rows(t, q_new, v_new)[3]
     size = max(1.0, np.abs(v).max(initial=0.0))
-    if np.any(np.abs(v_new - v)[hard] > 1e-8 * size) or np.abs(w).max(initial=0.0) > fail_tol * size:
+    if (np.any(np.abs(v_new - v)[hard] > 1e-8 * size)
+            or np.abs(w).max(initial=0.0) > fail_tol * size):
         joints = names_of(hard)
         raise SimulationError(f"assembly failed at t = {t:g} s: the exact v0 targets of joints "
                               f"{joints} conflict with the velocity constraints of the loop(s) "

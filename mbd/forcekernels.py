@@ -272,7 +272,7 @@ def _placement_switching(i, elements, estate, mode):
             - REFERENCE_CONE * np.sqrt(r0 * r0 + r1 * r1 + r2 * r2))
 
 
-@njit()
+@njit(inline="always")
 def switching_values(q, v, elements, estate, mode, links, scratch, g):
     """g (nf, SWITCHES) = every element's switching functions at the current kinematics."""
     for i in range(elements.shape[0]):
@@ -281,7 +281,7 @@ def switching_values(q, v, elements, estate, mode, links, scratch, g):
         g[i, PLACEMENT_SWITCH] = _placement_switching(i, elements, estate, mode)
 
 
-@njit()
+@njit(inline="always")
 def natural_mode(q, v, elements, estate, mode, links, scratch, g):
     """The mode the current state itself selects: every side the sign of its switching
     function (zero counting as +1) and every line's reference the direction of r (of the

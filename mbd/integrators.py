@@ -19,7 +19,7 @@ import numpy as np
 from numba import types
 from scipy import integrate
 
-from . import events, layout, loopkernels, native, statefunction as sf, stepper
+from . import events, layout, loopkernels, native, statefunction as sf, stepper, warmup
 from .errors import SimulationError
 from .progress import ProgressBar
 from .result import Result
@@ -314,6 +314,7 @@ class ScipyRun(Run):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        warmup.first_right_hand_side(self.sd, compiled=False)
         self.f = Integrand(self.sd, natural=not self.exact)
         # a multistep method restarts once the projection moves the state further than its
         # own error tolerance would (restarting at every round-off drift keeps it at order 1)
@@ -393,6 +394,7 @@ class CompiledRun(Run):
         self.st = layout.records(layout.STEPPER, 1)
         self.out = np.zeros((len(self.times), n))
         self.g = np.zeros((self.nf, layout.SWITCHES))
+        warmup.first_right_hand_side(self.sd, compiled=True)
         self.addresses = sf.addresses(self.sd)
         self.g_on_step = None      # the address of stepper.switching_on_step, when needed
 
@@ -464,7 +466,7 @@ class CompiledRun(Run):
 
     def check(self, bad):
         """Raise what a compiled function's nonzero return says."""
-        raise_status(bad, float(self.st[0]["t_bad"]), self.tmp[3])
+        raise_status(bad, float(self.st[0]["t_bad"]), stepper.failed_state(self.tmp))
 
 
 def blocker(system, method, exact_switching):

@@ -51,7 +51,7 @@ def step_ramp(x, x0, h0, x1, h1):
     return h1 + (h0 - h1) * w * w * (3.0 - 2.0 * w)
 
 
-@njit(inline="always")
+@njit()
 def switching(code, p, x, v, s, g):
     """g[0:LAW_SWITCHES] = the law's switching functions at (x, v), given sides ``s``.
 
@@ -140,7 +140,7 @@ def _bistop_raw(p, x, v, s):
     return -k * spow(x - x2, e) - damp * v
 
 
-@njit(inline="always")
+@njit()
 def force(code, p, x, v, s):
     """The law's force on the follower along +x at (x, v) in the branch fixed by ``s``."""
     if code == LINEAR:
@@ -191,7 +191,7 @@ def force(code, p, x, v, s):
     return np.nan
 
 
-@njit(inline="always")
+@njit()
 def natural_sides(code, p, x, v, s, g):
     """s = the sides the state itself selects (sign of each g, zero counting as +1).
 

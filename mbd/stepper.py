@@ -45,18 +45,28 @@ SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 #: how ``advance`` returned
 DONE, CROSSED, PAUSED, TOO_SMALL, NONFINITE, FAILED = range(6)
 
+#: the rows of the loop's scratch ``tmp`` (4, n): a stage state or the error scale, the new
+#: state, a derivative, and the state where an evaluation failed
+STAGE, NEW, SLOPE, FAILED_STATE = range(4)
+
+
+def failed_state(tmp):
+    """The state where the last failing evaluation happened (a copy)."""
+    return tmp[FAILED_STATE].copy()
+
 
 @njit(inline="always")
 def _rhs(rhs, t, y, dy, st, tmp, data):
     """dy = f(t, y), the right-hand side at the address ``rhs``; a nonzero return (see
-    :mod:`mbd.statefunction`) keeps (t, y) in st.t_bad and tmp[3] for the error message."""
+    :mod:`mbd.statefunction`) keeps (t, y) in st.t_bad and tmp[FAILED_STATE] for the error
+    message."""
     bad = call4(rhs, t, y, dy, data)
     st[0].nfev += 1
     if bad != 0:
         st[0].t_bad = t
         st[0].bad = bad
         for i in range(y.shape[0]):
-            tmp[3, i] = y[i]
+            tmp[FAILED_STATE, i] = y[i]
     return bad
 
 
@@ -84,14 +94,14 @@ def _start(rhs, y, f, st, t_bound, rtol, atol, max_step, tmp, data):
     if n == 0:                  # nothing moves: one step to the end
         S.h_abs = np.inf
         return 0
-    scale = tmp[0]
+    scale = tmp[STAGE]
     for i in range(n):
         scale[i] = atol + abs(y[i]) * rtol
     d0 = _rms(y, scale)
     d1 = _rms(f, scale)
     h0 = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
     h0 = min(h0, interval)
-    y1, f1 = tmp[1], tmp[2]
+    y1, f1 = tmp[NEW], tmp[SLOPE]
     for i in range(n):
         y1[i] = y[i] + h0 * f[i]
     bad = _rhs(rhs, S.t + h0, y1, f1, st, tmp, data)
@@ -129,7 +139,7 @@ def _rk_step(rhs, t, y, h, K, y_new, st, tmp, data):
     """One DOP853 step of size h from (t, y) with K[0] = f(t, y): stages K[1..11], y_new, and
     K[12] = f(t + h, y_new). Returns what a failing right-hand side returned, or 0."""
     n = y.shape[0]
-    ys = tmp[0]
+    ys = tmp[STAGE]
     for s in range(1, N_STAGES):
         _stage_state(y, K, s, h, ys)
         bad = _rhs(rhs, t + C[s] * h, ys, K[s], st, tmp, data)
@@ -170,7 +180,7 @@ def _dense_coefficients(rhs, st, y_old, y, K, F, tmp, data):
     n = y.shape[0]
     h = st[0].h_prev
     t_old = st[0].t_old
-    ys = tmp[0]
+    ys = tmp[STAGE]
     for s in range(N_STAGES + 1, N_STAGES_EXTENDED):
         _stage_state(y_old, K, s, h, ys)
         bad = _rhs(rhs, t_old + C[s] * h, ys, K[s], st, tmp, data)
@@ -240,7 +250,7 @@ def advance(rhs, switch, project, constrained, starting, y, st, t_bound, rtol, a
     last step: y_old, st.t_old, st.h_prev and the interpolant F describe that step), PAUSED
     (``max_steps`` steps taken), TOO_SMALL (the step fell below 10 ulp of t), NONFINITE (the
     state stopped being finite) or FAILED (an evaluation or the projection returned st.bad at
-    (st.t_bad, tmp[3])). Output rows at times[st.next_row:] up to the reached time are
+    (st.t_bad, tmp[FAILED_STATE])). Output rows at times[st.next_row:] up to the reached time are
     written into ``rows``; with constraints (``constrained``) every step's end and every row
     is projected, and the next step starts from the derivative at the projected state.
     """
@@ -248,7 +258,7 @@ def advance(rhs, switch, project, constrained, starting, y, st, t_bound, rtol, a
     n = y.shape[0]
     if starting and _start(rhs, y, K[0], st, t_bound, rtol, atol, max_step, tmp, data) != 0:
         return FAILED
-    y_new = tmp[1]
+    y_new = tmp[NEW]
     any_armed = False
     for i in range(armed.shape[0]):
         for k in range(armed.shape[1]):
@@ -317,7 +327,7 @@ def advance(rhs, switch, project, constrained, starting, y, st, t_bound, rtol, a
                 S.t_bad = t_new
                 S.bad = verdict
                 for i in range(n):
-                    tmp[3, i] = y[i]
+                    tmp[FAILED_STATE, i] = y[i]
                 return FAILED
             # the next step starts from the derivative at the projected state
             if _rhs(rhs, t_new, y, K[0], st, tmp, data) != 0:

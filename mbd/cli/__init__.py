@@ -1,5 +1,5 @@
-"""The command line: ``mbd demo``, ``mbd run MODEL.py``, ``mbd check MODEL.py`` (also
-``python -m mbd ...``).
+"""The command line: ``mbd demo``, ``mbd run MODEL.py``, ``mbd check MODEL.py``,
+``mbd warmup`` (also ``python -m mbd ...``).
 
 This is the composition root (DESIGN §1): the only part of ``mbd`` that may import ``joints``,
 ``forces`` and ``viz``.
@@ -382,6 +382,25 @@ def _describe(fe):
         f"{p}={getattr(law, p)!r}" for p in names) + ")"
 
 
+def _warmup(args):
+    from .. import warmup
+    jobs = 2 if (os.cpu_count() or 1) >= 2 and os.name != "nt" else 1
+    print(f"mbd warmup: compiling the {len(warmup.TARGETS)} compiled entry points of the run "
+          f"stage into numba's cache ({jobs} process{'es' if jobs > 1 else ''}); later runs "
+          "load them", flush=True)
+
+    def report(name, seconds, done, total):
+        print(f"  [{done:2d}/{total}] {name} ({seconds:.1f} s)", flush=True)
+
+    seconds = warmup.everything(jobs, report)
+    missing = [n for n in warmup.TARGETS if not warmup.cached(n)]
+    if missing:
+        print(f"mbd warmup: not cached after {seconds:.1f} s: {missing}", file=sys.stderr)
+        return 2
+    print(f"mbd warmup: done in {seconds:.1f} s")
+    return 0
+
+
 def main(argv=None):
     """Entry point of the ``mbd`` command; returns the exit status."""
     parser = argparse.ArgumentParser(prog="mbd", description="3-D multibody dynamics with "
@@ -415,6 +434,10 @@ def main(argv=None):
     check.add_argument("model", help="Python file defining build() -> mbd.Model, or a 'model'")
     check.add_argument("--set", **setting)
     check.set_defaults(run=_check)
+
+    warm = sub.add_parser("warmup", help="compile the kernels into numba's cache now (the first "
+                          "run of any model then starts in seconds)")
+    warm.set_defaults(run=_warmup)
 
     args = parser.parse_args(argv)
     name = f"mbd {args.command}"

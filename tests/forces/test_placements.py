@@ -677,13 +677,18 @@ def test_composite_machine_with_two_environments_is_refused():
 
 # --------------------------------------------------------------------------- build-time errors
 
-def _error_model():
-    m = mbd.Model("errors")
-    g = m.add_ground("g", environment=EARTH)
+def _free_body_model(name, environment):
+    """A body with CSs p and q on a SixDof to a ground: (model, ground, body, joint)."""
+    m = mbd.Model(name)
+    g = m.add_ground("g", environment=environment)
     body = m.add_body("b", mass=1.0, cg=(0, 0, 0), inertia=[0.1] * 3,
                       cs={"p": (0.1, 0, 0), "q": (0, 0.1, 0)})
     free = m.add(SixDof("free", g, body["cg"]))
     return m, g, body, free
+
+
+def _error_model():
+    return _free_body_model("errors", EARTH)
 
 
 @pytest.mark.parametrize("make, words", [
@@ -795,11 +800,7 @@ def test_negative_damping_warns_once_and_the_frozen_law_takes_b_as_given():
 
 def _placements():
     """One element of every placement, in a model, and a law to put in its place."""
-    m = mbd.Model("placements")
-    g = m.add_ground("g", environment=ZERO_G)
-    body = m.add_body("b", mass=1.0, cg=(0, 0, 0), inertia=[0.1] * 3,
-                      cs={"p": (0.1, 0, 0), "q": (0, 0.1, 0)})
-    free = m.add(SixDof("free", g, body["cg"]))
+    m, g, body, free = _free_body_model("placements", ZERO_G)
     return [JointForce("jf", free, Spring(c=1.0), primitive=2),
             LineForce("lf", g, body["p"], Spring(c=2.0, x0=0.1)),
             AxialForce("af", g, body["p"], ElastoGap(c=3.0, d=0.0), axis=(0, 1, 0)),

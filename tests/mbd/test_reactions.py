@@ -566,3 +566,26 @@ def test_door_driven_through_the_loop_closing_hinge():
     rate = (energy[:-4] - 8 * energy[1:-3] + 8 * energy[3:-1] - energy[4:]) / (12 * h)
     power = (drive * result.joint("lower").v)[2:-2]
     np.testing.assert_allclose(power, rate, rtol=0, atol=1e-7 * np.abs(power).max())
+
+
+def test_reactions_at_a_state_are_the_results_at_its_row():
+    """mbd.dynamics.reactions at one state (the branches it selects) gives what
+    result.reaction reports at that row, joint by joint and driver by driver: one piece of
+    code behind both."""
+    from mbd import dynamics
+    from tests.mbd.test_loops import slider_crank
+    system = slider_crank()[0]
+    result = system.simulate(0.2, output_step=0.05)
+    for i in (0, 2, 4):
+        state = mbd.State(result.t[i], result.q[i], result.v[i])
+        wrenches, drivers = dynamics.reactions(system, state, result.sides[i])
+        for name in system.joints:
+            joint = system.joints[name].joint
+            R = result._cs_rotations(joint.base)[i]
+            F, M = wrenches[name]
+            np.testing.assert_allclose(R.T @ F, result.reaction(name).force[i], rtol=0,
+                                       atol=1e-9 * max(1.0, np.abs(F).max()))
+            np.testing.assert_allclose(R.T @ M, result.reaction(name).torque[i], rtol=0,
+                                       atol=1e-9 * max(1.0, np.abs(M).max()))
+        for name, value in drivers.items():
+            assert abs(value - result.reaction(name).value[i]) <= 1e-9 * max(1.0, abs(value))
