@@ -18,35 +18,41 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-_TYPES = {}      # (dtype, ndim, C-contiguous, writeable, aligned) -> numba array type
-_ENTRIES = {}    # (function, argument types) -> its compiled entry point
+_TYPES = {}      # an argument's key (see key) -> its numba type
+_ENTRIES = {}    # (function, the arguments' keys) -> its compiled entry point
+
+
+def key(value):
+    """What numba's type of an argument depends on, cheap to compute and to hash: for an
+    array its dtype, dimensions and flags, for a named tuple its class and fields' keys."""
+    if isinstance(value, np.ndarray):
+        flags = value.flags
+        return (value.dtype, value.ndim, flags.c_contiguous, flags.writeable, flags.aligned)
+    if isinstance(value, tuple):
+        return (type(value),) + tuple(key(v) for v in value)
+    return type(value)
 
 
 def typeof(value):
-    """numba's type of ``value``, remembered for arrays (numba works out a record array's type
-    anew at every call from Python, a fraction of a millisecond each) and tuples of them."""
-    if isinstance(value, np.ndarray):
-        flags = value.flags
-        key = (value.dtype, value.ndim, flags.c_contiguous, flags.writeable, flags.aligned)
-        found = _TYPES.get(key)
-        if found is None:
-            found = _TYPES[key] = _numba_typeof(value)
-        return found
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return types.NamedTuple([typeof(v) for v in value], type(value))
-    return _numba_typeof(value)
+    """numba's type of ``value``, remembered by :func:`key` (numba works out a record array's
+    type anew at every call from Python, a fraction of a millisecond each)."""
+    k = key(value)
+    found = _TYPES.get(k)
+    if found is None:
+        found = _TYPES[k] = _numba_typeof(value)
+    return found
 
 
 def entry(function, args):
     """The compiled entry point of ``function`` for the types of ``args`` (compiled, or loaded
     from the cache, on first use): calling it skips numba's dispatch, which types every
     argument at every call."""
-    sig = tuple(typeof(a) for a in args)
-    key = (function, sig)
-    found = _ENTRIES.get(key)
+    k = (function, tuple(key(a) for a in args))
+    found = _ENTRIES.get(k)
     if found is None:
+        sig = tuple(typeof(a) for a in args)
         function.compile(sig)
-        found = _ENTRIES[key] = function.overloads[sig].entry_point
+        found = _ENTRIES[k] = function.overloads[sig].entry_point
     return found
 
 

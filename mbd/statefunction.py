@@ -251,14 +251,22 @@ def kinematics_rows(Y, data, R, p, V, E):
 
 # ----------------------------------------------------------------------------- Python side
 
+_ADDRESSES = {}
+
+
 def addresses(sd):
     """(right-hand side, switching function, projection): the addresses of the compiled
     functions the integrator calls for ``sd``'s mechanism (:mod:`mbd.native`; compiled, or
-    loaded from the cache, here)."""
-    y, g, d = types.float64[::1], types.float64[:, ::1], native.typeof(sd.data)
-    return (native.address(sd.rhs, types.int64(types.float64, y, y, d)),
+    loaded from the cache, on first use, and remembered for the process)."""
+    key = (sd.rhs, sd.switching_function, sd.projection_function, native.key(sd.data))
+    found = _ADDRESSES.get(key)
+    if found is None:
+        y, g, d = types.float64[::1], types.float64[:, ::1], native.typeof(sd.data)
+        found = _ADDRESSES[key] = (
+            native.address(sd.rhs, types.int64(types.float64, y, y, d)),
             native.address(sd.switching_function, types.int64(y, g, d, types.int64)),
             native.address(sd.projection_function, types.int64(y, d)))
+    return found
 
 
 @dataclass

@@ -124,6 +124,9 @@ def run_targets(sd, compiled):
     return names
 
 
+#: the (right-hand side, loop) pairs this process has prepared
+_STARTED = set()
+
 #: the tree dynamics each right-hand side variant is made of, compiled first (see below)
 _DYNAMICS = {"tree_free_world": "aba_world", "tree_forced_world": "aba_world",
              "tree_free_link": "aba", "tree_forced_link": "aba"}
@@ -137,6 +140,9 @@ def first_right_hand_side(sd, compiled):
     Both need the kinematics and the force elements; the second process starts with them,
     while this one starts with the articulated-body algorithm, which only it needs, so that
     by the time it needs the shared kernels they are mostly in the cache."""
+    if (sd.rhs, compiled) in _STARTED:      # this process has run such a mechanism before
+        return
+    _STARTED.add((sd.rhs, compiled))
     child = prefetch(run_targets(sd, compiled))
     dynamics = _DYNAMICS.get(sd.rhs.__name__)
     if dynamics and child.process is not None:

@@ -563,3 +563,37 @@ def test_jacobi_svd_and_least_norm_step_match_lapack(shape, rank):
     d = np.zeros(n)
     least_norm_step(U, V, s, rank, r, d)
     np.testing.assert_allclose(d, expected, rtol=0, atol=1e-12)
+
+
+_ALLOCATIONS = """
+import numpy as np
+from numba.core.runtime import rtsys
+from mbd import statefunction
+from tests.mbd.test_loops import fourbar
+system = fourbar(crank=dict(q0=0.3, v0=2.0))
+sd = statefunction.state_data(system)
+state = system.initial_state()
+y = np.concatenate([state.q, state.v])
+dy = np.empty_like(y)
+statefunction.derivative(sd, 0.0, y, dy)          # compile, load, first call
+before = rtsys.get_allocation_stats()
+for _ in range(100):
+    sd.rhs(0.0, y, dy, sd.data)
+after = rtsys.get_allocation_stats()
+print(after.alloc - before.alloc, after.free - before.free)
+"""
+
+
+def test_the_loop_right_hand_side_allocates_nothing():
+    """100 evaluations of a closed loop's compiled right-hand side make no heap allocation
+    (numba's runtime counts them with NUMBA_NRT_STATS=1, set in a fresh interpreter)."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    root = pathlib.Path(__file__).resolve().parents[2]
+    env = dict(os.environ, NUMBA_NRT_STATS="1",
+               PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-c", _ALLOCATIONS], env=env, cwd=root, check=True,
+                         capture_output=True, text=True, timeout=600).stdout.split()
+    assert out == ["0", "0"], out
