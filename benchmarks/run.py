@@ -1,6 +1,6 @@
 """Every benchmark of issue 7 in one command, written to ``benchmarks/RESULTS.md``.
 
-Runs, in this order (about 10 minutes on 2 cores):
+Runs, in this order (about 4 minutes on 2 cores):
 
 1. the JIT cost: a first run in a fresh interpreter with an empty numba cache, then a cached
    one (:func:`chain.compile_times`);
