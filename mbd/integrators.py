@@ -19,13 +19,16 @@ import numpy as np
 from numba import types
 from scipy import integrate
 
-from . import events, layout, loopkernels, native, statefunction as sf, stepper, warmup
+from . import diagnosis, events, layout, loopkernels, native, statefunction as sf, stepper, warmup
 from .errors import SimulationError
 from .progress import ProgressBar
 from .result import Result
 
 #: solvers that restart each step from (t, y, f) alone, so a projected y can be handed back
 ONE_STEP = (integrate.RK23, integrate.RK45, integrate.DOP853)
+
+#: the default step budget of a run (``simulate(max_steps=...)``)
+MAX_STEPS = 1_000_000
 
 
 class Undefined(Exception):
@@ -53,12 +56,22 @@ def raise_status(status, t, y):
 
 
 class Run:
-    """One simulation: the piece loop's bookkeeping, the output rows, the event log."""
+    """One simulation: the piece loop's bookkeeping, the output rows, the event log, the step
+    budget."""
 
     stepper = None
+    #: a piece after a switch begins with this fraction of the step that crossed it: a law is
+    #: not smooth where it switches (a contact force grows as a power e < 2 of the
+    #: penetration, a damping ramp is a cubic STEP), where the step's error estimate, which
+    #: assumes a smooth solution, is too small (the demo's energy balance missed by 30 times
+    #: the tolerance with the usual initial step); the controller regrows it within a few steps
+    RESTART = 0.01
+    #: steps per batch: the progress bar, Ctrl-C and the step budget are looked at between
+    #: batches (the compiled loop returns after each)
+    BATCH = 2000
 
     def __init__(self, system, method, rtol, atol, max_step, exact, t0, t_end, times,
-                 bar=None):
+                 bar=None, max_steps=MAX_STEPS):
         self.system = system
         self.bar = ProgressBar(t0, t_end, False) if bar is None else bar
         self.t_now = t0   # the time the integration has reached, for the progress and Ctrl-C
@@ -76,6 +89,10 @@ class Run:
         self.nfev = 0
         self.pieces = 0
         self.started = time.perf_counter()
+        self.max_steps = max_steps
+        self.batch = (t0, 0, self.started)   # (t, nsteps, wall time) when the batch began
+        self.finite = None    # (t, y): the last state known finite, for a blow-up's message
+        self.h_restart = 0.0  # the first step of the next piece, s (0: the integrator's rule)
 
     # ------------------------------------------------------------------ state and rows
 
@@ -129,19 +146,97 @@ class Run:
                  "wall_time": time.perf_counter() - self.started, "stepper": self.stepper}
         n = len(self.rows_t)
         sides = np.array(self.rows_s).reshape(n, self.nf, layout.SWITCHES)
-        return Result(self.system, np.array(self.rows_t),
-                      np.array(self.rows_y).reshape(n, self.system.nq + self.system.nv),
+        width = self.system.nq + self.system.nv + sf.work_size(self.system)
+        return Result(self.system, np.array(self.rows_t), np.array(self.rows_y).reshape(n, width),
                       events=self.events, stats=stats, sides=sides)
 
     # ------------------------------------------------------------------ failures
 
-    def fail(self, message, t):
-        raise SimulationError(message, result=self.result(), t=t)
+    def fail(self, message, t, cause=None):
+        """Raise a SimulationError with ``message`` and the rows computed so far (chained to
+        ``cause``)."""
+        raise SimulationError(message, result=self.result(), t=t) from cause
+
+    def check_budget(self, t, y):
+        """After a batch of steps, at (t, y): fail when the run has taken ``max_steps``
+        steps, or when, past a hundredth of them, the last batch's step size projects a
+        total beyond it (a stiff or stalled run fails in seconds, not hours)."""
+        n = self.nsteps
+        t_b, n_b, wall_b = self.batch
+        if n - n_b < self.BATCH and n < self.max_steps:
+            return
+        now = time.perf_counter()
+        self.batch = (t, n, now)
+        h = (t - t_b) / (n - n_b)
+        remaining = (self.t_end - t) / h if h > 0.0 else np.inf
+        if n >= self.max_steps or (n >= self.max_steps // 100 and
+                                   n + remaining > self.max_steps):
+            self.fail_slow(t, y, h, n + remaining, (now - wall_b) / (n - n_b) * remaining)
+
+    def fail_slow(self, t, y, h, projected, seconds):
+        """The step budget's failure at (t, y): how far the run got, what finishing would
+        take at step size h (``projected`` steps, ``seconds`` more), and why the steps are
+        this short (:mod:`mbd.diagnosis`)."""
+        name = self.method.__name__
+        done = self.nsteps >= self.max_steps
+        head = (f"the run took its max_steps = {self.max_steps} steps and reached only "
+                f"t = {t:.9g} s of {self.t_end:g} s" if done else
+                f"the run cannot finish within max_steps = {self.max_steps}: at t = {t:.9g} s "
+                f"of {self.t_end:g} s, after {self.nsteps} steps")
+        head += (f"; at its present step size of {h:.3g} s it needs about {projected:.3g} "
+                 f"steps in all ({_duration(seconds)} more)")
+        mode = diagnosis.fastest_mode(self.sd, t, y)
+        if mode is None:
+            self.fail(head + ".", t)
+        h_lam = h * mode.rate
+        explicit = self.method in ONE_STEP
+        bdf = " (BDF is unstable for lightly damped oscillations)" if mode.oscillating else ""
+        if explicit and h_lam >= diagnosis.STABILITY_LIMITED:
+            why = (f"The model is stiff: {name}'s step is held at its stability limit "
+                   f"(h |lambda| = {h_lam:.2g}) by {mode.describe()}. An implicit method takes "
+                   f"steps set by accuracy instead: method='Radau'{bdf}.")
+        elif h_lam >= 0.05:
+            why = (f"The step (h |lambda| = {h_lam:.2g}) resolves {mode.describe()}. The fast "
+                   "motion itself sets the step: soften or damp that element or give the "
+                   "bodies it moves more mass, or raise max_steps if that motion is wanted. If "
+                   "it is not, method='Radau' with looser rtol and atol steps over it, damping "
+                   f"it out{bdf}.")
+        else:
+            why = (f"The step is far shorter (h |lambda| = {h_lam:.2g}) than the model's "
+                   f"fastest time scale, {mode.describe()}: the tolerances (rtol = "
+                   f"{self.rtol:g}, atol = {self.atol:g}) may be too tight for a state that "
+                   "passes through zero, or a force jumps where no switching function sees "
+                   "it.")
+        if not explicit and mode.oscillating and name == "BDF":
+            why += " BDF is unstable for lightly damped oscillations: use method='Radau'."
+        self.fail(f"{head}. {why}", t)
 
     def fail_nonfinite(self, t, y):
+        """Fail because the state stopped being finite at t: name the entries and, from the
+        last finite state (``self.finite``, else the last row), the unstable mode and its
+        element (:mod:`mbd.diagnosis`)."""
         bad = np.flatnonzero(~np.isfinite(y))
-        self.fail(f"the state became non-finite at t = {t:.9g} s (state entries "
-                  f"{bad[:6].tolist()}); the mass matrix may be singular", t)
+        message = (f"the state became non-finite at t = {t:.9g} s (state entries "
+                   f"{bad[:6].tolist()})")
+        # the last finite state may be too far out for a Jacobian: the rows before it too
+        states = ([self.finite] if self.finite is not None else []) + \
+            [(self.rows_t[-1], self.rows_y[-1]), (self.rows_t[0], self.rows_y[0])]
+        for t_f, y_f in states:
+            mode = diagnosis.unstable_mode(self.sd, t_f, y_f)
+            if mode is not None:
+                break
+        if mode is not None:
+            rate = mode.eigenvalue.real
+            message += (f": the motion grew without bound. At t = {t_f:.9g} s the linearized "
+                        f"model has {mode.describe()}; it grows by a factor e every "
+                        f"{1 / rate:.3g} s. A force element that feeds energy in (negative "
+                        "damping or stiffness) does this")
+        else:
+            message += (f"; the linearized model does not grow at t = {t_f:.9g} s: a mass "
+                        "matrix that became singular (a body without mass or inertia where a "
+                        "joint moves it) or a Python function of the model that returned a huge "
+                        "value may be the cause")
+        self.fail(message, t)
 
     def go(self, y):
         try:
@@ -186,7 +281,13 @@ class Run:
             self.fail(f"singular configuration at t = {err.t:.9g} s: {what} ({loops}{drivers})"
                       "; the mechanism passes a change point or locks up, where its motion is "
                       "not determined", err.t)
+        except sf.UserFunctionError as err:
+            cause = err.__cause__
+            self.fail(f"{err.element}: {err.function} raised {type(cause).__name__} at t = "
+                      f"{err.t:.9g} s: {cause}", err.t, cause=cause)
         except Undefined as err:
+            if not np.all(np.isfinite(err.y)):     # a blow-up reached the element first
+                self.fail_nonfinite(err.t, err.y)
             fe = s.force_elements[err.element]
             why = ("its CSs coincide (|r| = 0) at zero relative velocity while the law's force "
                    "there is not zero" if fe.placement == "line" else
@@ -194,7 +295,7 @@ class Run:
                    "element's axis, where the twist angle is undefined")
             self.fail(f"{fe.label()}: the direction of its load is undefined at t = "
                       f"{err.t:.9g} s: {why} (q = {np.round(err.y[:s.nq], 9).tolist()}, "
-                      f"v = {np.round(err.y[s.nq:], 9).tolist()})", err.t)
+                      f"v = {np.round(err.y[s.nq:s.nq + s.nv], 9).tolist()})", err.t)
         return self.result()
 
     # ------------------------------------------------------------------ events
@@ -204,6 +305,7 @@ class Run:
         end the piece there, update the mode and log the switches; returns (t, y) there."""
         tol = events.time_tolerance(ta, tb)
         sd, sides = self.sd, self.sides
+        self.h_restart = self.RESTART * (tb - ta)
         first_t, first = np.inf, None
         for i, k in zip(*np.nonzero(mask)):
             t_hit = self.locate(i, k, ta, tb, dense, tol)
@@ -327,12 +429,15 @@ class ScipyRun(Run):
     def piece(self, t, y):
         """Integrate one smooth piece from (t, y); return where the next one starts."""
         self.pieces += 1
+        first = min(self.h_restart, self.t_end - t, self.max_step)
         solver = self.method(self.f, t, y, self.t_end, rtol=self.rtol, atol=self.atol,
-                             max_step=self.max_step)
+                             max_step=self.max_step, first_step=first if first > 0.0 else None)
+        self.h_restart = 0.0
         armed = sf.armed(self.sd) if self.exact else None
         mask = np.zeros_like(armed) if self.exact else None
         while solver.status == "running":
             t_old = solver.t
+            self.finite = (solver.t, solver.y)    # the step replaces solver.y, never edits it
             message = solver.step()
             self.nsteps += 1
             self.t_now = solver.t
@@ -342,6 +447,7 @@ class ScipyRun(Run):
                           f"{solver.t:.9g} s: {message}", solver.t)
             if not np.all(np.isfinite(solver.y)):
                 self.fail_nonfinite(solver.t, solver.y)
+            self.check_budget(solver.t, solver.y)
             dense = None
             if self.exact and armed.any():
                 g = sf.switching(self.sd, solver.t, solver.y)
@@ -379,14 +485,13 @@ class Interpolant:
 
 class CompiledRun(Run):
     """A run whose pieces step in :func:`mbd.stepper.advance` (one compiled call per piece, or
-    per STEP_BUDGET steps, so the progress bar and Ctrl-C still answer)."""
+    per BATCH steps, so the progress bar, Ctrl-C and the step budget still answer)."""
 
-    STEP_BUDGET = 2000
     stepper = "compiled"
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        n = self.system.nq + self.system.nv
+        n = self.system.nq + self.system.nv + sf.work_size(self.system)
         self.K = np.zeros((stepper.N_STAGES_EXTENDED, n))
         self.F = np.zeros((stepper.INTERPOLATOR_POWER, n))
         self.y_old = np.zeros(n)
@@ -426,6 +531,7 @@ class CompiledRun(Run):
                           f"(step size {S['h_abs']:.3g} s)", t)
             t = self.t_now = float(S["t"])
             self.bar.update(t, len(self.events))
+            self.check_budget(t, y)
             if status == stepper.DONE:
                 return t, y
             if status == stepper.CROSSED:
@@ -438,8 +544,10 @@ class CompiledRun(Run):
                 self.fail(f"the integrator DOP853 failed at t = {t:.9g} s: the step size fell "
                           "below 10 units of round-off in t", t)
             if status == stepper.NONFINITE:
+                self.finite = (float(S["t_old"]), self.y_old.copy())
                 self.fail_nonfinite(t, y)
             if status == stepper.FAILED:
+                self.finite = (t, y.copy())
                 self.check(int(S["bad"]))
 
     def locate(self, i, k, ta, tb, dense, tol):
@@ -455,18 +563,30 @@ class CompiledRun(Run):
                             float(self.sides[i, k]), ta, tb, tol, *context[2:])
 
     def chunk(self, y, armed, starting):
-        """Up to STEP_BUDGET steps of the compiled loop from the stepper state, beginning a new
+        """Up to BATCH steps of the compiled loop from the stepper state, beginning a new
         piece if ``starting`` (see :func:`mbd.stepper.advance`); returns how it stopped."""
         rhs, switch, project = self.addresses
+        h_first, self.h_restart = (self.h_restart if starting else 0.0), \
+            (0.0 if starting else self.h_restart)
         return self.sd.call(stepper.advance, rhs, switch, project, self.sd.constrained,
-                            starting, y, self.st, float(self.t_end), float(self.rtol),
-                            float(self.atol), float(self.max_step), self.STEP_BUDGET, self.times,
+                            starting, float(h_first), y, self.st, float(self.t_end), float(self.rtol),
+                            float(self.atol), float(self.max_step), self.BATCH, self.times,
                             self.out, armed, self.g, self.K, self.y_old, self.F, self.tmp,
                             self.sd.data)
 
     def check(self, bad):
         """Raise what a compiled function's nonzero return says."""
         raise_status(bad, float(self.st[0]["t_bad"]), stepper.failed_state(self.tmp))
+
+
+def _duration(seconds):
+    """A wall time in words: seconds, minutes, hours or days."""
+    if not np.isfinite(seconds):
+        return "forever"
+    for unit, size in (("days", 86400.0), ("hours", 3600.0), ("minutes", 60.0)):
+        if seconds >= 2 * size:
+            return f"about {seconds / size:.3g} {unit}"
+    return f"about {seconds:.3g} s"
 
 
 def blocker(system, method, exact_switching):

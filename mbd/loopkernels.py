@@ -459,17 +459,16 @@ def retract(q, dv, tree):
 
 
 @njit()
-def project(y, nq, tree, links, scratch, closures, drivers, buf, loop):
-    """y = [q (nq), v] moved onto the constraints in place: q by Gauss-Newton steps of least change
+def project(y, nq, nv, tree, links, scratch, closures, drivers, buf, loop):
+    """y = [q (nq), v (nv), ...] moved onto the constraints in place: q by Gauss-Newton steps of least change
     (at the run's rank) until every position residual is within ``loop.projection_tol`` (at
     most PROJECTION_ITERATIONS), then v by the least change onto G v = driver rates. Returns
     0, NOT_CLOSED, or the rank rule's verdict on the projected state (SINGULAR, RANK_GREW)."""
-    nv = y.shape[0] - nq
     m = 6 * closures.shape[0] + drivers.shape[0]
     V_ = views(buf, nv, m)
     G, g, d, r1 = V_.G, V_.g, V_.z, V_.t1
     q = y[:nq]
-    v = y[nq:]
+    v = y[nq:nq + nv]
     kernels.normalize_quaternions(q, tree, q)
     if loop[0].rank < 0:       # the rank at the first state projected, if no solve set it
         kernels.link_transforms(q, tree, links, scratch)

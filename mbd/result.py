@@ -22,7 +22,7 @@ from .events import Event
 from .files import atomic_open
 
 __all__ = ["Result", "Event", "JointView", "BodyView", "ForceView", "ReactionView",
-           "contact_intervals"]
+           "EnergyBalance", "contact_intervals"]
 
 
 class JointView:
@@ -170,6 +170,89 @@ class ReactionView:
         self.force, self.torque, self.value, self.unique = force, torque, value, unique
 
 
+class EnergyBalance:
+    """Where a run's energy went, row by row (J, relative to the first row).
+
+    The work every force element and motion driver does on the mechanism is integrated with
+    the motion (the run's state carries it, see :mod:`mbd.statefunction`), so the balance
+
+        kinetic + gravity = sum of the elements' and drivers' work
+
+    holds to the integration tolerance whatever the elements do, and its ``residual`` measures
+    the run's accuracy. Each element's work splits into the change of the energy its law stores
+    (``stored``) and the rest (``dissipated``): what its damping took out or, negative, what an
+    actuator, a stiffness varying in time or negative damping put in.
+
+    Attributes
+    ----------
+    t : ndarray (n,)
+        s.
+    kinetic : ndarray (n,)
+        Change of the kinetic energy since the first row, J.
+    gravity : ndarray (n,)
+        Change of the potential energy of gravity, J.
+    work : dict of str to ndarray (n,)
+        The work done on the mechanism by each force element and motion driver, J.
+    stored : dict of str to ndarray (n,)
+        Per force element: the change of the energy its law stores (its spring), J.
+    dissipated : dict of str to ndarray (n,)
+        Per force element: ``-(work + stored)``, J.
+    residual : ndarray (n,)
+        ``kinetic + gravity - sum(work)``, J (zero but for the integration error).
+    scale : float
+        The largest magnitude among the terms over the run, J (the residual's yardstick).
+    """
+
+    def __init__(self, t, kinetic, gravity, work, stored):
+        self.t, self.kinetic, self.gravity = t, kinetic, gravity
+        self.work, self.stored = work, stored
+        self.dissipated = {name: -(work[name] + stored[name]) for name in stored}
+        total = sum(work.values(), np.zeros_like(t))
+        self.residual = kinetic + gravity - total
+        terms = [kinetic, gravity, *work.values(), *stored.values()]
+        self.scale = max(float(np.abs(x).max(initial=0.0)) for x in terms)
+
+    @property
+    def relative_residual(self):
+        """The largest |residual| over the run relative to :attr:`scale` (0 when nothing
+        moved)."""
+        worst = float(np.abs(self.residual).max(initial=0.0))
+        return worst / self.scale if self.scale > 0.0 else worst
+
+    def totals(self, row=-1):
+        """The balance at a row in its engineering terms, J: (kinetic, gravity, stored,
+        dissipated, supplied, residual) with kinetic + gravity + stored + dissipated - supplied
+        = residual; ``dissipated`` sums the elements that took energy out, ``supplied`` those
+        that put it in (actuators, a stiffness varying in time, negative damping) and the
+        drivers' work."""
+        k = row
+        stored = sum((x[k] for x in self.stored.values()), 0.0)
+        lost = sum((x[k] for x in self.dissipated.values() if x[k] > 0.0), 0.0)
+        fed = -sum((x[k] for x in self.dissipated.values() if x[k] < 0.0), 0.0)
+        fed += sum((self.work[name][k] for name in self.work if name not in self.stored), 0.0)
+        return (float(self.kinetic[k]), float(self.gravity[k]), float(stored), float(lost),
+                float(fed), float(self.residual[k]))
+
+    def summary(self):
+        """The balance over the run in one line."""
+        kinetic, gravity, stored, lost, fed, residual = self.totals()
+        return (f"kinetic {kinetic:+.6g} + gravity {gravity:+.6g} + stored in springs "
+                f"{stored:+.6g} + dissipated {lost:.6g} - supplied {fed:.6g} = {residual:.2g} J "
+                f"(largest residual {self.relative_residual:.1e} of the largest term)")
+
+    def lines(self):
+        """Per force element and driver over the run: its work, and what it stored and
+        dissipated (J), one line each."""
+        out = []
+        for name, work in self.work.items():
+            if name in self.stored:
+                out.append(f"{name}: work {work[-1]:+.6g} J = -(stored {self.stored[name][-1]:+.6g}"
+                           f" + dissipated {self.dissipated[name][-1]:+.6g})")
+            else:
+                out.append(f"{name}: work {work[-1]:+.6g} J (motion driver)")
+        return out
+
+
 class Result:
     """The outcome of a run.
 
@@ -180,6 +263,9 @@ class Result:
         Output times, s.
     q, v : ndarray (n, nq), (n, nv)
         Joint positions (unit quaternions for spherical primitives) and velocities.
+    work : ndarray (n, nf + nd) or None
+        The work each force element, then each motion driver, has done on the mechanism since
+        the start, J (None for rows made without it); see :meth:`energy_balance`.
     events : list of Event
         ``(t, element, what)`` in time order.
     stats : dict
@@ -189,9 +275,16 @@ class Result:
     def __init__(self, system, t, y, events=(), stats=None, sides=None):
         self.system = system
         self.t = np.asarray(t, dtype=float)
-        y = np.asarray(y, dtype=float).reshape(len(self.t), system.nq + system.nv)
+        width = system.nq + system.nv
+        y = np.asarray(y, dtype=float)
+        y = y.reshape(len(self.t), -1) if len(self.t) else y.reshape(0, width)
+        if y.shape[1] not in (width, width + statefunction.work_size(system)):
+            raise ValueError(f"Result: rows of {y.shape[1]} values; the system's state has "
+                             f"{width} (q, v), or {width + statefunction.work_size(system)} "
+                             "with the work accumulators")
         self.q = y[:, :system.nq].copy()
-        self.v = y[:, system.nq:].copy()
+        self.v = y[:, system.nq:width].copy()
+        self.work = y[:, width:].copy() if y.shape[1] > width else None
         _normalize_quaternions(self.q, system.tree)  # report unit quaternions
         self.events = list(events)
         self.stats = dict(stats or {})
@@ -325,9 +418,35 @@ class Result:
             out[:, 1] += self.force(name).energy
         return out
 
+    def energy_balance(self):
+        """The run's :class:`EnergyBalance`: kinetic and gravitational energy against the work
+        of every force element and motion driver, with what each element stored and
+        dissipated.
+
+        Raises
+        ------
+        ValueError
+            For a Result made without the work accumulators (not by a run).
+        """
+        if self.work is None:
+            raise ValueError("energy_balance: this Result has no work accumulators (it was "
+                             "not made by a run)")
+        s = self.system
+        E = self._kinematics()[3]
+        work, stored = {}, {}
+        for k, fe in enumerate(s.force_elements):
+            work[fe.name] = self.work[:, k] - self.work[0, k]
+            energy = self.force(fe.name).energy
+            stored[fe.name] = energy - energy[0]
+        for k, d in enumerate(s.drivers):
+            column = self.work[:, len(s.force_elements) + k]
+            work[d.name] = column - column[0]
+        return EnergyBalance(self.t, E[:, 0] - E[0, 0], E[:, 1] - E[0, 1], work, stored)
+
     def columns(self):
-        """(names, table): every exported column — time, joint q and v, body CG positions and
-        energies — as a list of names and an (n, k) array."""
+        """(names, table): every exported column — time, joint q and v, body CG positions,
+        energies and the work of every force element and motion driver — as a list of names
+        and an (n, k) array."""
         names, cols = ["t"], [self.t]
         for jname, jm in self.system.joints.items():
             for label, data, idx in (("q", self.q, jm.q_index), ("v", self.v, jm.v_index)):
@@ -342,6 +461,12 @@ class Result:
         e = self._energies()
         names += ["kinetic_energy", "potential_energy"]
         cols += [e[:, 0], e[:, 1]]
+        if self.work is not None:
+            s = self.system
+            for k, name in enumerate([fe.name for fe in s.force_elements] +
+                                     [d.name for d in s.drivers]):
+                names.append(f"{name}.work")
+                cols.append(self.work[:, k])
         return names, np.column_stack(cols)
 
     def to_csv(self, path):

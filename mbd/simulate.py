@@ -27,7 +27,7 @@ def output_times(t0, t_end, output_step):
 
 def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=None, atol=None,
              method="DOP853", max_step=np.inf, exact_switching=True, progress=False,
-             compiled=None):
+             compiled=None, max_steps=integrators.MAX_STEPS):
     """Integrate ``system`` from its initial state at ``t0`` to ``t_end`` (s).
 
     Parameters
@@ -63,6 +63,11 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
         None (default): whenever it applies — method "DOP853", no motion drivers, exact
         switching, no law parameter given as a Python function of time.
         True: require it (ValueError naming what prevents it); False: never.
+    max_steps : int
+        The run's step budget (default 1,000,000). The run fails (SimulationError naming the
+        cause: a stiff model, a fast mode and the element behind it, or tolerances too tight)
+        once it has taken that many steps, or as soon as, past a hundredth of them, its step
+        size says it would need more: a stiff or stalled run fails in seconds, not hours.
 
     Returns
     -------
@@ -72,7 +77,8 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
     ------
     SimulationError
         When the integrator fails, the state stops being finite, a force direction is
-        undefined, the mechanism reaches a singular configuration or a law chatters;
+        undefined, the mechanism reaches a singular configuration, a law chatters, a Python
+        function of the model raises, or the run would exceed ``max_steps``;
         ``.result`` holds the rows computed so far. Also on KeyboardInterrupt (Ctrl-C) during
         the run: the message says "interrupted at t = ...", ``__cause__`` is the
         KeyboardInterrupt and ``.result`` holds the rows computed so far.
@@ -95,12 +101,14 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
                  else integrators.ScipyRun)
     run = run_class(system, method_class, rtol, atol, max_step, exact_switching, t0, t_end,
                     output_times(t0, t_end, output_step),
-                    ProgressBar(t0, t_end, _progress_enabled(progress), label="simulating"))
+                    ProgressBar(t0, t_end, _progress_enabled(progress), label="simulating"),
+                    max_steps=max_steps)
     state = system.initial_state(q0, v0, t0)
     q, v = state.q, state.v
     if system.cut_joints or system.drivers:
         q, v = _assembled(system, run.sd.data, state, q0 or {}, v0 or {})
-    return run.go(np.concatenate([q, v]))
+    # the work accumulators start at zero (see mbd.statefunction)
+    return run.go(np.concatenate([q, v, np.zeros(statefunction.work_size(system))]))
 
 
 def _assembled(system, data, state, q0, v0):

@@ -4,7 +4,10 @@ A System's run-stage data is a :class:`mbd.layout.Data` (its arrays plus scratch
 :func:`state_data`. Everything the run stage and the analyses ask of a state is a free
 function of that data:
 
-- :func:`derivative`: dy/dt for y = [q, v] (the force laws in the frozen mode, loops closed);
+- :func:`derivative`: dy/dt for y = [q, v] or, as a run integrates it, y = [q, v, W] (the
+  force laws in the frozen mode, loops closed; W, :func:`work_size` of them, the work every
+  force element and motion driver has done on the mechanism, J, integrated with the motion
+  for the run's energy balance);
 - :func:`switching`, :func:`natural_mode`, :func:`armed`: the force laws' branches;
 - :func:`records`: what every force element reads and applies;
 - :func:`reactions`: what every joint transmits and every driver applies;
@@ -36,30 +39,53 @@ from .state import State
 
 @njit(inline="always")
 def _start(y, dy, data):
-    """Normalized q into data.q and its rates into dy[:nq]; returns (q, v)."""
+    """Normalized q into data.q and its rates into dy[:nq]; returns (q, v, the slot of the
+    accelerations in dy)."""
     q = data.q
     nq = q.shape[0]
-    v = y[nq:]
+    nv = data.tau.shape[0]
+    v = y[nq:nq + nv]
     kernels.normalize_quaternions(y[:nq], data.tree, q)
     kernels.quaternion_rates(q, v, data.tree, dy[:nq])
-    return q, v
+    return q, v, dy[nq:nq + nv]
+
+
+@njit(inline="always")
+def _work_rates(v, dy, data):
+    """When y carries the work accumulators (dy longer than nq + nv), the power of every
+    force element (law value times the rate of what it reads, W) and, after a constrained
+    solve, of every driver (its force times its coordinate's rate) into them."""
+    n = data.q.shape[0] + v.shape[0]
+    if dy.shape[0] == n:
+        return
+    estate = data.estate
+    nf = estate.shape[0]
+    for i in range(nf):
+        X = estate[i]
+        dy[n + i] = X.value * X.xdot if X.status == 0 else 0.0
+    nd = data.drivers.shape[0]
+    if nd:
+        m = 6 * data.closures.shape[0] + nd
+        lam = loopkernels.views(data.loopbuf, v.shape[0], m).lam
+        for k in range(nd):
+            dy[n + nf + k] = lam[m - nd + k] * v[data.drivers[k].v_index]
 
 
 @njit()
 def tree_free_world(t, y, dy, data):
     """dy/dt of a tree without force elements or prismatic primitives (world-frame ABA)."""
-    q, v = _start(y, dy, data)
+    q, v, acc = _start(y, dy, data)
     kernels.link_transforms(q, data.tree, data.links, data.scratch)
-    kernels.aba_world(v, data.tau, data.tree, data.links, data.scratch, dy[q.shape[0]:])
+    kernels.aba_world(v, data.tau, data.tree, data.links, data.scratch, acc)
     return 0
 
 
 @njit()
 def tree_free_link(t, y, dy, data):
     """dy/dt of a tree without force elements (link-frame ABA: links may slide away)."""
-    q, v = _start(y, dy, data)
+    q, v, acc = _start(y, dy, data)
     kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
-    kernels.aba(v, data.tau, data.tree, data.links, data.scratch, dy[q.shape[0]:])
+    kernels.aba(v, data.tau, data.tree, data.links, data.scratch, acc)
     return 0
 
 
@@ -74,26 +100,29 @@ def _loads(q, v, data):
 @njit()
 def tree_forced_world(t, y, dy, data):
     """dy/dt of a tree with force elements and no prismatic primitives."""
-    q, v = _start(y, dy, data)
+    q, v, acc = _start(y, dy, data)
     kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
     bad = _loads(q, v, data)
-    kernels.aba_world(v, data.tau, data.tree, data.links, data.scratch, dy[q.shape[0]:])
+    kernels.aba_world(v, data.tau, data.tree, data.links, data.scratch, acc)
+    _work_rates(v, dy, data)
     return bad
 
 
 @njit()
 def tree_forced_link(t, y, dy, data):
     """dy/dt of a tree with force elements (link-frame ABA)."""
-    q, v = _start(y, dy, data)
+    q, v, acc = _start(y, dy, data)
     kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
     bad = _loads(q, v, data)
-    kernels.aba(v, data.tau, data.tree, data.links, data.scratch, dy[q.shape[0]:])
+    kernels.aba(v, data.tau, data.tree, data.links, data.scratch, acc)
+    _work_rates(v, dy, data)
     return bad
 
 
 @njit(inline="always")
-def _constrained(q, v, dy, data, bad):
-    """The constrained accelerations into dy[nq:] (the kinematics and loads done): RNEA bias,
+def _constrained(q, v, acc, dy, data, bad):
+    """The constrained accelerations into acc (the kinematics and loads done), the work rates
+    into dy's accumulators (when it has them): RNEA bias,
     CRBA mass matrix, the constraint rows and the null-space solve (:mod:`mbd.loopkernels`).
     A non-finite mass matrix, load or row (a trial state too far out) gives NaN accelerations,
     for the integrator's error control to reject."""
@@ -109,7 +138,6 @@ def _constrained(q, v, dy, data, bad):
     kernels.crba(data.tree, data.links, data.scratch, V_.H)
     loopkernels.constraint_rows(q, v, data.tree, data.links, data.scratch, data.closures,
                                 data.drivers, V_.G, V_.b, V_.g)
-    acc = dy[q.shape[0]:]
     if not (loopkernels.finite(V_.H) and loopkernels.finite(V_.f) and loopkernels.finite(V_.G)
             and loopkernels.finite(V_.b)):
         for k in range(nv):
@@ -118,24 +146,25 @@ def _constrained(q, v, dy, data, bad):
     status = loopkernels.constrained_solve(V_, data.loop)
     for k in range(nv):
         acc[k] = V_.xp[k]
+    _work_rates(v, dy, data)
     return bad if bad != 0 else status
 
 
 @njit()
 def constrained_free(t, y, dy, data):
     """dy/dt of a mechanism with loops or motion drivers and no force elements."""
-    q, v = _start(y, dy, data)
+    q, v, acc = _start(y, dy, data)
     kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
-    return _constrained(q, v, dy, data, 0)
+    return _constrained(q, v, acc, dy, data, 0)
 
 
 @njit()
 def constrained_forced(t, y, dy, data):
     """dy/dt of a mechanism with loops or motion drivers and force elements."""
-    q, v = _start(y, dy, data)
+    q, v, acc = _start(y, dy, data)
     kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
     bad = _loads(q, v, data)
-    return _constrained(q, v, dy, data, bad)
+    return _constrained(q, v, acc, dy, data, bad)
 
 
 @njit()
@@ -153,7 +182,7 @@ def elements_at(y, g, data, task):
     else 0."""
     q = data.q
     nq = q.shape[0]
-    v = y[nq:]
+    v = y[nq:nq + data.tau.shape[0]]
     kernels.normalize_quaternions(y[:nq], data.tree, q)
     kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
     if task == SWITCHING:
@@ -176,8 +205,8 @@ def no_projection(y, data):
 @njit()
 def projection(y, data):
     """y moved onto the constraints in place (:func:`mbd.loopkernels.project`)."""
-    return loopkernels.project(y, data.q.shape[0], data.tree, data.links, data.scratch,
-                               data.closures, data.drivers, data.loopbuf, data.loop)
+    return loopkernels.project(y, data.q.shape[0], data.tau.shape[0], data.tree, data.links,
+                               data.scratch, data.closures, data.drivers, data.loopbuf, data.loop)
 
 
 @njit(inline="always")
@@ -217,15 +246,16 @@ def transmitted_loads(y, dy, data, lam, tau):
     ``tau`` (nv) receives the generalized forces."""
     q = data.q
     nq = q.shape[0]
+    nv = data.tau.shape[0]
     tree, links, scratch, closures = data.tree, data.links, data.scratch, data.closures
-    kernels.link_velocities(q, y[nq:], tree, links, scratch)
+    kernels.link_velocities(q, y[nq:nq + nv], tree, links, scratch)
     for sign in (1.0, -1.0):       # on for RNEA, then off again: fext keeps the elements' loads
         for c in range(closures.shape[0]):
             p = links[closures[c].end].p0
             _add_closure_force(links, closures[c].end, sign, lam, c, p)
             _add_closure_force(links, closures[c].base, -sign, lam, c, p)
         if sign > 0.0:
-            kernels.rnea(dy[nq:], tree, links, scratch, tau)
+            kernels.rnea(dy[nq:nq + nv], tree, links, scratch, tau)
 
 
 @njit()
@@ -235,10 +265,11 @@ def kinematics_rows(Y, data, R, p, V, E):
     tree's kinetic and potential energy E (n, 2)."""
     q = data.q
     nq = q.shape[0]
+    nv = data.tau.shape[0]
     links = data.links
     for n in range(Y.shape[0]):
         kernels.normalize_quaternions(Y[n, :nq], data.tree, q)
-        kernels.link_velocities(q, Y[n, nq:], data.tree, links, data.scratch)
+        kernels.link_velocities(q, Y[n, nq:nq + nv], data.tree, links, data.scratch)
         for i in range(links.shape[0]):
             for a in range(3):
                 p[n, i, a] = links[i].p0[a]
@@ -331,6 +362,12 @@ def variant(system):
     return tree_free_link if sliding else tree_free_world
 
 
+def work_size(system):
+    """How many work accumulators a run's state carries after [q, v]: one per force element,
+    then one per motion driver (J, the work each has done on the mechanism)."""
+    return len(system.force_elements) + len(system.drivers)
+
+
 def state_data(system, projection_tol=None):
     """Fresh run-stage data for ``system`` (one per run or analysis: it holds scratch)."""
     nc, nd = len(system.cut_joints), len(system.drivers)
@@ -343,18 +380,48 @@ def state_data(system, projection_tol=None):
     return StateData(system, data, variant(system), varying, bool(nc or nd))
 
 
+class UserFunctionError(Exception):
+    """A parameter function (a law's K(t), an actuator's value(t)) or a driver's motion
+    raised, or returned what it must not, at time ``t``; ``element`` is the element's label.
+    ``function`` names the function. The run turns it into a :class:`mbd.SimulationError`
+    (``__cause__``: the original)."""
+
+    def __init__(self, element, function, t):
+        super().__init__(element, function, t)
+        self.element, self.function, self.t = element, function, t
+
+
+def _name(function):
+    """How a message names a user's function: ``name()`` (a lambda: its parameters)."""
+    name = getattr(function, "__name__", None)
+    return f"its function {name}()" if name and name != "<lambda>" else "its function"
+
+
 def refresh(sd, t, y):
-    """Write the parameters given as Python functions and the drivers' motions at (t, y)."""
+    """Write the parameters given as Python functions and the drivers' motions at (t, y).
+
+    Raises
+    ------
+    UserFunctionError
+        From any exception in those functions (chained), naming the element and t.
+    """
     s = sd.system
     if sd.varying:
-        state = State(t, y[:s.nq], y[s.nq:])
+        state = State(t, y[:s.nq], y[s.nq:s.nq + s.nv])
         params = sd.data.elements["params"]
         for i, law in sd.varying:
-            params[i] = law._row(t, state)
+            try:
+                params[i] = law._row(t, state)
+            except Exception as err:
+                raise UserFunctionError(s.force_elements[i].label(), _name(law.signal), t) \
+                    from err
     drivers = sd.data.drivers
     for k, d in enumerate(s.drivers):
-        drivers[k]["position"], drivers[k]["velocity"], drivers[k]["acceleration"] = \
-            d.motion(t)
+        try:
+            drivers[k]["position"], drivers[k]["velocity"], drivers[k]["acceleration"] = \
+                d.motion(t)
+        except Exception as err:
+            raise UserFunctionError(d.label(), "its motion", t) from err
 
 
 def derivative(sd, t, y, dy=None):

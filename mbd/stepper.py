@@ -79,9 +79,10 @@ def _rms(x, scale):
 
 
 @njit(inline="always")
-def _start(rhs, y, f, st, t_bound, rtol, atol, max_step, tmp, data):
-    """Begin a piece at (st.t, y): f = dy/dt there and st.h_abs = the initial step (Hairer's
-    rule, as scipy's ``select_initial_step``). Returns what the right-hand side returned."""
+def _start(rhs, y, f, st, t_bound, rtol, atol, max_step, h_first, tmp, data):
+    """Begin a piece at (st.t, y): f = dy/dt there and st.h_abs = the initial step: h_first if
+    > 0, else Hairer's rule (as scipy's ``select_initial_step``). Returns what the right-hand
+    side returned."""
     S = st[0]
     n = y.shape[0]
     bad = _rhs(rhs, S.t, y, f, st, tmp, data)
@@ -90,6 +91,9 @@ def _start(rhs, y, f, st, t_bound, rtol, atol, max_step, tmp, data):
     interval = t_bound - S.t
     if interval == 0.0:
         S.h_abs = 0.0
+        return 0
+    if h_first > 0.0:
+        S.h_abs = min(h_first, interval, max_step)
         return 0
     if n == 0:                  # nothing moves: one step to the end
         S.h_abs = np.inf
@@ -239,10 +243,11 @@ def step_context(i, k, t_old, h, y_old, F, y, g, switch, data):
 
 
 @njit()
-def advance(rhs, switch, project, constrained, starting, y, st, t_bound, rtol, atol, max_step,
-            max_steps, times, rows, armed, g, K, y_old, F, tmp, data):
+def advance(rhs, switch, project, constrained, starting, h_first, y, st, t_bound, rtol, atol,
+            max_step, max_steps, times, rows, armed, g, K, y_old, F, tmp, data):
     """Step from (st.t, y) until the piece ends; ``starting``: a new piece begins there (K[0]
-    and the initial step are computed first), else K[0] = dy/dt there from the last call.
+    and the initial step are computed first: ``h_first`` if > 0, else Hairer's rule), else
+    K[0] = dy/dt there from the last call.
     ``rhs``, ``switch`` and ``project`` are the addresses of the right-hand side, switching
     function and projection (:mod:`mbd.native`).
 
@@ -256,7 +261,8 @@ def advance(rhs, switch, project, constrained, starting, y, st, t_bound, rtol, a
     """
     S = st[0]
     n = y.shape[0]
-    if starting and _start(rhs, y, K[0], st, t_bound, rtol, atol, max_step, tmp, data) != 0:
+    if starting and _start(rhs, y, K[0], st, t_bound, rtol, atol, max_step, h_first, tmp,
+                           data) != 0:
         return FAILED
     y_new = tmp[NEW]
     any_armed = False

@@ -61,7 +61,7 @@ def _signatures():
                                                    types.float64[:, :, ::1], m))
     out["constraint_forces"] = (sf.constraint_forces, (d, y))
     out["transmitted_loads"] = (sf.transmitted_loads, (y, y, d, y, y))
-    out["advance"] = (stepper.advance, (i8, i8, i8, b1, b1, y, records(layout.records(
+    out["advance"] = (stepper.advance, (i8, i8, i8, b1, b1, f8, y, records(layout.records(
         layout.STEPPER, 1)), f8, f8, f8, f8, i8, y, m, mask, m, m, y, m, m, d))
     context = types.Tuple((i8, i8, f8, f8, y, m, y, m, i8, d))
     out["switching_on_step"] = (stepper.switching_on_step, (f8, context))

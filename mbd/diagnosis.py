@@ -1,0 +1,159 @@
+"""Why a run is slow or blew up: the linearized dynamics at a state, and the element behind
+its fastest or unstable mode.
+
+A run that must take far more steps than its budget, or whose state stops being finite, asks
+this module for a cause it can name (:func:`fastest_mode`, :func:`unstable_mode`): the
+eigenvalues of the Jacobian of dy/dt at the state (by central differences of the compiled
+right-hand side), and for each force element how the mode changes when that element's force
+is frozen at its present value (its stiffness and damping taken out, its load kept). The
+element without which the mode slows the most is named.
+
+Only the run stage's failure messages use it; it costs a few hundred right-hand-side calls,
+paid once, when the run has already failed.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import lawkernels, statefunction as sf
+
+
+@dataclass
+class Mode:
+    """An eigenvalue of the linearized dynamics and the element that sets it.
+
+    Attributes
+    ----------
+    eigenvalue : complex
+        1/s.
+    element : str or None
+        The label of the force element whose frozen force changes the mode the most, when that
+        changes it by at least a factor of two; None otherwise.
+    without : complex or None
+        The corresponding eigenvalue with that element's force frozen, 1/s.
+    law : object or None
+        That element's law (for its parameters in the message).
+    """
+
+    eigenvalue: complex
+    element: str = None
+    without: complex = None
+    law: object = None
+
+    @property
+    def rate(self):
+        """|eigenvalue|, 1/s."""
+        return abs(self.eigenvalue)
+
+    @property
+    def oscillating(self):
+        """Whether the mode oscillates more than it decays (|Im| > |Re|)."""
+        return abs(self.eigenvalue.imag) > abs(self.eigenvalue.real)
+
+    def describe(self):
+        """The mode in words: its rate, period or time constant, and its element."""
+        lam = self.eigenvalue
+        if self.oscillating:
+            what = (f"an oscillating mode of {abs(lam.imag):.3g} rad/s (period "
+                    f"{2 * np.pi / abs(lam.imag):.3g} s)")
+        else:
+            what = f"a mode of rate {lam.real:+.3g} 1/s (time constant {1 / abs(lam.real):.3g} s)"
+        if self.element is None:
+            return what + ", which no single force element sets (the bodies' masses and inertias)"
+        return (f"{what}, set by {self.element} ({_law_text(self.law)}); with its force frozen "
+                f"the mode's rate falls to {abs(self.without):.3g} 1/s")
+
+
+def _law_text(law):
+    return repr(law) if law is not None else "its law"
+
+
+def jacobian(sd, t, y):
+    """d(dy/dt)/dy (n, n) over y = [q, v] at (t, y) in the current mode (central differences,
+    steps scaled by each entry and the model's length scale)."""
+    n = sd.system.nq + sd.system.nv
+    y = np.array(y[:n], dtype=float)
+    scale = np.maximum(np.abs(y), sd.system.length_scale)
+    h = 1e-6 * scale
+    J = np.empty((n, n))
+    for k in range(n):
+        up, down = y.copy(), y.copy()
+        up[k] += h[k]
+        down[k] -= h[k]
+        J[:, k] = (sf.derivative(sd, t, up)[0] - sf.derivative(sd, t, down)[0]) / (2 * h[k])
+    return J
+
+
+def _eigenvalues(sd, t, y):
+    J = jacobian(sd, t, y)
+    if not np.all(np.isfinite(J)):
+        return np.array([], dtype=complex)
+    return np.linalg.eigvals(J)
+
+
+def _frozen(sd, i, t, y):
+    """Run-stage data like ``sd``'s, in its mode, with element i's law replaced by a constant
+    at its present force."""
+    s = sd.system
+    copy = sf.state_data(s)
+    copy.data.mode[:] = sd.data.mode
+    sf.refresh(copy, t, y)
+    records, _ = sf.records(copy, t, y[:s.nq + s.nv], sd.data.mode["sides"].copy())
+    copy.data.mode[:] = sd.data.mode
+    element = copy.data.elements[i]
+    element["law"] = lawkernels.CONSTANT
+    element["params"][:] = 0.0
+    element["params"][0] = records[i]["value"]
+    copy.varying = [(k, law) for k, law in copy.varying if k != i]
+    return copy
+
+
+def _mode(sd, t, y, pick):
+    """The mode ``pick(eigenvalues)`` selects, with the element whose frozen force changes it
+    the most (by ``pick``'s measure: the returned eigenvalue's key)."""
+    lams = _eigenvalues(sd, t, y)
+    if not len(lams):
+        return None
+    lam, measure = pick(lams)
+    best = None
+    for i, fe in enumerate(sd.system.force_elements):
+        others = _eigenvalues(_frozen(sd, i, t, y), t, y)
+        if not len(others):
+            continue
+        lam_i, measure_i = pick(others)
+        if measure_i <= 0.5 * measure and (best is None or measure_i < best[2]):
+            best = (fe, lam_i, measure_i)
+    if best is None:
+        return Mode(complex(lam))
+    fe, lam_i, _ = best
+    return Mode(complex(lam), fe.label(), complex(lam_i), fe.law)
+
+
+def _fastest(lams):
+    k = int(np.argmax(np.abs(lams)))
+    return lams[k], abs(lams[k])
+
+
+def _most_unstable(lams):
+    k = int(np.argmax(lams.real))
+    return lams[k], max(lams[k].real, 0.0)
+
+
+def fastest_mode(sd, t, y):
+    """The mode of largest |eigenvalue| at (t, y) and its element (a :class:`Mode`), or None
+    when the Jacobian there is not finite."""
+    return _mode(sd, t, y, _fastest)
+
+
+def unstable_mode(sd, t, y):
+    """The mode of largest growth rate (real part > 0) at (t, y) and its element, or None when
+    the linearized dynamics there do not grow (or the Jacobian is not finite)."""
+    found = _mode(sd, t, y, _most_unstable)
+    if found is None or found.eigenvalue.real <= 0.0:
+        return None
+    return found
+
+
+#: DOP853's stability boundary on the negative real axis is at h |lambda| ~ 6.1 (Hairer &
+#: Wanner, II.2): a step held within a factor of about two of it is held by stability
+STABILITY_LIMITED = 2.0
