@@ -6,28 +6,45 @@ need the machines (the environment's assembly tolerance) run after the topology 
 """
 import numpy as np
 
+from . import values
 from .elements import ForceElement, Joint, Law, MotionDriver
 from .errors import ModelError
 from .model import CS, Body, Ground
+
 
 def element_label(el):
     label = getattr(el, "label", None)
     return label() if callable(label) else f"{type(el).__name__} {getattr(el, 'name', None)!r}"
 
 
-def check_names(model, problems):
+def _owners_of_names(model):
+    """{name: [who uses it]} over grounds, bodies and elements with a string name."""
     seen = {}
     for kind, items in (("ground", model.grounds), ("body", model.bodies)):
         for item in items:
             seen.setdefault(item.name, []).append(f"{kind} '{item.name}'")
     for el in model.elements:
         name = getattr(el, "name", None)
+        if isinstance(name, str) and name:
+            seen.setdefault(name, []).append(element_label(el))
+    return seen
+
+
+def duplicated_names(model):
+    """The names used more than once in ``model`` (a frozenset). Checks that would only report
+    a consequence of a duplicate (the duplicate body "not connected to any ground") skip
+    them: the duplicate is the problem reported."""
+    return frozenset(name for name, owners in _owners_of_names(model).items()
+                     if len(owners) > 1)
+
+
+def check_names(model, problems):
+    for el in model.elements:
+        name = getattr(el, "name", None)
         if not isinstance(name, str) or not name:
             # joints check this when made; a force element's name is only an attribute
             problems.append(f"{element_label(el)}: name must be a non-empty string, got {name!r}")
-            continue
-        seen.setdefault(name, []).append(element_label(el))
-    for name, owners in seen.items():
+    for name, owners in _owners_of_names(model).items():
         if len(owners) > 1:
             problems.append(f"duplicate name '{name}': used by {', '.join(owners)}; "
                             "names must be unique within a model")
@@ -135,8 +152,11 @@ def check_joint(joint, model, problems):
 
 def check_coincidence(joint, tolerance, problems):
     """The rule of SPEC §2: the joint's two CS origins coincide in the reference configuration,
-    to the tolerance of its machine's environment."""
+    to the tolerance of its machine's environment. Not checked where a position is not finite:
+    that is the problem, reported with its CS (or ground), not a gap of "nan m"."""
     b, f = joint.base, joint.follower
+    if not (np.all(np.isfinite(b.position)) and np.all(np.isfinite(f.position))):
+        return
     gap = np.linalg.norm(b.position - f.position)
     if not gap <= tolerance:
         problems.append(f"{joint.label()}: base CS '{b.full_name}' at {b.position.tolist()} and "
@@ -157,7 +177,8 @@ def check_joint_primitive(el, model, problems):
                         f"{element_label(j) if j is not None else None}")
         return
     k = el.primitive
-    if not (isinstance(k, (int, np.integer)) and 0 <= k < len(j.primitives)):
+    if not (isinstance(k, (int, np.integer)) and not isinstance(k, bool)
+            and 0 <= k < len(j.primitives)):
         problems.append(f"{label}: primitive must be an index 0..{len(j.primitives) - 1} of "
                         f"{j.label()}, got {k!r}")
     elif j.primitives[k].kind == "S":
@@ -185,8 +206,11 @@ def check_force_element(fe, model, problems):
         problems.append(f"{label}: acts between two CSs of '{fe.cs_a.owner.name}'; a force "
                         "element needs two different bodies (or a body and a ground)")
     if fe.axis is not None:
-        a = np.asarray(fe.axis, dtype=float)
-        if a.shape != (3,) or not np.all(np.isfinite(a)) or np.linalg.norm(a) < 1e-12:
+        try:
+            a = values.real_array(fe.axis, f"{label}: axis", shape=(3,))
+        except ValueError:
+            a = None
+        if a is None or not np.all(np.isfinite(a)) or np.linalg.norm(a) < 1e-12:
             problems.append(f"{label}: axis must be 3 finite numbers, not all zero, got "
                             f"{fe.axis!r}")
 

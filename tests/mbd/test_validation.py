@@ -101,6 +101,27 @@ def test_force_element_needs_a_name():
     build_error(model, "Link 'None'", "name must be a non-empty string", count=1)
 
 
+
+def test_a_duplicate_body_is_not_also_reported_as_unconnected():
+    # a body added twice under one name: the second copy is jointed to nothing, but that is a
+    # consequence of the duplicate, the one problem reported
+    model, ground, arm = pendulum()
+    model.add_body("arm", mass=2.0, cg=(0.5, 0.0, 0.0), inertia=[1e-3, 0.17, 0.17])
+    err = build_error(model, "duplicate name 'arm'", "body 'arm', body 'arm'", count=1)
+    assert "not connected" not in str(err)
+
+
+def test_a_body_beside_a_duplicate_is_still_reported_as_unconnected():
+    # only the duplicate's own connectivity is a consequence: a body hanging from it is not
+    model, ground, arm = pendulum()
+    copy = model.add_body("arm", mass=2.0, cg=(0.5, 0.0, 5.0), inertia=[1e-3, 0.17, 0.17],
+                          cs={"tip": (1.0, 0.0, 5.0)})
+    hand = rod(model, "hand", at=(1.0, 0.0, 5.0))
+    model.add(Revolute("wrist", copy["tip"], hand["pivot"], axis=(0, 1, 0)))
+    err = build_error(model, "duplicate name 'arm'", "bodies ['hand'] are not connected",
+                      count=2)
+    assert "['arm'" not in str(err) and "'arm']" not in str(err)
+
 # ----------------------------------------------------------------------------- bodies
 
 @pytest.mark.parametrize("mass", [0.0, -1.0, math.nan, math.inf])
@@ -176,6 +197,23 @@ def test_cg_must_be_finite():
     model.add(Revolute("link", arm["tip"], b["pivot"], axis=(0, 1, 0)))
     build_error(model, "body 'blob'", "cg must be finite", count=1)
 
+
+
+def test_a_non_finite_cs_position_is_not_also_reported_as_a_gap_at_its_joint():
+    model, ground, arm = pendulum()
+    b = model.add_body("link", mass=1.0, cg=(1.5, 0.0, 0.0), inertia=[0.1] * 3,
+                       cs={"pivot": (math.nan, 0.0, 0.0)})
+    model.add(Revolute("elbow", arm["tip"], b["pivot"], axis=(0, 1, 0)))
+    err = build_error(model, "CS 'link.pivot': position must be finite", "nan", count=1)
+    assert "apart" not in str(err) and "elbow" not in str(err)
+
+
+def test_a_non_finite_ground_position_is_not_also_reported_as_a_gap_at_its_joint():
+    model, ground, arm = pendulum()
+    wall = model.add_ground("wall", at=(1.0, math.inf, 0.0))
+    model.add(Spherical("prop", wall, arm["tip"]))
+    err = build_error(model, "ground 'wall': position must be finite", "inf", count=1)
+    assert "apart" not in str(err)
 
 # ----------------------------------------------------------------------------- construction
 
