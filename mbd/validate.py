@@ -3,8 +3,10 @@
 Each check appends to a list of problems (text naming the element, the rule and the value);
 :func:`mbd.system.build` raises them together in one :class:`~mbd.ModelError`. Checks that
 need the machines (the environment's assembly tolerance) run after the topology is known.
+:func:`run_settings` checks the arguments of a run (``simulate``) in the same spirit.
 """
 import numpy as np
+from scipy import integrate
 
 from . import values
 from .elements import ForceElement, Joint, Law, MotionDriver
@@ -197,9 +199,9 @@ def check_force_element(fe, model, problems):
     if fe.placement == "joint":
         check_joint_primitive(fe, model, problems)
         return
-    for cs in fe.endpoints:
+    for role, cs in zip(("cs_a", "cs_b"), fe.endpoints):
         if not is_cs_of(cs, model):
-            problems.append(f"{label}: acts on {describe_cs(cs)}, which is not a CS "
+            problems.append(f"{label}: {role} is {describe_cs(cs)}, which is not a CS "
                             f"of model '{model.name}'")
             return
     if fe.cs_a.owner is fe.cs_b.owner:
@@ -252,3 +254,82 @@ def check_assembled_drawing(model, joints, machines, problems):
         env = env_of_body.get(body.name)
         check_coincidence(j, default_tolerance if env is None else env.assembly_tolerance,
                           problems)
+
+
+def run_settings(system, methods, t_end, output_step=0.01, t0=0.0, q0=None, v0=None,
+                 rtol=None, atol=None, method="DOP853", max_step=np.inf, exact_switching=True,
+                 progress=False, compiled=None):
+    """Check the arguments of :func:`mbd.simulate.simulate` (its parameters, and ``methods``:
+    its table of method names), before anything is compiled or run.
+
+    Every number must be real (not a bool, a string or a complex), and::
+
+        t0 finite,  t0 < t_end < inf,  0 < output_step <= t_end - t0,
+        100 eps <= rtol < 1,  0 < atol < inf  (mbd.values.tolerances, as the Environment's),
+        0 < max_step <= inf
+
+    ``q0``/``v0`` are dicts from joint names of ``system`` to values its joints take;
+    ``exact_switching`` is True or False, ``progress`` and ``compiled`` True, False or None.
+    A value of the wrong kind raises ``TypeError``, a value that breaks a rule
+    ``ValueError``; each message starts ``simulate: <argument>`` and gives the rule and the
+    value.
+
+    Returns
+    -------
+    t_end, output_step, t0 : float
+    method_class : scipy OdeSolver subclass
+    rtol, atol, max_step : float
+        rtol and atol the environments' (tightest) where not given.
+
+    Examples
+    --------
+    >>> run_settings(None, {}, t_end="1")
+    Traceback (most recent call last):
+        ...
+    TypeError: simulate: t_end must be a real number, got '1'
+    """
+    def number(value, name, rule, ok):
+        return values.real(value, f"simulate: {name}", rule, ok, ValueError, TypeError)
+
+    t0 = number(t0, "t0", "finite", values.finite)
+    t_end = number(t_end, "t_end", f"finite and > t0 = {t0!r}",
+                   lambda x: values.finite(x) and x > t0)
+    span = t_end - t0
+    output_step = number(output_step, "output_step", "finite and > 0", values.positive)
+    if output_step > span * (1.0 + 1e-12):
+        raise ValueError(f"simulate: output_step must be at most t_end - t0 = {span!r} s (the "
+                         f"span of the run: the rows are t0, t0 + output_step, ..., t_end), "
+                         f"got {output_step!r}")
+    rtol, atol = values.tolerances(system.rtol if rtol is None else rtol,
+                                   system.atol if atol is None else atol, "simulate",
+                                   ValueError, TypeError)
+    max_step = number(max_step, "max_step", "> 0 (inf: no limit)", lambda x: x > 0.0)
+    method_class = methods.get(method, method) if isinstance(method, str) else method
+    if not (isinstance(method_class, type) and issubclass(method_class, integrate.OdeSolver)):
+        raise ValueError(f"simulate: method must be one of {sorted(methods)} or an OdeSolver "
+                         f"class, got {method!r}")
+    values.flag(exact_switching, "simulate: exact_switching")
+    values.flag(progress, "simulate: progress", allow_none=True)
+    values.flag(compiled, "simulate: compiled", allow_none=True)
+    for name, given in (("q0", q0), ("v0", v0)):
+        check_initial_values(system, name, given)
+    return t_end, output_step, t0, method_class, rtol, atol, max_step
+
+
+def check_initial_values(system, name, given):
+    """``simulate``'s ``q0`` or ``v0`` (``name``): None or a dict from joint names of
+    ``system`` to values the joints take (:meth:`mbd.Joint.initial_q`); ``TypeError`` or
+    ``ValueError`` starting ``simulate: q0`` otherwise."""
+    if given is None:
+        return
+    if not isinstance(given, dict):
+        raise TypeError(f"simulate: {name} must be a dict {{joint name: value}}, got {given!r}")
+    for joint_name, value in given.items():
+        jm = system.joints.get(joint_name) if isinstance(joint_name, str) else None
+        if jm is None:
+            raise ValueError(f"simulate: {name} names unknown joint {joint_name!r}; the joints "
+                             f"are {sorted(system.joints)}")
+        try:
+            (jm.joint.initial_q if name == "q0" else jm.joint.initial_v)(value)
+        except ModelError as err:
+            raise ValueError(f"simulate: {name}[{joint_name!r}]: {err}") from None
