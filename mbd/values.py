@@ -163,7 +163,7 @@ def unit_quaternion(value, what, error=ValueError):
         raise error(f"{what} must be a finite unit quaternion (w, x, y, z), got {value!r}")
     if not abs(n - 1.0) <= QUATERNION_TOLERANCE:
         raise error(f"{what} must be a unit quaternion (w, x, y, z): its norm must be 1 to "
-                    f"within {QUATERNION_TOLERANCE:g}, got {value!r} of norm {n:.17g}; pass "
+                    f"within {QUATERNION_TOLERANCE:g}, got {value!r} of norm {n:.12g}; pass "
                     "a unit quaternion (q / |q|) or a scipy Rotation")
     return q / n
 
