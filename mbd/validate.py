@@ -238,7 +238,8 @@ def check_model(model, problems):
             check_joint_primitive(el, model, problems)
             drivers.append(el)
         else:
-            problems.append(f"{element_label(el)}: is neither a joint nor a force element")
+            problems.append(f"{element_label(el)} is neither a joint, a force element nor a "
+                            "motion driver")
     return joints, forces, drivers
 
 
