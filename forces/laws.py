@@ -23,14 +23,14 @@ Traceback (most recent call last):
     ...
 ValueError: ElastoGap: n must be >= 1 and finite, got 0.5
 """
-import inspect
 import math
 from dataclasses import dataclass, field
 from typing import Callable, Union
 
 import numpy as np
 
-from mbd import Law, lawkernels
+from mbd import Law, lawkernels, values
+from mbd.values import finite as _finite, nonnegative as _nonneg, positive as _positive
 
 _INF = math.inf
 
@@ -38,46 +38,19 @@ _INF = math.inf
 _Signal = Union[float, Callable[..., float]]
 
 
-def _number(law, name, value, rule, ok, error=ValueError):
-    """value as a float, or ``error`` naming the law (or element), the parameter, the rule and
-    the value."""
-    # float() would also take "10" or True: a parameter must be a number
-    if isinstance(value, (str, bytes, bool, np.bool_)):
-        raise error(f"{law}: {name} must be a number, got {value!r}")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise error(f"{law}: {name} must be a number, got {value!r}") from None
-    if math.isnan(x) or not ok(x):
-        raise error(f"{law}: {name} must be {rule}, got {value!r}")
-    return x
-
-
 def _check(law, name, rule, ok):
-    """Validate field ``name`` of the (frozen) ``law`` and store it as a float."""
-    object.__setattr__(law, name, _number(law.name, name, getattr(law, name), rule, ok))
+    """Validate field ``name`` of the (frozen) ``law`` and store it as a float: a real number
+    (not a bool or a string, :func:`mbd.values.real`) meeting ``rule``, else ValueError
+    naming the law, the parameter, the rule and the value."""
+    object.__setattr__(law, name, values.real(getattr(law, name), f"{law.name}: {name}",
+                                              rule, ok))
 
 
-def _arity(fn):
-    """How a parameter function is called: 2 for ``fn(t, state)`` (two or more parameters),
-    1 for ``fn(t)`` (one, or a signature that cannot be read). Read once, on construction."""
-    try:
-        n = len(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        n = 1
-    return 2 if n >= 2 else 1
-
-
-def _finite(x):
-    return math.isfinite(x)
-
-
-def _nonneg(x):
-    return math.isfinite(x) and x >= 0.0
-
-
-def _positive(x):
-    return math.isfinite(x) and x > 0.0
+def _signal(law, name, forms):
+    """How the function given for parameter ``name`` is called (1: ``f(t)``, 2:
+    ``f(t, state)``), read once, on construction; ValueError naming the law when it cannot be
+    called as one of ``forms``."""
+    return values.user_function(getattr(law, name), f"{law.name}: {name}", forms)
 
 
 class _Linear(Law):
@@ -183,7 +156,8 @@ class _BodySpringDamperLaw(_Linear):
 @dataclass(frozen=True)
 class Actuator(Law):
     """A prescribed force or torque on the follower along +x: a constant, or a function of
-    time ``value(t)`` (s -> N or N m), evaluated at every right-hand side call.
+    time ``value(t)`` (s -> N or N m), evaluated at every right-hand side call; what it
+    returns must be a real, finite number (:func:`mbd.values.returned`).
 
     >>> Actuator(2.5)(0.0)
     2.5
@@ -195,7 +169,9 @@ class Actuator(Law):
     name = "Actuator"
 
     def __post_init__(self):
-        if not callable(self.value):
+        if callable(self.value):
+            _signal(self, "value", ("value(t)",))
+        else:
             _check(self, "value", "finite", _finite)
 
     @property
@@ -210,10 +186,7 @@ class Actuator(Law):
     def parameters(self, t=0.0, state=None):
         if not callable(self.value):
             return (self.value,)
-        v = float(self.value(t))
-        if not math.isfinite(v):
-            raise ValueError(f"Actuator: value({t}) must be finite, got {v}")
-        return (v,)
+        return (values.returned(self.value(t), self.name, "value(t)", t),)
 
 
 @dataclass(frozen=True)
@@ -438,7 +411,8 @@ class VariableRotationalSpring(Law):
         Stiffness (N m/rad): a constant, a function ``K(t)``, or ``K(t, state)`` with
         ``state`` an :class:`mbd.State` (t, q, v); callables take the slower Python path.
         Which of the two a function is (two or more parameters: ``K(t, state)``) is read
-        once, when the law is made.
+        once, when the law is made. What it returns must be a real, finite number
+        (:func:`mbd.values.returned`).
     K_min : float
         Minimum stiffness, > 0.
     theta_init : float
@@ -460,7 +434,7 @@ class VariableRotationalSpring(Law):
 
     def __post_init__(self):
         if callable(self.K):
-            object.__setattr__(self, "_arity", _arity(self.K))
+            object.__setattr__(self, "_arity", _signal(self, "K", ("K(t)", "K(t, state)")))
         else:
             _check(self, "K", "finite", _finite)
         _check(self, "K_min", "> 0 and finite", _positive)
@@ -480,10 +454,9 @@ class VariableRotationalSpring(Law):
         arity = self._arity
         if arity == 0:
             return self.K
-        K = float(self.K(t, state) if arity == 2 else self.K(t))
-        if not math.isfinite(K):
-            raise ValueError(f"{self.name}: K({t}) must be finite, got {K}")
-        return K
+        if arity == 2:
+            return values.returned(self.K(t, state), self.name, "K(t, state)", t)
+        return values.returned(self.K(t), self.name, "K(t)", t)
 
     def parameters(self, t=0.0, state=None):
         return (self.stiffness(t, state), self.K_min, self.theta_init)

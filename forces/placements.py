@@ -8,12 +8,11 @@ Laws are frozen values, and a placement is not changed after it is made either: 
 gives a new element of the same class, name and placement with another law (as ``mbd run
 --set`` does), and ``BodySpringDamper.with_parameters`` a new one with other k, b, r0.
 """
-import math
 import warnings
 
-from mbd import ForceElement, Law, ModelError
+from mbd import ForceElement, Law, ModelError, values
 
-from .laws import _BodySpringDamperLaw, _Linear, _number
+from .laws import _BodySpringDamperLaw, _Linear
 
 
 def _check_name(kind, name):
@@ -90,7 +89,7 @@ class AxialForce(ForceElement):
 
     def __init__(self, name, cs_a, cs_b, law, axis=None):
         self.name = _check_name("AxialForce", name)
-        self.cs_a, self.cs_b, self.axis = cs_a, cs_b, axis
+        self.cs_a, self.cs_b, self.axis = cs_a, cs_b, axis   # build() checks the axis
         self.law = _check_law("AxialForce", name, law)
 
     def with_law(self, law):
@@ -112,7 +111,7 @@ class RotationalForce(ForceElement):
 
     def __init__(self, name, cs_a, cs_b, law, axis=None):
         self.name = _check_name("RotationalForce", name)
-        self.cs_a, self.cs_b, self.axis = cs_a, cs_b, axis
+        self.cs_a, self.cs_b, self.axis = cs_a, cs_b, axis   # build() checks the axis
         self.law = _check_law("RotationalForce", name, law)
 
     def with_law(self, law):
@@ -152,10 +151,9 @@ class BodySpringDamper(LineForce):
         name = _check_name("BodySpringDamper", name)
         label = f"BodySpringDamper '{name}'"
         # checked here, not by the law, so that every message names this element
-        k = _parameter(label, "k", k, ">= 0 and finite", lambda x: math.isfinite(x) and x >= 0)
-        b = _parameter(label, "b", b, "finite", math.isfinite)
-        r0 = _parameter(label, "r0", r0, ">= 0 and finite",
-                        lambda x: math.isfinite(x) and x >= 0)
+        k = _parameter(label, "k", k, ">= 0 and finite", values.nonnegative)
+        b = _parameter(label, "b", b, "finite", values.finite)
+        r0 = _parameter(label, "r0", r0, ">= 0 and finite", values.nonnegative)
         if b < 0.0:
             warnings.warn(f"{label}: damping b = {b} < 0 pumps energy into the system",
                           stacklevel=2)
@@ -168,7 +166,7 @@ class BodySpringDamper(LineForce):
         unknown = sorted(set(changes) - {"k", "b", "r0"})
         if unknown:
             raise TypeError(f"{self.label()} has no parameter {unknown[0]!r}; "
-                            "its are: k, b, r0")
+                            "its parameters are: k, b, r0")
         values = {"k": self.k, "b": self.b, "r0": self.r0}
         values.update(changes)
         return type(self)(self.name, self.cs_a, self.cs_b, **values)
@@ -183,6 +181,6 @@ class BodySpringDamper(LineForce):
 
 
 def _parameter(label, name, value, rule, ok):
-    """value as a float, or ModelError naming the element, the parameter, the rule and the
-    value."""
-    return _number(label, name, value, rule, ok, error=ModelError)
+    """value as a float (a real number, :func:`mbd.values.real`), or ModelError naming the
+    element, the parameter, the rule and the value."""
+    return values.real(value, f"{label}: {name}", rule, ok, error=ModelError)

@@ -19,6 +19,7 @@ Examples
 """
 import numpy as np
 
+from mbd import values
 from mbd.elements import Joint, Primitive
 from mbd.errors import ModelError
 
@@ -27,13 +28,10 @@ __all__ = ["Weld", "Revolute", "Prismatic", "Spherical", "Universal", "Cylindric
 
 
 def _axes(axes, count, label):
-    try:
-        arr = np.asarray(axes, dtype=float)
-    except (TypeError, ValueError):
-        arr = None
-    if arr is None or arr.shape != (count, 3):
-        raise ModelError(f"{label}: axes must be {count} vectors of 3 numbers, got {axes!r}")
-    return arr
+    """``count`` axes of 3 real numbers each, as a (count, 3) array (zero or non-finite ones
+    are reported by build(), with the joint)."""
+    return values.real_array(axes, f"{label}: axes", shape=(count, 3),
+                             expected=f"{count} vectors of 3 real numbers", error=ModelError)
 
 
 def _base_axes(base):

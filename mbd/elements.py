@@ -5,13 +5,13 @@ core knows only these contracts (DESIGN §1).
 """
 import numpy as np
 
-from . import lawkernels
+from . import lawkernels, values
 from .errors import ModelError
 from .layout import LAW_SWITCHES, MAX_PARAMS
-from .rotations import as_unit_quaternion
 
 #: Primitive kinds: revolute (1 rotational dof), prismatic (1 translational), spherical (3).
 PRIMITIVE_KINDS = ("R", "P", "S")
+_KIND_NAMES = {"R": "revolute", "P": "prismatic", "S": "spherical"}
 
 
 class Element:
@@ -33,12 +33,9 @@ class Primitive:
         self.kind = kind
         self.raw_axis = None
         if kind != "S":
-            try:
-                self.raw_axis = np.asarray(axis, dtype=float).reshape(-1)
-            except (TypeError, ValueError):
-                self.raw_axis = None
-            if self.raw_axis is None or self.raw_axis.shape != (3,):
-                raise ModelError(f"a {kind} primitive's axis must be 3 numbers, got {axis!r}")
+            # zero or non-finite axes are reported by build(), with the joint
+            what = f"a {_KIND_NAMES[kind]} primitive's axis"
+            self.raw_axis = values.real_array(axis, what, size=3, error=ModelError)
 
     @property
     def nq(self):
@@ -78,6 +75,11 @@ class Joint(Element):
     exact : bool
         In a closed loop, q0 and v0 are targets: approximate by default (assembly finds the
         nearest consistent state), exact when True (assembly must meet them or fail).
+
+    Numbers must be real (not bools or strings) and a quaternion unit (to
+    :data:`mbd.values.QUATERNION_TOLERANCE`): mbd does not normalise one for the user. The
+    malformed are refused with a :class:`ModelError` naming the joint, at ``build()`` or
+    when ``simulate`` is given them.
     """
 
     kind_name = "Joint"
@@ -105,7 +107,7 @@ class Joint(Element):
             self.primitives.append(p)
         self.q0 = q0
         self.v0 = v0
-        self.exact = bool(exact)
+        self.exact = values.flag(exact, f"{self.label()}: exact", error=ModelError)
 
     @property
     def nq(self):
@@ -151,19 +153,16 @@ class Joint(Element):
             raise ModelError(f"{what} must be a list with one entry per primitive "
                              f"({len(prims)}) or {size} numbers, got {value!r}")
         if entries is None:
-            out = np.asarray(value, dtype=float).reshape(-1)
+            out = values.real_array(value, what, size=size, error=ModelError)
         else:
             out = np.concatenate([_one(p, e, position, what) for p, e in zip(prims, entries)])
         if not np.all(np.isfinite(out)):
             raise ModelError(f"{what} must be finite, got {value!r}")
-        if position:  # normalize the quaternions of a flat entry too
+        if position and entries is None:  # the quaternions of a flat entry: unit too
             k = 0
             for p in prims:
                 if p.kind == "S":
-                    try:
-                        out[k:k + 4] = as_unit_quaternion(out[k:k + 4], what)
-                    except ValueError as err:
-                        raise ModelError(str(err)) from None
+                    out[k:k + 4] = values.unit_quaternion(out[k:k + 4], what, error=ModelError)
                 k += p.nq
         return out
 
@@ -294,34 +293,28 @@ def _zero(prim, position):
 
 
 def _is_flat_numbers(value, size):
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
+    """True when ``value`` reads as one flat array of ``size`` numbers (an array, or a list of
+    plain numbers -- not a list with a Rotation or a tuple in it)."""
+    if isinstance(value, (str, bytes, dict)):
         return False
-    return arr.ndim == 1 and arr.shape[0] == size
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):   # a ragged list
+        return False
+    return arr.ndim == 1 and arr.shape[0] == size and arr.dtype.kind != "O"
 
 
 def _one(prim, entry, position, what):
     if entry is None:
         return _zero(prim, position)
     if prim.kind == "S" and position:
-        try:
-            return as_unit_quaternion(entry, what)
-        except ValueError as err:
-            if str(err).startswith(what):
-                raise ModelError(str(err)) from None
-            raise ModelError(f"{what}: expected a Rotation or a quaternion (w, x, y, z), "
-                             f"got {entry!r}") from None
-        except TypeError:  # np.asarray(dtype=float) of e.g. a dict
-            raise ModelError(f"{what}: expected a Rotation or a quaternion (w, x, y, z), "
-                             f"got {entry!r}") from None
-    try:
-        arr = np.asarray(entry, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise ModelError(f"{what}: expected numbers, got {entry!r}") from None
+        return values.unit_quaternion(entry, what, error=ModelError)
     n = prim.nv
+    expected = "a real number" if n == 1 else f"{n} real numbers"
+    arr = values.real_array(entry, what, expected=expected, error=ModelError).reshape(-1)
     if arr.shape != (n,):
-        raise ModelError(f"{what}: a {prim.kind} primitive takes {n} value(s), got {entry!r}")
+        raise ModelError(f"{what}: a {_KIND_NAMES[prim.kind]} primitive takes "
+                         f"{'1 value' if n == 1 else f'{n} values'}, got {entry!r}")
     return arr
 
 
@@ -357,18 +350,23 @@ class MotionDriver(Element):
             raise ModelError(f"MotionDriver: name must be a non-empty string, got {name!r}")
         self.name = name
         self.joint = joint
-        self.primitive = primitive
+        self.primitive = primitive   # an index of the joint's primitives: build() checks it
+        label = self.label()
         if callable(position):
+            _function_of_t(position, label, "position")
             self.position = position
         else:
-            try:
-                value = float(position)
-            except (TypeError, ValueError):
-                raise ModelError(f"MotionDriver '{name}': position must be a number or a "
-                                 f"function of t, got {position!r}") from None
+            value = values.real(position, f"{label}: position", "finite", values.finite,
+                                error=ModelError, expected="a real number or a function of t")
             self.position = lambda t: value
             velocity = velocity or (lambda t: 0.0)
             acceleration = acceleration or (lambda t: 0.0)
+        for what, fn in (("velocity", velocity), ("acceleration", acceleration)):
+            if fn is not None and not callable(fn):
+                raise ModelError(f"{label}: {what} must be a function of t or None (then "
+                                 f"taken from position by central differences), got {fn!r}")
+            if fn is not None:
+                _function_of_t(fn, label, what)
         self.velocity = velocity
         self.acceleration = acceleration
 
@@ -376,11 +374,29 @@ class MotionDriver(Element):
         return f"MotionDriver '{self.name}'"
 
     def motion(self, t):
-        """(q, dq/dt, d2q/dt2) at time t (s)."""
+        """(q, dq/dt, d2q/dt2) at time t (s).
+
+        Each value the user's functions return must be a real, finite number
+        (:func:`mbd.values.returned`: a TypeError or ValueError naming the driver, the
+        function, the time and the value otherwise).
+        """
         h = 1e-4
-        f = self.position
-        q = float(f(t))
-        v = float(self.velocity(t)) if self.velocity else (f(t + h) - f(t - h)) / (2 * h)
-        a = (float(self.acceleration(t)) if self.acceleration else
-             (f(t + h) - 2 * q + f(t - h)) / (h * h))
+        f, who = self.position, self.label()
+        q = values.returned(f(t), who, "position(t)", t)
+        if not (self.velocity and self.acceleration):   # central differences
+            before = values.returned(f(t - h), who, "position(t)", t - h)
+            after = values.returned(f(t + h), who, "position(t)", t + h)
+        v = (values.returned(self.velocity(t), who, "velocity(t)", t) if self.velocity else
+             (after - before) / (2 * h))
+        a = (values.returned(self.acceleration(t), who, "acceleration(t)", t)
+             if self.acceleration else (after - 2 * q + before) / (h * h))
         return q, v, a
+
+
+def _function_of_t(fn, label, name):
+    """Refuse (ModelError naming the driver) a function ``name`` that cannot be called as
+    ``name(t)``."""
+    try:
+        values.user_function(fn, f"{label}: {name}", (f"{name}(t)",))
+    except ValueError as err:
+        raise ModelError(str(err)) from None

@@ -5,13 +5,13 @@ joint coordinate is zero. Nothing is checked against physics here beyond what is
 store a value; :meth:`Model.build` checks every rule at once and reports all problems in one
 :class:`~mbd.errors.ModelError`.
 """
-import math
-
 import numpy as np
+from scipy.spatial.transform import Rotation
 
+from . import values
 from .elements import Element
 from .errors import ModelError
-from .rotations import as_rotation_matrix, as_vector3
+from .rotations import as_rotation_matrix
 
 
 class Environment:
@@ -24,10 +24,14 @@ class Environment:
         It is required: mbd never assumes a physical constant.
     rtol, atol : float, optional
         Default relative and absolute integration tolerances for the machine's states
-        (rtol 1e-8, atol 1e-10); ``simulate`` may override them.
+        (rtol 1e-8, atol 1e-10); ``simulate`` may override them. The rule is
+        ``simulate``'s (:func:`mbd.values.tolerances`): 100 eps <= rtol < 1, atol > 0.
     assembly_tolerance : float, optional
         How far apart (m) the origins of a joint's two CSs may be in the reference
-        configuration and still count as coincident (default 1e-9 m).
+        configuration and still count as coincident (default 1e-9 m), finite and > 0.
+
+    Every value must be a real number (not a bool or a string); a bad one raises
+    :class:`~mbd.ModelError` naming it.
 
     Examples
     --------
@@ -38,13 +42,10 @@ class Environment:
 
     def __init__(self, gravity, rtol=1e-8, atol=1e-10, assembly_tolerance=1e-9):
         self.gravity = _vector3(gravity, "Environment: gravity")
-        self.rtol = _as_float(rtol, "Environment: rtol")
-        self.atol = _as_float(atol, "Environment: atol")
-        self.assembly_tolerance = _as_float(assembly_tolerance, "Environment: assembly_tolerance")
-        for name in ("rtol", "atol", "assembly_tolerance"):
-            value = getattr(self, name)
-            if not (value > 0.0 and math.isfinite(value)):
-                raise ModelError(f"Environment: {name} must be a finite number > 0, got {value}")
+        self.rtol, self.atol = values.tolerances(rtol, atol, "Environment", error=ModelError)
+        self.assembly_tolerance = values.real(assembly_tolerance,
+                                              "Environment: assembly_tolerance",
+                                              "finite and > 0", values.positive, ModelError)
         if not np.all(np.isfinite(self.gravity)):
             raise ModelError(f"Environment: gravity must be finite, got {self.gravity}")
 
@@ -77,10 +78,7 @@ class CS:
         else:
             what = f"CS '{name}'"
         self.position = _vector3(position, f"{what}: position")
-        try:
-            self.rotation = as_rotation_matrix(rotation, f"{what}: orientation")
-        except ValueError as err:
-            raise ModelError(str(err)) from None
+        self.rotation = _orientation(rotation, f"{what}: orientation")
 
     @property
     def model(self):
@@ -125,12 +123,12 @@ class Body:
     def __init__(self, model, name, mass, cg, inertia, cs=None):
         self.model = model
         self.name = name
-        self.mass = _as_float(mass, f"body '{name}': mass")
+        # only the type here: build() checks the values (finite, > 0, ...) all at once
+        self.mass = values.real(mass, f"body '{name}': mass", error=ModelError)
         self.cg = _vector3(cg, f"body '{name}': cg")
-        try:
-            self.inertia = np.asarray(inertia, dtype=float)
-        except (TypeError, ValueError):
-            raise ModelError(f"body '{name}': inertia must be a 3x3 matrix, got {inertia!r}") from None
+        self.inertia = values.real_array(inertia, f"body '{name}': inertia",
+                                         expected="a 3x3 matrix or its 3 principal moments",
+                                         error=ModelError)
         if self.inertia.shape == (3,):
             self.inertia = np.diag(self.inertia)
         if self.inertia.shape != (3, 3):
@@ -214,7 +212,7 @@ class Model:
         ----------
         name : str
         mass : float
-            kg, > 0.
+            kg, > 0 (a real number: not a bool or a string).
         cg : sequence of 3 float
             Centre of gravity, world coordinates of the reference configuration, m.
         inertia : array_like (3, 3) or (3,)
@@ -260,17 +258,23 @@ def _check_name(name, kind):
     return name
 
 
-def _as_float(value, what):
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{what}: expected a number, got {value!r}") from None
-
-
 def _vector3(value, what):
-    """as_vector3, raising ModelError (the error of a model being built) on a bad value."""
+    """Three real numbers (not checked for finiteness: build() reports that), or ModelError
+    (the error of a model being built)."""
+    return values.vector3(value, what, error=ModelError)
+
+
+def _orientation(value, what):
+    """The rotation matrix of an orientation: None (world-parallel axes), a scipy Rotation, a
+    3x3 rotation matrix or a unit quaternion (w, x, y, z) (not normalised for the user: one of
+    another norm is refused); ModelError otherwise."""
+    if value is not None and not isinstance(value, Rotation):
+        value = values.real_array(value, what, expected="a Rotation, a 3x3 matrix or a "
+                                  "quaternion (w, x, y, z)", error=ModelError)
+        if value.shape == (4,):
+            value = values.unit_quaternion(value, what, error=ModelError)
     try:
-        return as_vector3(value, what)
+        return as_rotation_matrix(value, what)
     except ValueError as err:
         raise ModelError(str(err)) from None
 
@@ -281,8 +285,5 @@ def _cs_spec(spec, what):
         return spec.get("at"), spec.get("orientation")
     if isinstance(spec, (tuple, list)) and len(spec) == 2 and np.ndim(spec[0]) == 1:
         return spec[0], spec[1]
-    try:
-        as_vector3(spec, what)
-    except ValueError as err:
-        raise ModelError(str(err)) from None
+    _vector3(spec, what)
     return spec, None

@@ -8,7 +8,7 @@ drivers (:mod:`mbd.assembly`) and picks the driver.
 import numpy as np
 from scipy import integrate
 
-from . import assembly, integrators, statefunction
+from . import assembly, integrators, statefunction, validate
 from .progress import ProgressBar, enabled as _progress_enabled
 
 METHODS = {"RK23": integrate.RK23, "RK45": integrate.RK45, "DOP853": integrate.DOP853,
@@ -83,16 +83,9 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
         the run: the message says "interrupted at t = ...", ``__cause__`` is the
         KeyboardInterrupt and ``.result`` holds the rows computed so far.
     """
-    if not (np.isfinite(t_end) and t_end > t0):
-        raise ValueError(f"simulate: t_end must be finite and > t0 = {t0}, got {t_end}")
-    if not (np.isfinite(output_step) and output_step > 0):
-        raise ValueError(f"simulate: output_step must be finite and > 0, got {output_step}")
-    method_class = METHODS.get(method, method) if isinstance(method, str) else method
-    if not (isinstance(method_class, type) and issubclass(method_class, integrate.OdeSolver)):
-        raise ValueError(f"simulate: method must be one of {sorted(METHODS)} or an OdeSolver "
-                         f"class, got {method!r}")
-    rtol = system.rtol if rtol is None else float(rtol)
-    atol = system.atol if atol is None else float(atol)
+    t_end, output_step, t0, method_class, rtol, atol, max_step = validate.run_settings(
+        system, METHODS, t_end, output_step, t0, q0, v0, rtol, atol, method, max_step,
+        exact_switching, progress, compiled)
     blocker = integrators.blocker(system, method_class, exact_switching)
     if compiled and blocker:
         raise ValueError(f"simulate: compiled=True, but the compiled stepper does not apply: "

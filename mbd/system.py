@@ -197,7 +197,8 @@ def build(model):
     every problem found)."""
     problems = []
     joints, forces, drivers = validate.check_model(model, problems)
-    machines = topology.find_machines(model, joints, forces, problems)
+    machines = topology.find_machines(model, joints, forces, problems,
+                                      unreported=validate.duplicated_names(model))
     validate.check_assembled_drawing(model, joints, machines, problems)
     order, cuts = topology.spanning_tree(model, joints)
     if problems:

@@ -65,8 +65,11 @@ def _node(cs):
     return cs.owner
 
 
-def find_machines(model, joints, forces, problems):
-    """Machines (components with bodies), composite groups, and the environment of each."""
+def find_machines(model, joints, forces, problems, unreported=frozenset()):
+    """Machines (components with bodies), composite groups, and the environment of each.
+
+    Bodies named in ``unreported`` (names already reported as duplicates) are not reported as
+    unconnected: that would only be a consequence of the duplicate."""
     uf = _UnionFind()
     for g in model.grounds:
         uf.find(g)
@@ -85,8 +88,9 @@ def find_machines(model, joints, forces, problems):
         gnodes = [n for n in model.grounds if any(n is x for x in nodes)]
         members = set(map(id, nodes))
         jnames = [j.name for j in joints if id(_node(j.base)) in members]
-        if not gnodes:
-            problems.append(f"bodies {bodies} are not connected to any ground by joints; connect "
+        lost = [b for b in bodies if b not in unreported]
+        if not gnodes and lost:
+            problems.append(f"bodies {lost} are not connected to any ground by joints; connect "
                             "them (a free-flying body is a body on a SixDof joint to a ground)")
         raw.append((nodes, bodies, gnodes, jnames))
     # force elements between machines make composite machines

@@ -3,31 +3,50 @@
 Each check appends to a list of problems (text naming the element, the rule and the value);
 :func:`mbd.system.build` raises them together in one :class:`~mbd.ModelError`. Checks that
 need the machines (the environment's assembly tolerance) run after the topology is known.
+:func:`run_settings` checks the arguments of a run (``simulate``) in the same spirit.
 """
 import numpy as np
+from scipy import integrate
 
+from . import values
 from .elements import ForceElement, Joint, Law, MotionDriver
 from .errors import ModelError
 from .model import CS, Body, Ground
+
 
 def element_label(el):
     label = getattr(el, "label", None)
     return label() if callable(label) else f"{type(el).__name__} {getattr(el, 'name', None)!r}"
 
 
-def check_names(model, problems):
+def _owners_of_names(model):
+    """{name: [who uses it]} over grounds, bodies and elements with a string name."""
     seen = {}
     for kind, items in (("ground", model.grounds), ("body", model.bodies)):
         for item in items:
             seen.setdefault(item.name, []).append(f"{kind} '{item.name}'")
     for el in model.elements:
         name = getattr(el, "name", None)
+        if isinstance(name, str) and name:
+            seen.setdefault(name, []).append(element_label(el))
+    return seen
+
+
+def duplicated_names(model):
+    """The names used more than once in ``model`` (a frozenset). Checks that would only report
+    a consequence of a duplicate (the duplicate body "not connected to any ground") skip
+    them: the duplicate is the problem reported."""
+    return frozenset(name for name, owners in _owners_of_names(model).items()
+                     if len(owners) > 1)
+
+
+def check_names(model, problems):
+    for el in model.elements:
+        name = getattr(el, "name", None)
         if not isinstance(name, str) or not name:
             # joints check this when made; a force element's name is only an attribute
             problems.append(f"{element_label(el)}: name must be a non-empty string, got {name!r}")
-            continue
-        seen.setdefault(name, []).append(element_label(el))
-    for name, owners in seen.items():
+    for name, owners in _owners_of_names(model).items():
         if len(owners) > 1:
             problems.append(f"duplicate name '{name}': used by {', '.join(owners)}; "
                             "names must be unique within a model")
@@ -135,8 +154,11 @@ def check_joint(joint, model, problems):
 
 def check_coincidence(joint, tolerance, problems):
     """The rule of SPEC §2: the joint's two CS origins coincide in the reference configuration,
-    to the tolerance of its machine's environment."""
+    to the tolerance of its machine's environment. Not checked where a position is not finite:
+    that is the problem, reported with its CS (or ground), not a gap of "nan m"."""
     b, f = joint.base, joint.follower
+    if not (np.all(np.isfinite(b.position)) and np.all(np.isfinite(f.position))):
+        return
     gap = np.linalg.norm(b.position - f.position)
     if not gap <= tolerance:
         problems.append(f"{joint.label()}: base CS '{b.full_name}' at {b.position.tolist()} and "
@@ -157,7 +179,8 @@ def check_joint_primitive(el, model, problems):
                         f"{element_label(j) if j is not None else None}")
         return
     k = el.primitive
-    if not (isinstance(k, (int, np.integer)) and 0 <= k < len(j.primitives)):
+    if not (isinstance(k, (int, np.integer)) and not isinstance(k, bool)
+            and 0 <= k < len(j.primitives)):
         problems.append(f"{label}: primitive must be an index 0..{len(j.primitives) - 1} of "
                         f"{j.label()}, got {k!r}")
     elif j.primitives[k].kind == "S":
@@ -176,17 +199,20 @@ def check_force_element(fe, model, problems):
     if fe.placement == "joint":
         check_joint_primitive(fe, model, problems)
         return
-    for cs in fe.endpoints:
+    for role, cs in zip(("cs_a", "cs_b"), fe.endpoints):
         if not is_cs_of(cs, model):
-            problems.append(f"{label}: acts on {describe_cs(cs)}, which is not a CS "
+            problems.append(f"{label}: {role} is {describe_cs(cs)}, which is not a CS "
                             f"of model '{model.name}'")
             return
     if fe.cs_a.owner is fe.cs_b.owner:
         problems.append(f"{label}: acts between two CSs of '{fe.cs_a.owner.name}'; a force "
                         "element needs two different bodies (or a body and a ground)")
     if fe.axis is not None:
-        a = np.asarray(fe.axis, dtype=float)
-        if a.shape != (3,) or not np.all(np.isfinite(a)) or np.linalg.norm(a) < 1e-12:
+        try:
+            a = values.real_array(fe.axis, f"{label}: axis", shape=(3,))
+        except ValueError:
+            a = None
+        if a is None or not np.all(np.isfinite(a)) or np.linalg.norm(a) < 1e-12:
             problems.append(f"{label}: axis must be 3 finite numbers, not all zero, got "
                             f"{fe.axis!r}")
 
@@ -212,7 +238,8 @@ def check_model(model, problems):
             check_joint_primitive(el, model, problems)
             drivers.append(el)
         else:
-            problems.append(f"{element_label(el)}: is neither a joint nor a force element")
+            problems.append(f"{element_label(el)} is neither a joint, a force element nor a "
+                            "motion driver")
     return joints, forces, drivers
 
 
@@ -228,3 +255,82 @@ def check_assembled_drawing(model, joints, machines, problems):
         env = env_of_body.get(body.name)
         check_coincidence(j, default_tolerance if env is None else env.assembly_tolerance,
                           problems)
+
+
+def run_settings(system, methods, t_end, output_step=0.01, t0=0.0, q0=None, v0=None,
+                 rtol=None, atol=None, method="DOP853", max_step=np.inf, exact_switching=True,
+                 progress=False, compiled=None):
+    """Check the arguments of :func:`mbd.simulate.simulate` (its parameters, and ``methods``:
+    its table of method names), before anything is compiled or run.
+
+    Every number must be real (not a bool, a string or a complex), and::
+
+        t0 finite,  t0 < t_end < inf,  0 < output_step <= t_end - t0,
+        100 eps <= rtol < 1,  0 < atol < inf  (mbd.values.tolerances, as the Environment's),
+        0 < max_step <= inf
+
+    ``q0``/``v0`` are dicts from joint names of ``system`` to values its joints take;
+    ``exact_switching`` is True or False, ``progress`` and ``compiled`` True, False or None.
+    A value of the wrong kind raises ``TypeError``, a value that breaks a rule
+    ``ValueError``; each message starts ``simulate: <argument>`` and gives the rule and the
+    value.
+
+    Returns
+    -------
+    t_end, output_step, t0 : float
+    method_class : scipy OdeSolver subclass
+    rtol, atol, max_step : float
+        rtol and atol the environments' (tightest) where not given.
+
+    Examples
+    --------
+    >>> run_settings(None, {}, t_end="1")
+    Traceback (most recent call last):
+        ...
+    TypeError: simulate: t_end must be a real number, got '1'
+    """
+    def number(value, name, rule, ok):
+        return values.real(value, f"simulate: {name}", rule, ok, ValueError, TypeError)
+
+    t0 = number(t0, "t0", "finite", values.finite)
+    t_end = number(t_end, "t_end", f"finite and > t0 = {t0!r}",
+                   lambda x: values.finite(x) and x > t0)
+    span = t_end - t0
+    output_step = number(output_step, "output_step", "finite and > 0", values.positive)
+    if output_step > span * (1.0 + 1e-12):
+        raise ValueError(f"simulate: output_step must be at most t_end - t0 = {span!r} s (the "
+                         f"span of the run: the rows are t0, t0 + output_step, ..., t_end), "
+                         f"got {output_step!r}")
+    rtol, atol = values.tolerances(system.rtol if rtol is None else rtol,
+                                   system.atol if atol is None else atol, "simulate",
+                                   ValueError, TypeError)
+    max_step = number(max_step, "max_step", "> 0 (inf: no limit)", lambda x: x > 0.0)
+    method_class = methods.get(method, method) if isinstance(method, str) else method
+    if not (isinstance(method_class, type) and issubclass(method_class, integrate.OdeSolver)):
+        raise ValueError(f"simulate: method must be one of {sorted(methods)} or an OdeSolver "
+                         f"class, got {method!r}")
+    values.flag(exact_switching, "simulate: exact_switching")
+    values.flag(progress, "simulate: progress", allow_none=True)
+    values.flag(compiled, "simulate: compiled", allow_none=True)
+    for name, given in (("q0", q0), ("v0", v0)):
+        check_initial_values(system, name, given)
+    return t_end, output_step, t0, method_class, rtol, atol, max_step
+
+
+def check_initial_values(system, name, given):
+    """``simulate``'s ``q0`` or ``v0`` (``name``): None or a dict from joint names of
+    ``system`` to values the joints take (:meth:`mbd.Joint.initial_q`); ``TypeError`` or
+    ``ValueError`` starting ``simulate: q0`` otherwise."""
+    if given is None:
+        return
+    if not isinstance(given, dict):
+        raise TypeError(f"simulate: {name} must be a dict {{joint name: value}}, got {given!r}")
+    for joint_name, value in given.items():
+        jm = system.joints.get(joint_name) if isinstance(joint_name, str) else None
+        if jm is None:
+            raise ValueError(f"simulate: {name} names unknown joint {joint_name!r}; the joints "
+                             f"are {sorted(system.joints)}")
+        try:
+            (jm.joint.initial_q if name == "q0" else jm.joint.initial_v)(value)
+        except ModelError as err:
+            raise ValueError(f"simulate: {name}[{joint_name!r}]: {err}") from None

@@ -746,7 +746,7 @@ def test_a_law_that_is_not_a_law_is_refused(cls, args, law):
     (dict(k=-1.0, b=0.0), ["BodySpringDamper 'bsd'", "k", "-1"]),
     (dict(k=1.0, b=0.0, r0=-0.1), ["BodySpringDamper 'bsd'", "r0", "-0.1"]),
     (dict(k=float("nan"), b=0.0), ["BodySpringDamper 'bsd'", "k"]),
-    (dict(k=1.0, b="x"), ["BodySpringDamper 'bsd'", "b must be a number", "'x'"]),
+    (dict(k=1.0, b="x"), ["BodySpringDamper 'bsd'", "b must be a real number", "'x'"]),
     (dict(k=1.0, b=-np.inf), ["BodySpringDamper 'bsd'", "b must be finite", "-inf"]),
     (dict(k=1.0, b=0.0, r0=np.inf), ["BodySpringDamper 'bsd'", "r0", "inf"]),
 ], ids=["k-negative", "r0-negative", "k-nan", "b-text", "b-minus-inf", "r0-inf"])

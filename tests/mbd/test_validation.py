@@ -101,6 +101,27 @@ def test_force_element_needs_a_name():
     build_error(model, "Link 'None'", "name must be a non-empty string", count=1)
 
 
+
+def test_a_duplicate_body_is_not_also_reported_as_unconnected():
+    # a body added twice under one name: the second copy is jointed to nothing, but that is a
+    # consequence of the duplicate, the one problem reported
+    model, ground, arm = pendulum()
+    model.add_body("arm", mass=2.0, cg=(0.5, 0.0, 0.0), inertia=[1e-3, 0.17, 0.17])
+    err = build_error(model, "duplicate name 'arm'", "body 'arm', body 'arm'", count=1)
+    assert "not connected" not in str(err)
+
+
+def test_a_body_beside_a_duplicate_is_still_reported_as_unconnected():
+    # only the duplicate's own connectivity is a consequence: a body hanging from it is not
+    model, ground, arm = pendulum()
+    copy = model.add_body("arm", mass=2.0, cg=(0.5, 0.0, 5.0), inertia=[1e-3, 0.17, 0.17],
+                          cs={"tip": (1.0, 0.0, 5.0)})
+    hand = rod(model, "hand", at=(1.0, 0.0, 5.0))
+    model.add(Revolute("wrist", copy["tip"], hand["pivot"], axis=(0, 1, 0)))
+    err = build_error(model, "duplicate name 'arm'", "bodies ['hand'] are not connected",
+                      count=2)
+    assert "['arm'" not in str(err) and "'arm']" not in str(err)
+
 # ----------------------------------------------------------------------------- bodies
 
 @pytest.mark.parametrize("mass", [0.0, -1.0, math.nan, math.inf])
@@ -177,15 +198,32 @@ def test_cg_must_be_finite():
     build_error(model, "body 'blob'", "cg must be finite", count=1)
 
 
+
+def test_a_non_finite_cs_position_is_not_also_reported_as_a_gap_at_its_joint():
+    model, ground, arm = pendulum()
+    b = model.add_body("link", mass=1.0, cg=(1.5, 0.0, 0.0), inertia=[0.1] * 3,
+                       cs={"pivot": (math.nan, 0.0, 0.0)})
+    model.add(Revolute("elbow", arm["tip"], b["pivot"], axis=(0, 1, 0)))
+    err = build_error(model, "CS 'link.pivot': position must be finite", "nan", count=1)
+    assert "apart" not in str(err) and "elbow" not in str(err)
+
+
+def test_a_non_finite_ground_position_is_not_also_reported_as_a_gap_at_its_joint():
+    model, ground, arm = pendulum()
+    wall = model.add_ground("wall", at=(1.0, math.inf, 0.0))
+    model.add(Spherical("prop", wall, arm["tip"]))
+    err = build_error(model, "ground 'wall': position must be finite", "inf", count=1)
+    assert "apart" not in str(err)
+
 # ----------------------------------------------------------------------------- construction
 
 @pytest.mark.parametrize("kwargs, fragments", [
-    (dict(mass="heavy"), ["body 'arm'", "mass", "expected a number", "'heavy'"]),
-    (dict(mass=None), ["body 'arm'", "mass", "expected a number"]),
+    (dict(mass="heavy"), ["body 'arm': mass must be a real number, got 'heavy'"]),
+    (dict(mass=None), ["body 'arm': mass must be a real number, got None"]),
     (dict(inertia=np.eye(2)), ["body 'arm'", "inertia must be a 3x3 matrix", "(2, 2)"]),
     (dict(inertia="big"), ["body 'arm'", "inertia must be a 3x3 matrix"]),
-    (dict(cg=(1.0, 2.0)), ["body 'arm'", "cg", "expected 3 numbers"]),
-    (dict(cs={"tip": (1.0, 0.0)}), ["body 'arm'", "CS 'tip'", "expected 3 numbers"]),
+    (dict(cg=(1.0, 2.0)), ["body 'arm': cg must be 3 real numbers, got (1.0, 2.0)"]),
+    (dict(cs={"tip": (1.0, 0.0)}), ["body 'arm'", "CS 'tip'", "must be 3 real numbers"]),
     (dict(cs=[(1.0, 0.0, 0.0)]), ["body 'arm'", "cs must be a dict"]),
     (dict(cs={"tip": ((1.0, 0.0, 0.0), np.ones((3, 3)))}), ["CS 'arm.tip'", "orientation"]),
 ])
@@ -201,19 +239,19 @@ def test_bad_body_arguments_raise_model_error_when_added(kwargs, fragments):
 
 
 @pytest.mark.parametrize("make, fragments", [
-    (lambda m: m.add_ground("g", at=(1.0, 2.0)), ["ground 'g'", "position", "expected 3 numbers"]),
+    (lambda m: m.add_ground("g", at=(1.0, 2.0)), ["ground 'g'", "position", "must be 3 real numbers"]),
     (lambda m: m.add_ground("g", environment="earth"), ["ground 'g'", "environment must be"]),
     (lambda m: m.add_ground("", at=(0, 0, 0)), ["ground name must be a non-empty string"]),
     (lambda m: m.add_body(7, mass=1, cg=(0, 0, 0), inertia=[1, 1, 1]),
      ["body name must be a non-empty string", "7"]),
-    (lambda m: mbd.Environment(gravity=(0.0, -9.81)), ["Environment: gravity", "3 numbers"]),
+    (lambda m: mbd.Environment(gravity=(0.0, -9.81)), ["Environment: gravity", "3 real numbers"]),
     (lambda m: mbd.Environment(gravity=(0.0, 0.0, math.nan)), ["Environment: gravity", "finite"]),
     (lambda m: mbd.Environment(gravity=GRAVITY, rtol="tight"), ["Environment: rtol", "'tight'"]),
     (lambda m: mbd.Environment(gravity=GRAVITY, assembly_tolerance=0.0),
      ["Environment: assembly_tolerance", "> 0"]),
     (lambda m: m.add("hinge"), ["add() takes a joint or a force element", "str"]),
     (lambda m: Revolute("r", None, None, axis=(1.0, 0.0)),
-     ["Revolute 'r'", "axis must be 3 numbers"]),
+     ["Revolute 'r'", "axis must be 3 real numbers"]),
     (lambda m: Universal("u", None, None, axes=(1, 0, 0)),
      ["Universal 'u'", "axes must be 2 vectors"]),
     (lambda m: Custom("c", None, None, primitives=[("Q", (1, 0, 0))]), ["Custom 'c'", "kind"]),
@@ -520,21 +558,21 @@ def test_composite_with_an_ungrounded_part_still_checks_the_environment():
     (lambda g, cs: Revolute("j", g, cs, axis=(0, 1, 0), q0=math.nan),
      ["Revolute 'j': q0 must be finite"]),
     (lambda g, cs: Revolute("j", g, cs, axis=(0, 1, 0), v0=[1.0, 2.0]),
-     ["Revolute 'j': v0", "takes 1 value(s)"]),
+     ["Revolute 'j': v0", "a revolute primitive takes 1 value, got [1.0, 2.0]"]),
     (lambda g, cs: Universal("j", g, cs, axes=((1, 0, 0), (0, 1, 0)), q0=[0.1, 0.2, 0.3]),
      ["Universal 'j': q0", "one entry per primitive (2) or 2 numbers"]),
     (lambda g, cs: Universal("j", g, cs, axes=((1, 0, 0), (0, 1, 0)), v0=[0.1, math.inf]),
      ["Universal 'j': v0 must be finite"]),
     (lambda g, cs: Spherical("j", g, cs, q0=(0, 0, 0, 0)),
-     ["Spherical 'j': q0", "quaternion must be finite and nonzero"]),
+     ["Spherical 'j': q0 must be a unit quaternion", "of norm 0", "pass a unit quaternion"]),
     (lambda g, cs: Spherical("j", g, cs, q0={"w": 1}),
-     ["Spherical 'j': q0", "expected a Rotation or a quaternion"]),
+     ["Spherical 'j': q0 must be a scipy Rotation or a unit quaternion"]),
     (lambda g, cs: Spherical("j", g, cs, v0=(1.0, 2.0)), ["Spherical 'j': v0", "takes 3"]),
     (lambda g, cs: SixDof("j", g, cs, q0=np.zeros(7)),
-     ["SixDof 'j': q0", "quaternion must be finite and nonzero"]),
+     ["SixDof 'j': q0 must be a unit quaternion", "of norm 0"]),
     (lambda g, cs: SixDof("j", g, cs, v0=np.zeros(7)), ["SixDof 'j': v0", "or 6 numbers"]),
     (lambda g, cs: Revolute("j", g, cs, axis=(0, 1, 0), q0="up"),
-     ["Revolute 'j': q0", "expected numbers", "'up'"]),
+     ["Revolute 'j': q0 must be a real number, got 'up'"]),
 ])
 def test_malformed_initial_values(make, fragments):
     model = mbd.Model("m")
@@ -548,11 +586,12 @@ def test_well_formed_initial_values_build():
     model = mbd.Model("m")
     ground = model.add_ground("ground", environment=mbd.Environment(gravity=GRAVITY))
     b = rod(model, "arm", at=(0, 0, 0))
-    model.add(SixDof("j", ground, b["pivot"], q0=[1.0, 2.0, 3.0, (2.0, 0.0, 0.0, 0.0)],
+    half = math.sqrt(0.5)
+    model.add(SixDof("j", ground, b["pivot"], q0=[1.0, 2.0, 3.0, (half, 0.0, half, 0.0)],
                      v0=[0.0, 0.0, 1.0, (0.1, 0.2, 0.3)]))
     system = model.build()
     q = system.initial_state().q
-    np.testing.assert_allclose(q, [1, 2, 3, 1, 0, 0, 0])  # quaternion normalized
+    np.testing.assert_allclose(q, [1, 2, 3, half, 0, half, 0], rtol=0, atol=1e-16)
 
 
 # ----------------------------------------------------------------------------- all at once
