@@ -78,6 +78,27 @@ def test_every_example_runs_with_mbd_run_at_its_own_settings(path, tmp_path, cap
     assert len(grid) <= len(t) <= len(grid) + n_events
 
 
+def gallery_commands():
+    """The command lines (split into words) of the text blocks of examples/README.md."""
+    blocks = re.findall(r"```text\n(.*?)```", (EXAMPLES / "README.md").read_text(), re.S)
+    return [line.split("  ")[0].split() for block in blocks for line in block.splitlines()]
+
+
+def test_gallery_commands_name_examples_options_and_parameters_that_exist(capsys):
+    """Each command of examples/README.md parses, names an example, and its --set (if any)
+    applies to that example's model (`mbd check` with the same --set)."""
+    from mbd import cli
+    commands = gallery_commands()
+    assert {c[3] for c in commands} == {"run", "check"}
+    for words in commands:
+        assert words[:3] == ["python", "-m", "mbd"], words
+        args = cli.argument_parser().parse_args(words[3:])
+        assert (ROOT / args.model).is_file() and pathlib.Path(args.model).parent.name == "examples"
+        sets = [a for s in args.set for a in ("--set", s)]
+        assert cli.main(["check", str(ROOT / args.model), *sets]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+
+
 def test_pendulum_runs_from_the_command_line_as_the_readme_says(tmp_path):
     """A true subprocess from the repository root: `python -m mbd run examples/pendulum.py`
     runs the example's T_END at its OUTPUT_STEP and tolerances (rtol = atol = 1e-12: the angle

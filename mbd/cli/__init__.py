@@ -526,8 +526,8 @@ def _warmup(args):
     return 0
 
 
-def main(argv=None):
-    """Entry point of the ``mbd`` command; returns the exit status."""
+def argument_parser():
+    """The argument parser of the ``mbd`` command (each subcommand's function in ``run``)."""
     parser = argparse.ArgumentParser(prog="mbd", description="3-D multibody dynamics with "
                                      "force elements.", epilog="Exit status: 0 success, 2 bad "
                                      "input, a model error or a failed run, 130 interrupted.")
@@ -564,8 +564,12 @@ def main(argv=None):
     warm = sub.add_parser("warmup", help="compile the kernels into numba's cache now (the first "
                           "run of any model then starts in seconds)")
     warm.set_defaults(run=_warmup)
+    return parser
 
-    args = parser.parse_args(argv)
+
+def main(argv=None):
+    """Entry point of the ``mbd`` command; returns the exit status."""
+    args = argument_parser().parse_args(argv)
     name = f"mbd {args.command}"
     try:
         return args.run(args)
