@@ -23,6 +23,9 @@ from joints import Revolute
 
 C, D, B, J = 20e3, 50.0, np.pi / 4, 5.0
 
+#: the run settings of main() and of ``mbd run``: end time (s), output step (s), rtol, atol
+T_END, OUTPUT_STEP, RTOL, ATOL = 1.0, 0.005, 1e-10, 1e-10
+
 #: Dymola reference rows t: (elastoBacklash phi_rel, w_rel, springDamper phi_rel, w_rel)
 #: (SPEC §5; angles good to ~1e-4, rates to ~5e-3)
 REFERENCE = {
@@ -56,8 +59,8 @@ def build_model(laws=("elastoBacklash", "springDamper")):
 
 def simulate(laws, t_end):
     """Run build_model(laws) to t_end (s) at tight tolerances; the Result."""
-    return build_model(laws).build().simulate(t_end=t_end, output_step=0.005, rtol=1e-10,
-                                              atol=1e-10)
+    return build_model(laws).build().simulate(t_end=t_end, output_step=OUTPUT_STEP, rtol=RTOL,
+                                              atol=ATOL)
 
 
 def contact_torques(result, name):
@@ -69,7 +72,7 @@ def contact_torques(result, name):
     return view.value[rows]
 
 
-def main(t_end=1.0):
+def main(t_end=T_END):
     """Simulate the Modelica example (ElastoBacklash and SpringDamper) and, separately, the
     ElastoBacklash2 flywheel; print phi against the reference and the torque at contact;
     return both results (modelica, elasto_backlash2)."""

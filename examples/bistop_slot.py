@@ -29,7 +29,8 @@ from joints import Prismatic
 #: the seed's parameters: BISTOP(x, xdot, 0.5, 9.5, 1e7, 2.1, 1, 0.001)
 STOPS = dict(x1=0.5, x2=9.5, k=1e7, e=2.1, cmax=1.0, d=0.001)
 MASS, X0, V0 = 1.0, 5.0, 6.0
-RTOL = ATOL = 1e-9
+#: the run settings of main() and of ``mbd run``: end time (s), output step (s), rtol, atol
+T_END, OUTPUT_STEP, RTOL, ATOL = 8.0, 1e-4, 1e-9, 1e-9
 
 
 def build_model(cmax=STOPS["cmax"]):
@@ -53,10 +54,10 @@ def impacts(result):
     return result.force("slot").contacts()
 
 
-def main(t_end=8.0, cmax=STOPS["cmax"]):
+def main(t_end=T_END, cmax=STOPS["cmax"]):
     """Simulate; print every impact with the speed before and after and the peak force;
     return the result."""
-    result = build_model(cmax).build().simulate(t_end=t_end, output_step=1e-4, rtol=RTOL,
+    result = build_model(cmax).build().simulate(t_end=t_end, output_step=OUTPUT_STEP, rtol=RTOL,
                                                 atol=ATOL)
     v = result.joint("slide").v
     slot = result.force("slot")

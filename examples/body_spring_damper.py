@@ -23,6 +23,9 @@ from joints import SixDof
 #: (k N/m, b N s/m, r0 m) of each strap
 STRAPS = {"strap1": (200.0, 1.0, 0.3), "strap2": (100.0, 0.5, 0.25)}
 
+#: the run settings of main() and of ``mbd run``: end time (s), output step (s), rtol, atol
+T_END, OUTPUT_STEP, RTOL, ATOL = 5.0, 1e-3, 1e-10, 1e-10
+
 
 def build_model():
     """Ceiling -> strap1 -> upper body -> strap2 -> lower body, in earth gravity."""
@@ -53,10 +56,10 @@ def dissipated(result):
     return np.concatenate([[0.0], np.cumsum(0.5 * (power[1:] + power[:-1]) * np.diff(result.t))])
 
 
-def main(t_end=5.0):
+def main(t_end=T_END):
     """Simulate; print the energy balance and the strap forces; return the result."""
-    result = build_model().build().simulate(t_end=t_end, output_step=1e-3, rtol=1e-10,
-                                            atol=1e-10)
+    result = build_model().build().simulate(t_end=t_end, output_step=OUTPUT_STEP, rtol=RTOL,
+                                            atol=ATOL)
     energy = result.energy()          # kinetic + gravity + the straps' elastic energy
     lost = dissipated(result)
     for t in np.linspace(0.0, t_end, 6):

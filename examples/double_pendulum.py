@@ -18,6 +18,9 @@ from scipy.spatial.transform import Rotation
 import mbd
 from joints import Spherical, Universal
 
+#: the run settings of main() and of ``mbd run``: end time (s), output step (s), rtol, atol
+T_END, OUTPUT_STEP, RTOL, ATOL = 5.0, 0.01, 1e-10, 1e-10
+
 
 def rod_inertia(mass, length, radius=0.02):
     """Inertia about the CG of a solid rod along z, kg m^2 (world axes of the drawing)."""
@@ -49,10 +52,10 @@ def build_model():
     return model
 
 
-def main(t_end=5.0):
+def main(t_end=T_END):
     """Simulate; print the energy drift and the lowest tip height; return the result."""
-    result = build_model().build().simulate(t_end=t_end, output_step=0.01, rtol=1e-10,
-                                            atol=1e-10)
+    result = build_model().build().simulate(t_end=t_end, output_step=OUTPUT_STEP, rtol=RTOL,
+                                            atol=ATOL)
     energy = result.energy()
     drift = np.abs(energy - energy[0]).max()
     print(f"energy {energy[0]:+.9f} J at t = 0, largest drift {drift:.2e} J "

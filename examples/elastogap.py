@@ -19,6 +19,9 @@ import mbd
 from forces import AxialForce, ElastoGap, SpringDamper
 from joints import Prismatic
 
+#: the run settings of main() and of ``mbd run``: end time (s), output step (s), rtol, atol
+T_END, OUTPUT_STEP, RTOL, ATOL = 5.0, 0.01, 1e-10, 1e-10
+
 #: the six contact switches of the Dymola reference, s (SPEC §5)
 SWITCH_TIMES = (0.58337276, 0.87516038, 1.89620449, 2.40406921, 3.42511093, 4.30905899)
 
@@ -65,10 +68,10 @@ def contact_switches(result):
     return [ev for ev in result.events if ev.what.startswith("contact")]
 
 
-def main(t_end=5.0):
+def main(t_end=T_END):
     """Simulate; print the contact switches and the reference rows; return the result."""
-    result = build_model().build().simulate(t_end=t_end, output_step=0.01, rtol=1e-10,
-                                            atol=1e-10)
+    result = build_model().build().simulate(t_end=t_end, output_step=OUTPUT_STEP, rtol=RTOL,
+                                            atol=ATOL)
     print("contact switches (t, element, what) vs. the Dymola reference:")
     for ev, ref in zip(contact_switches(result), SWITCH_TIMES):
         print(f"  t = {ev.t:.8f} s (ref {ref:.8f})  {ev.element}: {ev.what}")

@@ -36,6 +36,9 @@ OMEGA = 2.0                  # rad/s, shaft speed
 C, D, B = 2000.0, 5.0, 0.1   # backlash stiffness N m/rad, damping N m s/rad, total play rad
 Y = (0.0, 1.0, 0.0)          # every joint axis
 
+#: the run settings of main() and of ``mbd run``: end time (s), output step (s), rtol, atol
+T_END, OUTPUT_STEP, RTOL, ATOL = 4.0, 1e-3, 1e-9, 1e-9
+
 
 def build_model(omega=OMEGA):
     """The shaft, the crank on it through the backlash, coupler and rocker; the motor turns
@@ -79,11 +82,11 @@ def contacts(result):
     return [tuple(c) for c in out]
 
 
-def main(t_end=4.0):
+def main(t_end=T_END):
     """Simulate; print the report, the contacts and the peak torques; return the result."""
     system = build_model().build()
     print(system.report())
-    result = system.simulate(t_end=t_end, output_step=1e-3, rtol=1e-9, atol=1e-9)
+    result = system.simulate(t_end=t_end, output_step=OUTPUT_STEP, rtol=RTOL, atol=ATOL)
     torque = result.force("backlash").value          # on the crank, N m
     for t0, t1, side in contacts(result):
         rows = (result.t >= t0) & (result.t <= (t1 if np.isfinite(t1) else t_end))

@@ -31,7 +31,8 @@ from joints import Prismatic, Revolute
 CRANK, ROD = 0.3, 1.0               # m
 STOPS = dict(x1=0.8, x2=1.2, k=1e6, e=1.5, cmax=50.0, d=1e-3)
 OMEGA0 = 6.0                        # rad/s, the crank's initial speed
-RTOL = ATOL = 1e-10
+#: the run settings of main() and of ``mbd run``: end time (s), output step (s), rtol, atol
+T_END, OUTPUT_STEP, RTOL, ATOL = 2.0, 2e-4, 1e-10, 1e-10
 Y = (0.0, 1.0, 0.0)
 
 
@@ -65,9 +66,9 @@ def impacts(result):
     return result.force("stops").contacts()
 
 
-def main(t_end=2.0, cmax=STOPS["cmax"]):
+def main(t_end=T_END, cmax=STOPS["cmax"]):
     """Simulate; print every impact and the peak stop force; return the result."""
-    result = build_model(cmax).build().simulate(t_end=t_end, output_step=2e-4, rtol=RTOL,
+    result = build_model(cmax).build().simulate(t_end=t_end, output_step=OUTPUT_STEP, rtol=RTOL,
                                                 atol=ATOL)
     stops = result.force("stops")
     speed = result.joint("slide").v

@@ -11,6 +11,9 @@ import numpy as np
 import mbd
 from joints import SixDof
 
+#: the run settings of main() and of ``mbd run``: end time (s), output step (s), rtol, atol
+T_END, OUTPUT_STEP, RTOL, ATOL = 12.0, 0.005, 1e-10, 1e-12
+
 
 def build_model():
     """A rigid body with principal moments 1 : 2 : 3 kg m^2, spinning about its intermediate
@@ -23,9 +26,10 @@ def build_model():
     return model
 
 
-def main(t_end=12.0):
+def main(t_end=T_END):
     """Simulate and return the result; print the times the spin axis reverses."""
-    result = build_model().build().simulate(t_end=t_end, output_step=0.005, rtol=1e-10, atol=1e-12)
+    result = build_model().build().simulate(t_end=t_end, output_step=OUTPUT_STEP, rtol=RTOL,
+                                            atol=ATOL)
     body = result.body("handle")
     y_axis = body.rotation.apply([0.0, 1.0, 0.0])          # the body's y axis in the world
     flips = result.t[1:][np.diff(np.sign(y_axis[:, 1])) != 0]

@@ -28,6 +28,9 @@ M, L, R_BOB, K, THETA0, G = 1.0, 1.0, 0.05, 2.0, 0.15, 9.81
 I_BOB = 0.4 * M * R_BOB**2          # solid sphere about its centre
 GAP = 0.6                            # m between the two pivots (and the bobs at rest)
 
+#: the run settings of main() and of ``mbd run``: end time (s), output step (s), rtol, atol
+T_END, OUTPUT_STEP, RTOL, ATOL = 12.0, 0.01, 1e-10, 1e-10
+
 
 def mode_frequencies():
     """(omega_1, omega_2) rad/s of the small-swing modes, in phase and in antiphase."""
@@ -73,12 +76,12 @@ def machine_energy(result, body):
     return 0.5 * M * (v**2).sum(axis=1) + 0.5 * I_BOB * (w**2).sum(axis=1) + M * G * (z + L)
 
 
-def main(t_end=12.0):
+def main(t_end=T_END):
     """Simulate; print the machines and the energy exchange; return the result."""
     system = build_model().build()
     for machine in system.machines:
         print(machine)
-    result = system.simulate(t_end=t_end, output_step=0.01, rtol=1e-10, atol=1e-10)
+    result = system.simulate(t_end=t_end, output_step=OUTPUT_STEP, rtol=RTOL, atol=ATOL)
     e1, e2 = machine_energy(result, "pendulum1"), machine_energy(result, "pendulum2")
     for t in np.arange(0.0, t_end + 1e-9, 1.0):
         i = np.argmin(abs(result.t - t))

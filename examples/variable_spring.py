@@ -20,6 +20,9 @@ from joints import Revolute
 
 J, K_MIN, THETA0 = 0.5, 20.0, 0.3
 
+#: the run settings of main() and of ``mbd run``: end time (s), output step (s), rtol, atol
+T_END, OUTPUT_STEP, RTOL, ATOL = 2.0, 0.01, 1e-10, 1e-10
+
 
 def stiffness(t):
     """The stiffness signal K(t), N m/rad."""
@@ -44,10 +47,10 @@ def build_model():
     return model
 
 
-def main(t_end=2.0):
+def main(t_end=T_END):
     """Simulate; print each switch with the torque just around it; return the result."""
-    result = build_model().build().simulate(t_end=t_end, output_step=0.01, rtol=1e-10,
-                                            atol=1e-10)
+    result = build_model().build().simulate(t_end=t_end, output_step=OUTPUT_STEP, rtol=RTOL,
+                                            atol=ATOL)
     spring = result.force("spring")
     for ev in result.events:
         i = np.flatnonzero(result.t == ev.t)[0]           # every event has its own row

@@ -28,6 +28,101 @@ def test_every_example_is_covered_here():
     assert {p.stem for p in EXAMPLES.glob("*.py")} == COVERED | TOOLS
 
 
+# The command line: every example through `mbd check` and `mbd run` (README, examples/README.md)
+
+#: every example script, found by glob so that a new one is run here too
+EXAMPLE_SCRIPTS = sorted(p for p in EXAMPLES.glob("*.py") if p.stem not in TOOLS)
+#: s simulated by the shortened `mbd run` of each example (the physics is checked below)
+SHORT = 0.05
+ROOT = EXAMPLES.parent
+
+
+def _csv(path):
+    header = path.read_text().splitlines()[0].split(",")
+    return header, np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+
+
+@pytest.mark.parametrize("path", EXAMPLE_SCRIPTS, ids=lambda p: p.stem)
+def test_every_example_passes_mbd_check(path, capsys):
+    from mbd import cli
+    assert cli.main(["check", str(path)]) == 0
+    out, err = capsys.readouterr()
+    # the script is imported, not run: its main() prints before returning, nothing came first
+    assert out.startswith(f"mbd check: {path}: the model builds\n"), out
+    assert "dof=" in out and "force elements: " in out
+    assert err == ""
+
+
+@pytest.mark.parametrize("path", EXAMPLE_SCRIPTS, ids=lambda p: p.stem)
+def test_every_example_runs_with_mbd_run_at_its_own_settings(path, tmp_path, capsys):
+    """`mbd run EXAMPLE --t-end SHORT`: exit 0, the CSV and the plot written, the rows at the
+    example's own OUTPUT_STEP (plus one per event) up to --t-end."""
+    from mbd import cli
+    module = load(path.stem)
+    out_dir = tmp_path / "out"
+    assert cli.main(["run", str(path), "--t-end", str(SHORT), "--out", str(out_dir)]) == 0
+    out = capsys.readouterr().out
+    name = out.splitlines()[0].removeprefix("mbd run: ")
+    assert name == module.build_model().name
+    csv = out_dir / f"{name}.csv"
+    header, data = _csv(csv)
+    assert f"results: {csv} ({len(data)} rows)" in out
+    assert header[0] == "t" and data.shape[1] == len(header) and np.all(np.isfinite(data))
+    assert (out_dir / f"{name}.png").is_file()
+    t = data[:, 0]
+    step = module.OUTPUT_STEP
+    grid = np.arange(round(SHORT / step) + 1) * step
+    assert t[0] == 0.0 and t[-1] == pytest.approx(SHORT, abs=1e-12) and np.all(np.diff(t) >= 0)
+    assert np.all(np.min(np.abs(t[:, None] - grid[None, :]), axis=0) < 1e-12)
+    n_events = int(out.split("  events: ")[1].split()[0])
+    assert len(grid) <= len(t) <= len(grid) + n_events
+
+
+def gallery_commands():
+    """The command lines (split into words) of the text blocks of examples/README.md."""
+    blocks = re.findall(r"```text\n(.*?)```", (EXAMPLES / "README.md").read_text(), re.S)
+    return [line.split("  ")[0].split() for block in blocks for line in block.splitlines()]
+
+
+def test_gallery_commands_name_examples_options_and_parameters_that_exist(capsys):
+    """Each command of examples/README.md parses, names an example, and its --set (if any)
+    applies to that example's model (`mbd check` with the same --set)."""
+    from mbd import cli
+    commands = gallery_commands()
+    assert {c[3] for c in commands} == {"run", "check"}
+    for words in commands:
+        assert words[:3] == ["python", "-m", "mbd"], words
+        args = cli.argument_parser().parse_args(words[3:])
+        assert (ROOT / args.model).is_file() and pathlib.Path(args.model).parent.name == "examples"
+        sets = [a for s in args.set for a in ("--set", s)]
+        assert cli.main(["check", str(ROOT / args.model), *sets]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+
+
+def test_pendulum_runs_from_the_command_line_as_the_readme_says(tmp_path):
+    """A true subprocess from the repository root: `python -m mbd run examples/pendulum.py`
+    runs the example's T_END at its OUTPUT_STEP and tolerances (rtol = atol = 1e-12: the angle
+    to ~1e-11 of the exact solution; the Environment's default 1e-8 is off by ~6e-9)."""
+    import subprocess
+    import sys
+    module = load("pendulum")
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "mbd", "run", "examples/pendulum.py",
+                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "theta = " not in proc.stdout          # imported, not run: main() did not print
+    header, data = _csv(out / "pendulum.csv")
+    t = data[:, 0]
+    assert t[-1] == module.T_END
+    np.testing.assert_allclose(np.diff(t), module.OUTPUT_STEP, rtol=0, atol=1e-12)
+    theta = np.pi / 2 - data[:, header.index("hinge.q")]
+    for time, exact in module.EXACT.items():
+        assert theta[np.argmin(abs(t - time))] == pytest.approx(exact, abs=1e-10)
+    assert (out / "pendulum.png").is_file()
+
+
 # The gallery: examples/README.md, examples/images, examples/make_stills.py
 
 def gallery_rows():

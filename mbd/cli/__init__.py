@@ -4,19 +4,27 @@
 This is the composition root (DESIGN §1): the only part of ``mbd`` that may import ``joints``,
 ``forces`` and ``viz``.
 
-A model script defines ``build()`` returning an :class:`mbd.Model`, or a module-level
-``model``; optionally ``T_END`` (s, default 5), ``OUTPUT_STEP`` (s, default 0.01), ``RTOL``
-and ``ATOL``. ``--set NAME.PARAM=VALUE`` changes a parameter by element name before the
-build: a body's ``mass``, a joint's ``q0``/``v0`` (comma-separated for several
-coordinates), a force element's law parameter (``gap.c=20``, ``stop.x1=0.4``; a
-BodySpringDamper's ``k``, ``b``, ``r0``), validated as the constructor validates it. Laws are
-frozen: a law parameter makes a new law (``dataclasses.replace``) in a new force element that
-takes the old one's place in the model; the old law and element are left as they were.
+A model script defines ``build_model()`` returning an :class:`mbd.Model` (as every script in
+``examples/`` and the demo do; ``build()`` is accepted as well), or a module-level ``model``.
+It is imported, not run: its ``if __name__ == "__main__":`` block does not execute. It may set
+the run's settings as module-level numbers: ``T_END`` (s, default 5; ``--t-end`` overrides it),
+``OUTPUT_STEP`` (s, default 0.01), ``RTOL`` and ``ATOL`` (default: the Environment's). The demo
+sets them the same way. ``--set NAME.PARAM=VALUE`` changes a parameter by element name after
+the script made the Model and before the build: a body's ``mass``, a joint's ``q0``/``v0``
+(comma-separated for several coordinates), a force element's law parameter (``gap.c=20``,
+``stop.x1=0.4``; a BodySpringDamper's ``k``, ``b``, ``r0``), validated as the constructor
+validates it. Laws are frozen: a law parameter makes a new law (``dataclasses.replace``) in a
+new force element that takes the old one's place in the model; the old law and element are
+left as they were.
+
+``--out DIR`` is the output folder, made if missing; a path that is a file, or a folder that
+cannot be made or written into, is refused before the simulation starts.
 
 Exit status: 0 success; 2 bad input (missing file, a script without a model or that
-raises, a malformed or unknown ``--set``, a model error) or a failed simulation, with one
-message on stderr and no traceback (a failed run still writes the rows computed); 130 when
-interrupted (Ctrl-C), after writing the rows computed so far.
+raises, a malformed or unknown ``--set``, an output folder that is a file or not writable, a
+model error) or a failed simulation, with one message on stderr and no traceback (a failed run
+still writes the rows computed); 130 when interrupted (Ctrl-C), after writing the rows
+computed so far.
 """
 import argparse
 import copy
@@ -47,7 +55,7 @@ def load_script(path):
     path = os.path.abspath(os.fspath(path))
     if not os.path.isfile(path):
         raise InputError(f"no model script at {path}: the file does not exist "
-                         "(give the path of a Python file defining build() or model)")
+                         "(give the path of a Python file defining build_model())")
     folder = os.path.dirname(path)
     name = "_mbd_model_" + "".join(c if c.isalnum() else "_"
                                    for c in os.path.splitext(os.path.basename(path))[0])
@@ -79,25 +87,54 @@ def _where(err, path):
     return text
 
 
+#: the functions a model script may define to make its Model, looked for in this order:
+#: ``build_model`` (the name the examples and the demo use), then ``build``
+BUILDERS = ("build_model", "build")
+
+
 def model_of(module, path):
-    """The Model a script defines: ``build()`` called, or its module-level ``model``."""
+    """The Model a model script defines.
+
+    Parameters
+    ----------
+    module : module
+        The script, imported by :func:`load_script`.
+    path : str
+        The script's path, for the messages.
+
+    Returns
+    -------
+    mbd.Model
+        What its ``build_model()`` (else its ``build()``) returns, else its module-level
+        ``model``.
+
+    Raises
+    ------
+    InputError
+        When the script defines none of them, the function raises, or the result is not an
+        :class:`mbd.Model`.
+    ModelError
+        When the function raises one (its problems prefixed with the function and the script).
+    """
     import mbd
-    if callable(getattr(module, "build", None)):
+    name = next((n for n in BUILDERS if callable(getattr(module, n, None))), None)
+    if name is not None:
         try:
-            model = module.build()
+            model = getattr(module, name)()
         except KeyboardInterrupt:
             raise
         except ModelError as err:
-            raise ModelError([f"in build() of {path}: {p}" for p in err.problems]) from None
+            raise ModelError([f"in {name}() of {path}: {p}" for p in err.problems]) from None
         except Exception as err:
-            raise InputError(f"build() in the model script {path} raised "
+            raise InputError(f"{name}() in the model script {path} raised "
                              f"{_where(err, os.path.abspath(path))}") from None
-        what = "build() returned"
+        what = f"{name}() returned"
     elif hasattr(module, "model"):
         model, what = module.model, "its variable 'model' is"
     else:
         raise InputError(f"the model script {path} defines no model: give it a function "
-                         "build() returning an mbd.Model, or a module-level variable 'model'")
+                         "build_model() returning an mbd.Model (or a module-level variable "
+                         "'model' holding one)")
     if not isinstance(model, mbd.Model):
         raise InputError(f"the model script {path}: {what} {type(model).__name__}, "
                          "not an mbd.Model")
@@ -133,7 +170,7 @@ def apply_setting(model, text):
     if name in bodies:
         if param != "mass":
             raise InputError(f"{where}: body '{name}' has no settable parameter {param!r}; "
-                             "a body's is: mass")
+                             "a body's settable parameter is: mass")
         if not isinstance(value, float) or not value > 0:
             raise InputError(f"{where}: body '{name}': mass must be one number > 0, got {value!r}")
         bodies[name].mass = value
@@ -141,7 +178,7 @@ def apply_setting(model, text):
         joint = elements[name]
         if param not in ("q0", "v0"):
             raise InputError(f"{where}: joint '{name}' has no settable parameter {param!r}; "
-                             "a joint's are: q0, v0")
+                             "a joint's settable parameters are: q0, v0")
         old = getattr(joint, param)
         setattr(joint, param, list(value) if isinstance(value, tuple) else value)
         try:   # validated now, so the message names the --set
@@ -199,7 +236,7 @@ def _set_force(fe, param, value, where):
     if isinstance(fe, BodySpringDamper):
         if param not in ("k", "b", "r0"):
             raise InputError(f"{where}: BodySpringDamper '{fe.name}' has no parameter "
-                             f"{param!r}; its are: k, b, r0")
+                             f"{param!r}; its parameters are: k, b, r0")
         try:   # the constructor validates, and names the element
             return fe.with_parameters(**{param: value})
         except ValueError as err:
@@ -210,7 +247,7 @@ def _set_force(fe, param, value, where):
     if names is not None:
         if param not in names:
             raise InputError(f"{where}: {what} has no parameter {param!r}; "
-                             f"its are: {', '.join(names)}")
+                             f"its parameters are: {', '.join(names)}")
         current = getattr(law, param)
         if callable(current):
             fn = getattr(current, "__qualname__", type(current).__name__)
@@ -245,27 +282,128 @@ def _load(args):
     return module, model, applied
 
 
-def _number_of(module, name, default, positive=True):
-    value = getattr(module, name, None)
-    if value is None:
-        return default
+#: the run settings a model script may set as module-level numbers, with the defaults of
+#: ``mbd run`` (None: the Environment's tolerance); ``mbd demo`` reads its module's the same way
+RUN_SETTINGS = (("T_END", 5.0), ("OUTPUT_STEP", 0.01), ("RTOL", None), ("ATOL", None))
+
+
+def run_settings(module, t_end=None):
+    """The end time and the ``simulate`` options of a run of a model script.
+
+    Parameters
+    ----------
+    module : module
+        The model script (or the demo module); its ``T_END``, ``OUTPUT_STEP``, ``RTOL`` and
+        ``ATOL`` are read where it sets them, else the defaults of :data:`RUN_SETTINGS` hold.
+    t_end : float, optional
+        ``--t-end``, s: replaces the script's ``T_END``.
+
+    Returns
+    -------
+    t_end : float
+        s.
+    options : dict
+        ``output_step`` and, where set, ``rtol`` and ``atol``, for ``System.simulate``.
+
+    Raises
+    ------
+    InputError
+        When a setting is not a finite number > 0 (naming the setting, the script and the value).
+
+    Examples
+    --------
+    >>> import types
+    >>> run_settings(types.SimpleNamespace(T_END=2.0, RTOL=1e-9))
+    (2.0, {'output_step': 0.01, 'rtol': 1e-09})
+    >>> run_settings(types.SimpleNamespace(T_END=2.0), t_end=0.5)
+    (0.5, {'output_step': 0.01})
+    """
+    values = {}
+    for name, default in RUN_SETTINGS:
+        value = getattr(module, name, None)
+        if value is None:
+            values[name] = default
+            continue
+        where = f"the model script {getattr(module, '__file__', None) or module}: {name}"
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise InputError(f"{where} must be a number, got {value!r}") from None
+        if not (np.isfinite(number) and number > 0):
+            raise InputError(f"{where} must be finite and > 0, got {value!r}")
+        values[name] = number
+    if t_end is not None:
+        if not (np.isfinite(t_end) and t_end > 0):
+            raise InputError(f"--t-end must be finite and > 0, got {t_end}")
+        values["T_END"] = float(t_end)
+    options = {"output_step": values["OUTPUT_STEP"]}
+    options.update({name.lower(): values[name] for name in ("RTOL", "ATOL")
+                    if values[name] is not None})
+    return values["T_END"], options
+
+
+def output_folder(out):
+    """The output folder ``--out``, made if missing, checked before a run starts.
+
+    Parameters
+    ----------
+    out : str
+        The folder as given (relative to the working directory, or absolute).
+
+    Returns
+    -------
+    str
+        Its absolute path, an existing folder this process may write into.
+
+    Raises
+    ------
+    InputError
+        When the path, or a folder on the way to it, is a file; when the folder cannot be
+        made (the reason from the system) or cannot be written into.
+    """
+    path = os.path.abspath(os.fspath(out))
+    where = f"--out {os.fspath(out)}"
+    existing = path
+    while not os.path.exists(existing) and os.path.dirname(existing) != existing:
+        existing = os.path.dirname(existing)
+    if os.path.exists(existing) and not os.path.isdir(existing):
+        if existing == path:
+            raise InputError(f"{where}: {path} is a file, not a directory: --out names the "
+                             "folder the results are written into (made if missing)")
+        raise InputError(f"{where}: {existing} is a file, not a directory, so the output "
+                         f"folder {path} cannot be made in it")
     try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"the model script's {name} must be a number, got {value!r}") from None
-    if not np.isfinite(value) or (positive and value <= 0):
-        raise InputError(f"the model script's {name} must be finite and > 0, got {value!r}")
-    return value
+        os.makedirs(path, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"{where}: cannot make the output folder {path}: {_reason(err)}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise InputError(f"{where}: cannot write into the output folder {path}: "
+                         "permission denied")
+    return path
+
+
+def _reason(err):
+    """The system's reason for an OSError, as a clause: 'permission denied'."""
+    text = err.strerror or str(err)
+    return text[:1].lower() + text[1:]
+
+
+def _written(write, path):
+    """``write(path)`` (a results file); an OSError becomes an InputError naming the file."""
+    try:
+        return write(path)
+    except OSError as err:
+        raise InputError(f"cannot write the results file {path}: {_reason(err)}") from None
 
 
 def _write_outputs(result, out, name, animate, lines):
     """CSV and PNG (and the GIF) into ``out``; appends the summary lines."""
-    csv = result.to_csv(os.path.join(out, f"{name}.csv"))
+    csv = _written(result.to_csv, os.path.join(out, f"{name}.csv"))
     lines.append(f"  results: {csv} ({len(result.t)} rows)")
     if len(result.t) >= 2:
         from viz.plots import plot
         png = os.path.join(out, f"{name}.png")
-        plot(result, png)
+        _written(lambda path: plot(result, path), png)
         lines.append(f"  plot: {png}")
     if animate:
         gif = os.path.join(out, f"{name}.gif")
@@ -302,8 +440,7 @@ def _summary(command, system, result, wall, lines):
 def _simulate_and_write(command, system, out, animate, progress, t_end, **options):
     """Simulate, write the files, print the summary; a failed or interrupted run writes its
     partial result and reports it."""
-    out = os.path.abspath(out)
-    os.makedirs(out, exist_ok=True)
+    out = output_folder(out)
     started = time.perf_counter()
     try:
         result = system.simulate(t_end, progress=progress, **options)
@@ -312,7 +449,7 @@ def _simulate_and_write(command, system, out, animate, progress, t_end, **option
         partial = err.result
         msg = f"mbd {command}: {'interrupted' if interrupted else 'the simulation failed'}: {err}"
         if partial is not None and len(partial.t):
-            csv = partial.to_csv(os.path.join(out, f"{system.name}.csv"))
+            csv = _written(partial.to_csv, os.path.join(out, f"{system.name}.csv"))
             msg += f". The {len(partial.t)} rows computed were written to {csv}."
         print(msg, file=sys.stderr)
         return INTERRUPTED if interrupted else 2
@@ -326,26 +463,14 @@ def _simulate_and_write(command, system, out, animate, progress, t_end, **option
 def _demo(args):
     from . import demo
     system = demo.build_model().build()
-    return _simulate_and_write(
-        "demo", system, args.out, True, args.progress, demo.T_END,
-        output_step=getattr(demo, "OUTPUT_STEP", 0.01),
-        rtol=getattr(demo, "RTOL", 1e-10), atol=getattr(demo, "ATOL", 1e-10))
+    t_end, options = run_settings(demo)
+    return _simulate_and_write("demo", system, args.out, True, args.progress, t_end, **options)
 
 
 def _run(args):
     module, model, applied = _load(args)
     system = model.build()
-    if args.t_end is not None:
-        if not (np.isfinite(args.t_end) and args.t_end > 0):
-            raise InputError(f"--t-end must be finite and > 0, got {args.t_end}")
-        t_end = args.t_end
-    else:
-        t_end = _number_of(module, "T_END", 5.0)
-    options = {"output_step": _number_of(module, "OUTPUT_STEP", 0.01)}
-    for name in ("RTOL", "ATOL"):
-        value = _number_of(module, name, None)
-        if value is not None:
-            options[name.lower()] = value
+    t_end, options = run_settings(module, args.t_end)
     if applied:
         print("settings: " + ", ".join(applied))
         sys.stdout.flush()
@@ -401,8 +526,8 @@ def _warmup(args):
     return 0
 
 
-def main(argv=None):
-    """Entry point of the ``mbd`` command; returns the exit status."""
+def argument_parser():
+    """The argument parser of the ``mbd`` command (each subcommand's function in ``run``)."""
     parser = argparse.ArgumentParser(prog="mbd", description="3-D multibody dynamics with "
                                      "force elements.", epilog="Exit status: 0 success, 2 bad "
                                      "input, a model error or a failed run, 130 interrupted.")
@@ -421,7 +546,8 @@ def main(argv=None):
                    "a joint's q0/v0, a force law's parameter (gap.c=20); repeatable")
     run = sub.add_parser("run", parents=[progress], help="simulate a model script and write "
                          "its results (CSV, PNG, optionally a GIF)")
-    run.add_argument("model", help="Python file defining build() -> mbd.Model, or a 'model'")
+    run.add_argument("model", help="Python file defining build_model() -> mbd.Model (an "
+                     "example: examples/pendulum.py)")
     run.add_argument("--t-end", type=float, default=None,
                      help="end time, s (default: the script's T_END, else 5)")
     run.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
@@ -431,15 +557,19 @@ def main(argv=None):
 
     check = sub.add_parser("check", help="build a model script and report its structure "
                            "(machines, DOF, loops, redundant constraints, force elements)")
-    check.add_argument("model", help="Python file defining build() -> mbd.Model, or a 'model'")
+    check.add_argument("model", help="Python file defining build_model() -> mbd.Model")
     check.add_argument("--set", **setting)
     check.set_defaults(run=_check)
 
     warm = sub.add_parser("warmup", help="compile the kernels into numba's cache now (the first "
                           "run of any model then starts in seconds)")
     warm.set_defaults(run=_warmup)
+    return parser
 
-    args = parser.parse_args(argv)
+
+def main(argv=None):
+    """Entry point of the ``mbd`` command; returns the exit status."""
+    args = argument_parser().parse_args(argv)
     name = f"mbd {args.command}"
     try:
         return args.run(args)

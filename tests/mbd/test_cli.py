@@ -65,7 +65,7 @@ import numpy as np, mbd
 from joints import Revolute
 from forces import JointForce, ElastoGap
 T_END = 2.0
-def build():
+def build_model():
     m = mbd.Model("stop_pendulum")
     g = m.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, 0)))
     bob = m.add_body("bob", mass=1.0, cg=(1, 0, 0), inertia=np.eye(3) * 1e-3,
@@ -133,7 +133,7 @@ def test_run_with_set_changes_the_law(tmp_path, settings, c, s0):
 
 
 def test_run_t_end_option_and_module_level_model(tmp_path):
-    path = script(tmp_path, PENDULUM + "\nmodel = build()\ndel build\n")
+    path = script(tmp_path, PENDULUM + "\nmodel = build_model()\ndel build_model\n")
     out = tmp_path / "out"
     proc = run("run", str(path), "--out", str(out), "--t-end", "0.3", "--set", "hinge.v0=-2",
                "--set", "bob.mass=3")
@@ -159,7 +159,7 @@ def test_check_reports_structure(tmp_path):
 BROKEN = """
 import numpy as np, mbd
 from joints import Revolute
-def build():
+def build_model():
     m = mbd.Model("broken")
     g = m.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, -9.81)))
     a = m.add_body("a", mass=1.0, cg=(1, 0, 0), inertia=np.eye(3), cs={"p": (0, 0, 0)})
@@ -184,9 +184,11 @@ def test_check_lists_every_problem_of_a_broken_model(tmp_path):
 BAD_INPUT = [
     # (script text or None for a missing file, --set arguments, words of the message)
     (None, [], ["does not exist"]),
-    ("import numpy\nx = 1\n", [], ["defines no model"]),
+    ("import numpy\nx = 1\n", [], ["defines no model", "a function build_model()"]),
     ("model = 42\n", [], ["int", "not an mbd.Model"]),
-    ("def build():\n    return 1 / 0\n", [], ["ZeroDivisionError", "line 2"]),
+    ("def build_model():\n    return 1 / 0\n", [], [
+        "build_model() in the model script", "raised ZeroDivisionError", "line 2"]),
+    ("def build():\n    return 1 / 0\n", [], ["build() in the model script", "line 2"]),
     ("raise RuntimeError('boom')\n", [], ["raised RuntimeError: boom", "line 1"]),
     ("def f(:\n", [], ["SyntaxError"]),
     (PENDULUM, ["nothing.c=1"], ["no body, joint or force element named 'nothing'", "gap"]),
@@ -266,7 +268,7 @@ def test_interrupt_gives_simulation_error_with_partial_result(monkeypatch, compi
     from scipy import integrate
     ns = {}
     exec(PENDULUM, ns)
-    system = ns["build"]().build()
+    system = ns["build_model"]().build()
     calls = {"n": 0}
     step, chunk = integrate.DOP853.step, integrators.CompiledRun.chunk
 
@@ -298,7 +300,7 @@ def test_progress_bar_only_when_asked():
     import contextlib
     ns = {}
     exec(PENDULUM, ns)
-    system = ns["build"]().build()
+    system = ns["build_model"]().build()
     for progress, drawn in ((True, True), (None, False), (False, False)):
         buf = io.StringIO()   # not a terminal
         with contextlib.redirect_stderr(buf):
@@ -319,7 +321,7 @@ from mbd.cli import InputError, apply_setting, main
 def _model(text):
     ns = {}
     exec(textwrap.dedent(text), ns)
-    return ns["build"]()
+    return ns["build_model"]()
 
 
 def _only(model, name):
@@ -356,7 +358,8 @@ def test_a_refused_set_leaves_the_model_as_it_was():
     law = _only(model, "gap").law
     for text, words in [("gap.c=-1", ["ElastoGap: c must be >= 0"]),
                         ("gap.n=0.5", ["ElastoGap: n must be >= 1"]),
-                        ("gap.x1=1", ["has no parameter 'x1'", "c, d, s_rel0, n"])]:
+                        ("gap.x1=1",
+                         ["has no parameter 'x1'; its parameters are: c, d, s_rel0, n"])]:
         with pytest.raises(InputError) as info:
             apply_setting(model, text)
         assert all(w in str(info.value) for w in words), str(info.value)
@@ -370,7 +373,7 @@ from joints import Revolute
 from forces import BodySpringDamper, JointForce, VariableRotationalSpring
 def stiffness(t):
     return 5.0 - t
-def build():
+def build_model():
     m = mbd.Model("springs")
     g = m.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, 0)))
     bob = m.add_body("bob", mass=1.0, cg=(1, 0, 0), inertia=np.eye(3) * 1e-3,
@@ -401,7 +404,7 @@ def test_set_on_a_body_spring_damper_makes_a_new_one():
     assert old_law.d == 0.5
     with pytest.raises(InputError, match="BodySpringDamper 'strap': k must be >= 0"):
         apply_setting(model, "strap.k=-1")
-    with pytest.raises(InputError, match="has no parameter 'c'; its are: k, b, r0"):
+    with pytest.raises(InputError, match="has no parameter 'c'; its parameters are: k, b, r0"):
         apply_setting(model, "strap.c=1")
 
 
@@ -435,3 +438,128 @@ def test_check_with_set_describes_the_new_elements(tmp_path, capsys):
     assert "K_min=2.0, theta_init=0.1)" in out
     assert main(["check", str(path), "--set", "coil.K=1"]) == 2
     assert "a function cannot be set from the command line" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- the model script
+
+def test_build_model_is_the_entry_point_and_the_script_is_imported_not_run(tmp_path, capsys):
+    """build_model() is called (before a build() of the same script); the script's __main__
+    block does not run."""
+    text = PENDULUM + textwrap.dedent("""
+        def build():
+            raise RuntimeError("build() called: build_model() should have been")
+        if __name__ == "__main__":
+            print("MAIN RAN")
+        """)
+    path = script(tmp_path, text)
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"mbd check: {path}: the model builds") and "MAIN RAN" not in out
+
+
+def test_build_is_accepted_too(tmp_path, capsys):
+    path = script(tmp_path, PENDULUM.replace("def build_model():", "def build():"))
+    assert main(["check", str(path)]) == 0
+    assert "JointForce 'gap'" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("line, words", [
+    ("T_END = -1.0", ["T_END must be finite and > 0, got -1.0"]),
+    ("OUTPUT_STEP = 'fine'", ["OUTPUT_STEP must be a number, got 'fine'"]),
+    ("RTOL = float('nan')", ["RTOL must be finite and > 0, got nan"]),
+    ("ATOL = 0", ["ATOL must be finite and > 0, got 0"]),
+])
+def test_bad_run_settings_of_a_script_are_named(tmp_path, capsys, line, words):
+    path = script(tmp_path, PENDULUM + line + "\n")
+    assert main(["run", str(path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"mbd run: the model script {path}: ")
+    assert all(w in err for w in words), err
+    assert not (tmp_path / "out").exists()
+
+
+def test_t_end_option_is_checked(tmp_path, capsys):
+    path = script(tmp_path, PENDULUM)
+    assert main(["run", str(path), "--t-end", "-1", "--out", str(tmp_path / "out")]) == 2
+    assert "--t-end must be finite and > 0, got -1.0" in capsys.readouterr().err
+
+
+def test_run_settings_of_the_script_and_the_options():
+    import types
+    from mbd.cli import run_settings
+    script_ = types.SimpleNamespace(T_END=3, OUTPUT_STEP=0.5, RTOL=1e-9, ATOL=1e-11)
+    assert run_settings(script_) == (3.0, {"output_step": 0.5, "rtol": 1e-9, "atol": 1e-11})
+    assert run_settings(script_, t_end=0.25)[0] == 0.25
+    # nothing set: the defaults of mbd run, and the Environment's tolerances
+    assert run_settings(types.SimpleNamespace()) == (5.0, {"output_step": 0.01})
+
+
+# ----------------------------------------------------------------------------- --out
+
+@pytest.mark.parametrize("command", ["run", "demo"])
+def test_out_that_is_a_file_is_refused_before_the_run(tmp_path, capsys, command):
+    path = script(tmp_path, PENDULUM)
+    target = tmp_path / "results"
+    target.write_text("not a folder")
+    args = ["run", str(path)] if command == "run" else ["demo"]
+    assert main([*args, "--out", str(target)]) == 2
+    out, err = capsys.readouterr()
+    assert err == (f"mbd {command}: --out {target}: {target} is a file, not a directory: "
+                   "--out names the folder the results are written into (made if missing)\n")
+    assert out == "" and target.read_text() == "not a folder"
+
+
+def test_out_below_a_file_names_the_file(tmp_path, capsys):
+    path = script(tmp_path, PENDULUM)
+    blocker = tmp_path / "results"
+    blocker.write_text("")
+    out = blocker / "run1"
+    assert main(["run", str(path), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"mbd run: --out {out}: {blocker} is a file, not a directory, so the output folder "
+        f"{out} cannot be made in it\n")
+
+
+def test_out_that_cannot_be_made_or_written_is_named(tmp_path, capsys, monkeypatch):
+    path = script(tmp_path, PENDULUM)
+    out = tmp_path / "locked" / "out"
+
+    def refuse(name, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", name)
+    with monkeypatch.context() as m:
+        m.setattr(os, "makedirs", refuse)
+        assert main(["run", str(path), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"mbd run: --out {out}: cannot make the output folder {out}: permission denied\n")
+    out.mkdir(parents=True)
+    monkeypatch.setattr(os, "access", lambda p, mode: False)
+    assert main(["run", str(path), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"mbd run: --out {out}: cannot write into the output folder {out}: permission denied\n")
+    assert list(out.iterdir()) == []
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
+                    reason="a folder's permissions do not stop root (or hold off POSIX)")
+def test_out_in_a_read_only_folder_is_named(tmp_path):
+    path = script(tmp_path, PENDULUM)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        proc = run("run", str(path), "--out", str(locked / "out"))
+    finally:
+        locked.chmod(0o700)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"cannot make the output folder {locked / 'out'}: permission denied" in proc.stderr
+
+
+def test_a_results_file_that_cannot_be_written_is_named(tmp_path, capsys):
+    path = script(tmp_path, PENDULUM)
+    out = tmp_path / "out"
+    (out / "stop_pendulum.csv").mkdir(parents=True)       # a folder where the CSV goes
+    assert main(["run", str(path), "--out", str(out), "--t-end", "0.01"]) == 2
+    err = capsys.readouterr().err
+    csv = out / "stop_pendulum.csv"
+    assert err == f"mbd run: cannot write the results file {csv}: is a directory\n"
+    assert sorted(p.name for p in out.iterdir()) == ["stop_pendulum.csv"]   # no temporary left
