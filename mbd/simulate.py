@@ -83,9 +83,9 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
         the run: the message says "interrupted at t = ...", ``__cause__`` is the
         KeyboardInterrupt and ``.result`` holds the rows computed so far.
     """
-    t_end, output_step, t0, method_class, rtol, atol, max_step = validate.run_settings(
-        system, METHODS, t_end, output_step, t0, q0, v0, rtol, atol, method, max_step,
-        exact_switching, progress, compiled)
+    t_end, output_step, t0, method_class, rtol, atol, max_step, max_steps = \
+        validate.run_settings(system, METHODS, t_end, output_step, t0, q0, v0, rtol, atol,
+                              method, max_step, exact_switching, progress, compiled, max_steps)
     blocker = integrators.blocker(system, method_class, exact_switching)
     if compiled and blocker:
         raise ValueError(f"simulate: compiled=True, but the compiled stepper does not apply: "

@@ -259,7 +259,7 @@ def check_assembled_drawing(model, joints, machines, problems):
 
 def run_settings(system, methods, t_end, output_step=0.01, t0=0.0, q0=None, v0=None,
                  rtol=None, atol=None, method="DOP853", max_step=np.inf, exact_switching=True,
-                 progress=False, compiled=None):
+                 progress=False, compiled=None, max_steps=1):
     """Check the arguments of :func:`mbd.simulate.simulate` (its parameters, and ``methods``:
     its table of method names), before anything is compiled or run.
 
@@ -267,7 +267,7 @@ def run_settings(system, methods, t_end, output_step=0.01, t0=0.0, q0=None, v0=N
 
         t0 finite,  t0 < t_end < inf,  0 < output_step <= t_end - t0,
         100 eps <= rtol < 1,  0 < atol < inf  (mbd.values.tolerances, as the Environment's),
-        0 < max_step <= inf
+        0 < max_step <= inf,  max_steps an integer >= 1
 
     ``q0``/``v0`` are dicts from joint names of ``system`` to values its joints take;
     ``exact_switching`` is True or False, ``progress`` and ``compiled`` True, False or None.
@@ -281,6 +281,7 @@ def run_settings(system, methods, t_end, output_step=0.01, t0=0.0, q0=None, v0=N
     method_class : scipy OdeSolver subclass
     rtol, atol, max_step : float
         rtol and atol the environments' (tightest) where not given.
+    max_steps : int
 
     Examples
     --------
@@ -312,9 +313,14 @@ def run_settings(system, methods, t_end, output_step=0.01, t0=0.0, q0=None, v0=N
     values.flag(exact_switching, "simulate: exact_switching")
     values.flag(progress, "simulate: progress", allow_none=True)
     values.flag(compiled, "simulate: compiled", allow_none=True)
+    if isinstance(max_steps, (bool, np.bool_)) or not isinstance(max_steps,
+                                                                  (int, np.integer)):
+        raise TypeError(f"simulate: max_steps must be an integer, got {max_steps!r}")
+    if max_steps < 1:
+        raise ValueError(f"simulate: max_steps must be >= 1, got {max_steps!r}")
     for name, given in (("q0", q0), ("v0", v0)):
         check_initial_values(system, name, given)
-    return t_end, output_step, t0, method_class, rtol, atol, max_step
+    return t_end, output_step, t0, method_class, rtol, atol, max_step, int(max_steps)
 
 
 def check_initial_values(system, name, given):
