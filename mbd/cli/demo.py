@@ -70,7 +70,7 @@ def build_model():
     g_swing = model.add_ground("swing_pivot", at=(0.0, 0.0, 1.2), environment=env)
     g_sway = model.add_ground("sway_pivot", at=(0.8, 0.0, 1.2))
     swing = _pendulum(model, "swing", (0.0, 0.0, 1.2), 0.8, 1.0, "steelblue")
-    sway = _pendulum(model, "sway", (0.8, 0.0, 1.2), 0.8, 1.0, "seagreen")
+    sway = _pendulum(model, "sway", (0.8, 0.0, 1.2), 0.8, 1.0, "mediumpurple")
     hinge = model.add(Revolute("swing_hinge", g_swing, swing["top"], axis=_Y, q0=0.2, v0=3.0))
     pivot = model.add(Revolute("sway_hinge", g_sway, sway["top"], axis=_Y, q0=-0.3))
     model.add(JointForce("backlash", hinge, ElastoBacklash(c=150.0, d=0.5, b=0.7)))
@@ -95,7 +95,7 @@ def build_model():
     block = model.add_body("block", mass=0.5, cg=(0.9, -0.8, 0.3),
                            inertia=box_inertia(0.5, (0.15, 0.15, 0.15)),
                            cs={"I": (0.9, -0.8, 0.3)})
-    block.add_shape(viz.Box((0.15, 0.15, 0.15), color="firebrick"), cs="cg")
+    block.add_shape(viz.Box((0.15, 0.15, 0.15), color="goldenrod"), cs="cg")
     slide = model.add(Prismatic("slide", g_slot, block["I"], axis=(1.0, 0.0, 0.0), v0=0.9))
     model.add(JointForce("stops", slide,
                          Bistop(x1=-0.3, x2=0.3, k=2e4, e=1.5, cmax=5.0, d=2e-3)))
