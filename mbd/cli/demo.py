@@ -13,8 +13,14 @@ Four machines stand in two rows, each on its own ground:
   bounces;
 - ``slot``: a block sliding in a slot between two elastic stops (``Bistop``).
 
-The contacts are soft enough (contact frequencies of tens of rad/s) that the whole run takes a
-few seconds.
+The contacts are soft enough (contact frequencies of tens of rad/s) that the 5 s run takes
+about 360 DOP853 steps: about half a second once the numba kernels are in the cache. A
+machine's first run compiles them (15 s on an idle two-core machine, up to 40 s on a busy one;
+``mbd warmup`` does it ahead of time). Warm, ``mbd demo`` as a whole takes about 6 s: 1.5 s
+of imports, 0.5 s simulating, 0.5 s plotting and 2.5-3 s rendering the 76 GIF frames.
+
+The bodies' colours stay clear of the pictures' contact colours (green: not in contact, red:
+in contact), so that only a contact turns something red.
 """
 import numpy as np
 
@@ -26,7 +32,7 @@ from joints import Prismatic, Revolute
 
 T_END = 5.0            # s
 OUTPUT_STEP = 0.01     # s
-RTOL = ATOL = 1e-9    # tight for the contact events, yet the run takes well under a second
+RTOL = ATOL = 1e-9    # tight for the contact events: ~360 steps, 0.5 s once compiled
 
 _Y = (0.0, 1.0, 0.0)
 
