@@ -164,10 +164,15 @@ class Overlay:
         self.renderer.AddViewProp(actor)
         return actor
 
-    def _size(self, actor):
-        """(width, height) of a text actor's box, pixels."""
+    def _bbox(self, actor):
+        """(xmin, xmax, ymin, ymax) of a text actor's box relative to its position, pixels."""
         bb = [0.0] * 4
         actor.GetBoundingBox(self.renderer, bb)
+        return bb
+
+    def _size(self, actor):
+        """(width, height) of a text actor's box, pixels."""
+        bb = self._bbox(actor)
         return bb[1] - bb[0], bb[3] - bb[2]
 
     @staticmethod
@@ -209,8 +214,8 @@ class Overlay:
         return boxes
 
     def _box_of(self, actor):
-        bb = [0.0] * 4
-        actor.GetBoundingBox(self.renderer, bb)
+        """(x0, y0, x1, y1) of a text actor where it stands, pixels."""
+        bb = self._bbox(actor)
         x, y = actor.GetPosition()
         return (x + bb[0], y + bb[2], x + bb[1], y + bb[3])
 
@@ -271,7 +276,8 @@ class Overlay:
                 actor.SetVisibility(False)
                 self.sides[key] = None
                 continue
-            size = self._size(actor)
+            bb = self._bbox(actor)       # labels keep the default left/bottom justification
+            size = (bb[1] - bb[0], bb[3] - bb[2])
             point = points[key]
 
             def cost(side):
@@ -288,10 +294,6 @@ class Overlay:
                 current = best
             self.sides[key] = current
             box = label_box(point, current, size, gap)
-            actor.GetTextProperty().SetJustificationToLeft()
-            actor.GetTextProperty().SetVerticalJustificationToBottom()
-            bb = [0.0] * 4
-            actor.GetBoundingBox(self.renderer, bb)
             actor.SetPosition(box[0] - bb[0], box[1] - bb[2])
             actor.SetVisibility(True)
             taken.append(box)
