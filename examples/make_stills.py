@@ -4,14 +4,20 @@ Each example's ``build_model()`` is simulated for a short while and drawn at the
 run with ``viz.snapshot`` (320x240, isometric camera fitted to the motion so far).
 
 Run: ``python examples/make_stills.py`` (all) or ``python examples/make_stills.py NAME ...``.
+
+``python examples/make_stills.py --demo DIR`` writes pictures of the built-in demo
+(``mbd demo``) into DIR instead: frames as its GIF shows them, at the start, at the first
+contact of each gap, stop and backlash element, and late in the run, and its plot.
 """
 import importlib.util
+import math
 import pathlib
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 IMAGES = HERE / "images"
 SIZE = (320, 240)
+DEMO_SIZE = (480, 360)     # the size of the GIF that ``mbd demo`` writes
 
 #: example name -> (seconds simulated before the picture, camera)
 STILLS = {
@@ -56,8 +62,46 @@ def still(name, path=None, size=SIZE):
     return path
 
 
-def main(names=None):
-    for name in names or STILLS:
+def demo_stills(folder, size=DEMO_SIZE):
+    """Run the built-in demo as ``mbd demo`` does and write into ``folder``: a frame at the
+    start, one in the middle of the first contact of each element with a contact state (in
+    the order they first touch), one half a second before the end, and the plot. Returns
+    the paths."""
+    import viz
+    from mbd.cli import demo
+    folder = pathlib.Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    result = demo.build_model().build().simulate(demo.T_END, output_step=demo.OUTPUT_STEP,
+                                                 rtol=demo.RTOL, atol=demo.ATOL)
+    moments = [("start", float(result.t[0]))]
+    firsts = []
+    for fe in result.system.force_elements:
+        view = result.force(fe.name)
+        if "contact" in view.state and view.contacts():
+            t0, t1, _ = view.contacts()[0]
+            t1 = t1 if math.isfinite(t1) else float(result.t[-1])   # nan: still touching
+            firsts.append((t0, fe.name, 0.5 * (t0 + t1)))
+    moments += [(f"first_contact_{name}", t) for _, name, t in sorted(firsts)]
+    moments.append(("late", float(result.t[-1]) - 0.5))
+    paths = []
+    for k, (what, t) in enumerate(moments):
+        path = folder / f"demo_{k}_{what}_t{t:.3f}.png"
+        viz.snapshot(result, str(path), t=t, size=size)
+        paths.append(path)
+    paths.append(folder / f"demo_{len(moments)}_plot.png")
+    viz.plot(result, paths[-1])
+    return paths
+
+
+def main(args=None):
+    args = list(args or [])
+    if args[:1] == ["--demo"]:
+        if len(args) != 2:
+            sys.exit("usage: python examples/make_stills.py --demo DIR")
+        for path in demo_stills(args[1]):
+            print(path)
+        return
+    for name in args or STILLS:
         print(still(name).relative_to(HERE))
 
 

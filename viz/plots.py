@@ -1,18 +1,22 @@
-"""Time plots of a Result with matplotlib: joint coordinates, force elements, energy, events.
+"""Time plots of a Result with matplotlib: joint coordinates and force-element loads, one
+quantity (and unit) per axes, energy, and a strip of the switch events.
 
 Examples
 --------
->>> fig, axes = plot(result, "run.png")                 # doctest: +SKIP
->>> [line.get_label() for line in axes[0].get_lines()]  # doctest: +SKIP
-['hinge.q', 'gap event']
+>>> fig, axes = plot(result, "run.png")                   # doctest: +SKIP
+>>> [ax.get_ylabel() for ax in axes]                      # doctest: +SKIP
+['joint angle (rad)', 'force (N)', 'energy (J)', 'events']
 """
 import os
 import sys
+from collections import namedtuple
 
 import matplotlib
 import numpy as np
 
 from mbd.files import atomic_open
+
+from .naming import element_kind, load_kind
 
 # Without a display the interactive backends cannot start; pick Agg then, but only when nobody
 # has chosen a backend yet (MPLBACKEND, or pyplot already in use) so interactive use is kept.
@@ -23,35 +27,58 @@ if (sys.platform.startswith("linux") and not os.environ.get("DISPLAY")
 
 from matplotlib.figure import Figure  # noqa: E402  (after the backend choice)
 
-__all__ = ["plot"]
+__all__ = ["plot", "Series", "QUANTITIES"]
+
+#: the quantities a panel can show, top to bottom: (name, unit); one panel each
+QUANTITIES = (("joint angle", "rad"), ("joint displacement", "m"), ("torque", "N m"),
+              ("force", "N"), ("energy", "J"))
+
+#: figure width, panel heights (inches) and resolution: a slide-sized picture
+WIDTH = 12.0
+PANEL_HEIGHT = 1.35
+EVENT_ROW_HEIGHT = 0.24
+DPI = 120
+
+Series = namedtuple("Series", "label y quantity unit color_key")
+Series.__doc__ = """One curve: its legend ``label``, values ``y`` (n,), the ``quantity`` and
+``unit`` of its panel (one of :data:`QUANTITIES`), and ``color_key``: the element whose colour
+it takes (a force element's name, or its own label)."""
 
 
 def plot(result, path=None, joints=None, forces=None, energy=True, events=True, show=False):
-    """Plot a run against time: stacked axes sharing the time axis.
+    """Plot a run against time: stacked axes sharing the time axis, one quantity per axes.
 
-    The axes, top to bottom (each only when it has something to show):
+    Each axes holds the curves of one quantity, and its unit is in its y label
+    (:data:`QUANTITIES`, top to bottom, each only when it has a curve; a long quantity has
+    its unit on a second line, ``"joint displacement\\n(m)"``):
 
-    1. joint coordinates — one line per scalar coordinate, labeled ``"<joint>.q"`` for a
-       one-coordinate joint and ``"<joint>.q<k>"`` otherwise, k being the coordinate's index
-       within the joint's q (as in ``result.columns()``). A spherical primitive's quaternion
-       (4 entries of q) is not drawn component-wise: it is shown as its rotation angle
-       ``2 atan2(|(x, y, z)|, |w|)`` in [0, pi] rad, labeled ``"<joint>.angle"`` (or
-       ``"<joint>.angle<k>"``, k the index of the quaternion's w in the joint's q, when the
-       joint has more than one spherical primitive). Units are mixed: rad and m.
-    2. force elements — ``result.force(name).value`` labeled ``"<name>.value"``; for a
-       vector-valued element (BodySpringDamper, value (n, 3)) its magnitude, labeled
-       ``"<name> |F|"``.
-    3. energy — ``"total energy"``, ``"kinetic energy"``, ``"potential energy"`` (J).
-    4. events — on every axes, a thin vertical line at each event time, one color per element;
-       the first line of each element is labeled ``"<element> event"`` (shown in the legend),
-       the following ones ``"_<element> event"`` (matplotlib keeps them out of the legend).
+    - ``joint angle (rad)``: revolute coordinates, labeled ``"<joint>.q"`` for a
+      one-coordinate joint and ``"<joint>.q<k>"`` otherwise, k the coordinate's index in the
+      joint's q (as in ``result.columns()``); a spherical primitive's quaternion as its
+      rotation angle ``2 atan2(|(x, y, z)|, |w|)`` in [0, pi], labeled ``"<joint>.angle"``
+      (``"<joint>.angle<k>"``, k the index of its w, when the joint has several);
+    - ``joint displacement (m)``: prismatic coordinates, labeled as above;
+    - ``torque (N m)`` and ``force (N)``: ``result.force(name).value``, labeled
+      ``"<name>.value (<kind>)"`` (the kind from :func:`viz.naming.element_kind`, e.g.
+      ``"stops.value (Bistop)"``), on the axes of its unit (:func:`viz.naming.load_kind`: a
+      JointForce on a revolute primitive and a rotational placement are torques; a JointForce
+      on a prismatic primitive, line and axial placements forces); a vector-valued element
+      (BodySpringDamper) as its magnitude, labeled ``"<name> |F| (<kind>)"``;
+    - ``energy (J)``: ``"total energy"``, ``"kinetic energy"``, ``"potential energy"``;
+    - ``events``: a strip, one row per element that switched, a tick at each switch (one
+      artist per element, not a line per event across every axes), and for a gap, stop or
+      backlash element its contact intervals shaded. Rows are labeled
+      ``"<element> (<count>)"``.
+
+    A force element's curve and its events share a colour, and so does the coordinate of a
+    joint that carries exactly one force element. Legends sit outside the axes, on the right.
 
     Parameters
     ----------
     result : mbd.Result
     path : str or path-like, optional
-        Write the figure there as PNG, whole or not at all (a temporary file beside it is moved
-        into place only once complete).
+        Write the figure there as PNG (``DPI`` dots per inch), whole or not at all (a
+        temporary file beside it is moved into place only once complete).
     joints : str or sequence of str, optional
         Joint names to plot; default all joints (those without coordinates, e.g. a Weld, are
         left out). An empty sequence drops the joint axes.
@@ -60,7 +87,7 @@ def plot(result, path=None, joints=None, forces=None, energy=True, events=True, 
     energy : bool
         Draw the energy axes.
     events : bool
-        Draw the event lines.
+        Draw the event strip (when the run has events).
     show : bool
         Show the figure on screen (through pyplot, blocking as ``pyplot.show`` does). When
         False the figure is a plain ``matplotlib.figure.Figure`` that pyplot does not track.
@@ -69,7 +96,7 @@ def plot(result, path=None, joints=None, forces=None, energy=True, events=True, 
     -------
     fig : matplotlib.figure.Figure
     axes : list of matplotlib.axes.Axes
-        Top to bottom, in the order above.
+        Top to bottom, in the order above; the event strip, when drawn, is the last.
 
     Raises
     ------
@@ -80,45 +107,48 @@ def plot(result, path=None, joints=None, forces=None, energy=True, events=True, 
     """
     t = np.asarray(result.t)
     # gather every curve first, so that a bad name raises before any figure exists
-    panels = []
-    joint_curves = _joint_curves(result, joints)
-    if joint_curves:
-        panels.append(("joint coordinates\n(rad, m)", joint_curves))
-    force_curves = _force_curves(result, forces)
-    if force_curves:
-        panels.append(("force elements\n(N, N m)", force_curves))
+    series = _joint_series(result, joints) + _force_series(result, forces)
     if energy:
-        panels.append(("energy (J)", [("total energy", result.energy()),
-                                      ("kinetic energy", result.kinetic_energy()),
-                                      ("potential energy", result.potential_energy())]))
+        series += [Series("total energy", result.energy(), "energy", "J", "total energy"),
+                   Series("kinetic energy", result.kinetic_energy(), "energy", "J",
+                          "kinetic energy"),
+                   Series("potential energy", result.potential_energy(), "energy", "J",
+                          "potential energy")]
+    panels = [(q, u, [s for s in series if (s.quantity, s.unit) == (q, u)])
+              for q, u in QUANTITIES]
+    panels = [p for p in panels if p[2]]
     if not panels:
         raise ValueError("plot: nothing to plot (no joint coordinates, no force elements, "
                          "energy=False)")
+    rows = _event_rows(result) if events else []
+    colors = _colors(result, series, rows)
 
+    heights = [PANEL_HEIGHT] * len(panels)
+    if rows:
+        heights.append(0.45 + EVENT_ROW_HEIGHT * len(rows))
     if show:
         from matplotlib import pyplot
-        fig = pyplot.figure()
+        fig = pyplot.figure(layout="constrained")
     else:
-        fig = Figure()
+        fig = Figure(layout="constrained")
     try:
-        fig.set_size_inches(8.0, 2.6 * len(panels) + 0.6)
-        axes = list(fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0])
-        for ax, (ylabel, curves) in zip(axes, panels):
-            for label, y in curves:
-                ax.plot(t, y, label=label, linewidth=1.2)
-            ax.set_ylabel(ylabel)
+        fig.set_size_inches(WIDTH, sum(heights) + 0.7)
+        fig.set_dpi(DPI)
+        axes = list(fig.subplots(len(heights), 1, sharex=True, squeeze=False,
+                                 gridspec_kw={"height_ratios": heights})[:, 0])
+        for ax, (quantity, unit, curves) in zip(axes, panels):
+            for s in curves:
+                ax.plot(t, s.y, label=s.label, linewidth=1.2, color=colors[s.color_key])
+            ax.set_ylabel(_axis_label(quantity, unit))
             ax.grid(True, linewidth=0.3, alpha=0.5)
-        if events:
-            _draw_events(axes, result.events)
-        for ax in axes:
-            ax.legend(loc="upper right", fontsize="small", framealpha=0.8)
+            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                      fontsize="small", frameon=False)
+        if rows:
+            _draw_event_strip(axes[-1], rows, colors)
         axes[-1].set_xlabel("time (s)")
         if len(t) > 1 and t[-1] > t[0]:
             axes[-1].set_xlim(t[0], t[-1])
-        title = getattr(getattr(result, "system", None), "name", None)
-        if title:
-            fig.suptitle(title)
-        fig.tight_layout()
+        fig.suptitle(_title(result), fontsize="large")
         if path is not None:
             _save_png(fig, path)
     except BaseException:
@@ -130,6 +160,20 @@ def plot(result, path=None, joints=None, forces=None, energy=True, events=True, 
         from matplotlib import pyplot
         pyplot.show()
     return fig, axes
+
+
+def _axis_label(quantity, unit):
+    """'force (N)'; a long quantity with its unit on a second line, clear of its
+    neighbours' labels."""
+    return f"{quantity} ({unit})" if len(quantity) <= 14 else f"{quantity}\n({unit})"
+
+
+def _title(result):
+    """'<model>: motion, loads, energy and events over 5 s' (what the figure shows)."""
+    name = getattr(getattr(result, "system", None), "name", None) or "run"
+    t = np.asarray(result.t)
+    span = f" over {t[-1] - t[0]:g} s" if len(t) > 1 else ""
+    return f"{name}: joint motion, element loads, energy and switch events{span}"
 
 
 def _names(kind, requested, known):
@@ -145,59 +189,106 @@ def _names(kind, requested, known):
     return names
 
 
-def _joint_curves(result, joints):
+def _joint_series(result, joints):
+    """A Series per scalar joint coordinate (a spherical primitive: its rotation angle)."""
     system = result.system
-    curves = []
+    carried = {}   # joint name -> the force elements on it
+    for fe in system.force_elements:
+        if getattr(fe, "placement", None) == "joint" and fe.joint is not None:
+            carried.setdefault(fe.joint.name, []).append(fe.name)
+    series = []
     for name in _names("joint", joints, system.joints):
         jm = system.joints[name]
         q = result.q[:, jm.q_index]
         spheres = [p for p in jm.joint.primitives if p.kind == "S"]
+        scalar = q.shape[1] == 1
+        key = carried[name][0] if scalar and len(carried.get(name, ())) == 1 else None
         k = 0
         for prim in jm.joint.primitives:
             if prim.kind == "S":
                 w, xyz = q[:, k], q[:, k + 1:k + 4]
                 # atan2 form: accurate near 0 and pi, and the same for q and -q
                 angle = 2.0 * np.arctan2(np.linalg.norm(xyz, axis=1), np.abs(w))
-                curves.append((f"{name}.angle" if len(spheres) == 1 else f"{name}.angle{k}",
-                               angle))
+                label = f"{name}.angle" if len(spheres) == 1 else f"{name}.angle{k}"
+                series.append(Series(label, angle, "joint angle", "rad", key or label))
             else:
-                curves.append((f"{name}.q" if q.shape[1] == 1 else f"{name}.q{k}", q[:, k]))
+                label = f"{name}.q" if scalar else f"{name}.q{k}"
+                quantity, unit = (("joint angle", "rad") if prim.kind == "R"
+                                  else ("joint displacement", "m"))
+                series.append(Series(label, q[:, k], quantity, unit, key or label))
             k += prim.nq
-    return curves
+    return series
 
 
-def _force_curves(result, forces):
-    known = result.system.force_index
-    curves = []
-    for name in _names("force element", forces, known):
+def _force_series(result, forces):
+    """A Series per force element: its value, or the magnitude of a vector value."""
+    system = result.system
+    series = []
+    for name in _names("force element", forces, system.force_index):
+        fe = system.force_elements[system.force_index[name]]
+        quantity, unit = load_kind(fe)
         value = np.asarray(result.force(name).value)
         if value.ndim == 2:
-            curves.append((f"{name} |F|", np.linalg.norm(value, axis=1)))
+            label, value = f"{name} |F|", np.linalg.norm(value, axis=1)
         else:
-            curves.append((f"{name}.value", value))
-    return curves
+            label = f"{name}.value"
+        series.append(Series(f"{label} ({element_kind(fe)})", value, quantity, unit, name))
+    return series
 
 
-def _draw_events(axes, events):
-    colors = {}
+def _event_rows(result):
+    """[(element, event times, contact intervals)] of every element that switched, in the
+    order of their first switch; the intervals [(t0, t1)] where a gap, stop or backlash
+    element is in contact (t1 the run's end for a contact still going)."""
+    times = {}
+    for ev in result.events:
+        times.setdefault(ev.element, []).append(float(ev.t))
+    end = float(result.t[-1])
+    rows = []
+    for element, ts in times.items():
+        spans = []
+        if element in result.system.force_index:
+            view = result.force(element)
+            if "contact" in view.state:
+                spans = [(a, end if np.isnan(b) else b) for a, b, _ in view.contacts()]
+        rows.append((element, np.array(ts), spans))
+    return rows
+
+
+def _colors(result, series, rows):
+    """Colour of each colour key: the force elements first, in the system's order, then the
+    other curves and event rows, from matplotlib's colour cycle."""
     cycle = matplotlib.rcParams["axes.prop_cycle"].by_key().get("color", ["0.3"])
-    for ev in events:
-        if ev.element not in colors:
-            colors[ev.element] = cycle[(len(colors) + 3) % len(cycle)]
-    for ax in axes:
-        seen = set()
-        for ev in events:
-            label = f"{ev.element} event"
-            if ev.element in seen:
-                label = "_" + label
-            seen.add(ev.element)
-            ax.axvline(ev.t, color=colors[ev.element], linewidth=0.6, linestyle="--",
-                       alpha=0.8, label=label)
+    keys = [fe.name for fe in result.system.force_elements]
+    keys += [s.color_key for s in series] + [row[0] for row in rows]
+    colors = {}
+    for key in keys:
+        if key not in colors:
+            colors[key] = cycle[len(colors) % len(cycle)]
+    return colors
+
+
+def _draw_event_strip(ax, rows, colors):
+    """One row per element: a tick at each switch, its contact intervals shaded."""
+    for k, (element, ts, spans) in enumerate(rows):
+        y = len(rows) - 1 - k                       # the first to switch on top
+        color = colors[element]
+        if spans:
+            ax.broken_barh([(a, b - a) for a, b in spans], (y - 0.32, 0.64), color=color,
+                           alpha=0.22, linewidth=0)
+        ax.eventplot([ts], lineoffsets=y, linelengths=0.64, linewidths=0.9, colors=[color])
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([f"{element} ({len(ts)})" for element, ts, _ in reversed(rows)],
+                       fontsize="small")
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    ax.set_ylabel("events")
+    ax.set_title("switch events (ticks, count in brackets); shaded: in contact",
+                 fontsize="small", loc="left")
+    ax.grid(True, axis="x", linewidth=0.3, alpha=0.5)
 
 
 def _save_png(fig, path):
     """Write ``fig`` as PNG to ``path`` whole or not at all."""
     with atomic_open(path, "wb") as fh:
-        fig.savefig(fh, format="png", dpi=100)
+        fig.savefig(fh, format="png", dpi=DPI)
     return path
-

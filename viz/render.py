@@ -12,7 +12,7 @@ import numpy as np
 
 from mbd.files import atomic_path
 
-from .scene import RenderError, Scene
+from .scene import STATE_COLORS, RenderError, Scene
 from .shapes import _positive
 
 __all__ = ["animate", "snapshot", "show", "frame_times", "RenderError"]
@@ -142,14 +142,40 @@ def animate(result, path, fps=30, speed=1.0, size=(640, 480), camera=None, progr
 
 def _write_gif(scene, result, times, fps, tmp, bar):
     from PIL import Image   # Pillow comes with matplotlib
+    palette = _gif_palette(scene, result, times)
     frames = []
     for k, t in enumerate(times):
         scene.update(result, t=t)
         img = Image.fromarray(scene.screenshot())
-        frames.append(img.quantize(colors=256, method=Image.Quantize.MEDIANCUT))
+        frames.append(img.quantize(palette=palette, dither=Image.Dither.NONE))
         bar(k + 1)
     frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:],
                    duration=max(int(round(1000.0 / fps)), 10), loop=0)
+
+
+def _gif_palette(scene, result, times, samples=8):
+    """One 256-colour palette for every frame of a GIF (a ``P`` image holding it): the
+    median cut of ``samples`` frames spread over the run, plus the state colours exactly
+    (:data:`viz.scene.STATE_COLORS`: a contact seen in no sample keeps its red).
+
+    With one palette a pixel that does not change keeps its index from frame to frame, so
+    the GIF stores little more than what moves, and quantizing a frame is a lookup.
+    """
+    from PIL import Image
+    picks = np.unique(np.linspace(0, len(times) - 1, min(samples, len(times))).astype(int))
+    shots = []
+    for i in picks:
+        scene.update(result, t=times[i])
+        shots.append(scene.screenshot())
+    n = 256 - len(STATE_COLORS)
+    cut = Image.fromarray(np.concatenate(shots, axis=1)).quantize(
+        colors=n, method=Image.Quantize.MEDIANCUT)
+    rgb = list(cut.getpalette()[:3 * n])
+    rgb += rgb[:3] * (n - len(rgb) // 3)              # a short palette: pad with a repeat
+    rgb += [int(round(255 * c)) for color in STATE_COLORS for c in color]
+    palette = Image.new("P", (1, 1))
+    palette.putpalette(rgb)
+    return palette
 
 
 def _write_mp4(scene, result, times, fps, tmp, bar):
@@ -226,10 +252,13 @@ def show(result_or_system, size=(1024, 768), camera=None, **scene_options):
     if result is None:
         q = system.initial_state().q
         scene.set_state(q)
-        scene.set_camera(camera, scene.motion_bounds(q=q))
+        bounds = scene.motion_bounds(q=q)
     else:
         scene.update(result, t=t)
-        scene.set_camera(camera, scene.motion_bounds(result))
+        bounds = scene.motion_bounds(result)
+    scene.lay_floor(bounds)
+    scene.set_camera(camera, bounds)
+    if result is not None:
         scene.plotter.add_slider_widget(lambda value: scene.update(result, t=value),
                                         [float(result.t[0]), float(result.t[-1])], value=t,
                                         title="t (s)")

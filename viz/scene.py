@@ -12,10 +12,17 @@ What is drawn:
   primitive: revolute a pin along its axis, prismatic a thin rail along its axis, spherical a
   ball (axes after the first primitive of a joint are drawn as in the reference pose);
 - line and axial force elements (and BodySpringDamper): a coil between the two CS origins,
-  re-generated each frame; gap, backlash and stop laws (ElastoGap, ElastoBacklash,
-  ElastoBacklash2, Bistop, Impact) colour it by their contact state (green free, red in
-  contact); a JointForce with such a law is a ring marker at the joint's follower CS coloured
-  the same way; without a Result (a System drawn at a state) the contact is unknown: grey;
+  re-generated each frame; a JointForce: a marker on its primitive at the joint's follower
+  CS (the base CS when the follower is a ground): for a revolute primitive a washer on the
+  pin (a spiral for a law without contact), for a prismatic one a collar around the body;
+- contact colours: gap, backlash and stop laws (ElastoGap, ElastoBacklash, ElastoBacklash2,
+  Bistop, Impact) colour their coil or marker by their contact state (green not in contact,
+  red in contact); without a Result (a System drawn at a state) the contact is unknown: grey;
+- a floor: a light grid plane under everything the motion reaches, square to gravity;
+- annotations (:mod:`viz.overlay`): a title (the model's name and what it holds), the time
+  (``t = 1.234 s``), a label per force element (its kind and name, e.g. ``Bistop 'stops'``:
+  :func:`viz.naming.element_label`) joined to it by a leader line and framed in its contact
+  colour, and a legend of the colours (grounds, and the contact states);
 - optional CS triads (``show_cs``: x red, y green, z blue) and trails (paths of named CSs).
 
 Every body actor moves by its 4x4 ``user_matrix`` (no re-meshing per frame); only coils and
@@ -26,11 +33,21 @@ import pyvista as pv
 
 from mbd import dynamics
 
+from .naming import element_label
+from .overlay import Overlay
+
 #: Law classes whose elements are coloured by their contact state.
 CONTACT_LAWS = ("ElastoGap", "ElastoBacklash", "ElastoBacklash2", "Bistop", "Impact")
 FREE_COLOR = (0.0, 0.75, 0.0)
 CONTACT_COLOR = (0.9, 0.0, 0.0)
 UNKNOWN_COLOR = (0.6, 0.6, 0.6)
+#: label backgrounds: a pale tint of the contact colours
+FREE_TINT = (0.9, 1.0, 0.9)
+CONTACT_TINT = (1.0, 0.86, 0.86)
+#: the colours that say something, kept exact in a GIF's palette
+STATE_COLORS = (FREE_COLOR, CONTACT_COLOR, UNKNOWN_COLOR, FREE_TINT, CONTACT_TINT)
+FLOOR_COLOR = (0.95, 0.95, 0.96)
+FLOOR_LINE_COLOR = (0.84, 0.84, 0.87)
 _PALETTE = ((0.12, 0.47, 0.71), (1.0, 0.5, 0.05), (0.58, 0.40, 0.74), (0.55, 0.34, 0.29),
             (0.89, 0.47, 0.76), (0.74, 0.74, 0.13), (0.09, 0.75, 0.81))
 _JOINT_COLOR = (0.45, 0.45, 0.45)
@@ -92,6 +109,20 @@ def coil_points(pa, pb, radius, turns=8, per_turn=16):
     return np.vstack([pa, helix, pb])
 
 
+def _round_step(x):
+    """The smallest of 1, 2, 2.5, 5 times a power of ten that is >= x (> 0).
+
+    Examples
+    --------
+    >>> _round_step(0.13), _round_step(0.3), _round_step(7.0)
+    (0.2, 0.5, 10.0)
+    """
+    power = 10.0 ** np.floor(np.log10(x))
+    for m in (1.0, 2.0, 2.5, 5.0, 10.0):
+        if m * power >= x * (1 - 1e-12):
+            return float(m * power)
+
+
 def _polyline(points):
     n = len(points)
     return pv.PolyData(np.asarray(points, float), lines=np.hstack([[n], np.arange(n)]).astype(np.int64))
@@ -100,6 +131,18 @@ def _polyline(points):
 def _law_name(fe):
     law = getattr(fe, "law", None)
     return type(law).__name__ if law is not None else ""
+
+
+def default_title(system):
+    """(title, subtitle) of a picture of ``system``: its name, and how many machines,
+    bodies, joints and force elements it holds."""
+    def count(items, one, many):
+        return f"{len(items)} {one if len(items) == 1 else many}"
+    return system.name, ", ".join([count(system.machines, "machine", "machines"),
+                                   count(system.bodies, "body", "bodies"),
+                                   count(system.joints, "joint", "joints"),
+                                   count(system.force_elements, "force element",
+                                         "force elements")])
 
 
 def _triad(length):
@@ -129,6 +172,14 @@ class Scene:
         False draws every surface in its flat colour (no shading).
     background : colour
         Window background.
+    annotations : bool
+        Draw the title, the time stamp, the force elements' labels and the contact legend
+        (:mod:`viz.overlay`).
+    title : str, optional
+        The title; default the system's name over a line counting its machines, bodies,
+        joints and force elements (:func:`default_title`).
+    floor : bool
+        Draw a floor under the motion (placed by :meth:`fit`).
 
     Attributes
     ----------
@@ -142,10 +193,15 @@ class Scene:
         Force element name -> the actor whose colour shows its contact state.
     trail_lines : dict
         (body, CS) -> (actor, polydata) of its trail.
+    overlay : viz.overlay.Overlay or None
+        The annotations (None with ``annotations=False``).
+    floor_actors : list
+        The floor's plane and grid actors (empty until :meth:`fit`, or without a floor).
     """
 
     def __init__(self, system, show_cs=False, trails=(), size=(640, 480), off_screen=True,
-                 lighting=True, background="white"):
+                 lighting=True, background="white", annotations=True, title=None,
+                 floor=True):
         self.system = system
         self.size = (int(size[0]), int(size[1]))
         self.lighting = bool(lighting)
@@ -170,11 +226,15 @@ class Scene:
         self.coils = {}
         self.contact_actors = {}
         self.trail_lines = {}
+        self._anchors = {}     # force element name -> how to find its label's point
         self._static_points = []
         self._result = None
         self._cache = None
         self._build(show_cs)
         self.camera = None
+        self.floor = bool(floor)
+        self.floor_actors, self._floor_corners = [], None
+        self.overlay = self._annotate(title) if annotations else None
 
     # ------------------------------------------------------------------------- building
 
@@ -235,6 +295,18 @@ class Scene:
                                           lighting=False)
             self.trail_lines[key] = (actor, line)
 
+    def _annotate(self, title):
+        """The overlay: title, time stamp, one label per force element it can place, and
+        the legend: the grounds' colour, and the contact colours when something shows a
+        contact state."""
+        heading, subtitle = default_title(self.system) if title is None else (title, None)
+        labels = [(fe.name, element_label(fe)) for fe in self.system.force_elements
+                  if fe.name in self._anchors]
+        legend = [(_GROUND_COLOR, "ground")]
+        if self.contact_actors:
+            legend += [(FREE_COLOR, "not in contact"), (CONTACT_COLOR, "in contact")]
+        return Overlay(self.plotter.renderer, self.size, heading, subtitle, labels, legend)
+
     def _ellipsoid(self, bm):
         body = bm.body
         I = 0.5 * (body.inertia + body.inertia.T)
@@ -275,8 +347,8 @@ class Scene:
 
     def _force(self, fe):
         contact = _law_name(fe) in CONTACT_LAWS
-        if hasattr(fe, "cs_a") and hasattr(fe, "cs_b") and getattr(fe, "placement", "") in (
-                "line", "axial"):
+        placement = getattr(fe, "placement", "")
+        if placement in ("line", "axial") and fe.cs_a is not None and fe.cs_b is not None:
             pts = coil_points(np.zeros(3), np.array([0.0, 0.0, 1.0]), 0.02 * self.length)
             line = _polyline(pts)
             color = UNKNOWN_COLOR if contact else _SPRING_COLOR
@@ -284,14 +356,55 @@ class Scene:
             self.coils[fe.name] = (actor, line)
             if contact:
                 self.contact_actors[fe.name] = actor
-        elif getattr(fe, "placement", "") == "joint" and contact:
-            owner, p, R = self._where(fe.joint.follower)
-            if owner is None:
-                owner, p, R = self._where(fe.joint.base)
-            ring = pv.Disc(center=p, inner=0.03 * self.length, outer=0.05 * self.length,
-                           normal=R[:, 2], c_res=24)
-            ring = ring.extrude(R[:, 2] * 0.01 * self.length, capping=True)
-            self.contact_actors[fe.name] = self._add(ring, owner, UNKNOWN_COLOR)
+            self._anchors[fe.name] = ("coil", fe.name)
+        elif placement == "joint" and fe.joint is not None:
+            owner, p, mesh = self._joint_force_marker(fe, contact)
+            actor = self._add(mesh, owner, UNKNOWN_COLOR if contact else _SPRING_COLOR,
+                              line_width=3)
+            if contact:
+                self.contact_actors[fe.name] = actor
+            self._anchors[fe.name] = ("point", owner, p)
+        elif fe.cs_b is not None:   # a rotational placement, or one of the user's own
+            self._anchors[fe.name] = ("cs", fe.cs_b)
+
+    def _joint_force_marker(self, fe, contact):
+        """(owner, centre in the owner's frame, mesh) of a JointForce's marker: on a revolute
+        primitive a washer at the end of the pin (a flat spiral for a law without contact),
+        on a prismatic one a collar around the owner's shapes, square to the axis."""
+        joint = fe.joint
+        owner, p, _ = self._where(joint.follower)
+        if owner is None:
+            owner, p, _ = self._where(joint.base)
+        prim = joint.primitives[fe.primitive]
+        a = np.asarray(prim.axis, float)
+        if owner is not None:   # world reference axes -> the owner's frame
+            a = self.system.bodies[owner].rotation.T @ a
+        L = self.length
+        if prim.kind == "P":
+            inner = max(self._radial_extent(owner, p, a) * 1.08, 0.03 * L)
+            width = 0.02 * L
+        else:
+            p = p + 0.07 * L * a          # beyond the pin's end, clear of the body at the pin
+            inner, width = 0.025 * L, 0.025 * L
+            if not contact:
+                e1, e2 = _frame_of(a)
+                phase = np.linspace(0.0, 5.0 * np.pi, 120)
+                r = inner * (0.4 + 0.6 * phase / phase[-1]) + width * phase / phase[-1]
+                pts = p + np.outer(r * np.cos(phase), e1) + np.outer(r * np.sin(phase), e2)
+                return owner, p, _polyline(pts)
+        ring = pv.Disc(center=p - 0.006 * L * a, inner=inner, outer=inner + width, normal=a,
+                       c_res=48)
+        return owner, p, ring.extrude(a * 0.012 * L, capping=True)
+
+    def _radial_extent(self, owner, p, a):
+        """Largest distance from the line through ``p`` along ``a`` of the corners of what is
+        drawn on ``owner`` so far (its frame; the world for None), m."""
+        corners = self._local_bounds.get(owner) if owner is not None else None
+        if not corners:
+            return 0.0
+        d = np.vstack(corners) - p
+        radial = d - np.outer(d @ a, a)
+        return float(np.linalg.norm(radial, axis=1).max())
 
     # ------------------------------------------------------------------------- states
 
@@ -304,36 +417,68 @@ class Scene:
 
     def set_state(self, q, contact=None, t=None):
         """Move everything to the joint positions ``q`` (nq,); ``contact`` maps contact-law
-        elements to their state (nonzero/True: in contact), missing ones are grey."""
+        elements to their state (nonzero/True: in contact), missing ones are grey; ``t``
+        (s) is the time shown, None none."""
         Rl, pl = dynamics.link_poses(self.system, q)
         for name, bm in self.system.bodies.items():
             T = _matrix(Rl[bm.link], pl[bm.link])
             for actor in self.body_actors[name]:
                 actor.user_matrix = T
+        ends = {}
         for fe in self.system.force_elements:
             if fe.name in self.coils:
                 pa, _ = self._cs_world(fe.cs_a, Rl, pl)
                 pb, _ = self._cs_world(fe.cs_b, Rl, pl)
+                ends[fe.name] = (pa, pb)
                 line = self.coils[fe.name][1]
                 line.points = coil_points(pa, pb, 0.02 * self.length)
         contact = contact or {}
         for name, actor in self.contact_actors.items():
-            if name not in contact:
-                actor.prop.color = UNKNOWN_COLOR
-            else:
-                actor.prop.color = CONTACT_COLOR if contact[name] else FREE_COLOR
+            actor.prop.color = self.contact_color(contact.get(name))
         self._poses = (Rl, pl)
+        if self.overlay is not None:
+            self.overlay.set_time(t)
+            for name, how in self._anchors.items():
+                self.overlay.set_anchor(name, self._anchor_point(how, ends, Rl, pl))
+                if name in self.contact_actors:
+                    state = contact.get(name)
+                    tint = None if state is None else CONTACT_TINT if state else FREE_TINT
+                    self.overlay.set_frame(name, self.contact_color(state), tint)
+
+    @staticmethod
+    def contact_color(state):
+        """The colour of a contact state: None unknown (grey), falsy not in contact (green),
+        truthy in contact (red)."""
+        if state is None:
+            return UNKNOWN_COLOR
+        return CONTACT_COLOR if state else FREE_COLOR
+
+    def _anchor_point(self, how, ends, Rl, pl):
+        """The world point a force element's label points at: the middle of its coil, its
+        joint marker, or its CS B."""
+        if how[0] == "coil":
+            pa, pb = ends[how[1]]
+            return 0.5 * (pa + pb)
+        if how[0] == "point":
+            owner, p = how[1], how[2]
+            if owner is None:
+                return p
+            link = self.system.bodies[owner].link
+            return pl[link] + Rl[link] @ p
+        return self._cs_world(how[1], Rl, pl)[0]
 
     def state_at(self, result, t):
         """(q, contact) of ``result`` at time ``t`` (s): q interpolated linearly between the
-        two rows around t (quaternions sign-aligned, then normalized), the contact
-        state of the nearer row."""
+        two rows around t (quaternions sign-aligned, then normalized); the contact state of
+        the last row at or before t. Contact changes only at events and every event time is
+        a row holding the state after the switch, so this is the state in force at t (the
+        nearer row would show a contact up to half a row before it begins)."""
         self._bind(result)
         tt = result.t
         t = float(np.clip(t, tt[0], tt[-1]))
         i = int(np.clip(np.searchsorted(tt, t, side="right") - 1, 0, len(tt) - 1))
         if i == len(tt) - 1 or tt[i + 1] == tt[i]:
-            q, w = result.q[i].copy(), 0.0
+            q = result.q[i].copy()
         else:
             w = (t - tt[i]) / (tt[i + 1] - tt[i])
             qb = result.q[i + 1].copy()
@@ -343,8 +488,7 @@ class Scene:
             q = (1.0 - w) * result.q[i] + w * qb
             for k in self._quat_slots:
                 q[k] /= np.linalg.norm(q[k])
-        row = i + 1 if w >= 0.5 else i
-        contact = {name: bool(np.asarray(c[row]) != 0) for name, c in self._contact.items()}
+        contact = {name: bool(np.asarray(c[i]) != 0) for name, c in self._contact.items()}
         return q, contact
 
     def update(self, result, row=None, t=None):
@@ -354,7 +498,7 @@ class Scene:
         if row is not None:
             t = result.t[row]
         q, contact = self.state_at(result, t)
-        self.set_state(q, contact)
+        self.set_state(q, contact, t=float(np.clip(t, result.t[0], result.t[-1])))
         for key, (actor, line) in self.trail_lines.items():
             path = self._trail_paths[key]
             n = int(np.searchsorted(result.t, t, side="right"))
@@ -404,6 +548,55 @@ class Scene:
         lo, hi = pts.min(axis=0), pts.max(axis=0)
         return tuple(np.column_stack([lo, hi]).ravel())
 
+    def up(self):
+        """The world's up direction (unit): against the first nonzero gravity of the
+        machines' environments, else +z."""
+        for machine in self.system.machines:
+            g = np.asarray(getattr(machine.environment, "gravity", (0.0, 0.0, 0.0)), float)
+            n = float(np.linalg.norm(g))
+            if n > 0.0:
+                return -g / n
+        return np.array([0.0, 0.0, 1.0])
+
+    def lay_floor(self, bounds):
+        """Lay the floor (replacing an earlier one): a light plane with a grid of round
+        spacing, square to :meth:`up`, 2 % of the drawing's size under the box ``bounds``
+        (xmin, xmax, ymin, ymax, zmin, zmax) and a quarter wider than it each way."""
+        for actor in self.floor_actors:
+            self.plotter.remove_actor(actor)
+        self.floor_actors, self._floor_corners = [], None
+        if not self.floor:
+            return
+        L = self.length
+        up = self.up()
+        e1, e2 = _frame_of(up)
+        b = np.asarray(bounds, float).reshape(3, 2)
+        corners = np.array([[b[0, i], b[1, j], b[2, k]] for i in range(2) for j in range(2)
+                            for k in range(2)])
+        level = float((corners @ up).min()) - 0.02 * L
+        u, v = corners @ e1, corners @ e2
+        pad = 0.25 * max(np.ptp(u), np.ptp(v), 0.2 * L)
+        step = _round_step(max(np.ptp(u), np.ptp(v)) / 6.0 + 1e-12)
+        us = np.arange(np.floor((u.min() - pad) / step), np.ceil((u.max() + pad) / step) + 1)
+        vs = np.arange(np.floor((v.min() - pad) / step), np.ceil((v.max() + pad) / step) + 1)
+        us, vs = us * step, vs * step
+
+        def at(a, c, lift=0.0):
+            return (level + lift) * up + a * e1 + c * e2
+        quad = np.array([at(us[0], vs[0]), at(us[-1], vs[0]), at(us[-1], vs[-1]),
+                         at(us[0], vs[-1])])
+        plane = pv.PolyData(quad, faces=np.array([4, 0, 1, 2, 3], dtype=np.int64))
+        lift = 0.002 * L      # the grid just above the plane: no depth fighting
+        segments = [(at(a, vs[0], lift), at(a, vs[-1], lift)) for a in us]
+        segments += [(at(us[0], c, lift), at(us[-1], c, lift)) for c in vs]
+        pts = np.array([p for seg in segments for p in seg])
+        cells = np.hstack([[2, 2 * k, 2 * k + 1] for k in range(len(segments))]).astype(np.int64)
+        grid = pv.PolyData(pts, lines=cells)
+        self.floor_actors = [
+            self.plotter.add_mesh(plane, color=FLOOR_COLOR, lighting=False),
+            self.plotter.add_mesh(grid, color=FLOOR_LINE_COLOR, line_width=1, lighting=False)]
+        self._floor_corners = quad
+
     def set_camera(self, camera=None, bounds=None):
         """Aim the camera: ``camera`` None or "iso" (isometric), "xy", "xz", "yz" (looking along
         -z, +y, -x) fitted to ``bounds``; or a pyvista camera position
@@ -424,19 +617,28 @@ class Scene:
             half = np.radians(cam.view_angle) / 2.0     # vertical half-angle
             w, h = self.size
             half = min(half, np.arctan(np.tan(half) * w / h))
-            dist = 1.05 * radius / np.sin(half)
+            room = 1.2 if self.overlay is not None else 1.0   # for the title and legend
+            dist = 1.05 * room * radius / np.sin(half)
             self.plotter.camera_position = [tuple(center + dist * direction), tuple(center),
                                             tuple(up)]
         else:
             self.plotter.camera_position = camera
         pos = np.asarray(self.plotter.camera.position)
         d = float(np.linalg.norm(pos - center))
-        self.plotter.camera.clipping_range = (max(d - 1.5 * radius, 1e-3 * d), d + 1.5 * radius)
+        far = d + 1.5 * radius
+        if self._floor_corners is not None:
+            far = max(far, 1.05 * float(np.linalg.norm(self._floor_corners - pos, axis=1).max()))
+        self.plotter.camera.clipping_range = (max(d - 1.5 * radius, 1e-3 * d), far)
         self.camera = camera
+        if self.overlay is not None:
+            self.overlay.relayout()
 
     def fit(self, result=None, camera=None, q=None):
-        """Set the camera for the whole motion of ``result`` (or the state ``q``) and render."""
-        self.set_camera(camera, self.motion_bounds(result, q))
+        """Lay the floor under the whole motion of ``result`` (or the state ``q``), set the
+        camera for it and render."""
+        bounds = self.motion_bounds(result, q)
+        self.lay_floor(bounds)
+        self.set_camera(camera, bounds)
         self.render()
 
     # ------------------------------------------------------------------------- pictures
@@ -469,4 +671,6 @@ class Scene:
         return np.array(out)
 
     def close(self):
+        if self.overlay is not None:
+            self.overlay.close()
         self.plotter.close()

@@ -1,22 +1,34 @@
-"""viz.plots.plot: the curves it draws are the run's arrays, the PNG is whole or absent."""
+"""viz.plots.plot: the curves it draws are the run's arrays, one unit per axes, events in a
+strip of their own, legends clear of the curves, the PNG whole or absent."""
 import os
 
 import numpy as np
 import pytest
+from matplotlib.collections import EventCollection, PolyCollection
+from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from PIL import Image
 from scipy.spatial.transform import Rotation
 
 import mbd
-from forces import BodySpringDamper, ElastoGap, JointForce
-from joints import Prismatic, SixDof
+from forces import BodySpringDamper, ElastoBacklash, ElastoGap, JointForce
+from joints import Prismatic, Revolute, SixDof
+from viz import plots
 from viz.plots import plot
+
+#: the unit of every curve of the fixture, from the model (not from the plot): prismatic
+#: coordinates m, revolute ones and a quaternion's angle rad, loads by placement
+UNITS = {"slide.q": "m", "free.q0": "m", "free.q1": "m", "free.q2": "m", "free.angle": "rad",
+         "hinge.q": "rad", "stop.value (ElastoGap)": "N",
+         "strap |F| (BodySpringDamper)": "N", "lash.value (ElastoBacklash)": "N m",
+         "total energy": "J", "kinetic energy": "J", "potential energy": "J"}
 
 
 @pytest.fixture(scope="module")
 def result():
-    """A slider hitting an ElastoGap stop, held by a BodySpringDamper strap, and a free body
-    tumbling under gravity (a multi-coordinate joint with a quaternion)."""
+    """A slider hitting an ElastoGap stop, held by a BodySpringDamper strap; a free body
+    tumbling under gravity (a multi-coordinate joint with a quaternion); a pendulum in an
+    ElastoBacklash (a torque, rad)."""
     m = mbd.Model("plotted")
     g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, -9.81)))
     anchor = m.add_ground("anchor", at=(0, 0.5, 0))
@@ -28,75 +40,157 @@ def result():
     m.add(BodySpringDamper("strap", anchor, slider["o"], k=5.0, b=0.1, r0=0.2))
     m.add(SixDof("free", g, ball["cg"], q0=[0, 0, 0, Rotation.from_rotvec([0.3, 0.2, 0])],
                  v0=[0, 0, 0, (1, 2, 3)]))
+    pivot = m.add_ground("pivot", at=(2, 0, 0),
+                         environment=mbd.Environment(gravity=(0, 0, -9.81)))
+    arm = m.add_body("arm", mass=1.0, cg=(2.5, 0, 0), inertia=[1e-3, 0.02, 0.02],
+                     cs={"o": (2, 0, 0)})
+    hinge = m.add(Revolute("hinge", pivot, arm["o"], axis=(0, 1, 0), v0=2.0))
+    m.add(JointForce("lash", hinge, ElastoBacklash(c=50.0, d=0.2, b=0.4)))
     r = m.build().simulate(1.0, output_step=0.01, rtol=1e-9, atol=1e-9)
-    assert len(r.events) >= 2  # the slider reaches the stop and leaves it
+    # the slider reaches the stop and leaves it, the arm meets its backlash's flank
+    assert {"stop", "lash"} <= {ev.element for ev in r.events}
     return r
 
 
 def curves(ax):
-    """label -> Line2D of the data curves (event lines left out)."""
-    return {ln.get_label(): ln for ln in ax.get_lines() if not is_event(ln)}
+    """label -> Line2D of an axes' curves."""
+    return {ln.get_label(): ln for ln in ax.get_lines()}
 
 
-def is_event(line):
-    return line.get_label().lstrip("_").endswith(" event")
+def unit_of(ax):
+    """The unit in an axes' y label: 'force (N)' -> 'N'."""
+    label = ax.get_ylabel()
+    assert label.endswith(")") and "(" in label, label
+    return label[label.rindex("(") + 1:-1]
 
 
 def test_png_has_the_named_curves(result, tmp_path):
     path = tmp_path / "run.png"
     fig, axes = plot(result, path)
-    assert isinstance(fig, Figure) and len(axes) == 3
+    assert isinstance(fig, Figure)
     with Image.open(path) as im:
-        assert im.format == "PNG" and im.size[0] > 0 and im.size[1] > 0
+        assert im.format == "PNG"
+        # slide-sized: the figure's inches at its resolution
+        assert np.allclose(im.size, fig.get_size_inches() * plots.DPI, atol=1)
+        assert 1000 <= im.size[0] <= 2000 and 500 <= im.size[1] <= 1600
         assert len(im.convert("L").getcolors(maxcolors=1 << 16)) > 2  # not a blank canvas
     assert sorted(os.listdir(tmp_path)) == ["run.png"]
+    assert "plotted" in fig.get_suptitle()
 
-    joints, forces, energy = (curves(ax) for ax in axes)
-    assert list(joints) == ["slide.q", "free.q0", "free.q1", "free.q2", "free.angle"]
-    assert np.array_equal(joints["slide.q"].get_ydata(), result.joint("slide").q)
+    data, strip = axes[:-1], axes[-1]
+    assert [unit_of(ax) for ax in data] == ["rad", "m", "N m", "N", "J"]
+    assert strip.get_ylabel() == "events" and strip.get_xlabel() == "time (s)"
+    drawn = {}
+    for ax in data:
+        drawn.update(curves(ax))
+    assert set(drawn) == set(UNITS)
+    assert np.array_equal(drawn["slide.q"].get_ydata(), result.joint("slide").q)
+    assert np.array_equal(drawn["hinge.q"].get_ydata(), result.joint("hinge").q)
     for k in range(3):
-        assert np.array_equal(joints[f"free.q{k}"].get_ydata(), result.joint("free").q[:, k])
+        assert np.array_equal(drawn[f"free.q{k}"].get_ydata(), result.joint("free").q[:, k])
     # the quaternion is drawn as its rotation angle: compare with scipy's, from the body pose
     angle = result.body("ball").rotation.magnitude()
-    assert np.allclose(joints["free.angle"].get_ydata(), angle, rtol=0, atol=1e-9)
+    assert np.allclose(drawn["free.angle"].get_ydata(), angle, rtol=0, atol=1e-9)
     assert np.ptp(angle) > 0.5  # the body does tumble, so the comparison means something
 
-    assert list(forces) == ["stop.value", "strap |F|"]
-    assert np.array_equal(forces["stop.value"].get_ydata(), result.force("stop").value)
+    assert np.array_equal(drawn["stop.value (ElastoGap)"].get_ydata(),
+                          result.force("stop").value)
+    assert np.array_equal(drawn["lash.value (ElastoBacklash)"].get_ydata(),
+                          result.force("lash").value)
     F = result.force("strap").value
     assert F.shape == (len(result.t), 3)
-    assert np.allclose(forces["strap |F|"].get_ydata(), np.sqrt((F ** 2).sum(axis=1)),
-                       rtol=1e-15, atol=0)
+    assert np.allclose(drawn["strap |F| (BodySpringDamper)"].get_ydata(),
+                       np.sqrt((F ** 2).sum(axis=1)), rtol=1e-15, atol=0)
 
-    assert np.array_equal(energy["total energy"].get_ydata(), result.energy())
-    assert np.array_equal(energy["kinetic energy"].get_ydata(), result.kinetic_energy())
-    assert np.array_equal(energy["potential energy"].get_ydata(), result.potential_energy())
-    for ax in axes:
-        for line in curves(ax).values():
-            assert np.array_equal(line.get_xdata(), result.t)
+    assert np.array_equal(drawn["total energy"].get_ydata(), result.energy())
+    assert np.array_equal(drawn["kinetic energy"].get_ydata(), result.kinetic_energy())
+    assert np.array_equal(drawn["potential energy"].get_ydata(), result.potential_energy())
+    for line in drawn.values():
+        assert np.array_equal(line.get_xdata(), result.t)
 
 
-def test_event_lines_on_every_axes(result):
+def test_each_axes_holds_one_unit(result):
     _, axes = plot(result)
-    times = sorted(ev.t for ev in result.events)
-    for ax in axes:
-        lines = [ln for ln in ax.get_lines() if is_event(ln)]
-        assert sorted(ln.get_xdata()[0] for ln in lines) == times
-        assert all(ln.get_xdata()[0] == ln.get_xdata()[1] for ln in lines)
-        # one legend entry per element, not one per event
-        legend = [t.get_text() for t in ax.get_legend().get_texts()]
-        assert legend.count("stop event") == 1
+    for ax in axes[:-1]:
+        units = {UNITS[label] for label in curves(ax)}
+        assert units == {unit_of(ax)}, (ax.get_ylabel(), sorted(curves(ax)))
+    # so rad and m, N and N m, never share an axes
+    for ax in axes[:-1]:
+        units = {UNITS[label] for label in curves(ax)}
+        assert not {"rad", "m"} <= units and not {"N", "N m"} <= units
+
+
+def test_events_are_a_strip_of_ticks_not_lines_across_the_axes(result):
+    _, axes = plot(result)
+    strip = axes[-1]
+    elements = list(dict.fromkeys(ev.element for ev in result.events))   # first switch first
+    ticks = [c for c in strip.collections if isinstance(c, EventCollection)]
+    shades = [c for c in strip.collections if isinstance(c, PolyCollection)]
+    # one artist of ticks per element, and one of shading per element with contacts
+    assert len(ticks) == len(elements) < len(result.events)
+    assert len(shades) <= len(elements) and len(strip.collections) == len(ticks) + len(shades)
+    labels = [t.get_text() for t in strip.get_yticklabels()][::-1]    # top row first
+    for element, tick, label in zip(elements, ticks, labels):
+        times = [ev.t for ev in result.events if ev.element == element]
+        assert np.allclose(np.sort(tick.get_positions()), np.sort(times), rtol=0, atol=0)
+        assert label == f"{element} ({len(times)})"
+    # no event lines over the curves: the data axes hold only their curves
+    for ax in axes[:-1]:
+        assert set(curves(ax)) <= set(UNITS) and not ax.collections
+    # the shading is the contact intervals
+    stop_row = elements.index("stop")
+    spans = [(a, b) for a, b, _ in result.force("stop").contacts()]
+    shade = [s for s in shades if np.allclose(to_rgb(s.get_facecolor()[0]),
+                                              to_rgb(ticks[stop_row].get_color()))]
+    assert len(shade) == 1
+    boxes = [p.vertices for p in shade[0].get_paths()]
+    assert np.allclose(sorted((v[:, 0].min(), v[:, 0].max()) for v in boxes),
+                       [(a, b if np.isfinite(b) else result.t[-1]) for a, b in spans])
     _, axes = plot(result, events=False)
-    assert not any(is_event(ln) for ax in axes for ln in ax.get_lines())
+    assert not any(ax.collections for ax in axes) and axes[-1].get_ylabel() == "energy (J)"
+
+
+def test_a_force_and_its_joint_and_events_share_a_colour(result):
+    _, axes = plot(result)
+    drawn = {}
+    for ax in axes[:-1]:
+        drawn.update(curves(ax))
+    elements = list(dict.fromkeys(ev.element for ev in result.events))
+    ticks = [c for c in axes[-1].collections if isinstance(c, EventCollection)]
+    tick_color = {e: to_rgb(t.get_color()) for e, t in zip(elements, ticks)}
+    assert to_rgb(drawn["stop.value (ElastoGap)"].get_color()) == tick_color["stop"]
+    assert to_rgb(drawn["slide.q"].get_color()) == tick_color["stop"]   # the joint it is on
+    assert to_rgb(drawn["hinge.q"].get_color()) == to_rgb(
+        drawn["lash.value (ElastoBacklash)"].get_color())
+    # curves that share an axes are told apart by colour
+    for ax in axes[:-1]:
+        colors = [to_rgb(line.get_color()) for line in ax.get_lines()]
+        assert len(set(colors)) == len(colors), ax.get_ylabel()
+
+
+def test_legends_sit_outside_every_plotting_area(result):
+    fig, axes = plot(result)
+    fig.draw_without_rendering()
+    frames = [ax.get_window_extent() for ax in axes]
+    legends = [ax.get_legend() for ax in axes[:-1]]
+    assert all(legend is not None for legend in legends)
+    for ax, legend in zip(axes, legends):
+        box = legend.get_window_extent()
+        assert box.x0 >= ax.get_window_extent().x1          # right of its own axes
+        assert not any(box.overlaps(frame) for frame in frames)
+        assert box.x1 <= fig.bbox.x1 + 1                    # and inside the picture
+        shown = [t.get_text() for t in legend.get_texts()]
+        assert shown == list(curves(ax))                    # every curve, once
 
 
 def test_selecting_joints_and_forces(result):
-    _, axes = plot(result, joints=["free"], forces="strap", energy=False)
-    assert len(axes) == 2
-    assert list(curves(axes[0])) == ["free.q0", "free.q1", "free.q2", "free.angle"]
-    assert list(curves(axes[1])) == ["strap |F|"]
+    _, axes = plot(result, joints=["free"], forces="strap", energy=False, events=False)
+    assert [unit_of(ax) for ax in axes] == ["rad", "m", "N"]
+    assert list(curves(axes[0])) == ["free.angle"]
+    assert list(curves(axes[1])) == ["free.q0", "free.q1", "free.q2"]
+    assert list(curves(axes[2])) == ["strap |F| (BodySpringDamper)"]
     _, axes = plot(result, joints="slide", forces=[], energy=False, events=False)
-    assert len(axes) == 1 and [ln.get_label() for ln in axes[0].get_lines()] == ["slide.q"]
+    assert len(axes) == 1 and list(curves(axes[0])) == ["slide.q"]
 
 
 def test_bad_names_are_refused(result, tmp_path):

@@ -130,7 +130,8 @@ def test_gap_colour_follows_the_contact():
     touching = q < -0.2 - 1e-3
     free = q > -0.2 + 1e-3
     assert touching.any() and free.any()
-    scene = Scene(result.system, size=SIZE, lighting=False)
+    # no legend, no labels: their swatches and frames show both colours in every picture
+    scene = Scene(result.system, size=SIZE, lighting=False, annotations=False)
     try:
         for row in np.flatnonzero(touching | free):
             scene.update(result, row=row)
@@ -259,3 +260,174 @@ def test_shapes_sit_in_their_cs_and_the_default_is_the_inertia_ellipsoid(tmp_pat
         assert np.allclose(scene.body_actors["e"][0].bounds, [-1, 1, 3, 7, -2, 4], atol=2e-2)
     finally:
         scene.close()
+
+
+# ----------------------------------------------------------------------------- a picture that
+# explains itself: title, time stamp, floor, labels, legend; the demo's BISTOP colours
+
+def reddish(img):
+    """Pixels a viewer calls red (the contact colour, lit or flat), as a mask."""
+    return (img[..., 0] > 120) & (img[..., 1] < 70) & (img[..., 2] < 70)
+
+
+def picture_box(scene, actor):
+    """(row0, row1, col0, col1) of the picture that an actor's world bounds project into."""
+    b = np.asarray(actor.bounds).reshape(3, 2)
+    corners = np.array([[b[0, i], b[1, j], b[2, k]] for i in range(2) for j in range(2)
+                        for k in range(2)])
+    px = scene.project(corners)
+    (c0, r0), (c1, r1) = np.floor(px.min(axis=0)).astype(int), np.ceil(px.max(axis=0)).astype(int)
+    return max(r0, 0), r1 + 1, max(c0, 0), c1 + 1
+
+
+@pytest.fixture(scope="module")
+def demo_run():
+    """The built-in demo, run past the BISTOP's first contact."""
+    from mbd.cli import demo
+    result = demo.build_model().build().simulate(0.6, output_step=demo.OUTPUT_STEP,
+                                                 rtol=demo.RTOL, atol=demo.ATOL)
+    return result
+
+
+def test_the_bistop_shows_no_contact_before_its_first_and_red_during_it(demo_run):
+    result = demo_run
+    contact = result.force("stops").state["contact"]
+    begins = [ev.t for ev in result.events
+              if ev.element == "stops" and "contact begins" in ev.what]
+    t_in, t_out, _ = result.force("stops").contacts()[0]
+    assert contact[0] == 0 and begins and begins[0] == t_in > result.t[0]
+    scene = Scene(result.system, size=(320, 240))
+    try:
+        scene.fit(result)
+        stops = scene.contact_actors["stops"]
+        # the state shown at a time is the one in force then: free up to the event, red from it
+        for t, want in ((result.t[0], FREE_COLOR), (t_in - 1e-9, FREE_COLOR),
+                        (t_in, CONTACT_COLOR), (0.5 * (t_in + t_out), CONTACT_COLOR),
+                        (t_out + 1e-9, FREE_COLOR)):
+            scene.update(result, t=t)
+            assert np.allclose(stops.prop.color.float_rgb, want, atol=1 / 255), t
+            frame = scene.overlay.labels["stops"].GetTextProperty().GetFrameColor()
+            assert np.allclose(frame, want), t
+        # and the picture agrees: nothing red at the block and its collar before the contact
+        # (the block's own colour must not read as "in contact"), red there during it
+        pictures = {}
+        for t in (result.t[0], 0.5 * (t_in + t_out)):
+            scene.update(result, t=t)
+            img = scene.screenshot().astype(int)
+            r0, r1, c0, c1 = picture_box(scene, stops)
+            pictures[t] = reddish(img[r0:r1, c0:c1]).sum()
+        assert pictures[result.t[0]] == 0
+        assert pictures[0.5 * (t_in + t_out)] > 20
+    finally:
+        scene.close()
+
+
+def test_title_time_stamp_floor_labels_and_legend(demo_run):
+    result = demo_run
+    system = result.system
+    scene = Scene(system, size=(480, 360))
+    try:
+        scene.fit(result)
+        scene.update(result, t=0.4321)
+        scene.screenshot()                 # a real render: it places the labels
+        overlay = scene.overlay
+        assert overlay.title.GetInput() == "mbd_demo"
+        assert overlay.subtitle.GetInput() == ("4 machines, 4 bodies, 4 joints, "
+                                               "5 force elements")
+        assert overlay.clock.GetInput() == "t = 0.432 s" and overlay.clock.GetVisibility()
+        # a label per force element, saying what it is
+        assert set(overlay.labels) == {fe.name for fe in system.force_elements}
+        text = {name: actor.GetInput() for name, actor in overlay.labels.items()}
+        assert text["stops"] == "Bistop 'stops'"
+        assert text["pad"] == "ElastoGap 'pad'"
+        assert text["backlash"] == "ElastoBacklash 'backlash'"
+        assert text["coupling"] == "BodySpringDamper\n'coupling'"          # long: two lines
+        assert text["variable_spring"] == "VariableRotationalSpring\n'variable_spring'"
+        # each label is shown beside its element, inside the picture, clear of the others
+        boxes = {}
+        for name, actor in overlay.labels.items():
+            assert actor.GetVisibility()
+            boxes[name] = overlay._box_of(actor)
+            x0, y0, x1, y1 = boxes[name]
+            assert 0 <= x0 and x1 <= 480 and 0 <= y0 and y1 <= 360, name
+        names = sorted(boxes)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                assert _overlap(boxes[a], boxes[b]) == 0, (a, b)
+        # the legend explains the colours
+        legend = [a.GetInput() for a in overlay.legend[:-1]]
+        assert legend == ["ground", "not in contact", "in contact"]
+        # a floor under everything that moves
+        assert len(scene.floor_actors) == 2
+        zmin = scene.motion_bounds(result)[4]
+        assert scene.floor_actors[0].bounds[5] < zmin
+    finally:
+        scene.close()
+
+
+def _overlap(a, b):
+    return max(min(a[2], b[2]) - max(a[0], b[0]), 0) * max(min(a[3], b[3]) - max(a[1], b[1]), 0)
+
+
+def test_every_frame_of_an_animation_shows_its_time(tmp_path, monkeypatch):
+    result = slider(t_end=1.0)
+    shown = []
+    original = Scene.screenshot
+
+    def recording(self):
+        shown.append(self.overlay.clock.GetInput())
+        return original(self)
+    monkeypatch.setattr(Scene, "screenshot", recording)
+    times = frame_times(result, fps=5)
+    animate(result, tmp_path / "clock.gif", fps=5, size=SIZE, progress=False)
+    # the palette's sample frames come first, then every frame in order
+    assert shown[-len(times):] == [f"t = {t:.3f} s" for t in times]
+    assert shown[-1] == "t = 1.000 s"
+
+
+def test_without_contact_elements_the_legend_has_no_contact_colours():
+    result = slider(t_end=0.2)
+    scene = Scene(result.system, size=SIZE)
+    try:
+        assert [a.GetInput() for a in scene.overlay.legend[:-1]] == ["ground"]
+        assert scene.overlay.labels == {}
+        assert Scene(result.system, size=SIZE, annotations=False).overlay is None
+    finally:
+        scene.close()
+
+
+def test_a_system_snapshot_has_a_title_but_no_time(tmp_path):
+    result = slider(t_end=0.2)
+    scene = Scene(result.system, size=SIZE, title="my slider")
+    try:
+        q = result.system.initial_state().q
+        scene.set_state(q)
+        scene.fit(None, q=q)
+        assert scene.overlay.title.GetInput() == "my slider" and scene.overlay.subtitle is None
+        assert not scene.overlay.clock.GetVisibility()
+    finally:
+        scene.close()
+
+
+def test_gif_keeps_the_contact_colours_exact(tmp_path):
+    # the gap model of test_gap_colour_follows_the_contact, animated: its GIF's frames show
+    # the contact red while touching and not before, although one palette serves every frame
+    m = mbd.Model("gap")
+    g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, 0)))
+    b = m.add_body("cube", mass=1.0, cg=(0, 0, 0), inertia=[1e-2] * 3)
+    b.add_shape(Box((0.1, 0.1, 0.1), color="steelblue"))
+    rail = m.add(Prismatic("rail", g, b["cg"], axis=(1, 0, 0), v0=-1.0))
+    m.add(JointForce("stop", rail, ElastoGap(c=100.0, d=0.5, s_rel0=-0.2)))
+    result = m.build().simulate(1.0, output_step=0.05)
+    path = tmp_path / "gap.gif"
+    animate(result, path, fps=10, size=SIZE, lighting=False, annotations=False,
+            progress=False)
+    frames = gif_frames(path)
+    times = frame_times(result, fps=10)
+    assert len(frames) == len(times)
+    state = result.force("stop").state["contact"]
+    rows = np.searchsorted(result.t, times, side="right") - 1   # the row in force at t
+    red = np.rint(255 * np.array(CONTACT_COLOR))
+    shows_red = [(np.abs(f - red).sum(axis=2) <= 3).sum() > 5 for f in frames]
+    assert shows_red == [bool(state[r]) for r in rows]
+    assert any(shows_red) and not all(shows_red)
