@@ -160,6 +160,9 @@ class BodySpringDamper(LineForce):
         super().__init__(name, cs_a, cs_b, _BodySpringDamperLaw(c=k, d=b, x0=r0))
         self.k, self.b, self.r0 = k, b, r0
 
+    def parameters_text(self):
+        return f"k={self.k!r}, b={self.b!r}, r0={self.r0!r}"
+
     def with_parameters(self, **changes):
         """A new BodySpringDamper between the same CSs, with the same name, and some of k, b,
         r0 changed; validated (ModelError) and warned about (b < 0) as on construction."""

@@ -31,14 +31,14 @@ class Mode:
         changes it by at least a factor of two; None otherwise.
     without : complex or None
         The corresponding eigenvalue with that element's force frozen, 1/s.
-    law : object or None
-        That element's law (for its parameters in the message).
+    parameters : str or None
+        That element's parameters (:meth:`mbd.ForceElement.parameters_text`).
     """
 
     eigenvalue: complex
     element: str = None
     without: complex = None
-    law: object = None
+    parameters: str = None
 
     @property
     def rate(self):
@@ -60,12 +60,8 @@ class Mode:
             what = f"a mode of rate {lam.real:+.3g} 1/s (time constant {1 / abs(lam.real):.3g} s)"
         if self.element is None:
             return what + ", which no single force element sets (the bodies' masses and inertias)"
-        return (f"{what}, set by {self.element} ({_law_text(self.law)}); with its force frozen "
+        return (f"{what}, set by {self.element} ({self.parameters}); with its force frozen "
                 f"the mode's rate falls to {abs(self.without):.3g} 1/s")
-
-
-def _law_text(law):
-    return repr(law) if law is not None else "its law"
 
 
 def jacobian(sd, t, y):
@@ -126,7 +122,7 @@ def _mode(sd, t, y, pick):
     if best is None:
         return Mode(complex(lam))
     fe, lam_i, _ = best
-    return Mode(complex(lam), fe.label(), complex(lam_i), fe.law)
+    return Mode(complex(lam), fe.label(), complex(lam_i), fe.parameters_text())
 
 
 def _fastest(lams):

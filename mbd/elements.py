@@ -285,6 +285,11 @@ class ForceElement(Element):
     def label(self):
         return f"{type(self).__name__} '{self.name}'"
 
+    def parameters_text(self):
+        """The element's parameters as a user gives them, for messages: its law's, e.g.
+        ``Spring(c=10000.0, x0=0.0)``."""
+        return repr(self.law)
+
 
 def _zero(prim, position):
     if prim.kind == "S":

@@ -86,6 +86,7 @@ class Run:
         self.max_steps = max_steps
         self.batch = (t0, 0, self.started)   # (t, nsteps, wall time) when the batch began
         self.finite = None    # (t, y): the last state known finite, for a blow-up's message
+        self.compile_time = 0.0   # s of compiling the run's kernels (0: all from the cache)
         self.h_restart = 0.0  # the first step of the next piece, s (0: the integrator's rule)
 
     # ------------------------------------------------------------------ state and rows
@@ -137,7 +138,8 @@ class Run:
         stats = {"nfev": self.nfev, "nsteps": self.nsteps, "pieces": self.pieces,
                  "events": len(self.events), "method": self.method.__name__,
                  "rtol": self.rtol, "atol": self.atol, "exact_switching": self.exact,
-                 "wall_time": time.perf_counter() - self.started, "stepper": self.stepper}
+                 "wall_time": time.perf_counter() - self.started, "stepper": self.stepper,
+                 "compile_time": self.compile_time}
         n = len(self.rows_t)
         sides = np.array(self.rows_s).reshape(n, self.nf, layout.SWITCHES)
         width = self.system.nq + self.system.nv + sf.work_size(self.system)
@@ -179,6 +181,9 @@ class Run:
                 f"of {self.t_end:g} s, after {self.nsteps} steps")
         head += (f"; at its present step size of {h:.3g} s it needs about {projected:.3g} "
                  f"steps in all ({_duration(seconds)} more)")
+        if h >= 0.5 * self.max_step:
+            self.fail(f"{head}. The step is held at max_step = {self.max_step:g} s: raise it "
+                      "(the integrator chooses its steps by the tolerances).", t)
         mode = diagnosis.fastest_mode(self.sd, t, y)
         if mode is None:
             self.fail(head + ".", t)
@@ -205,13 +210,31 @@ class Run:
             why += " BDF is unstable for lightly damped oscillations: use method='Radau'."
         self.fail(f"{head}. {why}", t)
 
+    def fail_integrator(self, t, y, what, cause=None):
+        """The integrator gave up at (t, y) (``what`` it said): with a tolerance too small for
+        double precision, say which."""
+        what = what.rstrip(".")
+        message = f"the integrator {self.method.__name__} failed at t = {t:.9g} s: {what}"
+        held = np.flatnonzero(self.rtol * np.abs(y) < self.atol)   # entries atol controls
+        if self.atol < 1e-14 and len(held):
+            labels = sf.state_labels(self.system)
+            message += (f". With atol = {self.atol:g}, {labels[held[0]]} (= {y[held[0]]:.3g} "
+                        f"here) must be computed to within about {self.atol:g}, finer than "
+                        "double precision resolves as it changes: raise atol")
+        else:
+            message += (f" (rtol = {self.rtol:g}, atol = {self.atol:g}): the solution may "
+                        "change faster here than any step can follow (a force that jumps, a "
+                        "singular mass matrix)")
+        self.fail(message, t, cause=cause)
+
     def fail_nonfinite(self, t, y):
         """Fail because the state stopped being finite at t: name the entries and, from the
         last finite state (``self.finite``, else the last row), the unstable mode and its
         element (:mod:`mbd.diagnosis`)."""
-        bad = np.flatnonzero(~np.isfinite(y))
-        message = (f"the state became non-finite at t = {t:.9g} s (state entries "
-                   f"{bad[:6].tolist()})")
+        labels = sf.state_labels(self.system)
+        bad = [labels[i] for i in np.flatnonzero(~np.isfinite(y))]
+        more = f" and {len(bad) - 4} more" if len(bad) > 4 else ""
+        message = f"the state became non-finite at t = {t:.9g} s ({', '.join(bad[:4])}{more})"
         # the last finite state may be too far out for a Jacobian: the rows before it too
         states = ([self.finite] if self.finite is not None else []) + \
             [(self.rows_t[-1], self.rows_y[-1]), (self.rows_t[0], self.rows_y[0])]
@@ -416,7 +439,7 @@ class ScipyRun(Run):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        warmup.first_right_hand_side(self.sd, compiled=False)
+        self.compile_time = warmup.first_right_hand_side(self.sd, compiled=False)
         self.f = Integrand(self.sd, natural=not self.exact)
         # a multistep method restarts once the projection moves the state further than its
         # own error tolerance would (restarting at every round-off drift keeps it at order 1)
@@ -430,21 +453,28 @@ class ScipyRun(Run):
         """Integrate one smooth piece from (t, y); return where the next one starts."""
         self.pieces += 1
         first = min(self.h_restart, self.t_end - t, self.max_step)
-        solver = self.method(self.f, t, y, self.t_end, rtol=self.rtol, atol=self.atol,
-                             max_step=self.max_step, first_step=first if first > 0.0 else None)
+        with np.errstate(all="ignore"):      # its initial step's trial values, as below
+            solver = self.method(self.f, t, y, self.t_end, rtol=self.rtol, atol=self.atol,
+                                 max_step=self.max_step,
+                                 first_step=first if first > 0.0 else None)
         self.h_restart = 0.0
         armed = sf.armed(self.sd) if self.exact else None
         mask = np.zeros_like(armed) if self.exact else None
         while solver.status == "running":
             t_old = solver.t
             self.finite = (solver.t, solver.y)    # the step replaces solver.y, never edits it
-            message = solver.step()
+            try:
+                # non-finite trial values are the error control's to reject, not warnings
+                with np.errstate(all="ignore"):
+                    message = solver.step()
+            except (ValueError, ArithmeticError, np.linalg.LinAlgError) as err:
+                # scipy's own linear algebra refusing a non-finite Jacobian or iterate
+                self.fail_integrator(solver.t, solver.y, f"{type(err).__name__}: {err}", err)
             self.nsteps += 1
             self.t_now = solver.t
             self.bar.update(solver.t, len(self.events))
             if solver.status == "failed":
-                self.fail(f"the integrator {self.method.__name__} failed at t = "
-                          f"{solver.t:.9g} s: {message}", solver.t)
+                self.fail_integrator(solver.t, solver.y, message)
             if not np.all(np.isfinite(solver.y)):
                 self.fail_nonfinite(solver.t, solver.y)
             self.check_budget(solver.t, solver.y)
@@ -499,7 +529,7 @@ class CompiledRun(Run):
         self.st = layout.records(layout.STEPPER, 1)
         self.out = np.zeros((len(self.times), n))
         self.g = np.zeros((self.nf, layout.SWITCHES))
-        warmup.first_right_hand_side(self.sd, compiled=True)
+        self.compile_time = warmup.first_right_hand_side(self.sd, compiled=True)
         self.addresses = sf.addresses(self.sd)
         self.g_on_step = None      # the address of stepper.switching_on_step, when needed
 
@@ -541,8 +571,7 @@ class CompiledRun(Run):
                 events.crossed_mask(armed, sf.switching(sd, t, y), sd.data.mode, mask)
                 return self.end_at_crossing(float(S["t_old"]), t, dense, mask)
             if status == stepper.TOO_SMALL:
-                self.fail(f"the integrator DOP853 failed at t = {t:.9g} s: the step size fell "
-                          "below 10 units of round-off in t", t)
+                self.fail_integrator(t, y, "the step size fell below 10 units of round-off in t")
             if status == stepper.NONFINITE:
                 self.finite = (float(S["t_old"]), self.y_old.copy())
                 self.fail_nonfinite(t, y)
@@ -563,16 +592,18 @@ class CompiledRun(Run):
                             float(self.sides[i, k]), ta, tb, tol, *context[2:])
 
     def chunk(self, y, armed, starting):
-        """Up to BATCH steps of the compiled loop from the stepper state, beginning a new
-        piece if ``starting`` (see :func:`mbd.stepper.advance`); returns how it stopped."""
+        """Up to BATCH steps of the compiled loop (fewer where the step budget ends) from the
+        stepper state, beginning a new piece if ``starting`` (see :func:`mbd.stepper.advance`); returns how it stopped."""
         rhs, switch, project = self.addresses
-        h_first, self.h_restart = (self.h_restart if starting else 0.0), \
-            (0.0 if starting else self.h_restart)
+        h_first = self.h_restart if starting else 0.0     # used once, by the piece's start
+        if starting:
+            self.h_restart = 0.0
+        steps = min(self.BATCH, max(self.max_steps - self.nsteps, 1))
         return self.sd.call(stepper.advance, rhs, switch, project, self.sd.constrained,
-                            starting, float(h_first), y, self.st, float(self.t_end), float(self.rtol),
-                            float(self.atol), float(self.max_step), self.BATCH, self.times,
-                            self.out, armed, self.g, self.K, self.y_old, self.F, self.tmp,
-                            self.sd.data)
+                            starting, float(h_first), y, self.st, float(self.t_end),
+                            float(self.rtol), float(self.atol), float(self.max_step), steps,
+                            self.times, self.out, armed, self.g, self.K, self.y_old, self.F,
+                            self.tmp, self.sd.data)
 
     def check(self, bad):
         """Raise what a compiled function's nonzero return says."""

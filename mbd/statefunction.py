@@ -368,6 +368,18 @@ def work_size(system):
     return len(system.force_elements) + len(system.drivers)
 
 
+def state_labels(system):
+    """What every entry of a run's state y = [q, v, W] is, for messages: "joint 'hinge' q",
+    "joint 'free' v3", "work of 'spring'"."""
+    labels = [""] * (system.nq + system.nv)
+    for name, jm in system.joints.items():
+        for what, index, offset in (("q", jm.q_index, 0), ("v", jm.v_index, system.nq)):
+            for k, i in enumerate(np.atleast_1d(index)):
+                suffix = f"{what}{k}" if np.size(index) > 1 else what
+                labels[offset + int(i)] = f"joint '{name}' {suffix}"
+    return labels + [f"work of '{e.name}'" for e in (*system.force_elements, *system.drivers)]
+
+
 def state_data(system, projection_tol=None):
     """Fresh run-stage data for ``system`` (one per run or analysis: it holds scratch)."""
     nc, nd = len(system.cut_joints), len(system.drivers)

@@ -417,23 +417,25 @@ def _write_outputs(result, out, name, animate, lines):
 
 
 def _summary(command, system, result, wall, lines):
-    energy = result.energy()
-    scale = max(abs(energy[0]), result.kinetic_energy().max(), 1e-300)
-    drift = np.abs(energy - energy[0]).max() / scale
+    stats = result.stats
+    compiling = stats.get("compile_time", 0.0)
+    spent = (f"{wall:.2f} s wall time, {compiling:.1f} s of it compiling the numba kernels "
+             "(once: later runs load them from the cache)" if compiling > 0.0 else
+             f"{wall:.2f} s wall time")
     out = [f"mbd {command}: {system.name}",
            f"  machines: {len(system.machines)}, bodies: {len(system.bodies)}, "
            f"joints: {len(system.joints)}, force elements: {len(system.force_elements)}, "
            f"DOF: {system.dof}",
-           f"  simulated {result.t[-1]:g} s in {wall:.2f} s wall time (including compilation) "
-           f"with {result.stats['method']}: {result.stats['nsteps']} steps, "
-           f"{result.stats['nfev']} right-hand-side evaluations",
+           f"  simulated {result.t[-1]:g} s in {spent} with {stats['method']}: "
+           f"{stats['nsteps']} steps, {stats['nfev']} right-hand-side evaluations",
            f"  events: {len(result.events)}"]
     for e in result.events[:10]:
         out.append(f"    t = {e.t:.9g} s  {e.element}: {e.what}")
     if len(result.events) > 10:
         out.append(f"    ... and {len(result.events) - 10} more")
-    out.append(f"  energy: {energy[0]:.6g} J at start, {energy[-1]:.6g} J at the end "
-               f"(largest change {drift:.1e} of the start or peak kinetic energy)")
+    balance = result.energy_balance()
+    out.append(f"  energy balance over the run (rtol {stats['rtol']:g}): {balance.summary()}")
+    out += [f"    {line}" for line in balance.lines()]
     return out + lines
 
 
@@ -493,18 +495,7 @@ def _check(args):
 
 
 def _describe(fe):
-    from forces import BodySpringDamper
-    label = fe.label() if callable(getattr(fe, "label", None)) else f"'{fe.name}'"
-    if isinstance(fe, BodySpringDamper):   # its parameters, not its law's
-        return f"{label}: k={fe.k!r}, b={fe.b!r}, r0={fe.r0!r}"
-    law = getattr(fe, "law", None)
-    if law is None:
-        return label
-    names = _law_parameters(law)
-    if names is None:
-        return f"{label}: {law!r}"
-    return f"{label}: {type(law).__name__}(" + ", ".join(
-        f"{p}={getattr(law, p)!r}" for p in names) + ")"
+    return f"{fe.label()}: {fe.parameters_text()}"
 
 
 def _warmup(args):

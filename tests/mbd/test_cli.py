@@ -282,7 +282,7 @@ def test_interrupt_gives_simulation_error_with_partial_result(monkeypatch, compi
 
     monkeypatch.setattr(integrate.DOP853, "step", interrupt_on_sixth(step))
     monkeypatch.setattr(integrators.CompiledRun, "chunk", interrupt_on_sixth(chunk))
-    monkeypatch.setattr(integrators.CompiledRun, "STEP_BUDGET", 1)
+    monkeypatch.setattr(integrators.CompiledRun, "BATCH", 1)
     with pytest.raises(mbd.SimulationError, match="interrupted at t = ") as info:
         system.simulate(2.0, output_step=0.01, compiled=compiled)
     err = info.value
