@@ -50,18 +50,26 @@ class Mode:
         """Whether the mode oscillates more than it decays (|Im| > |Re|)."""
         return abs(self.eigenvalue.imag) > abs(self.eigenvalue.real)
 
-    def describe(self):
-        """The mode in words: its rate, period or time constant, and its element."""
+    @property
+    def what(self):
+        """The mode in words: its frequency and period, or its rate and time constant."""
         lam = self.eigenvalue
         if self.oscillating:
-            what = (f"an oscillating mode of {abs(lam.imag):.3g} rad/s (period "
+            return (f"an oscillating mode of {abs(lam.imag):.3g} rad/s (period "
                     f"{2 * np.pi / abs(lam.imag):.3g} s)")
-        else:
-            what = f"a mode of rate {lam.real:+.3g} 1/s (time constant {1 / abs(lam.real):.3g} s)"
+        return f"a mode of rate {lam.real:+.3g} 1/s (time constant {1 / abs(lam.real):.3g} s)"
+
+    @property
+    def source(self):
+        """Where the mode comes from, in words: its element, or the bodies."""
         if self.element is None:
-            return what + ", which no single force element sets (the bodies' masses and inertias)"
-        return (f"{what}, set by {self.element} ({self.parameters}); with its force frozen "
-                f"the mode's rate falls to {abs(self.without):.3g} 1/s")
+            return "no single force element sets it (the bodies' masses and inertias do)"
+        return (f"{self.element} ({self.parameters}) sets it: with that element's force frozen "
+                f"the rate is {abs(self.without):.3g} 1/s")
+
+    def describe(self):
+        """The mode and its source in words."""
+        return f"{self.what}; {self.source}"
 
 
 def jacobian(sd, t, y):
@@ -149,7 +157,3 @@ def unstable_mode(sd, t, y):
         return None
     return found
 
-
-#: DOP853's stability boundary on the negative real axis is at h |lambda| ~ 6.1 (Hairer &
-#: Wanner, II.2): a step held within a factor of about two of it is held by stability
-STABILITY_LIMITED = 2.0

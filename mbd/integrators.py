@@ -188,31 +188,36 @@ class Run:
         if mode is None:
             self.fail(head + ".", t)
         h_lam = h * mode.rate
-        explicit = self.method in ONE_STEP
-        bdf = " (BDF is unstable for lightly damped oscillations)" if mode.oscillating else ""
-        if explicit and h_lam >= diagnosis.STABILITY_LIMITED:
-            why = (f"The model is stiff: {name}'s step is held at its stability limit "
-                   f"(h |lambda| = {h_lam:.2g}) by {mode.describe()}. An implicit method takes "
-                   f"steps set by accuracy instead: method='Radau'{bdf}.")
-        elif h_lam >= 0.05:
-            why = (f"The step (h |lambda| = {h_lam:.2g}) resolves {mode.describe()}. The fast "
-                   "motion itself sets the step: soften or damp that element or give the "
-                   "bodies it moves more mass, or raise max_steps if that motion is wanted. If "
-                   "it is not, method='Radau' with looser rtol and atol steps over it, damping "
-                   f"it out{bdf}.")
-        else:
+        if h_lam < 0.05:
             why = (f"The step is far shorter (h |lambda| = {h_lam:.2g}) than the model's "
-                   f"fastest time scale, {mode.describe()}: the tolerances (rtol = "
+                   f"fastest time scale, {mode.what}: the tolerances (rtol = "
                    f"{self.rtol:g}, atol = {self.atol:g}) may be too tight for a state that "
                    "passes through zero, or a force jumps where no switching function sees "
                    "it.")
-        if not explicit and mode.oscillating and name == "BDF":
-            why += " BDF is unstable for lightly damped oscillations: use method='Radau'."
+        else:
+            implicit = self.method not in ONE_STEP
+            bdf = (" BDF is unstable for lightly damped oscillations: use method='Radau'."
+                   if implicit and name == "BDF" and mode.oscillating else "")
+            advice = (f"Even the implicit {name} follows it.{bdf}" if implicit else
+                      "An implicit method steps over a fast mode: method='Radau'" +
+                      (" (not 'BDF', unstable for lightly damped oscillations)"
+                       if mode.oscillating else "") + ".")
+            why = (f"The model is stiff: its fastest mode sets the step (h |lambda| = "
+                   f"{h_lam:.2g}), {mode.what}, {mode.rate * (self.t_end - self.t0):.2g} times "
+                   f"faster than the run; {mode.source}. {advice} If that fast motion matters, "
+                   "soften or damp the element, give the bodies it moves more mass, or raise "
+                   "max_steps.")
         self.fail(f"{head}. {why}", t)
 
+    #: a state entry past this (in SI units) has blown up, whatever made the integrator stop
+    HUGE = 1e100
+
     def fail_integrator(self, t, y, what, cause=None):
-        """The integrator gave up at (t, y) (``what`` it said): with a tolerance too small for
-        double precision, say which."""
+        """The integrator gave up at (t, y) (``what`` it said): a state that blew up is
+        reported as such (:meth:`fail_blow_up`); a tolerance too small for double precision
+        is named."""
+        if not np.all(np.abs(y) < self.HUGE):
+            self.fail_blow_up(t, y)
         what = what.rstrip(".")
         message = f"the integrator {self.method.__name__} failed at t = {t:.9g} s: {what}"
         held = np.flatnonzero(self.rtol * np.abs(y) < self.atol)   # entries atol controls
@@ -227,27 +232,29 @@ class Run:
                         "singular mass matrix)")
         self.fail(message, t, cause=cause)
 
-    def fail_nonfinite(self, t, y):
-        """Fail because the state stopped being finite at t: name the entries and, from the
-        last finite state (``self.finite``, else the last row), the unstable mode and its
-        element (:mod:`mbd.diagnosis`)."""
+    def fail_blow_up(self, t, y):
+        """Fail because the state stopped being finite, or grew past :attr:`HUGE`, at t: name
+        the entries and, from the last finite state (``self.finite``, else the rows), the
+        unstable mode and its element (:mod:`mbd.diagnosis`)."""
         labels = sf.state_labels(self.system)
-        bad = [labels[i] for i in np.flatnonzero(~np.isfinite(y))]
+        finite = np.all(np.isfinite(y))
+        bad = [labels[i] for i in np.flatnonzero(~(np.abs(y) < self.HUGE))]
         more = f" and {len(bad) - 4} more" if len(bad) > 4 else ""
-        message = f"the state became non-finite at t = {t:.9g} s ({', '.join(bad[:4])}{more})"
-        # the last finite state may be too far out for a Jacobian: the rows before it too
-        states = ([self.finite] if self.finite is not None else []) + \
-            [(self.rows_t[-1], self.rows_y[-1]), (self.rows_t[0], self.rows_y[0])]
-        for t_f, y_f in states:
-            mode = diagnosis.unstable_mode(self.sd, t_f, y_f)
-            if mode is not None:
-                break
+        entries = f"{', '.join(bad[:4])}{more}"
+        message = (f"the state grew past {self.HUGE:g} at t = {t:.9g} s ({entries})" if finite
+                   else f"the state became non-finite at t = {t:.9g} s ({entries})")
+        # the last finite state may be too far out to tell the element: the rows before it
+        states = [(self.rows_t[-1], self.rows_y[-1]), (self.rows_t[0], self.rows_y[0])] + \
+            ([self.finite] if self.finite is not None else [])
+        found = [(t_f, diagnosis.unstable_mode(self.sd, t_f, y_f)) for t_f, y_f in states]
+        found = [f for f in found if f[1] is not None]
+        found.sort(key=lambda f: f[1].element is None)        # one with its element first
+        t_f, mode = found[0] if found else (states[0][0], None)
         if mode is not None:
-            rate = mode.eigenvalue.real
             message += (f": the motion grew without bound. At t = {t_f:.9g} s the linearized "
-                        f"model has {mode.describe()}; it grows by a factor e every "
-                        f"{1 / rate:.3g} s. A force element that feeds energy in (negative "
-                        "damping or stiffness) does this")
+                        f"model has an unstable mode: {mode.what}; {mode.source}. A force "
+                        "element that feeds energy in (negative damping or stiffness) does "
+                        "this")
         else:
             message += (f"; the linearized model does not grow at t = {t_f:.9g} s: a mass "
                         "matrix that became singular (a body without mass or inertia where a "
@@ -303,8 +310,8 @@ class Run:
             self.fail(f"{err.element}: {err.function} raised {type(cause).__name__} at t = "
                       f"{err.t:.9g} s: {cause}", err.t, cause=cause)
         except Undefined as err:
-            if not np.all(np.isfinite(err.y)):     # a blow-up reached the element first
-                self.fail_nonfinite(err.t, err.y)
+            if not np.all(np.abs(err.y) < self.HUGE):   # a blow-up reached the element first
+                self.fail_blow_up(err.t, err.y)
             fe = s.force_elements[err.element]
             why = ("its CSs coincide (|r| = 0) at zero relative velocity while the law's force "
                    "there is not zero" if fe.placement == "line" else
@@ -476,7 +483,7 @@ class ScipyRun(Run):
             if solver.status == "failed":
                 self.fail_integrator(solver.t, solver.y, message)
             if not np.all(np.isfinite(solver.y)):
-                self.fail_nonfinite(solver.t, solver.y)
+                self.fail_blow_up(solver.t, solver.y)
             self.check_budget(solver.t, solver.y)
             dense = None
             if self.exact and armed.any():
@@ -574,7 +581,7 @@ class CompiledRun(Run):
                 self.fail_integrator(t, y, "the step size fell below 10 units of round-off in t")
             if status == stepper.NONFINITE:
                 self.finite = (float(S["t_old"]), self.y_old.copy())
-                self.fail_nonfinite(t, y)
+                self.fail_blow_up(t, y)
             if status == stepper.FAILED:
                 self.finite = (t, y.copy())
                 self.check(int(S["bad"]))

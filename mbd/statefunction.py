@@ -433,7 +433,7 @@ def refresh(sd, t, y):
             drivers[k]["position"], drivers[k]["velocity"], drivers[k]["acceleration"] = \
                 d.motion(t)
         except Exception as err:
-            raise UserFunctionError(d.label(), "its motion", t) from err
+            raise UserFunctionError(d.driver.label(), "its motion", t) from err
 
 
 def derivative(sd, t, y, dy=None):
