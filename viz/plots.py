@@ -64,7 +64,13 @@ def plot(result, path=None, joints=None, forces=None, energy=True, events=True, 
       JointForce on a revolute primitive and a rotational placement are torques; a JointForce
       on a prismatic primitive, line and axial placements forces); a vector-valued element
       (BodySpringDamper) as its magnitude, labeled ``"<name> |F| (<kind>)"``;
-    - ``energy (J)``: ``"total energy"``, ``"kinetic energy"``, ``"potential energy"``;
+    - ``energy (J)``: the energy balance (:meth:`mbd.Result.energy_balance`):
+      ``"kinetic energy"``, ``"potential energy"`` (gravity and the elements' springs),
+      ``"dissipated"`` (by the force elements since the start, net of what they supplied),
+      ``"work of drivers"`` (when there are motion drivers) and their balance ``"total:
+      kinetic + potential + dissipated"`` (minus the drivers' work), flat but for the
+      integration error; for a Result without work accumulators, ``"total energy"``,
+      ``"kinetic energy"`` and ``"potential energy"``;
     - ``events``: a strip, one row per element that switched, a tick at each switch (one
       artist per element, not a line per event across every axes), and for a gap, stop or
       backlash element its contact intervals shaded. Rows are labeled
@@ -109,11 +115,7 @@ def plot(result, path=None, joints=None, forces=None, energy=True, events=True, 
     # gather every curve first, so that a bad name raises before any figure exists
     series = _joint_series(result, joints) + _force_series(result, forces)
     if energy:
-        series += [Series("total energy", result.energy(), "energy", "J", "total energy"),
-                   Series("kinetic energy", result.kinetic_energy(), "energy", "J",
-                          "kinetic energy"),
-                   Series("potential energy", result.potential_energy(), "energy", "J",
-                          "potential energy")]
+        series += _energy_series(result)
     panels = [(q, u, [s for s in series if (s.quantity, s.unit) == (q, u)])
               for q, u in QUANTITIES]
     panels = [p for p in panels if p[2]]
@@ -160,6 +162,27 @@ def plot(result, path=None, joints=None, forces=None, energy=True, events=True, 
         from matplotlib import pyplot
         pyplot.show()
     return fig, axes
+
+
+def _energy_series(result):
+    """The curves of the energy axes (see :func:`plot`)."""
+    kinetic, potential = result.kinetic_energy(), result.potential_energy()
+    if result.work is None:
+        return [Series(label, y, "energy", "J", label) for label, y in (
+            ("total energy", result.energy()), ("kinetic energy", kinetic),
+            ("potential energy", potential))]
+    balance = result.energy_balance()
+    dissipated = sum(balance.dissipated.values(), np.zeros_like(kinetic))
+    driven = sum((balance.work[d.name] for d in result.system.drivers),
+                 np.zeros_like(kinetic))
+    curves = [("kinetic energy", kinetic), ("potential energy", potential),
+              ("dissipated", dissipated)]
+    total = "total: kinetic + potential + dissipated"
+    if result.system.drivers:
+        curves.append(("work of drivers", driven))
+        total += " - work of drivers"
+    curves.append((total, kinetic + potential + dissipated - driven))
+    return [Series(label, y, "energy", "J", label) for label, y in curves]
 
 
 def _axis_label(quantity, unit):
