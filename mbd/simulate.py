@@ -25,7 +25,7 @@ def output_times(t0, t_end, output_step):
     return np.append(times[keep], t_end)
 
 
-def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=None, atol=None,
+def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=None, atol=None,
              method="DOP853", max_step=np.inf, exact_switching=True, progress=False,
              compiled=None, max_steps=integrators.MAX_STEPS):
     """Integrate ``system`` from its initial state at ``t0`` to ``t_end`` (s).
@@ -35,9 +35,9 @@ def simulate(system, t_end, output_step=0.01, t0=0.0, q0=None, v0=None, rtol=Non
     system : System
     t_end : float
         End time, s.
-    output_step : float
+    output_step : float, optional
         Spacing of output rows, s (rows at exact multiples from t0, plus every event time and
-        t_end).
+        t_end); at most t_end - t0. Default: 0.01 s, or t_end - t0 when the run is shorter.
     t0 : float
         Start time, s.
     q0, v0 : dict, optional

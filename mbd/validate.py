@@ -257,7 +257,11 @@ def check_assembled_drawing(model, joints, machines, problems):
                           problems)
 
 
-def run_settings(system, methods, t_end, output_step=0.01, t0=0.0, q0=None, v0=None,
+#: the spacing of a run's output rows when ``simulate`` is not given one, s
+DEFAULT_OUTPUT_STEP = 0.01
+
+
+def run_settings(system, methods, t_end, output_step=None, t0=0.0, q0=None, v0=None,
                  rtol=None, atol=None, method="DOP853", max_step=np.inf, exact_switching=True,
                  progress=False, compiled=None, max_steps=1):
     """Check the arguments of :func:`mbd.simulate.simulate` (its parameters, and ``methods``:
@@ -265,7 +269,8 @@ def run_settings(system, methods, t_end, output_step=0.01, t0=0.0, q0=None, v0=N
 
     Every number must be real (not a bool, a string or a complex), and::
 
-        t0 finite,  t0 < t_end < inf,  0 < output_step <= t_end - t0,
+        t0 finite,  t0 < t_end < inf,  0 < output_step <= t_end - t0 (None: 0.01 s, or
+        t_end - t0 when shorter),
         100 eps <= rtol < 1,  0 < atol < inf  (mbd.values.tolerances, as the Environment's),
         0 < max_step <= inf,  max_steps an integer >= 1
 
@@ -297,6 +302,8 @@ def run_settings(system, methods, t_end, output_step=0.01, t0=0.0, q0=None, v0=N
     t_end = number(t_end, "t_end", f"finite and > t0 = {t0!r}",
                    lambda x: values.finite(x) and x > t0)
     span = t_end - t0
+    if output_step is None:
+        output_step = min(DEFAULT_OUTPUT_STEP, span)
     output_step = number(output_step, "output_step", "finite and > 0", values.positive)
     if output_step > span * (1.0 + 1e-12):
         raise ValueError(f"simulate: output_step must be at most t_end - t0 = {span!r} s (the "

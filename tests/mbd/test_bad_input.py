@@ -106,6 +106,13 @@ def test_simulate_output_step_equal_to_the_run_is_accepted():
     np.testing.assert_array_equal(result.t, [0.0, 2e-3])
 
 
+def test_simulate_default_output_step_fits_a_short_run():
+    """Not given, the output step is 0.01 s, or the whole span of a shorter run (an error for a
+    value the user did not give would be no help)."""
+    np.testing.assert_array_equal(SYSTEM.simulate(2e-3).t, [0.0, 2e-3])
+    assert np.allclose(np.diff(SYSTEM.simulate(0.05).t), 0.01)
+
+
 @pytest.mark.parametrize("rtol", [-1.0, -1e-6, 0.0, 1e-15, 1.0, 2.0, math.nan, math.inf])
 def test_simulate_rtol_must_lie_between_100_eps_and_1(rtol):
     # rtol = -1 ran and gave an angle 0.25 rad wrong; rtol = -1e-6 was 500x less accurate
@@ -771,12 +778,14 @@ def test_every_catalogued_bad_value_into_every_constructor_is_refused_naming_it(
 SIMULATE_BAD = {
     "t_end": NOT_NUMBERS + NOT_FINITE + [0.0, -1.0],
     "t0": NOT_NUMBERS + NOT_FINITE + [1e-3, 1.0],
-    "output_step": NOT_NUMBERS + NOT_FINITE + [0.0, -1e-3, 2e-3, 1.0],
-    # None is their default: the environments' tolerances
+    # None is the default of these: 0.01 s or the span; the environments' tolerances
+    "output_step": [v for v in NOT_NUMBERS if v is not None] + NOT_FINITE
+    + [0.0, -1e-3, 2e-3, 1.0],
     "rtol": [v for v in NOT_NUMBERS if v is not None] + NOT_FINITE
     + [-1.0, -1e-6, 0.0, 1e-15, 1.0, 2.0],
     "atol": [v for v in NOT_NUMBERS if v is not None] + NOT_FINITE + [-1e-6, 0.0, -0.0],
     "max_step": [v for v in NOT_NUMBERS if v is not None] + [math.nan, 0.0, -1.0, None],
+    "max_steps": NOT_NUMBERS + NOT_FINITE + [0, -1, 1.5, 1e6, np.float64(10.0)],
     "method": ["Euler", "", 3, None, int, True, "dop853", mbd.Model],
     "q0": ["abc", [0.1], 0.1, {"nope": 0.1}, {"hinge": "abc"}, {"hinge": [1.0, 2.0]},
            {"hinge": math.nan}, {"hinge": True}, {3: 0.1}, {"hinge": {"a": 1}}, {"hinge": 1j},
