@@ -286,7 +286,9 @@ class Result:
                              "with the work accumulators")
         self.q = y[:, :system.nq].copy()
         self.v = y[:, system.nq:width].copy()
-        self.work = y[:, width:].copy() if y.shape[1] > width else None
+        # nothing does work in a system without elements and drivers: no accumulators needed
+        nothing = statefunction.work_size(system) == 0
+        self.work = y[:, width:].copy() if y.shape[1] > width or nothing else None
         _normalize_quaternions(self.q, system.tree)  # report unit quaternions
         self.events = list(events)
         self.stats = dict(stats or {})
