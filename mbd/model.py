@@ -271,8 +271,6 @@ def _orientation(value, what):
     if value is not None and not isinstance(value, Rotation):
         value = values.real_array(value, what, expected="a Rotation, a 3x3 matrix or a "
                                   "quaternion (w, x, y, z)", error=ModelError)
-        if value.shape == (4,):
-            value = values.unit_quaternion(value, what, error=ModelError)
     try:
         return as_rotation_matrix(value, what)
     except ValueError as err:

@@ -6,16 +6,7 @@ Quaternions in mbd are unit and scalar-first, ``(w, x, y, z)``, as in MuJoCo; sc
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-
-def as_vector3(value, what):
-    """A finite-or-not float (3,) array from ``value``; ValueError naming ``what`` otherwise."""
-    try:
-        arr = np.asarray(value, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what}: expected 3 numbers, got {value!r}") from None
-    if arr.shape != (3,):
-        raise ValueError(f"{what}: expected 3 numbers, got {value!r}")
-    return arr
+from . import values
 
 
 def as_rotation_matrix(value, what):
@@ -35,29 +26,13 @@ def as_rotation_matrix(value, what):
         raise ValueError(f"{what}: expected a Rotation, a 3x3 matrix or a quaternion (w, x, y, z),"
                          f" got {value!r}") from None
     if arr.shape == (4,):
-        return quaternion_to_matrix(as_unit_quaternion(arr, what))
+        return quaternion_to_matrix(values.unit_quaternion(arr, what))
     if arr.shape != (3, 3) or not np.all(np.isfinite(arr)):
         raise ValueError(f"{what}: expected a Rotation, a 3x3 matrix or a quaternion (w, x, y, z),"
                          f" got {value!r}")
     if np.abs(arr @ arr.T - np.eye(3)).max() > 1e-9 or np.linalg.det(arr) < 0:
         raise ValueError(f"{what}: the 3x3 matrix is not a proper rotation (R R^T != I or det < 0)")
     return arr
-
-
-def as_unit_quaternion(value, what):
-    """A unit scalar-first quaternion (4,) from a Rotation or 4 numbers (normalized)."""
-    if isinstance(value, Rotation):
-        if not value.single:
-            raise ValueError(f"{what}: expected one rotation, got {len(value)}")
-        x, y, z, w = value.as_quat()
-        return np.array([w, x, y, z])
-    arr = np.asarray(value, dtype=float).reshape(-1)
-    if arr.shape != (4,):
-        raise ValueError(f"{what}: expected a Rotation or a quaternion (w, x, y, z), got {value!r}")
-    n = np.linalg.norm(arr)
-    if not np.isfinite(n) or n < 1e-12:
-        raise ValueError(f"{what}: the quaternion must be finite and nonzero, got {value!r}")
-    return arr / n
 
 
 def quaternion_to_matrix(q):
