@@ -273,6 +273,19 @@ def assemble(system, data, t, q, v, q_given, v_given, exact_q, exact_v):
     return q_new, v_new
 
 
+def initial(system, data, state, q0, v0):
+    """The initial state of a mechanism with loops or drivers: the joints' q0/v0 (or the
+    overrides) are targets, exact where the joint says so (SPEC §2)."""
+    masks = np.zeros((4, system.nv), dtype=bool)   # q given, v given, q exact, v exact
+    for name, jm in system.joints.items():
+        j = jm.joint
+        masks[0, jm.v_index] = j.q0 is not None or name in q0
+        masks[1, jm.v_index] = j.v0 is not None or name in v0
+        masks[2, jm.v_index] = j.exact and masks[0, jm.v_index]
+        masks[3, jm.v_index] = j.exact and masks[1, jm.v_index]
+    return assemble(system, data, state.t, state.q, state.v, *masks)
+
+
 def residuals(system, t, q, v):
     """(max |g|, max |G v - rates|): how far (t, q, v) is from the constraints (m or rad,
     m/s or rad/s); zeros for a tree."""

@@ -1,4 +1,5 @@
-"""The two errors a user of mbd meets: a model that cannot be built, a run that failed."""
+"""The errors a user of mbd meets: a model that cannot be built, a run that failed, an
+analysis without an answer."""
 
 
 class ModelError(ValueError):
@@ -26,3 +27,12 @@ class SimulationError(RuntimeError):
         super().__init__(message)
         self.result = result
         self.t = t
+
+
+class AnalysisError(RuntimeError):
+    """An analysis without an answer (no static equilibrium: the message names the
+    coordinates that run away and the residual); ``state`` holds the last state reached."""
+
+    def __init__(self, message, state=None):
+        super().__init__(message)
+        self.state = state

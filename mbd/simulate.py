@@ -99,22 +99,9 @@ def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=Non
     state = system.initial_state(q0, v0, t0)
     q, v = state.q, state.v
     if system.cut_joints or system.drivers:
-        q, v = _assembled(system, run.sd.data, state, q0 or {}, v0 or {})
+        q, v = assembly.initial(system, run.sd.data, state, q0 or {}, v0 or {})
     # the work accumulators start at zero (see mbd.statefunction)
     return run.go(np.concatenate([q, v, np.zeros(statefunction.work_size(system))]))
-
-
-def _assembled(system, data, state, q0, v0):
-    """The initial state of a mechanism with loops or drivers: the joints' q0/v0 (or the
-    overrides) are targets, exact where the joint says so (SPEC §2)."""
-    masks = np.zeros((4, system.nv), dtype=bool)   # q given, v given, q exact, v exact
-    for name, jm in system.joints.items():
-        j = jm.joint
-        masks[0, jm.v_index] = j.q0 is not None or name in q0
-        masks[1, jm.v_index] = j.v0 is not None or name in v0
-        masks[2, jm.v_index] = j.exact and masks[0, jm.v_index]
-        masks[3, jm.v_index] = j.exact and masks[1, jm.v_index]
-    return assembly.assemble(system, data, state.t, state.q, state.v, *masks)
 
 
 def rhs_function(system):

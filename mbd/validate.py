@@ -330,20 +330,21 @@ def run_settings(system, methods, t_end, output_step=None, t0=0.0, q0=None, v0=N
     return t_end, output_step, t0, method_class, rtol, atol, max_step, int(max_steps)
 
 
-def check_initial_values(system, name, given):
+def check_initial_values(system, name, given, who="simulate"):
     """``simulate``'s ``q0`` or ``v0`` (``name``): None or a dict from joint names of
     ``system`` to values the joints take (:meth:`mbd.Joint.initial_q`); ``TypeError`` or
-    ``ValueError`` starting ``simulate: q0`` otherwise."""
+    ``ValueError`` starting ``simulate: q0`` (``who``) otherwise."""
     if given is None:
         return
     if not isinstance(given, dict):
-        raise TypeError(f"simulate: {name} must be a dict {{joint name: value}}, got {given!r}")
+        raise TypeError(f"{who}: {name} must be a dict {{joint name: value}}, got {given!r}")
     for joint_name, value in given.items():
         jm = system.joints.get(joint_name) if isinstance(joint_name, str) else None
         if jm is None:
-            raise ValueError(f"simulate: {name} names unknown joint {joint_name!r}; the joints "
+            raise ValueError(f"{who}: {name} names unknown joint {joint_name!r}; the joints "
                              f"are {sorted(system.joints)}")
         try:
             (jm.joint.initial_q if name == "q0" else jm.joint.initial_v)(value)
         except ModelError as err:
-            raise ValueError(f"simulate: {name}[{joint_name!r}]: {err}") from None
+            raise ValueError(f"{who}: {name}[{joint_name!r}]: {err}") from None
+
