@@ -433,7 +433,10 @@ def _jacobian(f, x0, steps):
             x = x0.copy()
             x[k] += s
             return f(x)
-        J[:, k], err = ridders(along, 0.0, steps[k])
+        # a first step far beyond a branch boundary (a stiff contact's millimetres against a
+        # model of metres) can fool the extrapolation: the best of three starting steps
+        J[:, k], err = min((ridders(along, 0.0, steps[k] * shrink) for shrink in
+                            (1.0, 1e-3, 1e-6)), key=lambda found: found[1])
         worst = max(worst, err)
     return J, worst
 
