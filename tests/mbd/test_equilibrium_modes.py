@@ -160,3 +160,28 @@ def test_unknown_names_are_refused():
         mbd.linearize(s, (0.0, [0.0], [0.0]))
     with pytest.raises(ValueError, match="equilibrium: tol"):
         mbd.equilibrium(s, tol=-1.0)
+
+
+def test_a_small_motion_along_a_mode_oscillates_and_decays_as_the_mode_says():
+    """A damped pendulum (nonlinear) released 1e-4 rad from rest along its mode: the
+    simulated motion, fitted with a e^(s t) cos(w t + p), has the mode's s and w to 1e-4."""
+    from scipy.optimize import curve_fit
+    from forces import Damper
+    l = 1.0
+    m, g = _model("damped")
+    bob = m.add_body("bob", mass=1.0, cg=(0, 0, -l), inertia=np.eye(3) * 1e-14,
+                     cs={"o": (0, 0, 0)})
+    hinge = m.add(Revolute("hinge", g, bob["o"], axis=(0, 1, 0)))
+    m.add(JointForce("damper", hinge, Damper(d=0.2)))
+    s = m.build()
+    eq = mbd.equilibrium(s)
+    (mode,) = eq.linear.modes()
+    r = s.simulate(8.0, output_step=0.005, q0={"hinge": 1e-4}, rtol=1e-12, atol=1e-14)
+    x = r.joint("hinge").q - eq.coordinates()["hinge"]
+
+    def decaying(t, a, sigma, omega, phase):
+        return a * np.exp(sigma * t) * np.cos(omega * t + phase)
+    lam = mode.eigenvalue
+    (a, sigma, omega, phase), _ = curve_fit(decaying, r.t, x, p0=(1e-4, lam.real, lam.imag, 0))
+    assert sigma == pytest.approx(lam.real, rel=1e-4)
+    assert omega == pytest.approx(lam.imag, rel=1e-4)
