@@ -1,7 +1,10 @@
 """Render the gallery's pictures: one still PNG per example into ``examples/images/``.
 
 Each example's ``build_model()`` is simulated for a short while and drawn at the end of that
-run with ``viz.snapshot`` (320x240, isometric camera fitted to the motion so far).
+run with ``viz.snapshot`` (320x240, isometric camera fitted to the motion so far). An example
+about a rest state (:data:`MODE_STILLS`) is drawn instead as its first mode's animation
+(``viz.animate_mode``) shows it, at the frame of largest deflection about its equilibrium;
+for those in :data:`MODE_GIFS` the animation itself is written too, ``images/NAME_mode1.gif``.
 
 Run: ``python examples/make_stills.py`` (all) or ``python examples/make_stills.py NAME ...``.
 
@@ -32,7 +35,15 @@ STILLS = {
     "slider_crank_stop": (0.3, None),
     "double_pendulum": (0.8, None),
     "two_machines": (4.0, None),
+    "slot_at_rest": (None, "xz"),          # None: not simulated, see MODE_STILLS
+    "suspension_modes": (None, "yz"),
 }
+#: examples drawn as their first mode about their equilibrium: name -> the mode's amplitude
+#: (None: viz.animate_mode's default)
+MODE_STILLS = {"slot_at_rest": None, "suspension_modes": 0.25}
+#: examples whose first mode is also written as a small GIF (GIF_SIZE, one cycle)
+MODE_GIFS = ("suspension_modes",)
+GIF_SIZE, GIF_FPS = (320, 240), 12
 #: paths drawn up to the picture's time, where a body alone would say little
 TRAILS = {"pendulum": [("bob", "cg")], "bistop_slot": [("block", "cg")],
           "double_pendulum": [("lower", "tip")]}
@@ -53,12 +64,43 @@ def still(name, path=None, size=SIZE):
     path = IMAGES / f"{name}.png" if path is None else pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     module = load(name)
+    if name in MODE_STILLS:
+        return mode_still(module, name, path, size, camera)
     # the example's own tolerances where it names them (a stiff stop in a loop needs them)
     rtol, atol = getattr(module, "RTOL", 1e-8), getattr(module, "ATOL", 1e-8)
     result = module.build_model().build().simulate(t_end=t_end, output_step=t_end / 50,
                                                    rtol=rtol, atol=atol)
     viz.snapshot(result, str(path), t=result.t[-1], size=size, camera=camera,
                  trails=TRAILS.get(name, ()))
+    return path
+
+
+def _first_mode(module):
+    import mbd
+    return mbd.equilibrium(module.build_model().build()).linear
+
+
+def mode_still(module, name, path, size=SIZE, camera=None):
+    """The example's first mode about its equilibrium, at its largest deflection, drawn with
+    the title viz.animate_mode gives it; returns the path."""
+    import numpy as np
+    import viz
+    from viz.modes import mode_frames, mode_title
+    linear = _first_mode(module)
+    result, mode, _ = mode_frames(linear, 0, MODE_STILLS[name], cycles=1, fps=16)
+    deflection = np.abs(result.q - linear.state.q).max(axis=1)
+    viz.snapshot(result, str(path), t=result.t[int(np.argmax(deflection))], size=size,
+                 camera=camera, title=mode_title(linear, 0, mode))
+    return path
+
+
+def mode_gif(name, path=None, size=GIF_SIZE, fps=GIF_FPS):
+    """One cycle of the example's first mode as a GIF; returns the path."""
+    import viz
+    path = IMAGES / f"{name}_mode1.gif" if path is None else pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    viz.animate_mode(_first_mode(load(name)), 0, str(path), amplitude=MODE_STILLS[name],
+                     cycles=1, fps=fps, size=size, camera=STILLS[name][1], progress=False)
     return path
 
 
@@ -103,6 +145,8 @@ def main(args=None):
         return
     for name in args or STILLS:
         print(still(name).relative_to(HERE))
+        if name in MODE_GIFS:
+            print(mode_gif(name).relative_to(HERE))
 
 
 if __name__ == "__main__":

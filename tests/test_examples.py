@@ -20,7 +20,7 @@ def load(name):
 
 COVERED = {"pendulum", "tumbling_handle", "elastogap", "backlash", "bistop_slot",
            "body_spring_damper", "variable_spring", "fourbar_backlash", "slider_crank_stop",
-           "double_pendulum", "two_machines"}
+           "double_pendulum", "two_machines", "slot_at_rest", "suspension_modes"}
 TOOLS = {"make_stills"}     # scripts in examples/ that are not examples
 
 
@@ -89,7 +89,7 @@ def test_gallery_commands_name_examples_options_and_parameters_that_exist(capsys
     applies to that example's model (`mbd check` with the same --set)."""
     from mbd import cli
     commands = gallery_commands()
-    assert {c[3] for c in commands} == {"run", "check"}
+    assert {c[3] for c in commands} == {"run", "check", "equilibrium", "modes"}
     for words in commands:
         assert words[:3] == ["python", "-m", "mbd"], words
         args = cli.argument_parser().parse_args(words[3:])
@@ -149,6 +149,11 @@ def test_make_stills_covers_every_example():
     stills = load("make_stills")
     assert set(stills.STILLS) == COVERED
     assert set(stills.TRAILS) <= COVERED
+    assert set(stills.MODE_STILLS) <= COVERED and set(stills.MODE_GIFS) <= set(stills.MODE_STILLS)
+    for name in stills.MODE_GIFS:     # the gallery shows the GIF; keep it small
+        gif = EXAMPLES / "images" / f"{name}_mode1.gif"
+        assert f"images/{name}_mode1.gif" in (EXAMPLES / "README.md").read_text()
+        assert gif.is_file() and gif.stat().st_size < 200_000
     assert stills.IMAGES == EXAMPLES / "images" and stills.SIZE == (320, 240)
 
 
@@ -672,3 +677,89 @@ def test_two_machines_exchange_their_energy_through_the_strap(two_machines):
     # ... and it comes back by 2 t*
     back = abs(result.t - 2 * module.transfer_time()) < 0.5
     assert e2[back].min() < 0.02 * e1[0]
+
+
+# The BISTOP slot stood on end: at rest on the lower stop, and its mode there
+
+def mbd_equilibrium(module):
+    import mbd
+    return mbd.equilibrium(module.build_model().build())
+
+
+def test_slot_at_rest_rests_on_the_lower_stop_at_the_closed_form_penetration(capsys):
+    module = load("slot_at_rest")
+    eq = module.main()
+    exact = module.closed_form()
+    stops = module.STOPS
+    # k pen^e = m g: pen = (m g / k)^(1/e), past the damping ramp (pen > d)
+    assert module.penetration(eq) == pytest.approx(exact["pen"], rel=1e-9)
+    assert exact["pen"] > stops["d"]
+    assert eq.active["slot"] == {"contact": -1}          # against x1, the lower stop
+    assert eq.residual <= 1e-10 and eq.stable
+    # the drawn pose floats mid-slot: Newton alone has nothing to hold, the damped motion
+    # brings the block down first
+    assert eq.method == "dynamic, then newton"
+    out = capsys.readouterr().out
+    assert "penetration into the lower stop" in out and "contact = -1" in out
+
+
+def test_slot_at_rest_mode_is_the_linearized_contact():
+    module = load("slot_at_rest")
+    eq = mbd_equilibrium(module)
+    exact = module.closed_form()
+    mode, = eq.linear.modes()
+    # k_lin = k e pen^(e-1), damping cmax: f = sqrt(k_lin/m)/(2 pi), zeta = cmax/(2 sqrt(k_lin m))
+    assert mode.frequency == pytest.approx(exact["f"], rel=1e-8)
+    assert mode.damping_ratio == pytest.approx(exact["zeta"], rel=1e-8)
+    assert mode.kind == "oscillating" and mode.stable
+    np.testing.assert_allclose(eq.linear.K, [[exact["k_lin"]]], rtol=1e-8)
+    np.testing.assert_allclose(eq.linear.Cd, [[module.STOPS["cmax"]]], rtol=1e-8)
+
+
+# A double-wishbone corner: its rest state and its bounce
+
+@pytest.fixture(scope="module")
+def suspension():
+    module = load("suspension_modes")
+    return module, module.main()
+
+
+def test_suspension_rests_in_balance_and_has_one_mode(suspension, capsys):
+    module, eq = suspension
+    system = eq.system
+    assert system.dof == 1 and system.cut_joints and system.redundant_rows == 3
+    assert eq.residual <= 1e-10 and eq.stable
+    linear = eq.linear
+    assert linear.A.shape == (2, 2) and len(linear.state_names) == 2 * system.dof
+    assert len(linear.modes()) == 1
+    # an independent check of the balance: released at rest there, nothing moves
+    rest = eq.coordinates()
+    run = system.simulate(0.5, q0=rest, output_step=0.05, rtol=1e-10, atol=1e-12)
+    assert np.abs(run.q - eq.state.q).max() < 1e-10 and np.abs(run.v).max() < 1e-9
+    module.main()
+    out = capsys.readouterr().out
+    assert "A is 2 x 2: 2 x dof = 2 x 1 states" in out and "oscillating" in out
+
+
+def test_suspension_bounce_is_the_free_oscillation_about_the_rest_state(suspension):
+    """A small free oscillation about the equilibrium, simulated: its period from the zero
+    crossings and its decay from the envelope are the mode's damped frequency and growth rate
+    (measured 1.5e-7 and 1.2e-6; the nonlinearity at 1e-4 rad is below that)."""
+    from scipy.interpolate import CubicSpline
+    _, eq = suspension
+    bounce, = eq.linear.modes()
+    period = 1.0 / bounce.damped_frequency
+    rest = eq.coordinates()["lower_inner"]
+    run = eq.system.simulate(8 * period, q0={"lower_inner": rest + 1e-4},
+                             output_step=period / 100, rtol=1e-11, atol=1e-13)
+    x = CubicSpline(run.t, run.joint("lower_inner").q - rest)
+    roots = x.roots(extrapolate=False)
+    down = roots[x(roots, 1) < 0]                       # one crossing per cycle
+    assert len(down) >= 7
+    measured = np.diff(down).mean()
+    assert 1.0 / measured == pytest.approx(bounce.damped_frequency, rel=1e-4)
+    # a quarter period after a crossing the sine is at its extreme: the envelope's ratio per
+    # cycle is exp(Re lambda T)
+    envelope = np.abs(x(down + 0.25 * measured))
+    decay = np.log(envelope[1:] / envelope[:-1]).mean() / measured
+    assert decay == pytest.approx(bounce.growth_rate, rel=1e-4)

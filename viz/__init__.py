@@ -6,13 +6,15 @@ an interactive viewer where a display exists, and matplotlib time histories.
     viz.animate(result, "run.gif", fps=30)       # frames interpolated from the result
     viz.snapshot(result, "frame.png", t=0.5)      # one picture
     viz.show(result)                              # a window with a time slider (needs a display)
+    viz.animate_mode(eq.linear, 0, "mode1.gif")   # a mode moving about an equilibrium
     fig, axes = viz.plot(result, "run.png")       # joint coordinates, forces, energy, events
     body.add_shape(viz.Box((0.1, 0.1, 1.0), color="steelblue"), cs="cg")
 """
 from .plots import plot
 from .render import RenderError, animate, frame_times, show, snapshot
+from .modes import animate_mode
 from .scene import Scene
 from .shapes import Box, Capsule, Cylinder, Mesh, Sphere
 
-__all__ = ["plot", "animate", "snapshot", "show", "frame_times", "RenderError", "Scene", "Box",
-           "Cylinder", "Sphere", "Capsule", "Mesh"]
+__all__ = ["plot", "animate", "animate_mode", "snapshot", "show", "frame_times", "RenderError",
+           "Scene", "Box", "Cylinder", "Sphere", "Capsule", "Mesh"]

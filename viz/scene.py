@@ -175,9 +175,9 @@ class Scene:
     annotations : bool
         Draw the title, the time stamp, the force elements' labels and the contact legend
         (:mod:`viz.overlay`).
-    title : str, optional
-        The title; default the system's name over a line counting its machines, bodies,
-        joints and force elements (:func:`default_title`).
+    title : str or (str, str), optional
+        The title, or (title, subtitle); default the system's name over a line counting its
+        machines, bodies, joints and force elements (:func:`default_title`).
     floor : bool
         Draw a floor under the motion (placed by :meth:`fit`).
 
@@ -299,7 +299,12 @@ class Scene:
         """The overlay: title, time stamp, one label per force element it can place, and
         the legend: the grounds' colour, and the contact colours when something shows a
         contact state."""
-        heading, subtitle = default_title(self.system) if title is None else (title, None)
+        if title is None:
+            heading, subtitle = default_title(self.system)
+        elif isinstance(title, tuple):
+            heading, subtitle = title
+        else:
+            heading, subtitle = title, None
         labels = [(fe.name, element_label(fe)) for fe in self.system.force_elements
                   if fe.name in self._anchors]
         legend = [(_GROUND_COLOR, "ground")]

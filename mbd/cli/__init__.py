@@ -1,5 +1,6 @@
 """The command line: ``mbd demo``, ``mbd run MODEL.py``, ``mbd check MODEL.py``,
-``mbd warmup`` (also ``python -m mbd ...``).
+``mbd equilibrium MODEL.py``, ``mbd modes MODEL.py``, ``mbd warmup`` (also
+``python -m mbd ...``).
 
 This is the composition root (DESIGN §1): the only part of ``mbd`` that may import ``joints``,
 ``forces`` and ``viz``.
@@ -17,17 +18,36 @@ validates it. Laws are frozen: a law parameter makes a new law (``dataclasses.re
 new force element that takes the old one's place in the model; the old law and element are
 left as they were.
 
+The analyses (SPEC §6) take the same script, ``--set`` and ``--out``, and ``--t T`` (the
+analysis time, s, default 0):
+
+- ``mbd equilibrium MODEL.py`` finds the static equilibrium from the joints' q0
+  (:func:`mbd.equilibrium`), prints its table and writes ``DIR/<model>_equilibrium.csv``:
+  rows ``quantity,value`` — every joint coordinate at rest (named as in a run's CSV,
+  ``hinge.q``, ``ball.q0`` .. ``ball.q3``), then ``t``, ``residual`` (N or N m),
+  ``iterations``, ``method``, ``stable`` (true/false) and each force element's branch at
+  rest (``stop.contact,-1``).
+- ``mbd modes MODEL.py`` linearizes about that equilibrium (``--at-start``: about the start
+  state at rest instead, the joints' q0 with the loops closed), prints the equilibrium and the
+  modes tables and writes ``DIR/<model>_modes.csv``: one row per mode (numbered from 1) with
+  ``mode, frequency_hz, damped_frequency_hz, damping_ratio, growth_rate, kind`` and one column
+  per joint coordinate holding the magnitude of the mode's shape there (largest 1).
+  ``--animate`` also writes ``DIR/<model>_mode<k>.gif`` per mode (:func:`viz.animate_mode`).
+
 ``--out DIR`` is the output folder, made if missing; a path that is a file, or a folder that
-cannot be made or written into, is refused before the simulation starts.
+cannot be made or written into, is refused before the simulation (or analysis) starts. Every
+file is written whole or not at all.
 
 Exit status: 0 success; 2 bad input (missing file, a script without a model or that
 raises, a malformed or unknown ``--set``, an output folder that is a file or not writable, a
-model error) or a failed simulation, with one message on stderr and no traceback (a failed run
-still writes the rows computed); 130 when interrupted (Ctrl-C), after writing the rows
-computed so far.
+model error), a failed simulation, or an analysis without an answer (an
+:class:`mbd.AnalysisError`: no equilibrium, naming the coordinates that run away), with one
+message on stderr and no traceback (a failed run still writes the rows computed); 130 when
+interrupted (Ctrl-C), after writing the rows computed so far.
 """
 import argparse
 import copy
+import csv
 import dataclasses
 import importlib.util
 import os
@@ -37,7 +57,8 @@ import traceback
 
 import numpy as np
 
-from ..errors import ModelError, SimulationError
+from ..errors import AnalysisError, ModelError, SimulationError
+from ..files import atomic_open
 
 #: exit status of an interrupted run (128 + SIGINT, as shells report it)
 INTERRUPTED = 130
@@ -498,6 +519,147 @@ def _describe(fe):
     return f"{fe.label()}: {fe.parameters_text()}"
 
 
+def _analysis_header(command, system, applied):
+    lines = [f"mbd {command}: {system.name}",
+             f"  machines: {len(system.machines)}, bodies: {len(system.bodies)}, "
+             f"joints: {len(system.joints)}, force elements: {len(system.force_elements)}, "
+             f"DOF: {system.dof}"]
+    if applied:
+        lines.append("  settings: " + ", ".join(applied))
+    return lines
+
+
+def _csv_value(value):
+    """A CSV cell: numbers in full precision (%.17g), booleans as true/false, text as is."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.17g}"
+    return str(value)
+
+
+def equilibrium_rows(eq):
+    """(name, value) rows of ``mbd equilibrium``'s CSV: every joint coordinate at rest (named
+    as in a run's CSV: ``hinge.q``, ``ball.q0`` .. ``ball.q3`` for a quaternion), then ``t``,
+    ``residual``, ``iterations``, ``method``, ``stable``, and per force element each entry of
+    its branch at rest (``stop.contact``)."""
+    rows = []
+    for name, jm in eq.system.joints.items():
+        idx = list(jm.q_index)
+        for k, i in enumerate(idx):
+            rows.append((f"{name}.q" if len(idx) == 1 else f"{name}.q{k}", float(eq.state.q[i])))
+    rows += [("t", float(eq.state.t)), ("residual", eq.residual), ("iterations", eq.iterations),
+             ("method", eq.method), ("stable", bool(eq.stable))]
+    for element, state in eq.active.items():
+        rows += [(f"{element}.{key}", value) for key, value in state.items()]
+    return rows
+
+
+def _write_equilibrium_csv(eq, path):
+    def write(path):
+        with atomic_open(path, "w") as fh:
+            out = csv.writer(fh, lineterminator="\n")   # quotes "dynamic, then newton"
+            out.writerow(["quantity", "value"])
+            out.writerows((name, _csv_value(value)) for name, value in equilibrium_rows(eq))
+        return path
+    return _written(write, path)
+
+
+#: the leading columns of ``mbd modes``' CSV (then one per joint coordinate: |shape|)
+MODE_COLUMNS = ("mode", "frequency_hz", "damped_frequency_hz", "damping_ratio", "growth_rate",
+                "kind")
+
+
+def _write_modes_csv(linear, path):
+    modes = linear.modes()
+    names = list(linear.coordinates)
+
+    def write(path):
+        with atomic_open(path, "w") as fh:
+            out = csv.writer(fh, lineterminator="\n")
+            out.writerow(MODE_COLUMNS + tuple(names))
+            for k, m in enumerate(modes, 1):
+                cells = [k, m.frequency, m.damped_frequency, m.damping_ratio, m.growth_rate,
+                         m.kind] + [abs(m.shape[c]) for c in names]
+                out.writerow([_csv_value(c) for c in cells])
+        return path
+    return _written(write, path), len(modes)
+
+
+def _equilibrium(args):
+    from .. import equilibrium
+    _, model, applied = _load(args)
+    system = model.build()
+    out = output_folder(args.out)
+    eq = equilibrium(system, t=args.t)
+    csv = _write_equilibrium_csv(eq, os.path.join(out, f"{system.name}_equilibrium.csv"))
+    lines = _analysis_header("equilibrium", system, applied) + [eq.table(),
+                                                                 f"  results: {csv}"]
+    print("\n".join(lines))
+    return 0
+
+
+def _start_at_rest(system, t):
+    """The start state at rest: the joints' q0 (loops assembled, drivers at their positions
+    at t), v = 0."""
+    from .. import assembly, statefunction
+    from ..state import State
+    start = system.initial_state(t0=t)
+    q = assembly.normalized(system.tree, start.q)
+    zero = np.zeros(system.nv)
+    if system.cut_joints or system.drivers:
+        q, _ = assembly.initial(system, statefunction.state_data(system).data,
+                                State(t, q, zero), {}, {})
+    return State(t, q, zero)
+
+
+def _state_table(system, state):
+    lines = [f"the start state at rest of '{system.name}' at t = {state.t:g} s (--at-start: "
+             "linearized there, an equilibrium or not)",
+             f"  {'joint':<20} {'coordinate(s)':<40}"]
+    for name, jm in system.joints.items():
+        q = state.q[jm.q_index]
+        text = (f"{q[0]:+.10g}" if len(q) == 1
+                else "[" + ", ".join(f"{x:+.6g}" for x in q) + "]")
+        lines.append(f"  {name:<20} {text:<40}")
+    return "\n".join(lines)
+
+
+def _modes(args):
+    from .. import equilibrium, linearize
+    _, model, applied = _load(args)
+    system = model.build()
+    out = output_folder(args.out)
+    lines = _analysis_header("modes", system, applied)
+    if args.at_start:
+        state = _start_at_rest(system, args.t)
+        linear = linearize(system, state)
+        lines.append(_state_table(system, state))
+    else:
+        eq = equilibrium(system, t=args.t)
+        linear = eq.linear
+        lines.append(eq.table())
+    lines.append(f"linear model: {2 * linear.dof} states ({', '.join(linear.state_names)})"
+                 if linear.dof else "linear model: no states (0 DOF)")
+    lines.append(linear.table())
+    csv, n = _write_modes_csv(linear, os.path.join(out, f"{system.name}_modes.csv"))
+    lines.append(f"  modes: {csv} ({n} mode{'s' if n != 1 else ''})")
+    if args.animate:
+        for k in range(n):
+            gif = os.path.join(out, f"{system.name}_mode{k + 1}.gif")
+            try:
+                from viz import animate_mode
+                animate_mode(linear, k, gif, fps=15, size=(480, 360), progress=False)
+            except Exception as err:   # a missing renderer must not lose the tables written
+                lines.append(f"  animation of mode {k + 1}: skipped, {type(err).__name__}: {err}")
+            else:
+                lines.append(f"  animation of mode {k + 1}: {gif}")
+    print("\n".join(lines))
+    return 0
+
+
 def _warmup(args):
     from .. import warmup
     jobs = 2 if (os.cpu_count() or 1) >= 2 and os.name != "nt" else 1
@@ -521,7 +683,8 @@ def argument_parser():
     """The argument parser of the ``mbd`` command (each subcommand's function in ``run``)."""
     parser = argparse.ArgumentParser(prog="mbd", description="3-D multibody dynamics with "
                                      "force elements.", epilog="Exit status: 0 success, 2 bad "
-                                     "input, a model error or a failed run, 130 interrupted.")
+                                     "input, a model error, a failed run or analysis, 130 "
+                                     "interrupted.")
     sub = parser.add_subparsers(dest="command", required=True)
     progress = argparse.ArgumentParser(add_help=False)
     progress.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -552,6 +715,30 @@ def argument_parser():
     check.add_argument("--set", **setting)
     check.set_defaults(run=_check)
 
+    analysis_time = dict(type=float, default=0.0, metavar="T",
+                         help="time of the analysis, s (time-dependent laws and motion "
+                         "drivers are taken there; default 0)")
+    eq = sub.add_parser("equilibrium", help="find where a model script's mechanism rests "
+                        "(static equilibrium): print it and write it as CSV")
+    eq.add_argument("model", help="Python file defining build_model() -> mbd.Model")
+    eq.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
+    eq.add_argument("--set", **setting)
+    eq.add_argument("--t", **analysis_time)
+    eq.set_defaults(run=_equilibrium)
+
+    modes = sub.add_parser("modes", help="linearize a model script's mechanism about its "
+                           "equilibrium and write its modes (frequency, damping, shape)")
+    modes.add_argument("model", help="Python file defining build_model() -> mbd.Model")
+    modes.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
+    modes.add_argument("--set", **setting)
+    modes.add_argument("--t", **analysis_time)
+    modes.add_argument("--animate", action="store_true",
+                       help="also write an animated GIF of every mode")
+    modes.add_argument("--at-start", action="store_true",
+                       help="linearize about the start state at rest (the joints' q0, loops "
+                       "closed) instead of the equilibrium")
+    modes.set_defaults(run=_modes)
+
     warm = sub.add_parser("warmup", help="compile the kernels into numba's cache now (the first "
                           "run of any model then starts in seconds)")
     warm.set_defaults(run=_warmup)
@@ -576,6 +763,9 @@ def main(argv=None):
         return 2
     except SimulationError as err:
         print(f"{name}: the simulation failed: {err}", file=sys.stderr)
+        return 2
+    except AnalysisError as err:
+        print(f"{name}: the analysis failed: {err}", file=sys.stderr)
         return 2
     except (OSError, ValueError) as err:
         print(f"{name}: {type(err).__name__}: {err}", file=sys.stderr)
