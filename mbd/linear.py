@@ -27,13 +27,20 @@ from .state import State
 
 # ----------------------------------------------------------------------------- derivatives
 
-def ridders(f, x, h0, shrink=1.6, levels=16):
+def ridders(f, x, h0, shrink=1.6, levels=16, noise=0.0):
     """(df/dx, error estimate): Ridders' extrapolation of central differences of the vector
-    function f at the scalar x, first step h0 (Numerical Recipes §5.7)."""
+    function f at the scalar x, first step h0 (Numerical Recipes §5.7).
+
+    ``noise`` is the round-off amplitude of f's values (f's units): a difference quotient at
+    step h carries noise / h of it, which extrapolation cannot see when the round-off is
+    correlated between nearby points, so it is added to every error estimate."""
     table = [[None] * levels for _ in range(levels)]
     h = h0
-    table[0][0] = (f(x + h) - f(x - h)) / (2.0 * h)
+    up, down = f(x + h), f(x - h)
+    table[0][0] = (up - down) / (2.0 * h)
     best, error = table[0][0], np.inf
+    noise = max(noise, 10.0 * np.finfo(float).eps * max(np.abs(up).max(initial=0.0),
+                                                        np.abs(down).max(initial=0.0)))
     for i in range(1, levels):
         h /= shrink
         table[0][i] = (f(x + h) - f(x - h)) / (2.0 * h)
@@ -43,6 +50,7 @@ def ridders(f, x, h0, shrink=1.6, levels=16):
             factor *= shrink ** 2
             e = max(np.abs(table[j][i] - table[j - 1][i]).max(initial=0.0),
                     np.abs(table[j][i] - table[j - 1][i - 1]).max(initial=0.0))
+            e += noise / h
             if e <= error:
                 error, best = e, table[j][i]
         if np.abs(table[i][i] - table[i - 1][i - 1]).max(initial=0.0) >= 2.0 * error:
@@ -282,7 +290,8 @@ class LinearModel:
                 lam = complex(lam.real, 0.0)
             z = vecs[:n, k] if np.any(np.abs(vecs[:n, k]) > 0) else vecs[n:, k]
             out.append(Mode(complex(lam), self._shape(z, real=lam.imag == 0.0), tol))
-        out.sort(key=lambda m: (m.frequency, -m.eigenvalue.real))
+        # frequencies equal to 10 digits tie (a saddle's +-s pair): the growing one first
+        out.sort(key=lambda m: (float(f"{m.frequency:.10e}"), -m.eigenvalue.real))
         return out
 
     def _shape(self, z, real=False):
@@ -423,6 +432,18 @@ def _output_function(dyn, names):
     return y
 
 
+def _round_off(along, f0, step):
+    """The round-off amplitude of the values of ``along`` near 0: the largest second
+    difference over spacings (1e-9 to 1e-8 of ``step``) at which the function's curvature
+    contributes nothing measurable. An acceleration that is a small difference of large
+    forces carries far more round-off than eps times its own size."""
+    spread = 0.0
+    for delta in step * np.array([1e-9, 3e-9, 1e-8]):
+        second = along(delta) - 2.0 * f0 + along(-delta)
+        spread = max(spread, float(np.abs(second).max(initial=0.0)))
+    return 0.5 * spread
+
+
 def _jacobian(f, x0, steps):
     """(J, error): Ridders' derivative of f at x0, column by column."""
     f0 = f(x0)
@@ -433,10 +454,11 @@ def _jacobian(f, x0, steps):
             x = x0.copy()
             x[k] += s
             return f(x)
+        noise = _round_off(along, f0, steps[k])
         # a first step far beyond a branch boundary (a stiff contact's millimetres against a
         # model of metres) can fool the extrapolation: the best of three starting steps
-        J[:, k], err = min((ridders(along, 0.0, steps[k] * shrink) for shrink in
-                            (1.0, 1e-3, 1e-6)), key=lambda found: found[1])
+        J[:, k], err = min((ridders(along, 0.0, steps[k] * shrink, noise=noise)
+                            for shrink in (1.0, 1e-3, 1e-6)), key=lambda found: found[1])
         worst = max(worst, err)
     return J, worst
 
