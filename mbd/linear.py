@@ -187,13 +187,14 @@ class Mode:
 
     @property
     def kind(self):
-        """"oscillating", "overdamped", "growing", "neutral" (a zero eigenvalue: a free
+        """"oscillating", "decaying" (a real negative eigenvalue: overdamped, or the falling
+        half of a saddle), "growing", "neutral" (a zero eigenvalue: a free
         coordinate without stiffness)."""
         if not self.stable:
             return "growing"
         if abs(self.eigenvalue) <= self.stability_tolerance:
             return "neutral"
-        return "oscillating" if self.eigenvalue.imag > 0 else "overdamped"
+        return "oscillating" if self.eigenvalue.imag > 0 else "decaying"
 
 
 @dataclass

@@ -74,7 +74,7 @@ def mode_frames(linear, k, amplitude=None, cycles=2, fps=30):
     s_z the shape on the independent coordinates, T = 2 pi / omega: each cycle plays in one
     second, whatever the mode's frequency (the time stamp shows the mechanism's own time; the
     decay or growth is not drawn, so the animation loops). A mode with a real eigenvalue
-    (neutral, overdamped, growing) has no period: its real shape swings over a fixed time,
+    (neutral, decaying, growing) has no period: its real shape swings over a fixed time,
     z(t) = amplitude s_z sin(2 pi t), t_j = j / fps, one swing per second.
 
     Parameters
@@ -211,7 +211,7 @@ def animate_mode(linear, k, path, amplitude=None, cycles=2, fps=30, size=(640, 4
         The number of frames rendered.
 
     The title names the model and the mode, with its frequency (Hz), damping ratio and kind.
-    A mode with a real eigenvalue (neutral, overdamped, growing) swings its real shape over a
+    A mode with a real eigenvalue (neutral, decaying, growing) swings its real shape over a
     fixed time instead (:func:`mode_frames`).
 
     Raises
