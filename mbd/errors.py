@@ -2,6 +2,12 @@
 analysis without an answer."""
 
 
+class InputError(Exception):
+    """Bad input from the user outside a model (a model script that cannot be loaded, an
+    override that names nothing, a sweep's grid): one message naming the input, the rule and
+    the value; the command line reports it on stderr with exit status 2."""
+
+
 class ModelError(ValueError):
     """A model that cannot be built; ``problems`` lists every problem found, one per line.
 
