@@ -5,15 +5,16 @@ from :mod:`forces`), ``build()`` it into a :class:`System`, ``simulate`` it into
 :class:`Result`. See README.md for a tour.
 """
 from .elements import Element, ForceElement, Joint, Law, MotionDriver, Primitive
-from .errors import AnalysisError, ModelError, SimulationError
+from .errors import AnalysisError, InputError, ModelError, SimulationError
 from .model import CS, Body, Environment, Ground, Model
 from .events import Event
 from .result import ForceView, Result
 from .system import Machine, State, System
 from .equilibrium import Equilibrium, equilibrium
 from .linear import LinearModel, linearize
+from .study import sweep
 
-__all__ = ["Model", "Environment", "Ground", "Body", "CS", "Joint", "Primitive", "ForceElement", "Law", "ForceView", "MotionDriver",
+__all__ = ["sweep", "InputError", "Model", "Environment", "Ground", "Body", "CS", "Joint", "Primitive", "ForceElement", "Law", "ForceView", "MotionDriver",
            "Element", "System", "State", "Machine", "Result", "Event", "ModelError",
            "SimulationError", "AnalysisError", "equilibrium", "Equilibrium", "linearize",
            "LinearModel"]

@@ -482,12 +482,17 @@ class Result:
         return path
 
     def to_npz(self, path):
-        """Write t, q, v, the columns and the event log to a NumPy .npz file, whole or not at all."""
+        """Write t, q, v, the columns and the event log to a NumPy .npz file, whole or not at
+        all; ``path`` may also be a binary file object (written in place)."""
         names, table = self.columns()
         events = np.array([(e.t, e.element, e.what) for e in self.events], dtype=object)
+        arrays = dict(t=self.t, q=self.q, v=self.v, columns=np.array(names), table=table,
+                      events=events)
+        if hasattr(path, "write"):
+            np.savez(path, **arrays)
+            return path
         with atomic_open(path, "wb") as fh:
-            np.savez(fh, t=self.t, q=self.q, v=self.v, columns=np.array(names), table=table,
-                     events=events)
+            np.savez(fh, **arrays)
         return path
 
 

@@ -313,3 +313,51 @@ def run_settings(module, t_end=None):
     options.update({name.lower(): values[name] for name in ("RTOL", "ATOL")
                     if values[name] is not None})
     return values["T_END"], options
+
+
+def output_folder(out, where=None):
+    """The output folder ``--out``, made if missing, checked before a run starts.
+
+    Parameters
+    ----------
+    out : str
+        The folder as given (relative to the working directory, or absolute).
+    where : str, optional
+        What starts the messages (default ``--out OUT``).
+
+    Returns
+    -------
+    str
+        Its absolute path, an existing folder this process may write into.
+
+    Raises
+    ------
+    InputError
+        When the path, or a folder on the way to it, is a file; when the folder cannot be
+        made (the reason from the system) or cannot be written into.
+    """
+    path = os.path.abspath(os.fspath(out))
+    where = f"--out {os.fspath(out)}" if where is None else where
+    existing = path
+    while not os.path.exists(existing) and os.path.dirname(existing) != existing:
+        existing = os.path.dirname(existing)
+    if os.path.exists(existing) and not os.path.isdir(existing):
+        if existing == path:
+            raise InputError(f"{where}: {path} is a file, not a directory: --out names the "
+                             "folder the results are written into (made if missing)")
+        raise InputError(f"{where}: {existing} is a file, not a directory, so the output "
+                         f"folder {path} cannot be made in it")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"{where}: cannot make the output folder {path}: {os_reason(err)}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise InputError(f"{where}: cannot write into the output folder {path}: "
+                         "permission denied")
+    return path
+
+
+def os_reason(err):
+    """The system's reason for an OSError, as a clause: 'permission denied'."""
+    text = err.strerror or str(err)
+    return text[:1].lower() + text[1:]

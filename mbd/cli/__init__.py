@@ -55,7 +55,8 @@ import numpy as np
 
 from ..errors import AnalysisError, InputError, ModelError, SimulationError
 # the loading, --set and run-settings rules live in mbd.scripts (mbd.sweep uses them too)
-from ..scripts import apply_setting, load_script, model_of, run_settings
+from ..scripts import (apply_setting, load_script, model_of, os_reason, output_folder,
+                       run_settings)
 from ..files import atomic_open
 
 #: exit status of an interrupted run (128 + SIGINT, as shells report it)
@@ -74,58 +75,12 @@ def _load(args):
     return module, model, applied
 
 
-def output_folder(out):
-    """The output folder ``--out``, made if missing, checked before a run starts.
-
-    Parameters
-    ----------
-    out : str
-        The folder as given (relative to the working directory, or absolute).
-
-    Returns
-    -------
-    str
-        Its absolute path, an existing folder this process may write into.
-
-    Raises
-    ------
-    InputError
-        When the path, or a folder on the way to it, is a file; when the folder cannot be
-        made (the reason from the system) or cannot be written into.
-    """
-    path = os.path.abspath(os.fspath(out))
-    where = f"--out {os.fspath(out)}"
-    existing = path
-    while not os.path.exists(existing) and os.path.dirname(existing) != existing:
-        existing = os.path.dirname(existing)
-    if os.path.exists(existing) and not os.path.isdir(existing):
-        if existing == path:
-            raise InputError(f"{where}: {path} is a file, not a directory: --out names the "
-                             "folder the results are written into (made if missing)")
-        raise InputError(f"{where}: {existing} is a file, not a directory, so the output "
-                         f"folder {path} cannot be made in it")
-    try:
-        os.makedirs(path, exist_ok=True)
-    except OSError as err:
-        raise InputError(f"{where}: cannot make the output folder {path}: {_reason(err)}") from None
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise InputError(f"{where}: cannot write into the output folder {path}: "
-                         "permission denied")
-    return path
-
-
-def _reason(err):
-    """The system's reason for an OSError, as a clause: 'permission denied'."""
-    text = err.strerror or str(err)
-    return text[:1].lower() + text[1:]
-
-
 def _written(write, path):
     """``write(path)`` (a results file); an OSError becomes an InputError naming the file."""
     try:
         return write(path)
     except OSError as err:
-        raise InputError(f"cannot write the results file {path}: {_reason(err)}") from None
+        raise InputError(f"cannot write the results file {path}: {os_reason(err)}") from None
 
 
 def _write_outputs(result, out, name, animate, lines):
