@@ -28,6 +28,7 @@ after every finished run, and each run's full result is ``runs/<run>.npz`` besid
 import concurrent.futures
 import csv
 import hashlib
+import inspect
 import io
 import itertools
 import json
@@ -64,6 +65,9 @@ OK = "ok"
 
 TABLE, MANIFEST, RUNS = "sweep.csv", "sweep.json", "runs"
 
+#: the least wall time between two rewrites of the table on disk while runs finish, s
+TABLE_INTERVAL = 0.5
+
 
 # ----------------------------------------------------------------------------- the model
 
@@ -93,9 +97,10 @@ class Source:
                 pickle.dumps(model_source)
             except Exception as err:
                 raise TypeError(f"sweep: the model function {model_source!r} cannot be sent to "
-                                f"worker processes ({type(err).__name__}: {err}); define it at "
-                                "the top level of an importable module, or give a model "
-                                "script's path") from None
+                                f"worker processes ({type(err).__name__}: {err}): workers "
+                                "import it by its module's name, so define it at the top "
+                                "level of a module that can be imported by name, or give a "
+                                "model script's path") from None
             self.path = self.text = None
             self.function = model_source
             self.label = (f"{getattr(model_source, '__module__', '?')}."
@@ -249,7 +254,9 @@ class Output:
     world component), ``body.NAME.CS.x|y|z`` (world, m; CS ``cg`` for the CG) or ``energy``
     (J); REDUCTION one of :data:`REDUCTIONS` over the output rows (``mean``: the time average,
     trapezoidal over the rows). ``count:events.NAME`` is the number of switches of element
-    NAME, ``first:events.NAME`` the time of its first (nan: none).
+    NAME, ``first:events.NAME`` the time of its first switch of any kind (nan: none; for
+    an element that starts in contact that is its first *release*: use a function of the
+    Result, e.g. of ``result.force(NAME).contacts()``, for the first contact itself).
     """
 
     def __init__(self, column, spec):
@@ -446,6 +453,18 @@ def run_case(job):
             "wall_s": wall, "npz": npz}
 
 
+def fingerprint(thing):
+    """12 hex digits of a hash of a script's text or a function's source (its bytecode and
+    constants where the source cannot be read)."""
+    if not isinstance(thing, str):
+        try:
+            thing = inspect.getsource(thing)
+        except (OSError, TypeError):
+            code = getattr(thing, "__code__", None)
+            thing = repr((code.co_code, code.co_consts)) if code is not None else repr(thing)
+    return hashlib.sha1(thing.encode()).hexdigest()[:12]
+
+
 def _message(err):
     text = f"{type(err).__name__}: {err}".strip()
     return text or type(err).__name__
@@ -500,9 +519,9 @@ class Table:
         row.update(report["outputs"])
         self.rows[report["run"]] = row
 
-    def load(self):
+    def load(self, retry_failed=False):
         """The rows of an earlier sweep into the same folder (those whose run kept its
-        result file, or failed before it had one)."""
+        result file, or failed before it had one; ``retry_failed``: the finished ones only)."""
         path = os.path.join(self.out, TABLE)
         if not os.path.isfile(path):
             return
@@ -517,6 +536,8 @@ class Table:
                        for c in self.columns}
                 if row["result"] and not os.path.isfile(os.path.join(self.out, row["result"])):
                     continue        # its result file is gone: run it again
+                if retry_failed and row["status"] != OK:
+                    continue
                 self.rows[row["run"]] = row
 
     def write(self, order):
@@ -559,7 +580,7 @@ def _manifest(out, description):
 # ----------------------------------------------------------------------------- the sweep
 
 def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None,
-          workers=None, progress=None, **options):
+          workers=None, progress=None, retry_failed=False, **options):
     """Run a model once per case of ``grid`` and tabulate named outputs (SPEC §7).
 
     Parameters
@@ -581,13 +602,19 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
         None: worker processes on this machine; an address ("tcp://host:8786") or a Client:
         that Dask cluster.
     out : str, optional
-        A folder: ``sweep.csv`` (updated as runs finish), ``sweep.json`` (what the study is)
-        and ``runs/<run>.npz`` (each run's result, a failed one's partial result). A sweep
-        into a folder holding the same study runs only the cases not done there.
+        A folder: ``sweep.csv`` (updated as runs finish), ``sweep.json`` (what the study is:
+        the model with a hash of its script's text or its function's source, t_end, the
+        options, the outputs) and ``runs/<run>.npz`` (each run's result, a failed one's
+        partial result). A sweep into a folder holding the same study runs only the cases not
+        done there; a folder holding another study is refused. (Edits of modules the script
+        imports are not seen: empty the folder after such an edit.)
     workers : int, optional
         Local worker processes (default: the number of cores; never more than the runs).
     progress : bool or None
         A bar counting runs on stderr (None: when stderr is a terminal).
+    retry_failed : bool
+        Run again the cases that failed in an earlier sweep into ``out`` (by default a
+        failed run is done: the same model fails the same way).
     **options
         ``simulate`` options for every run (``rtol``, ``atol``, ``output_step``, ``method``
         ...), over the script's ``OUTPUT_STEP``/``RTOL``/``ATOL``.
@@ -644,19 +671,24 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
                 pickle.dumps(o.function)
             except Exception as err:
                 raise TypeError(f"sweep: output {o.column!r}: the function cannot be sent to "
-                                f"workers ({type(err).__name__}: {err}); define it at a "
-                                "module's top level") from None
+                                f"workers ({type(err).__name__}: {err}): workers import it "
+                                "by its module's name, so define it at the top level of a "
+                                "module that can be imported by name (not in a script "
+                                "loaded by path)") from None
     if out is not None:
         out = scripts.output_folder(out, f"sweep: out {os.fspath(out)!r}")
         os.makedirs(os.path.join(out, RUNS), exist_ok=True)
-        _manifest(out, {"model": source.label, "parameters": names, "t_end": float(t_end),
+        _manifest(out, {"model": source.label,
+                        "model_text": fingerprint(source.text if source.function is None
+                                                  else source.function),
+                        "parameters": names, "t_end": float(t_end),
                         "options": {k: repr(v) for k, v in sorted(options.items())},
                         "outputs": {o.column: (o.spec if isinstance(o.spec, str) else
-                                               getattr(o.spec, "__qualname__", repr(o.spec)))
-                                    for o in found}})
+                                               f"{getattr(o.spec, '__qualname__', o.spec)} "
+                                               f"{fingerprint(o.spec)}") for o in found}})
     table = Table(names, found, out)
     if out is not None:
-        table.load()
+        table.load(retry_failed)
     pending = [(k, v) for k, v in zip(keys, values) if k not in table.rows]
     reused = len(keys) - len(pending)
     jobs = [{"source": source, "names": names, "values": v, "t_end": t_end,
@@ -668,6 +700,8 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
     bar.update(reused, force=True)
     done = [reused]
 
+    written = [0.0]
+
     def finished(report):
         if report["npz"] is not None:
             name = f"{RUNS}/{report['run']}.npz"
@@ -675,7 +709,12 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
                 fh.write(report["npz"])
             report["result"] = name
         table.add(by_key[report["run"]], report)
-        table.write(keys)
+        # the table on disk follows the runs, rewritten whole at most every TABLE_INTERVAL
+        # (a long study's table would otherwise cost more to write than its runs)
+        now = time.perf_counter()
+        if now - written[0] >= TABLE_INTERVAL:
+            table.write(keys)
+            written[0] = now
         done[0] += 1
         bar.update(done[0])
 
@@ -687,6 +726,7 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
             else:
                 prepare_s = _run_dask(jobs, source, t_end, options, scheduler, finished)
     finally:
+        table.write(keys)       # also after a failure or Ctrl-C: every finished run is kept
         bar.close()
     frame = table.frame(keys)
     frame.attrs.update(ran=len(jobs), reused=reused,
@@ -773,7 +813,7 @@ def _run_dask(jobs, source, t_end, options, scheduler, finished):
             raise TypeError("sweep: scheduler must be None, an address ('tcp://host:8786') "
                             f"or a dask.distributed.Client, got {type(scheduler).__name__}")
         try:
-            client = distributed.Client(scheduler, timeout="30s")
+            client = distributed.Client(scheduler, timeout="10s")
         except (OSError, TimeoutError) as err:
             raise InputError(f"sweep: cannot reach the Dask scheduler at {scheduler}: "
                              f"{err}") from None

@@ -22,16 +22,19 @@ COVERED = {"pendulum", "tumbling_handle", "elastogap", "backlash", "bistop_slot"
            "body_spring_damper", "variable_spring", "fourbar_backlash", "slider_crank_stop",
            "double_pendulum", "two_machines", "slot_at_rest", "suspension_modes"}
 TOOLS = {"make_stills"}     # scripts in examples/ that are not examples
+#: scripts that study another example's model (mbd.sweep): not model scripts themselves; each
+#: has its own gallery table row, its picture in images/NAME/
+STUDIES = {"slot_study"}
 
 
 def test_every_example_is_covered_here():
-    assert {p.stem for p in EXAMPLES.glob("*.py")} == COVERED | TOOLS
+    assert {p.stem for p in EXAMPLES.glob("*.py")} == COVERED | TOOLS | STUDIES
 
 
 # The command line: every example through `mbd check` and `mbd run` (README, examples/README.md)
 
 #: every example script, found by glob so that a new one is run here too
-EXAMPLE_SCRIPTS = sorted(p for p in EXAMPLES.glob("*.py") if p.stem not in TOOLS)
+EXAMPLE_SCRIPTS = sorted(p for p in EXAMPLES.glob("*.py") if p.stem not in TOOLS | STUDIES)
 #: s simulated by the shortened `mbd run` of each example (the physics is checked below)
 SHORT = 0.05
 ROOT = EXAMPLES.parent
@@ -132,7 +135,7 @@ def gallery_rows():
 
 
 def test_gallery_lists_every_example_with_its_picture_and_command():
-    rows = gallery_rows()
+    rows = [row for row in gallery_rows() if row[1] not in STUDIES]
     names = [name for _, name, _ in rows]
     assert sorted(names) == sorted(COVERED)          # each example once, nothing else
     for image, name, command in rows:
@@ -763,3 +766,113 @@ def test_suspension_bounce_is_the_free_oscillation_about_the_rest_state(suspensi
     envelope = np.abs(x(down + 0.25 * measured))
     decay = np.log(envelope[1:] / envelope[:-1]).mean() / measured
     assert decay == pytest.approx(bounce.growth_rate, rel=1e-4)
+
+
+# A study of the BISTOP slot: mbd.sweep over the stops' k x e (examples/slot_study.py)
+
+STUDY_K, STUDY_E = (1e6, 1e8), (1.5, 3.0)
+
+
+def _slot_study(out, **options):
+    """slot_study.main on the 2 x 2 grid into ``out``; the example is importable by its name
+    meanwhile, as worker processes need it to unpickle its output functions."""
+    import sys
+    module = load("slot_study")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(sys.modules, "slot_study", module)
+        mp.syspath_prepend(str(EXAMPLES))
+        table = module.main(out=out, k_values=STUDY_K, e_values=STUDY_E, progress=False,
+                            **options)
+    return module, table
+
+
+@pytest.fixture(scope="module")
+def undamped_study(tmp_path_factory):
+    out = tmp_path_factory.mktemp("slot_study_undamped")
+    module, table = _slot_study(out, cmax=0.0)
+    return module, table, out
+
+
+def _undamped_impact(stops, mass, v, k, e):
+    """The impact on an undamped power-law stop, from energy conservation alone:
+    (1/2) m v^2 = k delta^(e+1) / (e+1) at the deepest point delta (m), where the force is
+    k delta^e (N); the contact lasts twice the time to get there,
+    T = 2 int_0^delta dx / sqrt(v^2 - 2 k x^(e+1) / ((e+1) m)) = (2 delta / v) B(1/n, 1/2) / n
+    with n = e + 1 (s)."""
+    from scipy.special import beta
+    n = e + 1.0
+    delta = (n * mass * v ** 2 / (2.0 * k)) ** (1.0 / n)
+    return delta, k * delta ** e, 2.0 * delta / v * beta(1.0 / n, 0.5) / n
+
+
+def test_slot_study_undamped_impacts_are_the_energy_balance(undamped_study):
+    """With cmax = 0 every run's first impact is the closed form of _undamped_impact. The
+    contact time comes from exact event times (bistop_slot's tolerances give ~1e-10 s: 1e-9 s
+    here); the peak force and penetration are read at output rows h = OUTPUT_STEP apart, at
+    most h/2 from the turning point, where x = delta - a t^2 / 2 (a = F/m): they lie below
+    the exact values by at most a (h/2)^2 / 2 (penetration) and e times that over delta
+    (relative, force)."""
+    _, table, out = undamped_study
+    slot = load("bistop_slot")
+    stops, h = slot.STOPS, slot.OUTPUT_STEP
+    assert list(table["status"]) == ["ok"] * 4
+    assert [tuple(r) for r in table[["slot.k", "slot.e"]].to_numpy()] == \
+        [(k, e) for k in STUDY_K for e in STUDY_E]            # k slowest, as the grid says
+    assert (table["slot.cmax"] == 0.0).all()
+    for _, row in table.iterrows():
+        delta, peak, duration = _undamped_impact(stops, slot.MASS, slot.V0, row["slot.k"],
+                                                 row["slot.e"])
+        # free flight from X0 to x2 at V0, whatever the stop: the event's root on a straight
+        # line, found to round-off
+        assert row["first contact (s)"] == pytest.approx((stops["x2"] - slot.X0) / slot.V0,
+                                                         abs=1e-12)
+        assert row["contact time (ms)"] == pytest.approx(1e3 * duration, abs=1e-6)
+        drop = (peak / slot.MASS) * (h / 2) ** 2 / 2          # m, at the nearest row
+        assert delta - drop <= 1e-3 * row["penetration (mm)"] <= delta * (1 + 1e-9)
+        assert (peak * (1 - row["slot.e"] * drop / delta) <= row["peak force (N)"]
+                <= peak * (1 + 1e-9))
+        # nothing lost: the block leaves at the speed it came
+        assert row["restitution"] == pytest.approx(1.0, abs=1e-7)
+    # everything on disk: the table, a result per run, the two pictures
+    csv = (out / "sweep.csv").read_text().splitlines()
+    assert len(csv) == 5 and "peak force (N)" in csv[0]
+    assert len(list((out / "runs").glob("*.npz"))) == 4
+    for name in ("peak_force_map.png", "peak_force_lines.png"):
+        with Image.open(out / name) as picture:
+            assert picture.format == "PNG"
+
+
+def test_slot_study_with_the_seeds_damping_follows_the_stop(tmp_path, undamped_study,
+                                                           capsys):
+    """The seed's light damping (cmax = 1 N s/m): each impact loses energy and cannot go
+    deeper than the undamped stop lets it; the peak force rises with k and falls with e, the
+    contact is shorter on a stiffer stop and longer at a higher exponent (the closed form's
+    trends, which light damping keeps), and the study into the same folder again runs
+    nothing."""
+    _, table = _slot_study(tmp_path)
+    _, undamped, _ = undamped_study
+    assert list(table["status"]) == ["ok"] * 4 and table.attrs["ran"] == 4
+    printed = capsys.readouterr().out
+    assert "BISTOP slot study: 4 runs (4 run now" in printed and "contact time (ms)" in printed
+    assert (table["restitution"] < 1.0).all() and (table["restitution"] > 0.9).all()
+    assert (table["penetration (mm)"] < undamped["penetration (mm)"]).all()
+    grid = {name: table.pivot(index="slot.k", columns="slot.e", values=name).to_numpy()
+            for name in ("peak force (N)", "contact time (ms)")}
+    # rows: k 1e6, 1e8; columns: e 1.5, 3
+    assert (grid["peak force (N)"][1] > grid["peak force (N)"][0]).all()
+    assert (grid["peak force (N)"][:, 1] < grid["peak force (N)"][:, 0]).all()
+    assert (grid["contact time (ms)"][1] < grid["contact time (ms)"][0]).all()
+    assert (grid["contact time (ms)"][:, 1] > grid["contact time (ms)"][:, 0]).all()
+    _, again = _slot_study(tmp_path)
+    assert again.attrs["ran"] == 0 and again.attrs["reused"] == 4
+    np.testing.assert_array_equal(again["peak force (N)"], table["peak force (N)"])
+
+
+def test_gallery_shows_each_study_with_its_map():
+    rows = [row for row in gallery_rows() if row[1] in STUDIES]
+    assert sorted(name for _, name, _ in rows) == sorted(STUDIES)
+    for image, name, command in rows:
+        assert image.startswith(f"images/{name}/") and image.endswith(".png")
+        assert (EXAMPLES / image).is_file()
+        assert (EXAMPLES / image).stat().st_size < 150_000       # small, it is committed
+        assert command == f"python examples/{name}.py"

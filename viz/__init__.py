@@ -1,5 +1,6 @@
 """Pictures of a System or a Result: pyvista scenes and animations (off-screen by default),
-an interactive viewer where a display exists, and matplotlib time histories.
+an interactive viewer where a display exists, matplotlib time histories, and maps and curves
+of a parameter study (the table of ``mbd.sweep``).
 
 ``viz`` imports ``mbd``, never the other way round (DESIGN §1). Typical use::
 
@@ -8,13 +9,15 @@ an interactive viewer where a display exists, and matplotlib time histories.
     viz.show(result)                              # a window with a time slider (needs a display)
     viz.animate_mode(eq.linear, 0, "mode1.gif")   # a mode moving about an equilibrium
     fig, axes = viz.plot(result, "run.png")       # joint coordinates, forces, energy, events
+    fig = viz.plot_study(table, "peak", "slot.k", y="slot.e", path="map.png")  # mbd.sweep
     body.add_shape(viz.Box((0.1, 0.1, 1.0), color="steelblue"), cs="cg")
 """
 from .plots import plot
+from .study import plot_study
 from .render import RenderError, animate, frame_times, show, snapshot
 from .modes import animate_mode
 from .scene import Scene
 from .shapes import Box, Capsule, Cylinder, Mesh, Sphere
 
-__all__ = ["plot", "animate", "animate_mode", "snapshot", "show", "frame_times", "RenderError",
-           "Scene", "Box", "Cylinder", "Sphere", "Capsule", "Mesh"]
+__all__ = ["plot", "plot_study", "animate", "animate_mode", "snapshot", "show", "frame_times",
+           "RenderError", "Scene", "Box", "Cylinder", "Sphere", "Capsule", "Mesh"]

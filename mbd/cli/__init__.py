@@ -1,5 +1,5 @@
 """The command line: ``mbd demo``, ``mbd run MODEL.py``, ``mbd check MODEL.py``,
-``mbd equilibrium MODEL.py``, ``mbd modes MODEL.py``, ``mbd warmup`` (also
+``mbd equilibrium MODEL.py``, ``mbd modes MODEL.py``, ``mbd sweep MODEL.py``, ``mbd warmup`` (also
 ``python -m mbd ...``).
 
 This is the composition root (DESIGN §1): the only part of ``mbd`` that may import ``joints``,
@@ -34,6 +34,16 @@ analysis time, s, default 0):
   per joint coordinate holding the magnitude of the mode's shape there (largest 1).
   ``--animate`` also writes ``DIR/<model>_mode<k>.gif`` per mode (:func:`viz.animate_mode`).
 
+``mbd sweep MODEL.py --grid NAME.PARAM=VALUES ... --output COLUMN=SPEC ...`` runs the script
+once per case (:func:`mbd.sweep`, SPEC §7): every combination of the ``--grid`` values
+(``strap.k=50,100,200``: a list; ``hinge.q0=0:0.5:6``: 6 values from 0 to 0.5), or the rows of
+``--cases FILE.csv`` (a header of names, one case per row); ``--set`` fixes a parameter for
+every run. ``--output peak=absmax:force.stop.value`` names an output (REDUCTION:QUANTITY, see
+:class:`mbd.study.Output`). It prints the table and writes ``DIR/sweep.csv`` and
+``DIR/runs/<run>.npz``; ``--scheduler tcp://host:8786`` runs on that Dask cluster,
+``--workers N`` sets the local processes; the same command into the same ``--out`` resumes.
+``--plot COLUMN`` also draws that output against the parameters (``DIR/sweep_COLUMN.png``).
+
 ``--out DIR`` is the output folder, made if missing; a path that is a file, or a folder that
 cannot be made or written into, is refused before the simulation (or analysis) starts. Every
 file is written whole or not at all.
@@ -56,7 +66,7 @@ import numpy as np
 from ..errors import AnalysisError, InputError, ModelError, SimulationError
 # the loading, --set and run-settings rules live in mbd.scripts (mbd.sweep uses them too)
 from ..scripts import (apply_setting, load_script, model_of, os_reason, output_folder,
-                       run_settings)
+                       parse_setting, run_settings)
 from ..files import atomic_open
 
 #: exit status of an interrupted run (128 + SIGINT, as shells report it)
@@ -326,6 +336,129 @@ def _modes(args):
     return 0
 
 
+def grid_values(text):
+    """'NAME.PARAM=VALUES' of ``--grid`` -> (name, [float]): VALUES is ``a,b,c`` or
+    ``start:stop:count`` (count >= 2 values from start to stop, both included).
+
+    Examples
+    --------
+    >>> grid_values("strap.k=50,100")
+    ('strap.k', [50.0, 100.0])
+    >>> grid_values("hinge.q0=0:0.5:3")
+    ('hinge.q0', [0.0, 0.25, 0.5])
+    """
+    where = f"--grid {text!r}"
+    name, eq, right = text.partition("=")
+    if not eq or "." not in name.strip():
+        raise InputError(f"{where}: expected NAME.PARAM=VALUES, e.g. strap.k=50,100,200 or "
+                         "hinge.q0=0:0.5:6")
+    try:
+        if ":" in right:
+            parts = right.split(":")
+            if len(parts) != 3:
+                raise ValueError
+            start, stop, count = float(parts[0]), float(parts[1]), parts[2].strip()
+            if not count.isdigit() or int(count) < 2:
+                raise InputError(f"{where}: start:stop:count needs an integer count >= 2, "
+                                 f"got {count!r}")
+            values = list(np.linspace(start, stop, int(count)))
+        else:
+            values = [float(v) for v in right.split(",")]
+    except ValueError:
+        raise InputError(f"{where}: {right.strip()!r} is not a list of numbers (a,b,c) or a "
+                         "range start:stop:count") from None
+    return name.strip(), [float(v) for v in values]
+
+
+def _cases_file(path):
+    """The cases of ``--cases FILE.csv``: a header of parameter names, a row per case."""
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = list(csv.reader(fh))
+    except OSError as err:
+        raise InputError(f"--cases {path}: cannot read it: {os_reason(err)}") from None
+    rows = [r for r in rows if any(c.strip() for c in r)]
+    if len(rows) < 2:
+        raise InputError(f"--cases {path}: needs a header of parameter names and at least one "
+                         "row of values")
+    names = [c.strip() for c in rows[0]]
+    cases = []
+    for k, row in enumerate(rows[1:], 2):
+        if len(row) != len(names):
+            raise InputError(f"--cases {path}, line {k}: {len(row)} values for {len(names)} "
+                             "names")
+        try:
+            cases.append({n: float(v) for n, v in zip(names, row)})
+        except ValueError:
+            raise InputError(f"--cases {path}, line {k}: {row} are not all numbers") from None
+    return cases
+
+
+def _sweep(args):
+    from ..study import sweep
+    outputs = {}
+    for text in args.output:
+        column, eq, spec = text.partition("=")
+        if not eq or not column.strip():
+            raise InputError(f"--output {text!r}: expected COLUMN=REDUCTION:QUANTITY, e.g. "
+                             "peak=absmax:force.stop.value")
+        outputs[column.strip()] = spec.strip()
+    fixed = {}
+    for text in args.set:
+        name, param, value = parse_setting(text)
+        fixed[f"{name}.{param}"] = value
+    if args.cases and args.grid:
+        raise InputError("give either --grid or --cases, not both")
+    if args.cases:
+        grid = [dict(case, **fixed) for case in _cases_file(args.cases)]
+    elif args.grid:
+        grid = dict(grid_values(text) for text in args.grid)
+        grid.update({name: [value] for name, value in fixed.items()})
+    else:
+        raise InputError("nothing to sweep: give --grid NAME.PARAM=VALUES (repeatable) or "
+                         "--cases FILE.csv")
+    if args.plot and args.plot not in outputs:
+        raise InputError(f"--plot {args.plot!r}: not an --output column (the outputs are: "
+                         f"{', '.join(outputs) or 'none'})")
+    scheduler = args.scheduler
+    try:
+        table = sweep(args.model, grid, t_end=args.t_end, outputs=outputs, scheduler=scheduler,
+                      out=args.out, workers=args.workers, progress=args.progress,
+                      retry_failed=args.retry_failed)
+    except InputError as err:        # "mbd sweep: ...", not "mbd sweep: sweep: ..."
+        text = str(err)
+        raise InputError(text[len("sweep: "):] if text.startswith("sweep: ") else text) \
+            from None
+    import pandas
+    with pandas.option_context("display.max_columns", None, "display.width", 160,
+                               "display.max_colwidth", 60):
+        shown = table.drop(columns=["result"])
+        print(shown.to_string(index=False))
+    a = table.attrs
+    out = os.path.abspath(args.out)
+    where = f"Dask cluster {scheduler}" if scheduler else "local worker processes"
+    print(f"mbd sweep: {len(table)} runs ({a['ran']} run now on {where}, {a['reused']} found "
+          f"in {out}), {len(table) - a['failed']} ok, {a['failed']} failed; "
+          f"{a['wall_s']:.1f} s wall")
+    print(f"  table: {os.path.join(out, 'sweep.csv')}")
+    print(f"  results: {os.path.join(out, 'runs')} (one .npz per run)")
+    if args.plot:
+        from viz import plot_study
+        varying = [n for n in (table.columns[:list(table.columns).index("run")])
+                   if table[n].nunique() > 1]
+        if not varying:
+            print("  plot: skipped, no parameter varies")
+        else:
+            png = os.path.join(out, f"sweep_{args.plot}.png")
+            # the first two varying parameters; a third is held at its first value
+            where = {n: table[n].iloc[0] for n in varying[2:]}
+            plot_study(table, args.plot, varying[0], varying[1] if len(varying) > 1 else None,
+                       path=png, where=where or None)
+            held = "".join(f", {n} = {v:g}" for n, v in where.items())
+            print(f"  plot: {png} ({args.plot} over {', '.join(varying[:2])}{held})")
+    return 0
+
+
 def _warmup(args):
     from .. import warmup
     jobs = 2 if (os.cpu_count() or 1) >= 2 and os.name != "nt" else 1
@@ -404,6 +537,35 @@ def argument_parser():
                        help="linearize about the start state at rest (the joints' q0, loops "
                        "closed) instead of the equilibrium")
     modes.set_defaults(run=_modes)
+
+    study = sub.add_parser("sweep", parents=[progress], help="run a model script once per "
+                           "case of a parameter grid (locally or on a Dask cluster) and "
+                           "tabulate named outputs")
+    study.add_argument("model", help="Python file defining build_model() -> mbd.Model")
+    study.add_argument("--grid", action="append", default=[], metavar="NAME.PARAM=VALUES",
+                       help="a parameter's values: a,b,c or start:stop:count; repeatable "
+                       "(every combination is run)")
+    study.add_argument("--cases", default=None, metavar="FILE.csv",
+                       help="given cases instead of a grid: a header of parameter names, a "
+                       "row of values per run")
+    study.add_argument("--set", **dict(setting, help="fix a parameter for every run; "
+                                       "repeatable"))
+    study.add_argument("--output", action="append", default=[], metavar="COLUMN=SPEC",
+                       help="a named output, REDUCTION:QUANTITY (max:force.stop.value, "
+                       "final:joint.hinge.q, first:events.stop); repeatable")
+    study.add_argument("--t-end", type=float, default=None,
+                       help="end time of every run, s (default: the script's T_END, else 5)")
+    study.add_argument("--out", default="mbd-sweep", help="output folder (default: mbd-sweep); "
+                       "the same command into the same folder resumes")
+    study.add_argument("--scheduler", default=None, metavar="tcp://HOST:8786",
+                       help="run on this Dask scheduler (pip install 'mbd[cluster]')")
+    study.add_argument("--workers", type=int, default=None,
+                       help="local worker processes (default: the number of cores)")
+    study.add_argument("--retry-failed", action="store_true",
+                       help="resuming: run again the cases that failed before")
+    study.add_argument("--plot", default=None, metavar="COLUMN",
+                       help="also plot this output against the parameters (PNG in --out)")
+    study.set_defaults(run=_sweep)
 
     warm = sub.add_parser("warmup", help="compile the kernels into numba's cache now (the first "
                           "run of any model then starts in seconds)")
