@@ -332,9 +332,9 @@ class Output:
                 raise InputError(f"{where}: no body '{name}'; the bodies are: "
                                  f"{', '.join(system.bodies)}")
             body = system.bodies[name].body
-            if cs != "cg" and cs not in body.cs:
+            if cs not in body.frames:
                 raise InputError(f"{where}: body '{name}' has no CS '{cs}'; its CSs are: "
-                                 f"cg, {', '.join(body.cs)}")
+                                 f"{', '.join(body.frames)}")
         elif kind == "events":
             names = set(system.joints) | set(system.force_index) | {d.name for d in
                                                                    system.drivers}
@@ -421,12 +421,13 @@ def run_case(job):
     -------
     dict
         ``run``, ``status`` ("ok" or the error's message), ``outputs`` {column: float; nan
-        for a failed run}, ``t_reached`` (s; nan when it never started), ``wall_s`` (building
-        and simulating, s) and ``npz`` (bytes or None).
+        for a failed run}, ``t_reached`` (s: the end, or the time a failure names; nan when
+        it never started), ``wall_s`` (building and simulating, s) and ``npz`` (bytes or
+        None).
     """
     started = time.perf_counter()
     outputs = {o.column: float("nan") for o in job["outputs"]}
-    result, status = None, OK
+    result, status, reached = None, OK, None
     try:
         model = job["source"].model()
         for name, value in zip(job["names"], job["values"]):
@@ -437,7 +438,7 @@ def run_case(job):
         for o in job["outputs"]:
             outputs[o.column] = o.of(result)
     except SimulationError as err:
-        status, result = _message(err), err.result
+        status, result, reached = _message(err), err.result, err.t
     except (KeyboardInterrupt, SystemExit):
         raise
     except Exception as err:       # a model that cannot be built, an output that fails
@@ -448,7 +449,9 @@ def run_case(job):
         buffer = io.BytesIO()
         result.to_npz(buffer)
         npz = buffer.getvalue()
-    t_reached = float(result.t[-1]) if result is not None and len(result.t) else float("nan")
+    if reached is None:      # a finished run, or a failure that names no time: its last row
+        reached = result.t[-1] if result is not None and len(result.t) else float("nan")
+    t_reached = float(reached)
     return {"run": job["run"], "status": status, "outputs": outputs, "t_reached": t_reached,
             "wall_s": wall, "npz": npz}
 
