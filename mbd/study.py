@@ -32,7 +32,6 @@ import inspect
 import io
 import itertools
 import json
-import math
 import multiprocessing
 import numbers
 import os
@@ -50,6 +49,7 @@ from .errors import InputError, ModelError, SimulationError
 from .files import atomic_open
 from .model import Model
 from .simulate import METHODS
+from .values import finite, real
 
 #: the reductions of an output over a run's rows ("REDUCTION:QUANTITY")
 REDUCTIONS = ("final", "max", "min", "mean", "absmax")
@@ -173,11 +173,7 @@ def parameter_name(name, who="sweep: grid"):
 def _value(name, value, who):
     """A case's value: a float, or a tuple of floats (a joint of several coordinates)."""
     def number(x):
-        if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
-            raise InputError(f"{who}: {name}: a value must be a real number, got {x!r}")
-        if not math.isfinite(x):
-            raise InputError(f"{who}: {name}: a value must be finite, got {x!r}")
-        return float(x)
+        return real(x, f"{who}: {name}: a value", "finite", finite, error=InputError)
     if isinstance(value, (tuple, list, np.ndarray)):
         if len(value) == 0:
             raise InputError(f"{who}: {name}: an empty value")

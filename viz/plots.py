@@ -7,6 +7,7 @@ Examples
 >>> [ax.get_ylabel() for ax in axes]                      # doctest: +SKIP
 ['joint angle (rad)', 'force (N)', 'energy (J)', 'events']
 """
+import contextlib
 import os
 import sys
 from collections import namedtuple
@@ -128,12 +129,7 @@ def plot(result, path=None, joints=None, forces=None, energy=True, events=True, 
     heights = [PANEL_HEIGHT] * len(panels)
     if rows:
         heights.append(0.45 + EVENT_ROW_HEIGHT * len(rows))
-    if show:
-        from matplotlib import pyplot
-        fig = pyplot.figure(layout="constrained")
-    else:
-        fig = Figure(layout="constrained")
-    try:
+    with figure(show) as fig:
         fig.set_size_inches(WIDTH, sum(heights) + 0.7)
         fig.set_dpi(DPI)
         axes = list(fig.subplots(len(heights), 1, sharex=True, squeeze=False,
@@ -152,16 +148,25 @@ def plot(result, path=None, joints=None, forces=None, energy=True, events=True, 
             axes[-1].set_xlim(t[0], t[-1])
         fig.suptitle(_title(result), fontsize="large")
         if path is not None:
-            _save_png(fig, path)
-    except BaseException:
-        if show:
-            from matplotlib import pyplot
-            pyplot.close(fig)
-        raise
-    if show:
-        from matplotlib import pyplot
-        pyplot.show()
+            save_png(fig, path)
     return fig, axes
+
+
+@contextlib.contextmanager
+def figure(show):
+    """A constrained-layout figure to draw in: pyplot's when ``show`` (shown when the block
+    ends, closed when it fails), else a plain ``Figure`` that pyplot does not track."""
+    if not show:
+        yield Figure(layout="constrained")
+        return
+    from matplotlib import pyplot
+    fig = pyplot.figure(layout="constrained")
+    try:
+        yield fig
+    except BaseException:
+        pyplot.close(fig)
+        raise
+    pyplot.show()
 
 
 def _energy_series(result):
@@ -310,8 +315,8 @@ def _draw_event_strip(ax, rows, colors):
     ax.grid(True, axis="x", linewidth=0.3, alpha=0.5)
 
 
-def _save_png(fig, path):
+def save_png(fig, path, dpi=DPI):
     """Write ``fig`` as PNG to ``path`` whole or not at all."""
     with atomic_open(path, "wb") as fh:
-        fig.savefig(fh, format="png", dpi=DPI)
+        fig.savefig(fh, format="png", dpi=dpi)
     return path

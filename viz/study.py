@@ -37,14 +37,12 @@ import numbers
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.colors import LogNorm, Normalize
-from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator
 from matplotlib.transforms import blended_transform_factory
 
-from mbd.files import atomic_open
 from mbd.study import LEADING, OK
 
-from . import plots  # noqa: F401  (its import picks the Agg backend where there is no display)
+from . import plots  # (its import also picks the Agg backend where there is no display)
 
 __all__ = ["plot_study"]
 
@@ -112,12 +110,7 @@ def plot_study(table, output, x, y=None, path=None, where=None, log=(), title=No
         message names the column.
     """
     study = _Study(table, output, x, y, where, log)
-    if show:
-        from matplotlib import pyplot
-        fig = pyplot.figure(layout="constrained")
-    else:
-        fig = Figure(layout="constrained")
-    try:
+    with plots.figure(show) as fig:
         fig.set_size_inches(*SIZE)
         fig.set_dpi(DPI)
         ax = fig.add_subplot()
@@ -131,16 +124,7 @@ def plot_study(table, output, x, y=None, path=None, where=None, log=(), title=No
                           color="firebrick")
         fig.suptitle(study.title() if title is None else title, fontsize="medium")
         if path is not None:
-            with atomic_open(path, "wb") as fh:
-                fig.savefig(fh, format="png", dpi=DPI)
-    except BaseException:
-        if show:
-            from matplotlib import pyplot
-            pyplot.close(fig)
-        raise
-    if show:
-        from matplotlib import pyplot
-        pyplot.show()
+            plots.save_png(fig, path, dpi=DPI)
     return fig
 
 
