@@ -476,8 +476,11 @@ def prepare(source, t_end, options):
     system = source.model().build()
     compiled = options.get("compiled")
     compiled = (options.get("method", "DOP853") == "DOP853") if compiled is None else compiled
-    warmup.first_right_hand_side(sf.state_data(system), compiled=bool(compiled))
-    warmup.compile_targets(warmup.LATER)
+    sd = sf.state_data(system)
+    warmup.first_right_hand_side(sd, compiled=bool(compiled))
+    # load what the helper process compiled here too, so that forked workers inherit it
+    # rather than each loading it from the cache in its first run
+    warmup.compile_targets([*warmup.run_targets(sd, bool(compiled)), *warmup.LATER])
     return time.perf_counter() - started
 
 
@@ -627,7 +630,8 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
         and ``result`` (its .npz file in ``out``, relative; "" without ``out``).
         ``.attrs``: ``ran`` (runs made by this call), ``reused`` (found in ``out``),
         ``failed``, ``wall_s`` (the whole sweep), ``prepare_s`` (compiling or loading the
-        kernels before the runs).
+        kernels in this process before the runs; spawned workers load them again from the
+        cache before their first case, which no run's ``wall_s`` counts).
 
     Raises
     ------
@@ -763,11 +767,15 @@ def _run_local(jobs, source, t_end, options, workers, finished):
     workers = (os.cpu_count() or 1) if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or workers < 1:
         raise InputError(f"sweep: workers must be an integer >= 1, got {workers!r}")
-    # compiled here, once: forked workers inherit the kernels, spawned ones load them from
-    # numba's disk cache
+    # compiled here, once: forked workers inherit the kernels; spawned ones load them from
+    # numba's disk cache before their first case, so no run's wall_s counts the loading
     prepared = prepare(source, t_end, options)
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(jobs)),
-                                                  mp_context=_start_method())
+    context = _start_method()
+    spawned = context.get_start_method() != "fork"
+    pool = concurrent.futures.ProcessPoolExecutor(
+        max_workers=min(workers, len(jobs)), mp_context=context,
+        initializer=prepare if spawned else None,
+        initargs=(source, t_end, options) if spawned else ())
     futures = []
     try:
         futures = [pool.submit(run_case, job) for job in jobs]
