@@ -37,7 +37,8 @@ Usage::
     pip install -e '.[cluster]'
     python benchmarks/sweep.py [--repeats 5] [--out FILE]     # about 4 minutes on 2 cores
 
-The markdown section goes to stdout (and to FILE with ``--out``); progress to stderr.
+The markdown goes to stdout and, whole or not at all, to ``benchmarks/SWEEP.md`` (a different
+file with ``--out``; ``benchmarks/run.py`` owns ``RESULTS.md``); progress to stderr.
 """
 import argparse
 import itertools
@@ -309,7 +310,7 @@ def main(repeats=5):
     # ------------------------------------------------------------------- the section
     out = []
     w = out.append
-    w("## Parameter sweeps: throughput of mbd.sweep (issue 14)")
+    w("# Parameter sweeps: throughput of mbd.sweep (issue 14)")
     w("")
     w(f"Not part of `benchmarks/run.py`'s run: `python benchmarks/sweep.py` "
       f"(--repeats {repeats}), {time.strftime('%Y-%m-%d')}; {platform.machine()}, "
@@ -406,10 +407,10 @@ def _version(name):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--out", help="also write the markdown section to this file")
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                      "SWEEP.md"))
     args = parser.parse_args()
     text = main(args.repeats)
     print(text)
-    if args.out:
-        with atomic_open(args.out) as fh:
-            fh.write(text)
+    with atomic_open(args.out) as fh:
+        fh.write(text)
