@@ -1,18 +1,19 @@
-"""Placements: where a 1-D law acts in the mechanism (DESIGN §4), and the 3-D body
-spring-damper of SPEC §3.1.
+"""Placements: where a 1-D law acts in the mechanism (DESIGN §4), the 3-D body
+spring-damper of SPEC §3.1 and the six-component bushing of SPEC §8.
 
 Every placement obeys Newton's third law and is power-consistent: the loads it applies do
 work F * xdot, so a conservative law conserves energy.
 
 Laws are frozen values, and a placement is not changed after it is made either: ``with_law``
 gives a new element of the same class, name and placement with another law (as ``mbd run
---set`` does), and ``BodySpringDamper.with_parameters`` a new one with other k, b, r0.
+--set`` does), and ``BodySpringDamper.with_parameters`` a new one with other k, b, r0
+(``Bushing.with_parameters`` likewise).
 """
 import warnings
 
 from mbd import ForceElement, Law, ModelError, values
 
-from .laws import _BodySpringDamperLaw, _Linear
+from .laws import BUSHING_COMPONENTS, _BodySpringDamperLaw, _BushingLaw, _Linear, check_six
 
 
 def _check_name(kind, name):
@@ -181,6 +182,130 @@ class BodySpringDamper(LineForce):
             raise ModelError(f"{self.label()}: law must be linear (c, d, x0) to make a "
                              f"BodySpringDamper, got {type(law).__name__}")
         return self.with_parameters(k=law.c, b=law.d, r0=law.x0)
+
+
+class Bushing(ForceElement):
+    """Adams' BUSHING (Simscape's Bushing Joint force laws, SPEC §8): a six-component linear
+    spring-damper between CS A (Adams' J marker) and CS B (the I marker), resolved in A's
+    axes, with a preload.
+
+    With R_A, R_B the CSs' axes (world), r = p_B - p_A and all vectors in A's axes::
+
+        d     = R_A^T r                           translational deflection, m
+        ddot  = R_A^T (v_B - v_A - w_A x r)       its rate seen from A, m/s
+        theta = log(R_A^T R_B)                    rotation vector of B relative to A, rad
+        w     = R_A^T (w_B - w_A)                 angular velocity of B relative to A, rad/s
+
+        F = -K_t d - C_t ddot + F_0               force on B, N (line through B's origin)
+        T = -J_r^-1(theta) K_r theta - C_r w + T_0    torque on B, N m
+        on A: -F through B's origin (so -T - r x F about A's origin), and -T
+
+        E = 1/2 d^T K_t d + 1/2 theta^T K_r theta                stored energy, J
+        J_r^-1(theta) = I + [theta]/2 + (1/|theta|^2 - cot(|theta|/2) / (2 |theta|)) [theta]^2
+
+    with K_t = diag(kx, ky, kz), K_r = diag(kax, kay, kaz), C_t, C_r likewise, [F_0; T_0] the
+    preload. The rotation measure is the rotation vector theta = angle * axis, which equals
+    Adams' small angles [AX, AY, AZ] to first order; J_r^-1, SO(3)'s inverse right Jacobian,
+    maps the spring's gradient dE/dtheta to the torque conjugate to w (w = J_l(theta)
+    thetadot, J_l^-T = J_r^-1), so the element is power-consistent::
+
+        F . ddot + T . w = -dE/dt - ddot^T C_t ddot - w^T C_r w + F_0 . ddot + T_0 . w
+
+    and without damping and preload a run conserves E plus the bodies' energy exactly. At
+    small angles J_r^-1 = I + O(theta): T = -K_r theta - C_r w + T_0 as Adams states it, and
+    the stiffness at zero deflection is diag(K_t, K_r). The measure needs |theta| < pi (a
+    bushing's deflection is small; past a half turn theta jumps to the other side).
+
+    The bushing is unloaded (but for its preload) where the CSs coincide with aligned axes,
+    as in Adams; a drawing in which they do not starts deflected.
+
+    Parameters
+    ----------
+    name : str
+    cs_a, cs_b : CS
+        A (the reference, Adams' J) and B (the follower, Adams' I).
+    stiffness : sequence of 6 float
+        [kx, ky, kz] N/m and [kax, kay, kaz] N m/rad, each >= 0.
+    damping : sequence of 6 float
+        [cx, cy, cz] N s/m and [cax, cay, caz] N m s/rad, each >= 0.
+    preload : sequence of 6 float
+        [fx, fy, fz] N and [tx, ty, tz] N m on B in A's axes (default zero).
+
+    ``result.force(name).value`` is (n, 6): [F; T] on B in CS A's axes (N, N m);
+    ``.deflection`` (n, 6) is [d; theta] (m, rad) and ``.rate`` (n, 6) [ddot; w] (m/s,
+    rad/s); ``.vector`` (n, 3) is the world force on B; ``.energy`` is E; ``.x`` is E too and
+    ``.xdot`` the power the bushing delivers to the mechanism (W). The energy balance books
+    the preload's work with what the bushing supplies (negative ``dissipated``).
+
+    ``with_parameters(stiffness=..., kz=..., cax=..., fx=...)`` makes a changed copy (whole
+    vectors, or components by name, as ``mbd run --set mount.kz=2e5`` does).
+
+    Examples
+    --------
+    >>> import mbd
+    >>> from joints import SixDof
+    >>> m = mbd.Model("mount")
+    >>> g = m.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, 0)))
+    >>> box = m.add_body("box", mass=2.0, cg=(0, 0, 0), inertia=[0.1, 0.2, 0.3])
+    >>> _ = m.add(SixDof("free", g, box["cg"]))
+    >>> mount = m.add(Bushing("mount", g, box["cg"], stiffness=[8e3] * 3 + [40.0] * 3,
+    ...                       damping=[0.0] * 6))
+    >>> s = m.build()
+    >>> [round(md.frequency, 4) for md in mbd.linearize(s, s.initial_state()).modes()]
+    [1.8378, 2.2508, 3.1831, 10.0658, 10.0658, 10.0658]
+    """
+
+    placement = "bushing"
+    vector_valued = True
+    #: names of the components ``with_parameters`` takes, per parameter vector
+    COMPONENTS = BUSHING_COMPONENTS
+
+    def __init__(self, name, cs_a, cs_b, stiffness, damping, preload=(0.0,) * 6):
+        self.name = _check_name("Bushing", name)
+        label = f"Bushing '{self.name}'"
+        self.cs_a, self.cs_b = cs_a, cs_b
+        # checked here, not by the law, so that every message names this element
+        self.stiffness = check_six(label, "stiffness", stiffness, ">= 0 and finite",
+                                   values.nonnegative, error=ModelError)
+        self.damping = check_six(label, "damping", damping, ">= 0 and finite",
+                                 values.nonnegative, error=ModelError)
+        self.preload = check_six(label, "preload", preload, "finite", values.finite,
+                                 error=ModelError)
+        self.law = _BushingLaw(self.stiffness, self.damping, self.preload)
+
+    def parameters_text(self):
+        return (f"stiffness={list(self.stiffness)!r}, damping={list(self.damping)!r}, "
+                f"preload={list(self.preload)!r}")
+
+    def with_parameters(self, **changes):
+        """A new Bushing between the same CSs, with the same name, and some parameters
+        changed: whole vectors (``stiffness``, ``damping``, ``preload``) or single components
+        (``kx`` ... ``kaz``, ``cx`` ... ``caz``, ``fx`` ... ``tz``); validated (ModelError) as
+        on construction."""
+        vectors = {key: list(getattr(self, key)) for key in self.COMPONENTS}
+        where = {c: (key, k) for key, names in self.COMPONENTS.items()
+                 for k, c in enumerate(names)}
+        for key, value in changes.items():
+            if key in vectors:
+                vectors[key] = value
+        for key, value in changes.items():
+            if key in where:
+                vector, k = where[key]
+                vectors[vector] = list(vectors[vector])
+                vectors[vector][k] = value
+            elif key not in vectors:
+                known = ", ".join(list(self.COMPONENTS) + list(where))
+                raise TypeError(f"{self.label()} has no parameter {key!r}; its parameters "
+                                f"are: {known}")
+        return type(self)(self.name, self.cs_a, self.cs_b, **vectors)
+
+    def with_law(self, law):
+        """A new Bushing from another bushing's law."""
+        if not isinstance(law, _BushingLaw):
+            raise ModelError(f"{self.label()}: law must be a bushing's law, got "
+                             f"{type(law).__name__}")
+        return self.with_parameters(stiffness=law.stiffness, damping=law.damping,
+                                    preload=law.preload)
 
 
 def _parameter(label, name, value, rule, ok):

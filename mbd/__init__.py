@@ -4,7 +4,7 @@ Build a :class:`Model` (grounds, bodies with CSs, joints from :mod:`joints`, for
 from :mod:`forces`), ``build()`` it into a :class:`System`, ``simulate`` it into a
 :class:`Result`. See README.md for a tour.
 """
-from .elements import Element, ForceElement, Joint, Law, MotionDriver, Primitive
+from .elements import Element, ForceElement, GearConstraint, Joint, Law, MotionDriver, Primitive
 from .errors import AnalysisError, InputError, ModelError, SimulationError
 from .model import CS, Body, Environment, Ground, Model
 from .events import Event
@@ -15,6 +15,7 @@ from .linear import LinearModel, linearize
 from .study import sweep
 
 __all__ = ["sweep", "InputError", "Model", "Environment", "Ground", "Body", "CS", "Joint", "Primitive", "ForceElement", "Law", "ForceView", "MotionDriver",
+           "GearConstraint",
            "Element", "System", "State", "Machine", "Result", "Event", "ModelError",
            "SimulationError", "AnalysisError", "equilibrium", "Equilibrium", "linearize",
            "LinearModel"]

@@ -27,21 +27,28 @@ def reference_configuration(tree, nq):
     return q
 
 
-def mobility(tree, closures, nq, nv, cut_joints):
-    """(dof, redundant): nv less the rank of the closure equations in the drawing, and the
-    names of the redundant equations (those a rank-revealing QR of the Jacobian finds
-    dependent on the others)."""
-    if not len(closures):
+def mobility(tree, closures, nq, nv, cut_joints, gears=None, gear_names=()):
+    """(dof, redundant): nv less the rank of the holonomic constraints in the drawing (the
+    loop closures, then the gears' ``DRIVER`` rows), and the names of the redundant equations
+    (those a rank-revealing QR of the Jacobian finds dependent on the others)."""
+    ng = 0 if gears is None else len(gears)
+    nc = 6 * len(closures)
+    if not nc + ng:
         return nv, []
-    links, scratch = layout.records(layout.LINK_STATE, len(tree)), layout.records(layout.SCRATCH, 1)
-    G, g = np.zeros((6 * len(closures), nv)), np.zeros(6 * len(closures))
-    kernels.link_transforms(reference_configuration(tree, nq), tree, links, scratch)
-    loopkernels.closure_rows(tree, links, scratch, closures, G, g)
+    q = reference_configuration(tree, nq)
+    G, g = np.zeros((nc + ng, nv)), np.zeros(nc + ng)
+    if nc:
+        links = layout.records(layout.LINK_STATE, len(tree))
+        scratch = layout.records(layout.SCRATCH, 1)
+        kernels.link_transforms(q, tree, links, scratch)
+        loopkernels.closure_rows(tree, links, scratch, closures, G, g)
+    if ng:
+        loopkernels.driver_rows(q, gears, nc, G, g)
     s = np.linalg.svd(G, compute_uv=False)
     rank = int(loopkernels.numerical_rank(np.ascontiguousarray(s), G.shape[0])) if s.size else 0
     _, _, pivots = scipy.linalg.qr(G.T, pivoting=True)
-    redundant = [f"joint '{cut_joints[row // 6]}': {_ROW_NAMES[row % 6]}"
-                 for row in sorted(pivots[rank:])]
+    redundant = [f"joint '{cut_joints[row // 6]}': {_ROW_NAMES[row % 6]}" if row < nc
+                 else f"gear '{gear_names[row - nc]}'" for row in sorted(pivots[rank:])]
     return nv - rank, redundant
 
 
@@ -252,7 +259,7 @@ def assemble(system, data, t, q, v, q_given, v_given, exact_q, exact_v):
                           if np.abs(g[6 * k:6 * k + 6]).max() > fail_tol)
         drivers = [d.name for k, d in enumerate(system.drivers) if abs(g[nc + k]) > fail_tol]
         raise SimulationError(f"assembly failed: the mechanism cannot be closed at t = {t:g} s: "
-                              f"{loops or 'drivers ' + str(drivers)}; check the joints' "
+                              f"{loops or 'drivers and gears ' + str(drivers)}; check the joints' "
                               "positions, axes and q0 targets", t=t)
     # velocities, one linear solve: the exact targets and G v = rates, the others nearest
     hard, soft = exact_v & v_given, v_given & ~exact_v

@@ -405,3 +405,78 @@ def _function_of_t(fn, label, name):
         values.user_function(fn, f"{label}: {name}", (f"{name}(t)",))
     except ValueError as err:
         raise ModelError(str(err)) from None
+
+
+class GearConstraint(Element):
+    """An ideal gear between two joint primitives (Simscape's Gear Constraint, Adams'
+    COUPLER)::
+
+        q_b = ratio * q_a,    v_b = ratio * v_a,    a_b = ratio * a_a
+
+    with q_a, q_b the coordinates of primitive ``primitive_a`` of ``joint_a`` and
+    ``primitive_b`` of ``joint_b`` (rad or m, measured from the reference configuration). It
+    is a holonomic constraint like a loop closure: it takes one degree of freedom from
+    ``system.dof``, its row joins the rank rule (a gear that repeats another constraint is
+    reported as redundant), and assembly brings the joints' q0 and v0 onto it.
+
+    The gear's reaction, ``result.reaction(name).value``, is the generalized force it applies
+    on q_b (N m or N); it applies ``-ratio`` times that on q_a, so it does no work.
+
+    Parameters
+    ----------
+    name : str
+    joint_a, joint_b : Joint
+        Joints of the same model (tree or loop-closing), each with a revolute or prismatic
+        primitive at the given index; a revolute paired with a prismatic is a rack and pinion
+        (ratio in m/rad or rad/m).
+    ratio : float
+        dq_b/dq_a, finite and nonzero; negative for an external pair turning the other way.
+    primitive_a, primitive_b : int
+        Indices of the primitives in their joints (default 0).
+
+    Examples
+    --------
+    >>> g = GearConstraint("mesh", None, None, ratio=-5.0)
+    >>> g.ratio
+    -5.0
+    """
+
+    def __init__(self, name, joint_a, joint_b, ratio, primitive_a=0, primitive_b=0):
+        if not isinstance(name, str) or not name:
+            raise ModelError(f"GearConstraint: name must be a non-empty string, got {name!r}")
+        self.name = name
+        self.joint_a, self.joint_b = joint_a, joint_b
+        self.primitive_a, self.primitive_b = primitive_a, primitive_b   # build() checks them
+        self.ratio = values.real(ratio, f"{self.label()}: ratio", "finite and nonzero",
+                                 lambda x: np.isfinite(x) and x != 0.0, error=ModelError)
+
+    def label(self):
+        return f"GearConstraint '{self.name}'"
+
+    @property
+    def sides(self):
+        """((joint_a, primitive_a), (joint_b, primitive_b)): the two coordinates it ties."""
+        return ((self.joint_a, self.primitive_a), (self.joint_b, self.primitive_b))
+
+    @property
+    def endpoints(self):
+        """The followers of its two joints: a gear between machines makes them one composite
+        machine (SPEC §1), as a force element does."""
+        return tuple(getattr(j, "follower", None) for j in (self.joint_a, self.joint_b))
+
+    def motion(self, t):
+        """(0, 0, 0): q_b - ratio q_a is held at zero at every time t (s)."""
+        return 0.0, 0.0, 0.0
+
+    def parameters_text(self):
+        return f"ratio={self.ratio!r}"
+
+    def with_parameters(self, **changes):
+        """A new GearConstraint on the same primitives, with the same name, and ``ratio``
+        changed (as ``mbd run --set mesh.ratio=4`` and sweeps do)."""
+        unknown = sorted(set(changes) - {"ratio"})
+        if unknown:
+            raise TypeError(f"{self.label()} has no parameter {unknown[0]!r}; its parameter "
+                            "is: ratio")
+        return type(self)(self.name, self.joint_a, self.joint_b,
+                          changes.get("ratio", self.ratio), self.primitive_a, self.primitive_b)

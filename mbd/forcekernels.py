@@ -10,6 +10,9 @@ code   placement   x, xdot                                    load
 1      LINE        distance |r| between CS A and CS B         F u at B, -F u at A (u = r/|r|)
 2      AXIAL       r . a, a fixed in A                        F a at B's origin on B, -F a there on A
 3      ROTATIONAL  twist angle of B relative to A about a     T grad(theta) on B, minus it on A
+4      BUSHING     six: d, theta of CS B relative to CS A     [F; T] on B (A's axes), F through B's
+                   (:func:`bushing`; x, xdot are its energy   origin; -F on A on the same line, -T
+                   and power)                                 on A
 =====  ==========  =========================================  =====================================
 
 The loads are exactly power-consistent (load . velocity = F xdot), so a conservative law
@@ -30,7 +33,7 @@ import numpy as np
 
 from . import lawkernels
 from .jitcache import njit
-from .layout import AXIAL, JOINT, LINE, PLACEMENT_SWITCH, ROTATIONAL
+from .layout import AXIAL, BUSHING, JOINT, LINE, PLACEMENT_SWITCH, ROTATIONAL
 
 #: a line element restarts its piece where r turns this far from its reference (cos 60 deg)
 REFERENCE_CONE = 0.5
@@ -135,6 +138,108 @@ def quaternion_of(R, q):
             q[k] = -q[k]
 
 
+@njit(inline="always")
+def _cs_axes(links, link, frame, L, out):
+    """out = a CS's axes (columns) in world: its link's axes (into L) times ``frame``, the
+    CS's axes in the link frame (world for a ground)."""
+    _world_axes(links, link, L)
+    for a in range(3):
+        for b in range(3):
+            out[a, b] = L[a, 0] * frame[0, b] + L[a, 1] * frame[1, b] + L[a, 2] * frame[2, b]
+
+
+@njit(inline="always")
+def _angle_factor(s, w):
+    """2 atan2(s, w) / s: the rotation vector of a unit quaternion (w, v), w >= 0, is this
+    times v (|v| = s); its limit 2 / w at s = 0."""
+    if s < 1e-150:
+        return 2.0 / w
+    return 2.0 * np.arctan2(s, w) / s
+
+
+@njit(inline="always")
+def _inverse_jacobian_factor(angle):
+    """b(theta) = 1/theta^2 - cot(theta/2) / (2 theta) of SO(3)'s inverse right Jacobian
+    J_r^-1 = I + [theta]/2 + b [theta]^2 (its series below 1e-3 rad, where the closed form
+    cancels)."""
+    if angle < 1e-3:
+        a2 = angle * angle
+        return 1.0 / 12.0 + a2 * (1.0 / 720.0 + a2 / 30240.0)
+    return 1.0 / (angle * angle) - 1.0 / (2.0 * angle * np.tan(0.5 * angle))
+
+
+@njit()
+def bushing(i, elements, estate, links, scratch):
+    """Measure bushing i and evaluate its law (:class:`forces.Bushing`); returns (x, xdot,
+    status) = (stored energy E, J; power on the mechanism, W; 0).
+
+    With R_A, R_B the CSs' world axes, r = p_B - p_A and R = R_A^T R_B (all in A's axes)::
+
+        d = R_A^T r                      ddot = R_A^T (v_B - v_A - w_A x r)
+        theta = log(R) (rotation vector) w    = R_A^T (w_B - w_A)
+        F = -K_t d - C_t ddot + F_0
+        T = -J_r^-1(theta) K_r theta - C_r w + T_0
+        E = d^T K_t d / 2 + theta^T K_r theta / 2,   P = F . ddot + T . w
+
+    T's spring part is -dE/dtheta mapped to the angular velocity (w = J_l(theta) thetadot and
+    J_l^-T = J_r^-1), so P = -dE/dt - ddot^T C_t ddot - w^T C_r w + F_0 . ddot + T_0 . w
+    exactly. The record gets [F; T] (``wrench``), [d; theta] (``deflection``), [ddot; w]
+    (``rate``), the world force on B (``direction``, with ``value`` 1) and torque on B
+    (``torque``); the reaction acts on A at B's origin (``point_a``).
+    """
+    E, X = elements[i], estate[i]
+    _point(links, E.link_a, E.pos_a, X.point_a, X.vel_a, X.w_a)
+    _point(links, E.link_b, E.pos_b, X.point_b, X.vel_b, X.w_b)
+    pA, pB, vA, vB, wA, wB = X.point_a, X.point_b, X.vel_a, X.vel_b, X.w_a, X.w_b
+    sc = scratch[0]
+    Ra, Rb, M = sc.D3, sc.T3, sc.M3
+    _cs_axes(links, E.link_a, E.frame_a, sc.J3, Ra)
+    _cs_axes(links, E.link_b, E.frame_b, sc.J3, Rb)
+    for a in range(3):
+        for b in range(3):
+            M[a, b] = Ra[0, a] * Rb[0, b] + Ra[1, a] * Rb[1, b] + Ra[2, a] * Rb[2, b]
+    r0, r1, r2 = pB[0] - pA[0], pB[1] - pA[1], pB[2] - pA[2]
+    u0 = vB[0] - vA[0] - (wA[1] * r2 - wA[2] * r1)
+    u1 = vB[1] - vA[1] - (wA[2] * r0 - wA[0] * r2)
+    u2 = vB[2] - vA[2] - (wA[0] * r1 - wA[1] * r0)
+    D, V = X.deflection, X.rate
+    for a in range(3):
+        D[a] = Ra[0, a] * r0 + Ra[1, a] * r1 + Ra[2, a] * r2
+        V[a] = Ra[0, a] * u0 + Ra[1, a] * u1 + Ra[2, a] * u2
+        V[3 + a] = (Ra[0, a] * (wB[0] - wA[0]) + Ra[1, a] * (wB[1] - wA[1])
+                    + Ra[2, a] * (wB[2] - wA[2]))
+    quat = sc.quat
+    quaternion_of(M, quat)
+    s = np.sqrt(quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3])
+    f = _angle_factor(s, quat[0])
+    for a in range(3):
+        D[3 + a] = f * quat[1 + a]
+    p, W = E.params, X.wrench       # p: K (6), C (6), preload (6)
+    energy = 0.0
+    for k in range(6):
+        energy += 0.5 * p[k] * D[k] * D[k]
+        W[k] = -p[6 + k] * V[k] + p[12 + k]
+    for k in range(3):
+        W[k] -= p[k] * D[k]
+    t0, t1, t2 = D[3], D[4], D[5]
+    g0, g1, g2 = p[3] * t0, p[4] * t1, p[5] * t2          # K_r theta = dE/dtheta
+    c0, c1, c2 = t1 * g2 - t2 * g1, t2 * g0 - t0 * g2, t0 * g1 - t1 * g0      # theta x g
+    e0, e1, e2 = t1 * c2 - t2 * c1, t2 * c0 - t0 * c2, t0 * c1 - t1 * c0      # theta x (theta x g)
+    b = _inverse_jacobian_factor(np.sqrt(t0 * t0 + t1 * t1 + t2 * t2))
+    W[3] -= g0 + 0.5 * c0 + b * e0
+    W[4] -= g1 + 0.5 * c1 + b * e1
+    W[5] -= g2 + 0.5 * c2 + b * e2
+    power = 0.0
+    for k in range(6):
+        power += W[k] * V[k]
+    d, T = X.direction, X.torque
+    for a in range(3):
+        d[a] = Ra[a, 0] * W[0] + Ra[a, 1] * W[1] + Ra[a, 2] * W[2]
+        T[a] = Ra[a, 0] * W[3] + Ra[a, 1] * W[4] + Ra[a, 2] * W[5]
+        pA[a] = pB[a]    # the reaction on A acts at B's origin: Newton's third law, one line
+    return energy, power, 0
+
+
 @njit()
 def measure(i, q, v, elements, estate, mode, links, scratch):
     """(x, xdot, status) of element i; its ``estate`` record receives the load's direction
@@ -143,6 +248,8 @@ def measure(i, q, v, elements, estate, mode, links, scratch):
     E, X = elements[i], estate[i]
     if E.kind == JOINT:
         return q[E.q_index], v[E.v_index], 0
+    if E.kind == BUSHING:
+        return bushing(i, elements, estate, links, scratch)
     _point(links, E.link_a, E.pos_a, X.point_a, X.vel_a, X.w_a)
     _point(links, E.link_b, E.pos_b, X.point_b, X.vel_b, X.w_b)
     pA, pB, vA, vB, wA, wB, d = X.point_a, X.point_b, X.vel_a, X.vel_b, X.w_a, X.w_b, X.direction
@@ -228,6 +335,9 @@ def apply(i, F, elements, estate, links, tau):
         _add_torque(links, E.link_b, W, 1.0)
         _add_torque(links, E.link_a, W, -1.0)
         return
+    if E.kind == BUSHING:
+        _add_torque(links, E.link_b, X.torque, 1.0)
+        _add_torque(links, E.link_a, X.torque, -1.0)
     _add_force(links, E.link_b, W, X.point_b)
     for m in range(3):
         W[m] = -W[m]
@@ -246,7 +356,9 @@ def element_loads(q, v, elements, estate, mode, links, scratch, tau):
         x, xd, status = measure(i, q, v, elements, estate, mode, links, scratch)
         X = estate[i]
         X.x, X.xdot, X.status = x, xd, status
-        F = lawkernels.force(elements[i].law, elements[i].params, x, xd, mode[i].sides)
+        # a bushing's loads are 1 x its record's force and torque (measured with it)
+        F = (1.0 if elements[i].kind == BUSHING else
+             lawkernels.force(elements[i].law, elements[i].params, x, xd, mode[i].sides))
         X.value = F
         if status != 0:
             # direction undefined: fine only while the law's force there is zero

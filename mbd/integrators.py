@@ -291,7 +291,8 @@ class Run:
         except Singular as err:
             loop = self.sd.data.loop[0]
             loops = "; ".join(f"loop {s.loop_joints(c)}" for c in s.cut_joints)
-            drivers = f"; drivers {[d.name for d in s.drivers]}" if s.drivers else ""
+            drivers = (f"; drivers and gears {[d.name for d in s.drivers]}" if s.drivers
+                       else "")
             if err.code == loopkernels.NOT_CLOSED:
                 what = ("the projection onto the constraint equations did not converge: the "
                         "mechanism cannot stay closed here")
@@ -631,9 +632,10 @@ def blocker(system, method, exact_switching):
     """Why the compiled loop cannot run this simulation, or "" when it can."""
     if method is not integrate.DOP853:
         return f"it implements DOP853 only, not {method.__name__}"
-    if system.drivers:
-        return (f"the system has motion drivers {[d.name for d in system.drivers]}, whose "
-                "motions are Python functions of time")
+    driven = [d.name for d in system.drivers if d.prescribed]
+    if driven:
+        return (f"the system has motion drivers {driven}, whose motions are Python functions "
+                "of time")
     if not exact_switching:
         return "exact_switching=False"
     varying = [fe.name for fe in system.force_elements if fe.law.time_varying]

@@ -22,6 +22,9 @@ from .jitcache import njit
 from .layout import LAW_SWITCHES, MAX_PARAMS  # noqa: F401  (MAX_PARAMS: the row laws fill)
 
 LINEAR, CONSTANT, ELASTOGAP, ELASTOBACKLASH, ELASTOBACKLASH2, BISTOP, VARIABLE_SPRING = range(7)
+#: a bushing's six-component linear law: no 1-D formula (:func:`force` gives nan) and no
+#: switches; :func:`mbd.forcekernels.bushing` evaluates it
+BUSHING = 7
 
 #: the backlash below which ElastoBacklash is a plain spring-damper (Modelica's bEps), rad
 B_EPS = 1e-10

@@ -17,7 +17,8 @@ record            one per ...
 ``MODE``          force element: the frozen branch (the *sides* of its switching functions and,
                   for a line element, the reference direction of its line)
 ``CLOSURE``       cut joint: where its massless chain ends and the follower CS it must meet
-``DRIVER``        motion driver: its coordinate and the prescribed motion at the current time
+``DRIVER``        a row on joint coordinates, q - ratio q_coupled = position(t): a motion driver
+                  (ratio 0, its prescribed motion at the current time) or a gear (motion 0)
 ``LOOP``          run with constraints: the rank rule's verdicts (a 1-record array)
 ``STEPPER``       run of the compiled integrator: its state between calls (a 1-record array)
 ================  ===========================================================================
@@ -37,14 +38,14 @@ import numpy as np
 FIXED, REVOLUTE, PRISMATIC, SPHERICAL = 0, 1, 2, 3
 
 #: force placement codes (``ELEMENT.kind``)
-JOINT, LINE, AXIAL, ROTATIONAL = 0, 1, 2, 3
+JOINT, LINE, AXIAL, ROTATIONAL, BUSHING = 0, 1, 2, 3, 4
 
 #: switching functions per element: the law's (``LAW_SWITCHES``) and the placement's own
 LAW_SWITCHES = 4
 PLACEMENT_SWITCH = LAW_SWITCHES     # the line element's passage through its anchor
 SWITCHES = LAW_SWITCHES + 1
-#: parameters per law
-MAX_PARAMS = 6
+#: parameters per law (a bushing's six stiffnesses, six dampings and six preloads: 18)
+MAX_PARAMS = 18
 
 #: what the force elements' evaluation computes (:func:`mbd.statefunction.elements_at`): their
 #: switching functions, the mode the state selects, their records
@@ -108,7 +109,7 @@ SCRATCH = np.dtype([
 ], align=True)
 
 ELEMENT = np.dtype([
-    ("kind", np.int64),             # JOINT, LINE, AXIAL, ROTATIONAL
+    ("kind", np.int64),             # JOINT, LINE, AXIAL, ROTATIONAL, BUSHING
     ("law", np.int64),              # law code (mbd.lawkernels)
     ("q_index", np.int64),          # JOINT: the primitive's coordinate in q
     ("v_index", np.int64),          # JOINT: ... and in v
@@ -118,6 +119,8 @@ ELEMENT = np.dtype([
     ("pos_b", np.float64, 3),
     ("axis", np.float64, 3),        # AXIAL/ROTATIONAL: unit axis in A's link frame
     ("R0", np.float64, (3, 3)),     # ROTATIONAL: B's link axes relative to A's in the drawing
+    ("frame_a", np.float64, (3, 3)),  # BUSHING: CS A's axes (columns) in A's link frame ...
+    ("frame_b", np.float64, (3, 3)),  # ... and CS B's in B's (world for a ground)
     ("eps", np.float64),            # LINE: the distance below which |r| counts as 0, m
     ("params", np.float64, MAX_PARAMS),  # the law's parameter row
 ], align=True)
@@ -126,15 +129,21 @@ ELEMENT_STATE = np.dtype([
     ("x", np.float64),              # what the law read: coordinate (m, rad) ...
     ("xdot", np.float64),           # ... and its rate
     ("value", np.float64),          # the law's force (N) or torque (N m) on B along +x
+                                    # (BUSHING: 1, its loads are its wrench; x is its stored
+                                    # energy, J, and xdot the power it delivers, W)
     ("vector", np.float64, 3),      # the world load on B: force (line, axial), torque (rot.)
     ("status", np.int64),           # 0 ok, 1 no direction (|r| = 0 at rest), 2 no twist angle
-    ("direction", np.float64, 3),   # world direction of the load on B
+    ("direction", np.float64, 3),   # world direction of the load on B (BUSHING: its force)
     ("point_a", np.float64, 3),     # world points where the loads act, m
     ("point_b", np.float64, 3),
     ("vel_a", np.float64, 3),       # world velocities of those points, m/s
     ("vel_b", np.float64, 3),
     ("w_a", np.float64, 3),         # world angular velocities of A's and B's links, rad/s
     ("w_b", np.float64, 3),
+    ("torque", np.float64, 3),      # BUSHING: the world torque on B, N m
+    ("wrench", np.float64, 6),      # BUSHING: [force; torque] on B in CS A's axes, N and N m
+    ("deflection", np.float64, 6),  # BUSHING: [d; theta] of B relative to A, A's axes, m, rad
+    ("rate", np.float64, 6),        # BUSHING: [ddot; w] of B relative to A, A's axes, m/s, rad/s
 ], align=True)
 
 MODE = np.dtype([
@@ -152,7 +161,10 @@ CLOSURE = np.dtype([
 DRIVER = np.dtype([
     ("q_index", np.int64),          # the driven coordinate
     ("v_index", np.int64),
-    ("position", np.float64),       # its prescribed motion at the current time
+    ("coupled_q", np.int64),        # a gear's input coordinate (a motion driver: its own)
+    ("coupled_v", np.int64),
+    ("ratio", np.float64),          # a gear's ratio (a motion driver: 0)
+    ("position", np.float64),       # the prescribed motion of q - ratio q_coupled now
     ("velocity", np.float64),
     ("acceleration", np.float64),
 ], align=True)

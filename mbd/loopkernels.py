@@ -9,7 +9,8 @@ axes::
     g = [ 0.5 vee(R_e R_f^T - R_f R_e^T) ;  p_e - p_f ] = 0
     G v = [ w_e - w_f ;  v_e - v_f ] = 0,       G qdd + gamma = 0
 
-(e the chain's end, f the follower CS). A motion driver adds one row, ``q_d - position(t)``.
+(e the chain's end, f the follower CS). A motion driver adds one row, ``q_d - position(t)``, and
+a gear one, ``q_b - ratio q_a``.
 Accelerations and constraint forces solve ``H qdd = tau - C + G^T lambda, G qdd = b`` by the
 null-space method on a singular value decomposition of G, so redundant equations (a planar
 four-bar of four revolutes in 3-D) are simply rank-deficient rows, and the massless chains
@@ -220,13 +221,15 @@ def closure_gamma(links, scratch, closures, gamma):
 
 @njit()
 def driver_rows(q, drivers, row0, G, g):
-    """The drivers' unit rows of G from ``row0`` and their residuals q_d - position."""
+    """The rows on joint coordinates (motion drivers and gears) of G from ``row0`` and their
+    residuals q_d - ratio q_c - position."""
     for k in range(drivers.shape[0]):
         D = drivers[k]
         for j in range(G.shape[1]):
             G[row0 + k, j] = 0.0
         G[row0 + k, D.v_index] = 1.0
-        g[row0 + k] = q[D.q_index] - D.position
+        G[row0 + k, D.coupled_v] -= D.ratio
+        g[row0 + k] = q[D.q_index] - D.ratio * q[D.coupled_q] - D.position
 
 
 # ----------------------------------------------------------------------------- linear algebra

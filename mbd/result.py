@@ -94,13 +94,18 @@ class ForceView:
     ----------
     value : ndarray
         The load on the follower: (n,) the law's value along +x (N or N m) for 1-D
-        placements; (n, 3) the world force vector on CS B (N) for a BodySpringDamper.
+        placements; (n, 3) the world force vector on CS B (N) for a BodySpringDamper; (n, 6)
+        [force; torque] on CS B in CS A's axes (N, N m) for a bushing.
     x, xdot : ndarray (n,)
         What the law read: the joint coordinate, the distance, the axial displacement (m) or
-        the angle (rad), and its rate.
+        the angle (rad), and its rate (a bushing: its stored energy, J, and the power it
+        delivers to the mechanism, W).
     vector : ndarray (n, 3)
-        The world load on B: force (N) for line and axial placements, torque (N m) for a
-        rotational one; zeros for a joint placement (it acts in joint space).
+        The world load on B: force (N) for line, axial and bushing placements, torque (N m)
+        for a rotational one; zeros for a joint placement (it acts in joint space).
+    deflection, rate : ndarray (n, 6) or None
+        A bushing's deflection [d; theta] (m, rad) and rates [ddot; w] (m/s, rad/s) of B
+        relative to A in A's axes (None for other placements).
     state : dict of ndarray
         The element's state per row (e.g. ``contact``, ``branch``, ``K``), as its law defines.
     energy : ndarray (n,)
@@ -117,6 +122,10 @@ class ForceView:
         self.vector = rec["vector"].copy()
         self.scalar = rec["value"].copy()
         self.value = self.vector if getattr(fe, "vector_valued", False) else self.scalar
+        self.deflection = self.rate = None
+        if fe.placement == "bushing":
+            self.value = rec["wrench"].copy()
+            self.deflection, self.rate = rec["deflection"].copy(), rec["rate"].copy()
         sides = result.sides[:, index]
         self.state = fe.law.states(self.x, self.xdot, result.t, sides, params)
         self.energy = fe.law.energy(self.x, params)
@@ -159,6 +168,8 @@ class ReactionView:
         Its moment about the follower CS's origin, N m, in the base CS's axes.
     value : ndarray (n,)
         For a motion driver: the force (N) or torque (N m) it applies along its coordinate.
+        For a gear: what it applies on joint_b's coordinate (it applies ``-ratio`` times that
+        on joint_a's).
     unique : bool
         False when the joint is in a loop with redundant constraint equations: the reactions
         shown are one valid choice among many, the one with the smallest constraint forces at
@@ -325,12 +336,14 @@ class Result:
         return ForceView(self, index[name])
 
     def reaction(self, name):
-        """The reaction of joint (or motion driver) ``name`` over the run: a ReactionView."""
+        """The reaction of joint, motion driver or gear ``name`` over the run: a
+        ReactionView."""
         s = self.system
         drivers = {d.name for d in s.drivers}
         if name not in s.joints and name not in drivers:
-            raise KeyError(f"no joint or motion driver '{name}'; the joints are "
-                           f"{sorted(s.joints)}")
+            raise KeyError(f"no joint, motion driver or gear '{name}'; the joints are "
+                           f"{sorted(s.joints)}" + (f", the drivers and gears {sorted(drivers)}"
+                                                    if drivers else ""))
         wrenches, values = self._reactions()
         if name in drivers:
             return ReactionView(name, value=values[name])

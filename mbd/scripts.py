@@ -173,6 +173,15 @@ def apply_override(model, name, param, value, where):
             raise InputError(f"{where}: {err}") from None
     elif isinstance(elements.get(name), ForceElement):
         _replace_element(model, elements[name], _set_force(elements[name], param, value, where))
+    elif callable(getattr(elements.get(name), "with_parameters", None)):   # a gear's ratio
+        if not isinstance(value, float):
+            raise InputError(f"{where}: {elements[name].label()}: {param} takes one number, "
+                             f"got {value!r}")
+        try:
+            _replace_element(model, elements[name],
+                             elements[name].with_parameters(**{param: value}))
+        except (TypeError, ValueError) as err:
+            raise InputError(f"{where}: {err}") from None
     else:
         grounds = [g.name for g in model.grounds]
         known = sorted(bodies) + sorted(n for n in elements if n is not None)

@@ -68,7 +68,8 @@ def _work_rates(v, dy, data):
         m = 6 * data.closures.shape[0] + nd
         lam = loopkernels.views(data.loopbuf, v.shape[0], m).lam
         for k in range(nd):
-            dy[n + nf + k] = lam[m - nd + k] * v[data.drivers[k].v_index]
+            D = data.drivers[k]
+            dy[n + nf + k] = lam[m - nd + k] * (v[D.v_index] - D.ratio * v[D.coupled_v])
 
 
 @njit()
@@ -429,6 +430,8 @@ def refresh(sd, t, y):
                     from err
     drivers = sd.data.drivers
     for k, d in enumerate(s.drivers):
+        if not d.prescribed:         # a gear: its row's motion is always zero
+            continue
         try:
             drivers[k]["position"], drivers[k]["velocity"], drivers[k]["acceleration"] = \
                 d.motion(t)

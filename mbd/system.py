@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import assembly, topology, validate
-from .elements import Joint
+from .elements import GearConstraint, Joint
 from .errors import ModelError
 from .model import Body
 from .state import State
@@ -32,7 +32,8 @@ class JointMap:
 
 @dataclass(frozen=True)
 class DriverMap:
-    """A motion driver and the q/v indices of the primitive it drives."""
+    """A row on joint coordinates and the q/v indices of its primitive: a motion driver (the
+    primitive it drives) or a gear (its output primitive, b)."""
 
     driver: object
     q_index: int
@@ -41,6 +42,12 @@ class DriverMap:
     @property
     def name(self):
         return self.driver.name
+
+    @property
+    def prescribed(self):
+        """True for a motion driver (its motion is a Python function of time), False for a
+        gear (its row's motion is zero)."""
+        return not isinstance(self.driver, GearConstraint)
 
     def motion(self, t):
         return self.driver.motion(t)
@@ -77,7 +84,10 @@ class System:
         The force elements' ``ELEMENT``, the cut joints' ``CLOSURE`` and the motion drivers'
         ``DRIVER`` records (read-only).
     redundant : list of str
-        The redundant closure equations, by cut joint and row.
+        The redundant constraint equations, by cut joint and row, or by gear.
+    drivers : list of DriverMap
+        The rows on joint coordinates, in the order of ``driver_table``: the motion drivers,
+        then the gears (``DriverMap.prescribed`` tells them apart).
     """
 
     name: str
@@ -185,10 +195,16 @@ class System:
                          "the reactions in their loops are not unique (reported: the ones with "
                          "the smallest constraint forces at the loop-closing joint):")
             lines += [f"    {r}" for r in self.redundant]
-        if self.drivers:
+        gears = [d.driver for d in self.drivers if not d.prescribed]
+        if gears:
+            lines.append("  gears: " + ", ".join(
+                f"'{g.name}' ({g.joint_b.label()} = {g.ratio:g} x {g.joint_a.label()})"
+                for g in gears))
+        driven = [d for d in self.drivers if d.prescribed]
+        if driven:
             lines.append("  motion drivers: " + ", ".join(
-                f"'{d.name}' on {d.driver.joint.label()}" for d in self.drivers)
-                + f" (DOF left free: {self.dof - len(self.drivers)})")
+                f"'{d.name}' on {d.driver.joint.label()}" for d in driven)
+                + f" (DOF left free: {self.dof - len(driven)})")
         return "\n".join(lines)
 
 
@@ -196,8 +212,8 @@ def build(model):
     """Validate ``model`` and compile it into a :class:`System` (raises ModelError listing
     every problem found)."""
     problems = []
-    joints, forces, drivers = validate.check_model(model, problems)
-    machines = topology.find_machines(model, joints, forces, problems,
+    joints, forces, drivers, gears = validate.check_model(model, problems)
+    machines = topology.find_machines(model, joints, forces + gears, problems,
                                       unreported=validate.duplicated_names(model))
     validate.check_assembled_drawing(model, joints, machines, problems)
     order, cuts = topology.spanning_tree(model, joints)
@@ -211,8 +227,10 @@ def build(model):
     laid = topology.lay_out(order, cuts, machines, JointMap, BodyMap)
     scale = topology.length_scale(model)
     envs = [g.environment for g in model.grounds if g.environment is not None]
+    gear_table = topology.driver_table(gears, laid.joint_maps)
     dof, redundant = assembly.mobility(laid.tree, laid.closures, laid.nq, laid.nv,
-                                       laid.cut_joints)
+                                       laid.cut_joints, gear_table, [g.name for g in gears])
+    rows = drivers + gears     # the rows on joint coordinates, in the order of driver_table
     return System(name=model.name, tree=laid.tree, nq=laid.nq, nv=laid.nv, dof=dof,
                   machines=machines, joints=laid.joint_maps, bodies=laid.body_maps,
                   grounds={g.name: g for g in model.grounds}, force_elements=forces,
@@ -220,8 +238,8 @@ def build(model):
                   atol=min((e.atol for e in envs), default=1e-10),
                   elements=topology.element_table(forces, laid.joint_maps, laid.body_maps, scale),
                   closures=laid.closures,
-                  driver_table=topology.driver_table(drivers, laid.joint_maps),
+                  driver_table=topology.driver_table(rows, laid.joint_maps),
                   link_names=laid.link_names, cut_joints=laid.cut_joints, length_scale=scale,
-                  drivers=[DriverMap(d, *topology.primitive_slot(laid.joint_maps, d))
-                           for d in drivers],
+                  drivers=[DriverMap(d, *topology.driven_slot(laid.joint_maps, d))
+                           for d in rows],
                   redundant=redundant)

@@ -21,7 +21,7 @@ from .validate import is_cs_of
 
 _PRIMITIVE_CODE = {"R": layout.REVOLUTE, "P": layout.PRISMATIC, "S": layout.SPHERICAL}
 _PLACEMENT_CODE = {"joint": layout.JOINT, "line": layout.LINE, "axial": layout.AXIAL,
-                   "rotational": layout.ROTATIONAL}
+                   "rotational": layout.ROTATIONAL, "bushing": layout.BUSHING}
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def find_machines(model, joints, forces, problems, unreported=frozenset()):
             problems.append(f"bodies {lost} are not connected to any ground by joints; connect "
                             "them (a free-flying body is a body on a SixDof joint to a ground)")
         raw.append((nodes, bodies, gnodes, jnames))
-    # force elements between machines make composite machines
+    # force elements (and gears) between machines make composite machines
     machine_of = {}
     for k, (nodes, *_rest) in enumerate(raw):
         for n in nodes:
@@ -265,10 +265,15 @@ def cs_placement(body_maps, cs):
 
 def primitive_slot(joint_maps, element):
     """(q index, v index) of the joint primitive an element acts on."""
-    jm = joint_maps[element.joint.name]
-    prims = element.joint.primitives
-    return (int(jm.q_index[sum(p.nq for p in prims[:element.primitive])]),
-            int(jm.v_index[sum(p.nv for p in prims[:element.primitive])]))
+    return _slot(joint_maps, element.joint, element.primitive)
+
+
+def _slot(joint_maps, joint, primitive):
+    """(q index, v index) of primitive ``primitive`` of ``joint``."""
+    jm = joint_maps[joint.name]
+    prims = joint.primitives
+    return (int(jm.q_index[sum(p.nq for p in prims[:primitive])]),
+            int(jm.v_index[sum(p.nv for p in prims[:primitive])]))
 
 
 def element_table(forces, joint_maps, body_maps, length_scale):
@@ -290,9 +295,11 @@ def element_table(forces, joint_maps, body_maps, length_scale):
         for end, cs in (("a", fe.cs_a), ("b", fe.cs_b)):
             if isinstance(cs.owner, Ground):
                 E["pos_" + end], R = cs.position, np.eye(3)
+                E["frame_" + end] = cs.rotation
             else:
                 bm = body_maps[cs.owner.name]
                 E["link_" + end], E["pos_" + end], R = bm.link, bm.cs_local(cs)[0], bm.rotation
+                E["frame_" + end] = bm.cs_local(cs)[1]
             frames.append(R)
         R_A, R_B = frames
         E["R0"] = R_A.T @ R_B
@@ -304,12 +311,25 @@ def element_table(forces, joint_maps, body_maps, length_scale):
     return table
 
 
-def driver_table(drivers, joint_maps):
-    """The motion drivers' ``DRIVER`` records (their motions are written at every
-    evaluation)."""
-    table = layout.records(layout.DRIVER, len(drivers))
-    for k, d in enumerate(drivers):
-        table[k]["q_index"], table[k]["v_index"] = primitive_slot(joint_maps, d)
+def driven_slot(joint_maps, row):
+    """(q index, v index) of the coordinate a motion driver drives, or of a gear's output
+    (``joint_b``'s primitive)."""
+    if hasattr(row, "joint_b"):
+        return _slot(joint_maps, row.joint_b, row.primitive_b)
+    return primitive_slot(joint_maps, row)
+
+
+def driver_table(rows, joint_maps):
+    """The ``DRIVER`` records of the rows on joint coordinates: motion drivers (ratio 0; their
+    motions are written at every evaluation) and gears (q_b - ratio q_a, motion 0)."""
+    table = layout.records(layout.DRIVER, len(rows))
+    for k, d in enumerate(rows):
+        table[k]["q_index"], table[k]["v_index"] = driven_slot(joint_maps, d)
+        table[k]["coupled_q"], table[k]["coupled_v"] = table[k]["q_index"], table[k]["v_index"]
+        if hasattr(d, "joint_a"):
+            table[k]["coupled_q"], table[k]["coupled_v"] = _slot(joint_maps, d.joint_a,
+                                                                 d.primitive_a)
+            table[k]["ratio"] = d.ratio
     table.setflags(write=False)
     return table
 

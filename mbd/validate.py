@@ -9,7 +9,7 @@ import numpy as np
 from scipy import integrate
 
 from . import values
-from .elements import ForceElement, Joint, Law, MotionDriver
+from .elements import ForceElement, GearConstraint, Joint, Law, MotionDriver
 from .errors import ModelError
 from .model import CS, Body, Ground
 
@@ -167,25 +167,41 @@ def check_coincidence(joint, tolerance, problems):
                         f"coincide (tolerance {tolerance:g} m)")
 
 
-_PLACEMENTS = ("joint", "line", "axial", "rotational")
+_PLACEMENTS = ("joint", "line", "axial", "rotational", "bushing")
 
 
-def check_joint_primitive(el, model, problems):
-    """An element that acts on one revolute/prismatic primitive of a joint of this model."""
+def check_joint_primitive(el, model, problems, joint=None, primitive=None, role="joint"):
+    """An element that acts on one revolute/prismatic primitive of a joint of this model (its
+    ``joint`` and ``primitive``, or the given ones, named ``role`` in messages). Returns
+    whether it does."""
     label = element_label(el)
-    j = el.joint
+    j = el.joint if joint is None else joint
     if not (isinstance(j, Joint) and any(j is other for other in model.elements)):
-        problems.append(f"{label}: joint must be a joint added to model '{model.name}', got "
+        problems.append(f"{label}: {role} must be a joint added to model '{model.name}', got "
                         f"{element_label(j) if j is not None else None}")
-        return
-    k = el.primitive
+        return False
+    k = el.primitive if primitive is None else primitive
+    what = "primitive" if role == "joint" else f"primitive_{role[-1]}"
     if not (isinstance(k, (int, np.integer)) and not isinstance(k, bool)
             and 0 <= k < len(j.primitives)):
-        problems.append(f"{label}: primitive must be an index 0..{len(j.primitives) - 1} of "
+        problems.append(f"{label}: {what} must be an index 0..{len(j.primitives) - 1} of "
                         f"{j.label()}, got {k!r}")
     elif j.primitives[k].kind == "S":
-        problems.append(f"{label}: primitive {k} of {j.label()} is spherical; it must be a "
+        problems.append(f"{label}: {what} {k} of {j.label()} is spherical; it must be a "
                         "revolute or prismatic primitive")
+    else:
+        return True
+    return False
+
+
+def check_gear(gear, model, problems):
+    """A gear ties two different revolute/prismatic primitives of joints of this model."""
+    ok = [check_joint_primitive(gear, model, problems, j, k, role)
+          for (j, k), role in zip(gear.sides, ("joint_a", "joint_b"))]
+    if all(ok) and gear.joint_a is gear.joint_b and gear.primitive_a == gear.primitive_b:
+        problems.append(f"{gear.label()}: joint_a and joint_b are the same primitive "
+                        f"({gear.joint_a.label()}, primitive {gear.primitive_a}); a gear ties "
+                        "two different coordinates")
 
 
 def check_force_element(fe, model, problems):
@@ -219,14 +235,14 @@ def check_force_element(fe, model, problems):
 
 def check_model(model, problems):
     """Check names, bodies, grounds and every element of ``model``; returns the elements that
-    take part in the topology: (joints, force elements, motion drivers)."""
+    take part in the topology: (joints, force elements, motion drivers, gears)."""
     check_names(model, problems)
     for body in model.bodies:
         check_body(body, problems)
     for g in model.grounds:
         if not np.all(np.isfinite(g.position)):
             problems.append(f"ground '{g.name}': position must be finite, got {g.position}")
-    joints, forces, drivers = [], [], []
+    joints, forces, drivers, gears = [], [], [], []
     for el in model.elements:
         if isinstance(el, Joint):
             if check_joint(el, model, problems):
@@ -237,10 +253,13 @@ def check_model(model, problems):
         elif isinstance(el, MotionDriver):
             check_joint_primitive(el, model, problems)
             drivers.append(el)
+        elif isinstance(el, GearConstraint):
+            check_gear(el, model, problems)
+            gears.append(el)
         else:
-            problems.append(f"{element_label(el)} is neither a joint, a force element nor a "
-                            "motion driver")
-    return joints, forces, drivers
+            problems.append(f"{element_label(el)} is neither a joint, a force element, a "
+                            "motion driver nor a gear")
+    return joints, forces, drivers, gears
 
 
 def check_assembled_drawing(model, joints, machines, problems):

@@ -12,8 +12,9 @@ What is drawn:
   primitive: revolute a pin along its axis, prismatic a thin rail along its axis, spherical a
   ball (axes after the first primitive of a joint are drawn as in the reference pose);
 - line and axial force elements (and BodySpringDamper): a coil between the two CS origins,
-  re-generated each frame; a JointForce: a marker on its primitive at the joint's follower
-  CS (the base CS when the follower is a ground): for a revolute primitive a washer on the
+  re-generated each frame; a Bushing: a rubber sleeve fixed to A around CS A's z axis and a
+  pin fixed to B along CS B's z axis; a JointForce: a marker on its primitive at the joint's
+  follower CS (the base CS when the follower is a ground): for a revolute primitive a washer on the
   pin (a spiral for a law without contact), for a prismatic one a collar around the body;
 - contact colours: gap, backlash and stop laws (ElastoGap, ElastoBacklash, ElastoBacklash2,
   Bistop, Impact) colour their coil or marker by their contact state (green not in contact,
@@ -53,6 +54,7 @@ _PALETTE = ((0.12, 0.47, 0.71), (1.0, 0.5, 0.05), (0.58, 0.40, 0.74), (0.55, 0.3
 _JOINT_COLOR = (0.45, 0.45, 0.45)
 _GROUND_COLOR = (0.2, 0.2, 0.2)
 _SPRING_COLOR = (0.25, 0.25, 0.3)
+_BUSHING_COLOR = (0.15, 0.15, 0.15)
 _VIEWS = {  # camera direction (from focal point to camera) and view-up
     "iso": ((1.0, -1.0, 1.0), (0.0, 0.0, 1.0)),
     "xy": ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0)),
@@ -369,8 +371,26 @@ class Scene:
             if contact:
                 self.contact_actors[fe.name] = actor
             self._anchors[fe.name] = ("point", owner, p)
+        elif placement == "bushing" and fe.cs_a is not None and fe.cs_b is not None:
+            for owner, mesh in self._bushing_parts(fe):
+                self._add(mesh, owner, _BUSHING_COLOR)
+            self._anchors[fe.name] = ("cs", fe.cs_b)
         elif fe.cs_b is not None:   # a rotational placement, or one of the user's own
             self._anchors[fe.name] = ("cs", fe.cs_b)
+
+    def _bushing_parts(self, fe):
+        """[(owner, mesh)] of a bushing: a rubber sleeve on A's owner around CS A's z axis
+        and a pin on B's owner along CS B's z axis, both centred on their CS origins, so the
+        pin moves in the sleeve as the bushing deflects (no re-meshing)."""
+        L = self.length
+        owner_a, pa, Ra = self._where(fe.cs_a)
+        owner_b, pb, Rb = self._where(fe.cs_b)
+        za, zb = Ra[:, 2], Rb[:, 2]
+        sleeve = pv.Disc(center=pa - 0.03 * L * za, inner=0.02 * L, outer=0.035 * L,
+                         normal=za, c_res=32).extrude(0.06 * L * za, capping=True)
+        pin = pv.Cylinder(center=pb, direction=zb, radius=0.012 * L, height=0.09 * L,
+                          resolution=20)
+        return [(owner_a, sleeve), (owner_b, pin)]
 
     def _joint_force_marker(self, fe, contact):
         """(owner, centre in the owner's frame, mesh) of a JointForce's marker: on a revolute

@@ -1,0 +1,61 @@
+"""GearConstraint (issue 15, in progress): a rigid gear against the closed form of the reflected
+inertia, and the gear's build-time rules."""
+import numpy as np
+import pytest
+
+import mbd
+from forces import Actuator, JointForce
+from joints import Revolute
+
+JM, JL, T = 0.01, 2.0, 1.5
+
+
+def geared(ratio):
+    """A motor (J_m about z) on a revolute to the ground, geared to a load (J_l) on its own
+    revolute, q_load = ratio q_motor, a constant torque T on the motor; no gravity."""
+    m = mbd.Model("gear")
+    g = m.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, 0)))
+    g2 = m.add_ground("g2", at=(1, 0, 0))
+    motor = m.add_body("motor", mass=1.0, cg=(0, 0, 0), inertia=np.diag([1, 1, JM]))
+    load = m.add_body("load", mass=1.0, cg=(1, 0, 0), inertia=np.diag([1, 1, JL]))
+    a = m.add(Revolute("motor_axle", g, motor["cg"], axis=(0, 0, 1)))
+    b = m.add(Revolute("load_axle", g2, load["cg"], axis=(0, 0, 1)))
+    m.add(mbd.GearConstraint("mesh", a, b, ratio=ratio))
+    m.add(JointForce("drive", a, Actuator(T)))
+    return m
+
+
+@pytest.mark.parametrize("ratio", [0.2, -3.0])
+def test_rigid_gear_has_the_reflected_inertia(ratio):
+    system = geared(ratio).build()
+    assert system.dof == 1 and len(system.machines) == 2
+    res = system.simulate(1.0, output_step=0.1, rtol=1e-10, atol=1e-12)
+    J = JM + JL * ratio ** 2                  # reflected to the motor
+    qa, qb = res.joint("motor_axle").q, res.joint("load_axle").q
+    np.testing.assert_allclose(qa, 0.5 * T / J * res.t ** 2, atol=1e-10)
+    np.testing.assert_allclose(qb, ratio * qa, atol=1e-12)
+    # the torque on the load's coordinate accelerates the load: J_l * ratio * qdd_a
+    np.testing.assert_allclose(res.reaction("mesh").value, JL * ratio * T / J, rtol=1e-9)
+    balance = res.energy_balance()
+    assert np.max(np.abs(balance.work["mesh"])) < 1e-9     # an ideal gear does no work
+    assert np.max(np.abs(balance.residual)) < 1e-9
+
+
+def test_gear_rules_are_named():
+    with pytest.raises(mbd.ModelError, match="GearConstraint 'g': ratio must be finite and "
+                                             "nonzero"):
+        mbd.GearConstraint("g", None, None, ratio=0.0)
+    m = geared(2.0)
+    hinge = [e for e in m.elements if e.name == "motor_axle"][0]
+    m.add(mbd.GearConstraint("self", hinge, hinge, ratio=2.0))
+    with pytest.raises(mbd.ModelError, match="'self': joint_a and joint_b are the same"):
+        m.build()
+
+
+def test_a_repeated_gear_is_redundant():
+    m = geared(2.0)
+    a, b = (e for e in m.elements if e.name in ("motor_axle", "load_axle"))
+    m.add(mbd.GearConstraint("again", a, b, ratio=2.0))
+    system = m.build()
+    assert system.dof == 1
+    assert len(system.redundant) == 1 and system.redundant[0].startswith("gear '")
