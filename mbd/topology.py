@@ -298,8 +298,8 @@ def element_table(forces, joint_maps, body_maps, length_scale):
                 E["frame_" + end] = cs.rotation
             else:
                 bm = body_maps[cs.owner.name]
-                E["link_" + end], E["pos_" + end], R = bm.link, bm.cs_local(cs)[0], bm.rotation
-                E["frame_" + end] = bm.cs_local(cs)[1]
+                E["pos_" + end], E["frame_" + end] = bm.cs_local(cs)
+                E["link_" + end], R = bm.link, bm.rotation
             frames.append(R)
         R_A, R_B = frames
         E["R0"] = R_A.T @ R_B
