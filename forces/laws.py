@@ -153,6 +153,50 @@ class _BodySpringDamperLaw(_Linear):
         _check(self, "x0", ">= 0 and finite", _nonneg)
 
 
+@dataclass(frozen=True)
+class _StictionLaw(Law):
+    """The law of :class:`forces.JointStiction`: Coulomb friction with stick-slip (SPEC §8).
+
+    ::
+
+        slipping (rate v != 0):  force on the follower = -f_kinetic sign(v) - d v
+        sticking:                the force that holds the rate at zero (a constraint force),
+                                 while its magnitude stays below f_static
+
+    The mode lives in the sides: s[0] is the slip direction, s[1] -1 while it sticks. The
+    run decides where it sticks or breaks free (:mod:`mbd.integrators`); called alone the law
+    gives the slipping force, and 0 at v = 0 (stuck, without the mechanism to hold).
+
+    >>> law = _StictionLaw(f_static=5.0, f_kinetic=3.0, d=0.5)
+    >>> law(0.0, 2.0), law(0.0, -2.0), law(0.0, 0.0)
+    (-4.0, 4.0, 0.0)
+    """
+
+    f_static: float
+    f_kinetic: float
+    d: float = 0.0
+
+    code = lawkernels.STICTION
+    switch_names = (("slips backwards", "slips forwards"), ("sticks", "breaks free"))
+    name = "JointStiction law"
+
+    def __post_init__(self):
+        _check(self, "f_static", "> 0 and finite", _positive)
+        _check(self, "f_kinetic", ">= 0 and finite", _nonneg)
+        _check(self, "d", ">= 0 and finite", _nonneg)
+        if self.f_kinetic > self.f_static:
+            raise ValueError(f"{self.name}: f_kinetic must be <= f_static, got f_kinetic = "
+                             f"{self.f_kinetic!r} > f_static = {self.f_static!r}")
+
+    def parameters(self, t=0.0, state=None):
+        return (self.f_static, self.f_kinetic, self.d)
+
+    def states(self, x, v, t, sides, params):
+        stuck = sides[:, 1] < 0
+        return {"stuck": stuck, "slip": np.where(stuck, 0, sides[:, 0]).astype(int),
+                "mode": np.where(stuck, "stuck", "slipping")}
+
+
 #: a bushing's parameter vectors and the names of their components, in order: along, then
 #: about, CS A's x, y, z
 BUSHING_COMPONENTS = {"stiffness": ("kx", "ky", "kz", "kax", "kay", "kaz"),

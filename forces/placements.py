@@ -13,7 +13,8 @@ import warnings
 
 from mbd import ForceElement, Law, ModelError, values
 
-from .laws import BUSHING_COMPONENTS, _BodySpringDamperLaw, _BushingLaw, _Linear, check_six
+from .laws import (BUSHING_COMPONENTS, _BodySpringDamperLaw, _BushingLaw, _Linear,
+                   _StictionLaw, check_six)
 
 
 def _check_name(kind, name):
@@ -55,6 +56,84 @@ class JointForce(ForceElement):
     def with_law(self, law):
         """A new JointForce on the same joint and primitive, with the same name, and ``law``."""
         return type(self)(self.name, self.joint, law, self.primitive)
+
+
+class JointStiction(JointForce):
+    """Coulomb friction with exact stick-slip on a revolute or prismatic primitive (Simscape's
+    Joint Stiction Actuator, SPEC §8)::
+
+        slipping:  F = -f_kinetic sign(v) - d v                    on the follower, N or N m
+        sticking:  v = 0, F = the force the lock needs,  |F| < f_static
+
+    While it sticks the primitive is locked: a constraint row holds its rate at zero and its
+    force (the constraint force) is the friction force. It breaks free exactly when that
+    force's magnitude reaches ``f_static``, slipping the way the mechanism pushes it; while it
+    slips, it sticks exactly where the rate crosses zero if the force needed to hold it there
+    is below ``f_static``, and otherwise slips on the other way. Every stick and slip is an
+    event in ``result.events``; no smoothing, no velocity threshold, no chatter.
+
+    Parameters
+    ----------
+    name : str
+    joint : mbd.Joint
+    f_static : float
+        Breakaway force (N) or torque (N m), > 0.
+    f_kinetic : float
+        Kinetic (Coulomb) friction, 0 <= f_kinetic <= f_static.
+    d : float
+        Viscous friction while slipping, N s/m or N m s/rad, >= 0 (default 0).
+    primitive : int
+        Index of the primitive in the joint (default 0).
+
+    ``result.force(name).value`` is the friction force on the follower (the lock's force
+    while stuck); ``.state`` holds ``stuck`` (bool), ``slip`` (-1, 0, +1: the slip direction)
+    and ``mode`` ("stuck" or "slipping"). At a rest state the static analyses
+    (:func:`mbd.equilibrium`, :func:`mbd.linearize`) see no Coulomb force: a frictionless
+    equilibrium is one where friction holds too, with nothing to hold.
+
+    A run starting at rest (rate exactly 0) starts stuck if the lock's force there is below
+    ``f_static``. Runs need exact switching (the default); the element refuses
+    ``exact_switching=False``.
+
+    Examples
+    --------
+    >>> JointStiction("brake", None, f_static=5.0, f_kinetic=3.0).law(0.0, 1.0)
+    -3.0
+    """
+
+    def __init__(self, name, joint, f_static, f_kinetic, d=0.0, primitive=0):
+        name = _check_name("JointStiction", name)
+        label = f"JointStiction '{name}'"
+        f_s = _parameter(label, "f_static", f_static, "> 0 and finite", values.positive)
+        f_k = _parameter(label, "f_kinetic", f_kinetic, ">= 0 and finite", values.nonnegative)
+        d = _parameter(label, "d", d, ">= 0 and finite", values.nonnegative)
+        if f_k > f_s:
+            raise ModelError(f"{label}: f_kinetic must be <= f_static, got f_kinetic = "
+                             f"{f_k!r} > f_static = {f_s!r}")
+        super().__init__(name, joint, _StictionLaw(f_static=f_s, f_kinetic=f_k, d=d),
+                         primitive)
+        self.f_static, self.f_kinetic, self.d = f_s, f_k, d
+
+    def parameters_text(self):
+        return f"f_static={self.f_static!r}, f_kinetic={self.f_kinetic!r}, d={self.d!r}"
+
+    def with_parameters(self, **changes):
+        """A new JointStiction on the same primitive, with the same name, and some of
+        f_static, f_kinetic, d changed (validated as on construction)."""
+        unknown = sorted(set(changes) - {"f_static", "f_kinetic", "d"})
+        if unknown:
+            raise TypeError(f"{self.label()} has no parameter {unknown[0]!r}; its parameters "
+                            "are: f_static, f_kinetic, d")
+        params = {"f_static": self.f_static, "f_kinetic": self.f_kinetic, "d": self.d}
+        params.update(changes)
+        return type(self)(self.name, self.joint, primitive=self.primitive, **params)
+
+    def with_law(self, law):
+        """A new JointStiction from a stiction law (another JointStiction's)."""
+        if not isinstance(law, _StictionLaw):
+            raise ModelError(f"{self.label()}: law must be a stiction law, got "
+                             f"{type(law).__name__}")
+        return self.with_parameters(f_static=law.f_static, f_kinetic=law.f_kinetic, d=law.d)
 
 
 class LineForce(ForceElement):

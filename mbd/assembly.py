@@ -109,7 +109,7 @@ class Rows:
 
     def __init__(self, system, data):
         self.system, self.data = system, data
-        self.m = 6 * len(system.cut_joints) + len(system.drivers)
+        self.m = system.n_rows
 
     def __call__(self, t, q, v):
         """(G, b, g, w): Jacobian (m, nv), right side of G qdd = b, position residual g and

@@ -281,6 +281,7 @@ class Run:
         s = self.system
         try:
             sf.natural_mode(self.sd, t, y)
+            y = self.settle_locks(t, y)        # stiction elements at rest stick, or slip
             if self.sd.constrained:     # the rank rule's rank, at the assembled state
                 raise_status(sf.derivative(self.sd, t, y)[1], t, y)
             self.logged = self.sides.copy()
@@ -341,17 +342,26 @@ class Run:
         before = sides.copy()
         armed = sf.armed(sd, before)
         passage = k == layout.PLACEMENT_SWITCH and self._at_anchor(t, y, i)
+        # the direction a stiction element breaking free slips: its lock's force, as it was
+        pushed = self.lock_forces(t, y)[i] if k == 1 and i in self.system.locks else 0.0
         # the branches from just past the crossing: a switch armed by it may be exactly zero
         # there (BISTOP's force at the first touch) and only its sign a moment later tells
         h = 256.0 * tol
         sf.natural_mode(sd, t + h, dense(t + h))
         if k != layout.PLACEMENT_SWITCH:   # a line's new reference starts on its + side
             sides[i, k] = -before[i, k]    # across, whatever round-off says at the crossing
+        if pushed:                         # it slips the way the mechanism pushes it
+            sides[i, 0] = -np.sign(pushed)
+        elif k == 0 and i in self.system.locks:
+            sides[i, 1] = -1.0             # its rate reached zero: it sticks if it can
+        if self.system.locks:   # sticking where the rate reached zero, if the lock holds
+            y = self.settle_locks(t, y)
         # log every law switch that acted before and flipped here: other elements may switch
-        # at the same instant (two identical gaps)
+        # at the same instant (two identical gaps); stiction elements say how they move
         flipped = armed & (before != sides)
         flipped[:, layout.PLACEMENT_SWITCH] = False
-        logged = False
+        flipped[self.system.locks] = False
+        logged = self.log_stiction(t, y, before)
         for i2, k2 in zip(*np.nonzero(flipped)):
             fe = self.system.force_elements[i2]
             self.log(t, fe.name, fe.law.describe(k2, sides[i2, k2], sides[i2]), y)
@@ -371,6 +381,54 @@ class Run:
             self.event_row(t, y, dense)
             self.check_chatter()
         return t, y
+
+    # ------------------------------------------------------------------ stick-slip
+
+    def lock_forces(self, t, y):
+        """{stiction element index: the force its lock applies (N or N m)} at (t, y) in the
+        current mode (zero for one that slips)."""
+        sd = self.sd
+        sf.set_locks(sd, self.sides)
+        raise_status(sf.derivative(sd, t, y)[1], t, y)
+        return {i: sf.lock_force(sd, i) for i in self.system.locks}
+
+    def settle_locks(self, t, y):
+        """Every stiction element the mode has sticking (at a rate of zero) keeps sticking if
+        its lock can hold it, |force| < f_static; the others slip the way they are pushed.
+        When several cannot, the one furthest past its limit goes first and the rest are
+        tried again (releasing one loads the others). Returns y on the constraints."""
+        s, sides = self.system, self.sides
+        if not s.locks:
+            return y
+        while True:
+            forces = self.lock_forces(t, y)
+            over = [(abs(forces[i]) / s.force_elements[i].law.f_static, i) for i in s.locks
+                    if sides[i, 1] < 0.0 and
+                    abs(forces[i]) >= s.force_elements[i].law.f_static]
+            if not over:
+                break
+            i = max(over)[1]
+            sides[i, 1], sides[i, 0] = 1.0, -np.sign(forces[i])
+        sf.set_locks(self.sd, sides)
+        return self.project(t, y)
+
+    def log_stiction(self, t, y, before):
+        """Log how each stiction element's motion changed from the mode ``before``: it
+        sticks, breaks free or reverses; returns whether any did."""
+        logged = False
+        for i in self.system.locks:
+            was, now = before[i], self.sides[i]
+            direction = "forwards (+)" if now[0] > 0.0 else "backwards (-)"
+            if now[1] < 0.0:
+                what = "sticks" if was[1] > 0.0 else None
+            elif was[1] < 0.0:
+                what = f"breaks free: slips {direction}"
+            else:
+                what = f"reverses: slips {direction}" if now[0] != was[0] else None
+            if what:
+                self.log(t, self.system.force_elements[i].name, what, y)
+                logged = True
+        return logged
 
     def locate(self, i, k, ta, tb, dense, tol):
         """Where switching function (i, k) leaves its side in (ta, tb] (see

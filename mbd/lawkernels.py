@@ -25,6 +25,10 @@ LINEAR, CONSTANT, ELASTOGAP, ELASTOBACKLASH, ELASTOBACKLASH2, BISTOP, VARIABLE_S
 #: a bushing's six-component linear law: no 1-D formula (:func:`force` gives nan) and no
 #: switches; :func:`mbd.forcekernels.bushing` evaluates it
 BUSHING = 7
+#: Coulomb friction with stick-slip on a joint primitive (``forces.JointStiction``): sides
+#: s[0] the slip direction (sign of the rate), s[1] -1 while it sticks (its lock row carries
+#: the force, :mod:`mbd.loopkernels`), +1 while it slips
+STICTION = 8
 
 #: the backlash below which ElastoBacklash is a plain spring-damper (Modelica's bEps), rad
 B_EPS = 1e-10
@@ -97,6 +101,11 @@ def switching(code, p, x, v, s, g):
             g[3] = _bistop_raw(p, x, v, s)
     elif code == VARIABLE_SPRING:
         g[0] = p[0] - p[1]       # K - K_min: K in use while >= 0
+    elif code == STICTION:
+        g[0] = v                 # slipping: the rate reaches zero (stick or reverse)
+        # sticking: |lambda| - f_s, with lambda the force the lock needs, is written by
+        # mbd.statefunction.elements_and_locks; without it the lock holds
+        g[1] = -1.0
 
 
 @njit(inline="always")
@@ -117,6 +126,8 @@ def armed(code, p, s, k):
         return k <= 3 and (s[0] < 0.0 or s[1] < 0.0)
     if code == VARIABLE_SPRING:
         return k == 0
+    if code == STICTION:
+        return (k == 0 and s[1] > 0.0) or (k == 1 and s[1] < 0.0)
     return False
 
 
@@ -191,6 +202,10 @@ def force(code, p, x, v, s):
     if code == VARIABLE_SPRING:
         K = p[0] if s[0] > 0.0 else p[1]
         return -K * (p[2] + x)
+    if code == STICTION:
+        # sticking, the lock's force holds it (the rate is zero, and so the viscous part)
+        kinetic = 0.0 if s[1] < 0.0 else p[1] * s[0]
+        return -kinetic - p[2] * v
     return np.nan
 
 
@@ -201,6 +216,17 @@ def natural_sides(code, p, x, v, s, g):
     g_k may depend on the sides s_j, j < k (a clamp on the contact branch), so they are
     settled in order.
     """
+    if code == STICTION:
+        # whether it sticks is decided where the rate reaches zero, from the force the lock
+        # needs (mbd.integrators): the state keeps a sticking element stuck, sticks one at
+        # rest (v = 0 exactly) and gives a slipping one the direction of its rate
+        if s[1] > 0.0 and v != 0.0:
+            s[0] = 1.0 if v > 0.0 else -1.0
+        elif v == 0.0:
+            s[1] = -1.0
+        for k in range(2, LAW_SWITCHES):
+            s[k] = 1.0
+        return
     for k in range(LAW_SWITCHES):
         s[k] = 1.0
     for k in range(LAW_SWITCHES):

@@ -18,7 +18,8 @@ record            one per ...
                   for a line element, the reference direction of its line)
 ``CLOSURE``       cut joint: where its massless chain ends and the follower CS it must meet
 ``DRIVER``        a row on joint coordinates, q - ratio q_coupled = position(t): a motion driver
-                  (ratio 0, its prescribed motion at the current time) or a gear (motion 0)
+                  (ratio 0, its prescribed motion at the current time), a gear (motion 0) or
+                  a stiction element's lock (rate held at 0, active only while it sticks)
 ``LOOP``          run with constraints: the rank rule's verdicts (a 1-record array)
 ``STEPPER``       run of the compiled integrator: its state between calls (a 1-record array)
 ================  ===========================================================================
@@ -167,6 +168,8 @@ DRIVER = np.dtype([
     ("position", np.float64),       # the prescribed motion of q - ratio q_coupled now
     ("velocity", np.float64),
     ("acceleration", np.float64),
+    ("active", np.float64),         # 1: the row holds; 0: a lock whose element slips (no row)
+    ("element", np.int64),          # a lock: its stiction element (-1: a driver or a gear)
 ], align=True)
 
 LOOP = np.dtype([

@@ -9,8 +9,9 @@ axes::
     g = [ 0.5 vee(R_e R_f^T - R_f R_e^T) ;  p_e - p_f ] = 0
     G v = [ w_e - w_f ;  v_e - v_f ] = 0,       G qdd + gamma = 0
 
-(e the chain's end, f the follower CS). A motion driver adds one row, ``q_d - position(t)``, and
-a gear one, ``q_b - ratio q_a``.
+(e the chain's end, f the follower CS). A motion driver adds one row, ``q_d - position(t)``,
+a gear one, ``q_b - ratio q_a``, and a stiction element one, its rate held at zero, while it
+sticks (a zero row while it slips: the run's rank is taken again when it changes).
 Accelerations and constraint forces solve ``H qdd = tau - C + G^T lambda, G qdd = b`` by the
 null-space method on a singular value decomposition of G, so redundant equations (a planar
 four-bar of four revolutes in 3-D) are simply rank-deficient rows, and the massless chains
@@ -221,15 +222,18 @@ def closure_gamma(links, scratch, closures, gamma):
 
 @njit()
 def driver_rows(q, drivers, row0, G, g):
-    """The rows on joint coordinates (motion drivers and gears) of G from ``row0`` and their
-    residuals q_d - ratio q_c - position."""
+    """The rows on joint coordinates of G from ``row0`` and their residuals: a motion driver's
+    or gear's q_d - ratio q_c - position; a stiction lock's row holds its rate at zero only
+    (no position residual: while the rate is zero the coordinate stays put) and is a zero
+    row while its element slips (``active`` 0)."""
     for k in range(drivers.shape[0]):
         D = drivers[k]
         for j in range(G.shape[1]):
             G[row0 + k, j] = 0.0
-        G[row0 + k, D.v_index] = 1.0
-        G[row0 + k, D.coupled_v] -= D.ratio
-        g[row0 + k] = q[D.q_index] - D.ratio * q[D.coupled_q] - D.position
+        G[row0 + k, D.v_index] = D.active
+        G[row0 + k, D.coupled_v] -= D.active * D.ratio
+        g[row0 + k] = (0.0 if D.element >= 0 else
+                       q[D.q_index] - D.ratio * q[D.coupled_q] - D.position)
 
 
 # ----------------------------------------------------------------------------- linear algebra

@@ -69,7 +69,11 @@ def _work_rates(v, dy, data):
         lam = loopkernels.views(data.loopbuf, v.shape[0], m).lam
         for k in range(nd):
             D = data.drivers[k]
-            dy[n + nf + k] = lam[m - nd + k] * (v[D.v_index] - D.ratio * v[D.coupled_v])
+            power = lam[m - nd + k] * (v[D.v_index] - D.ratio * v[D.coupled_v])
+            if D.element >= 0:      # a stiction lock: its force's work is its element's
+                dy[n + D.element] += power
+            else:
+                dy[n + nf + k] = power
 
 
 @njit()
@@ -121,12 +125,12 @@ def tree_forced_link(t, y, dy, data):
 
 
 @njit(inline="always")
-def _constrained(q, v, acc, dy, data, bad):
-    """The constrained accelerations into acc (the kinematics and loads done), the work rates
-    into dy's accumulators (when it has them): RNEA bias,
-    CRBA mass matrix, the constraint rows and the null-space solve (:mod:`mbd.loopkernels`).
-    A non-finite mass matrix, load or row (a trial state too far out) gives NaN accelerations,
-    for the integrator's error control to reject."""
+def _solve(q, v, data):
+    """The constrained accelerations (the solve's ``xp``) and constraint forces (``lam``) in
+    the data's buffer (the kinematics and loads done): RNEA bias, CRBA mass matrix, the
+    constraint rows and the null-space solve (:mod:`mbd.loopkernels`). Returns the rank rule's
+    verdict, or 1 when the mass matrix, a load or a row is not finite (a trial state too far
+    out: the accelerations are then NaN, for the integrator's error control to reject)."""
     nv = v.shape[0]
     m = 6 * data.closures.shape[0] + data.drivers.shape[0]
     V_ = loopkernels.views(data.loopbuf, nv, m)
@@ -142,11 +146,22 @@ def _constrained(q, v, acc, dy, data, bad):
     if not (loopkernels.finite(V_.H) and loopkernels.finite(V_.f) and loopkernels.finite(V_.G)
             and loopkernels.finite(V_.b)):
         for k in range(nv):
-            acc[k] = np.nan
+            V_.xp[k] = np.nan
+        return 1
+    return loopkernels.constrained_solve(V_, data.loop)
+
+
+@njit(inline="always")
+def _constrained(q, v, acc, dy, data, bad):
+    """The constrained accelerations into acc (the kinematics and loads done), the work rates
+    into dy's accumulators (when it has them) (:func:`_solve`)."""
+    status = _solve(q, v, data)
+    xp = loopkernels.views(data.loopbuf, v.shape[0],
+                           6 * data.closures.shape[0] + data.drivers.shape[0]).xp
+    for k in range(v.shape[0]):
+        acc[k] = xp[k]
+    if status == 1:           # not finite: NaN accelerations, no verdict
         return bad
-    status = loopkernels.constrained_solve(V_, data.loop)
-    for k in range(nv):
-        acc[k] = V_.xp[k]
     _work_rates(v, dy, data)
     return bad if bad != 0 else status
 
@@ -194,6 +209,35 @@ def elements_at(y, g, data, task):
                                   data.scratch, g)
     else:
         return _loads(q, v, data)
+    return 0
+
+
+@njit()
+def elements_and_locks(y, g, data, task):
+    """:func:`elements_at` for a mechanism with stiction elements: while one sticks, its
+    breakaway switching function (slot 1) is |lambda| - f_s, lambda the force its lock
+    needs, from the constrained solve at y (the loads and the solve overwrite the data's
+    scratch, as an evaluation of the right-hand side does)."""
+    status = elements_at(y, g, data, task)
+    if task != SWITCHING:
+        return status
+    drivers = data.drivers
+    nd = drivers.shape[0]
+    stuck = False
+    for k in range(nd):
+        stuck = stuck or drivers[k].active > 0.0
+    if not stuck:
+        return 0
+    q = data.q
+    v = y[q.shape[0]:q.shape[0] + data.tau.shape[0]]
+    _loads(q, v, data)
+    _solve(q, v, data)
+    m = 6 * data.closures.shape[0] + nd
+    V_ = loopkernels.views(data.loopbuf, v.shape[0], m)
+    for k in range(nd):
+        D = drivers[k]
+        if D.element >= 0 and D.active > 0.0:
+            g[D.element, 1] = abs(V_.lam[m - nd + k]) - data.elements[D.element].params[0]
     return 0
 
 
@@ -344,6 +388,8 @@ class StateData:
     @property
     def switching_function(self):
         """The compiled switching function for the integrator (a no-op without elements)."""
+        if self.system.locks:
+            return elements_and_locks
         return elements_at if self.data.elements.shape[0] else no_switching
 
     @property
@@ -355,7 +401,7 @@ class StateData:
 def variant(system):
     """The compiled right-hand side for ``system``'s kind of mechanism."""
     forced = len(system.force_elements) > 0
-    if system.cut_joints or system.drivers:
+    if system.constrained:
         return constrained_forced if forced else constrained_free
     sliding = bool(np.any(system.tree["jtype"] == layout.PRISMATIC))
     if forced:
@@ -383,14 +429,13 @@ def state_labels(system):
 
 def state_data(system, projection_tol=None):
     """Fresh run-stage data for ``system`` (one per run or analysis: it holds scratch)."""
-    nc, nd = len(system.cut_joints), len(system.drivers)
     data = layout.make_data(system.tree, system.elements, system.closures,
                             system.driver_table, system.nq, system.nv,
-                            loopkernels.buffer_size(system.nv, 6 * nc + nd))
+                            loopkernels.buffer_size(system.nv, system.n_rows))
     data.loop[0]["projection_tol"] = (1e-12 * system.length_scale if projection_tol is None
                                    else projection_tol)
     varying = [(i, fe.law) for i, fe in enumerate(system.force_elements) if fe.law.time_varying]
-    return StateData(system, data, variant(system), varying, bool(nc or nd))
+    return StateData(system, data, variant(system), varying, system.constrained)
 
 
 class UserFunctionError(Exception):
@@ -439,6 +484,31 @@ def refresh(sd, t, y):
             raise UserFunctionError(d.driver.label(), "its motion", t) from err
 
 
+def set_locks(sd, sides):
+    """Hold the rate of every stiction element that sticks in the mode ``sides`` (nf,
+    SWITCHES) by its lock row, and release the others; when that changes the rows, the run's
+    rank is taken again at the next evaluation. Returns whether it did."""
+    drivers, s = sd.data.drivers, sd.system
+    changed = False
+    for k in range(len(s.drivers), len(drivers)):
+        active = 1.0 if sides[drivers[k]["element"], 1] < 0.0 else 0.0
+        if drivers[k]["active"] != active:
+            drivers[k]["active"] = active
+            changed = True
+    if changed:
+        sd.data.loop[0]["rank"] = -1
+    return changed
+
+
+def lock_force(sd, i):
+    """The force (N) or torque (N m) that stiction element i's lock applied on its
+    coordinate in the last constrained evaluation (zero while it slips)."""
+    s = sd.system
+    lam = np.zeros(s.n_rows)
+    sd.call(constraint_forces, sd.data, lam)
+    return float(lam[s.n_rows - len(s.locks) + s.locks.index(i)])
+
+
 def derivative(sd, t, y, dy=None):
     """(dy/dt at (t, y), status): the compiled right-hand side in the current mode, after
     :func:`refresh`. ``status`` as the module docstring says."""
@@ -453,7 +523,7 @@ def switching(sd, t, y, g=None):
     y = np.ascontiguousarray(y, dtype=float)
     g = np.zeros((len(sd.system.force_elements), layout.SWITCHES)) if g is None else g
     refresh(sd, t, y)
-    sd.call(elements_at, y, g, sd.data, SWITCHING)
+    sd.call(sd.switching_function, y, g, sd.data, SWITCHING)
     return g
 
 
@@ -484,13 +554,21 @@ def armed(sd, sides=None):
 
 def records(sd, t, y, sides):
     """The element records (a copy of the data's ``estate``, nf ELEMENT_STATE records) at
-    (t, y) in the branches ``sides`` (nf, SWITCHES), and the parameter rows in use."""
+    (t, y) in the branches ``sides`` (nf, SWITCHES), and the parameter rows in use; a
+    sticking stiction element's value is its lock's force."""
     y = np.ascontiguousarray(y, dtype=float)
     refresh(sd, t, y)
     sd.data.mode["sides"] = sides
     sd.data.mode["reference"] = 0.0       # every line as it is (SPEC 3.1), not continued
     sd.call(elements_at, y, np.zeros((0, layout.SWITCHES)), sd.data, RECORDS)
-    return sd.data.estate.copy(), sd.data.elements["params"].copy()
+    estate, params = sd.data.estate.copy(), sd.data.elements["params"].copy()
+    stuck = [i for i in sd.system.locks if sides[i, 1] < 0.0]
+    if stuck:       # a sticking element's force is its lock's
+        set_locks(sd, sides)
+        derivative(sd, t, y)
+        for i in stuck:
+            estate[i]["value"] = lock_force(sd, i)
+    return estate, params
 
 
 def kinematics(sd, Y):
@@ -514,7 +592,8 @@ def reactions(sd, t, y, sides):
     y = np.ascontiguousarray(y, dtype=float)
     data.mode["sides"] = sides
     dy, status = derivative(sd, t, y)
-    lam = np.zeros(6 * len(s.cut_joints) + len(s.drivers))
+    set_locks(sd, sides)
+    lam = np.zeros(s.n_rows)
     if len(lam):
         sd.call(constraint_forces, data, lam)
     sd.call(transmitted_loads, y, dy, data, lam, np.zeros(s.nv))

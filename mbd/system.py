@@ -12,6 +12,7 @@ import numpy as np
 from . import assembly, topology, validate
 from .elements import GearConstraint, Joint
 from .errors import ModelError
+from .lawkernels import STICTION
 from .model import Body
 from .state import State
 from .topology import Machine, cs_placement
@@ -88,6 +89,9 @@ class System:
     drivers : list of DriverMap
         The rows on joint coordinates, in the order of ``driver_table``: the motion drivers,
         then the gears (``DriverMap.prescribed`` tells them apart).
+    locks : list of int
+        The force elements (indices) that stick (``forces.JointStiction``): each has a row
+        after the drivers' in ``driver_table``, its rate held at zero while it sticks.
     """
 
     name: str
@@ -110,6 +114,18 @@ class System:
     length_scale: float = 1.0
     drivers: list = field(default_factory=list)
     redundant: list = field(default_factory=list)
+    locks: list = field(default_factory=list)
+
+    @property
+    def n_rows(self):
+        """Constraint rows of a constrained evaluation: six per cut joint, then one per motion
+        driver, gear and stiction lock (the ``driver_table``)."""
+        return 6 * len(self.cut_joints) + len(self.driver_table)
+
+    @property
+    def constrained(self):
+        """Whether the dynamics solve constraint rows (loops, drivers, gears or locks)."""
+        return self.n_rows > 0
 
     @property
     def redundant_rows(self):
@@ -231,6 +247,7 @@ def build(model):
     dof, redundant = assembly.mobility(laid.tree, laid.closures, laid.nq, laid.nv,
                                        laid.cut_joints, gear_table, [g.name for g in gears])
     rows = drivers + gears     # the rows on joint coordinates, in the order of driver_table
+    locks = [i for i, fe in enumerate(forces) if getattr(fe.law, "code", None) == STICTION]
     return System(name=model.name, tree=laid.tree, nq=laid.nq, nv=laid.nv, dof=dof,
                   machines=machines, joints=laid.joint_maps, bodies=laid.body_maps,
                   grounds={g.name: g for g in model.grounds}, force_elements=forces,
@@ -238,8 +255,9 @@ def build(model):
                   atol=min((e.atol for e in envs), default=1e-10),
                   elements=topology.element_table(forces, laid.joint_maps, laid.body_maps, scale),
                   closures=laid.closures,
-                  driver_table=topology.driver_table(rows, laid.joint_maps),
+                  driver_table=topology.driver_table(rows, laid.joint_maps,
+                                                     [(i, forces[i]) for i in locks]),
                   link_names=laid.link_names, cut_joints=laid.cut_joints, length_scale=scale,
                   drivers=[DriverMap(d, *topology.driven_slot(laid.joint_maps, d))
                            for d in rows],
-                  redundant=redundant)
+                  redundant=redundant, locks=locks)

@@ -319,10 +319,19 @@ def driven_slot(joint_maps, row):
     return primitive_slot(joint_maps, row)
 
 
-def driver_table(rows, joint_maps):
+def driver_table(rows, joint_maps, locks=()):
     """The ``DRIVER`` records of the rows on joint coordinates: motion drivers (ratio 0; their
-    motions are written at every evaluation) and gears (q_b - ratio q_a, motion 0)."""
-    table = layout.records(layout.DRIVER, len(rows))
+    motions are written at every evaluation) and gears (q_b - ratio q_a, motion 0), then the
+    locks of the stiction elements ``locks`` ((element index, element) pairs: their rates held
+    at zero while they stick, inactive until a run says so)."""
+    table = layout.records(layout.DRIVER, len(rows) + len(locks))
+    table["active"] = 1.0
+    table["element"] = -1
+    for k, (i, fe) in enumerate(locks, start=len(rows)):
+        table[k]["q_index"], table[k]["v_index"] = primitive_slot(joint_maps, fe)
+        table[k]["coupled_q"], table[k]["coupled_v"] = table[k]["q_index"], table[k]["v_index"]
+        table[k]["active"] = 0.0
+        table[k]["element"] = i
     for k, d in enumerate(rows):
         table[k]["q_index"], table[k]["v_index"] = driven_slot(joint_maps, d)
         table[k]["coupled_q"], table[k]["coupled_v"] = table[k]["q_index"], table[k]["v_index"]

@@ -337,6 +337,11 @@ def run_settings(system, methods, t_end, output_step=None, t0=0.0, q0=None, v0=N
         raise ValueError(f"simulate: method must be one of {sorted(methods)} or an OdeSolver "
                          f"class, got {method!r}")
     values.flag(exact_switching, "simulate: exact_switching")
+    if not exact_switching and system.locks:
+        names = [system.force_elements[i].name for i in system.locks]
+        raise ValueError(f"simulate: exact_switching=False, but the stiction elements {names} "
+                         "stick and slip only at located events (their rate crossing zero, "
+                         "their force reaching f_static): run with exact switching")
     values.flag(progress, "simulate: progress", allow_none=True)
     values.flag(compiled, "simulate: compiled", allow_none=True)
     if isinstance(max_steps, (bool, np.bool_)) or not isinstance(max_steps,

@@ -53,6 +53,7 @@ def _signatures():
                 sf.tree_forced_link, sf.constrained_free, sf.constrained_forced):
         out[rhs.__name__] = (rhs, (f8, y, y, d))
     out["elements_at"] = (sf.elements_at, (y, m, d, i8))
+    out["elements_and_locks"] = (sf.elements_and_locks, (y, m, d, i8))
     out["no_switching"] = (sf.no_switching, (y, m, d, i8))
     out["projection"] = (sf.projection, (y, d))
     out["no_projection"] = (sf.no_projection, (y, d))
@@ -100,7 +101,8 @@ def signatures():
 
 #: every target, by name
 TARGETS = ("tree_free_world", "tree_free_link", "tree_forced_world", "tree_forced_link",
-           "constrained_free", "constrained_forced", "elements_at", "no_switching",
+           "constrained_free", "constrained_forced", "elements_at", "elements_and_locks",
+           "no_switching",
            "projection", "no_projection", "kinematics_rows", "constraint_forces",
            "transmitted_loads", "advance", "switching_on_step", "locate_on_step",
            "dense_value", "crossed_mask", "armed", "normalize_quaternions", "link_transforms",
@@ -114,6 +116,7 @@ def run_targets(sd, compiled):
     names = ["advance", "dense_value"] if compiled else []
     if elements:
         names += ["elements_at", "armed", "crossed_mask"]
+        names += ["elements_and_locks"] if sd.system.locks else []
         names += ["switching_on_step", "locate_on_step"] if compiled else []
     elif compiled:
         names += ["no_switching"]
