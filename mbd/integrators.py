@@ -281,7 +281,9 @@ class Run:
         s = self.system
         try:
             sf.natural_mode(self.sd, t, y)
-            y = self.settle_locks(t, y)        # stiction elements at rest stick, or slip
+            at_rest = self.sides.copy()        # stiction elements at rest stick, or slip
+            y = self.settle_locks(t, y)
+            self.log_stiction(t, y, at_rest)
             if self.sd.constrained:     # the rank rule's rank, at the assembled state
                 raise_status(sf.derivative(self.sd, t, y)[1], t, y)
             self.logged = self.sides.copy()

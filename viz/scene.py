@@ -19,6 +19,8 @@ What is drawn:
 - contact colours: gap, backlash and stop laws (ElastoGap, ElastoBacklash, ElastoBacklash2,
   Bistop, Impact) colour their coil or marker by their contact state (green not in contact,
   red in contact); without a Result (a System drawn at a state) the contact is unknown: grey;
+- stick-slip colours: a JointStiction's marker (a washer or collar, as a contact law's) is
+  blue while it sticks and orange while it slips (grey without a Result);
 - a floor: a light grid plane under everything the motion reaches, square to gravity;
 - annotations (:mod:`viz.overlay`): a title (the model's name and what it holds), the time
   (``t = 1.234 s``), a label per force element (its kind and name, e.g. ``Bistop 'stops'``:
@@ -45,8 +47,15 @@ UNKNOWN_COLOR = (0.6, 0.6, 0.6)
 #: label backgrounds: a pale tint of the contact colours
 FREE_TINT = (0.9, 1.0, 0.9)
 CONTACT_TINT = (1.0, 0.86, 0.86)
+#: Law classes whose elements are coloured by whether they stick or slip.
+STICTION_LAWS = ("_StictionLaw",)
+STUCK_COLOR = (0.1, 0.35, 0.85)
+SLIP_COLOR = (1.0, 0.55, 0.0)
+STUCK_TINT = (0.86, 0.9, 1.0)
+SLIP_TINT = (1.0, 0.93, 0.84)
 #: the colours that say something, kept exact in a GIF's palette
-STATE_COLORS = (FREE_COLOR, CONTACT_COLOR, UNKNOWN_COLOR, FREE_TINT, CONTACT_TINT)
+STATE_COLORS = (FREE_COLOR, CONTACT_COLOR, UNKNOWN_COLOR, FREE_TINT, CONTACT_TINT,
+                STUCK_COLOR, SLIP_COLOR, STUCK_TINT, SLIP_TINT)
 FLOOR_COLOR = (0.95, 0.95, 0.96)
 FLOOR_LINE_COLOR = (0.84, 0.84, 0.87)
 _PALETTE = ((0.12, 0.47, 0.71), (1.0, 0.5, 0.05), (0.58, 0.40, 0.74), (0.55, 0.34, 0.29),
@@ -193,6 +202,8 @@ class Scene:
         Force element name -> (actor, polydata) of its coil.
     contact_actors : dict
         Force element name -> the actor whose colour shows its contact state.
+    stiction_actors : dict
+        Stiction element name -> the actor whose colour shows whether it sticks.
     trail_lines : dict
         (body, CS) -> (actor, polydata) of its trail.
     overlay : viz.overlay.Overlay or None
@@ -227,6 +238,7 @@ class Scene:
         self._local_bounds = {name: [] for name in system.bodies}  # corner points, link frame
         self.coils = {}
         self.contact_actors = {}
+        self.stiction_actors = {}
         self.trail_lines = {}
         self._anchors = {}     # force element name -> how to find its label's point
         self._static_points = []
@@ -312,6 +324,8 @@ class Scene:
         legend = [(_GROUND_COLOR, "ground")]
         if self.contact_actors:
             legend += [(FREE_COLOR, "not in contact"), (CONTACT_COLOR, "in contact")]
+        if self.stiction_actors:
+            legend += [(STUCK_COLOR, "stuck"), (SLIP_COLOR, "slipping")]
         return Overlay(self.plotter.renderer, self.size, heading, subtitle, labels, legend)
 
     def _ellipsoid(self, bm):
@@ -365,11 +379,14 @@ class Scene:
                 self.contact_actors[fe.name] = actor
             self._anchors[fe.name] = ("coil", fe.name)
         elif placement == "joint" and fe.joint is not None:
-            owner, p, mesh = self._joint_force_marker(fe, contact)
-            actor = self._add(mesh, owner, UNKNOWN_COLOR if contact else _SPRING_COLOR,
-                              line_width=3)
+            stiction = _law_name(fe) in STICTION_LAWS
+            owner, p, mesh = self._joint_force_marker(fe, contact or stiction)
+            actor = self._add(mesh, owner, UNKNOWN_COLOR if contact or stiction
+                              else _SPRING_COLOR, line_width=3)
             if contact:
                 self.contact_actors[fe.name] = actor
+            if stiction:
+                self.stiction_actors[fe.name] = actor
             self._anchors[fe.name] = ("point", owner, p)
         elif placement == "bushing" and fe.cs_a is not None and fe.cs_b is not None:
             for owner, mesh in self._bushing_parts(fe):
@@ -442,7 +459,8 @@ class Scene:
 
     def set_state(self, q, contact=None, t=None):
         """Move everything to the joint positions ``q`` (nq,); ``contact`` maps contact-law
-        elements to their state (nonzero/True: in contact), missing ones are grey; ``t``
+        elements to their state (nonzero/True: in contact) and stiction elements to whether
+        they stick, missing ones are grey; ``t``
         (s) is the time shown, None none."""
         Rl, pl = dynamics.link_poses(self.system, q)
         for name, bm in self.system.bodies.items():
@@ -460,15 +478,20 @@ class Scene:
         contact = contact or {}
         for name, actor in self.contact_actors.items():
             actor.prop.color = self.contact_color(contact.get(name))
+        for name, actor in self.stiction_actors.items():
+            actor.prop.color = self.stiction_color(contact.get(name))
         self._poses = (Rl, pl)
         if self.overlay is not None:
             self.overlay.set_time(t)
             for name, how in self._anchors.items():
                 self.overlay.set_anchor(name, self._anchor_point(how, ends, Rl, pl))
+                state = contact.get(name)
                 if name in self.contact_actors:
-                    state = contact.get(name)
                     tint = None if state is None else CONTACT_TINT if state else FREE_TINT
                     self.overlay.set_frame(name, self.contact_color(state), tint)
+                elif name in self.stiction_actors:
+                    tint = None if state is None else STUCK_TINT if state else SLIP_TINT
+                    self.overlay.set_frame(name, self.stiction_color(state), tint)
 
     @staticmethod
     def contact_color(state):
@@ -477,6 +500,14 @@ class Scene:
         if state is None:
             return UNKNOWN_COLOR
         return CONTACT_COLOR if state else FREE_COLOR
+
+    @staticmethod
+    def stiction_color(state):
+        """The colour of a stiction element: None unknown (grey), truthy stuck (blue), falsy
+        slipping (orange)."""
+        if state is None:
+            return UNKNOWN_COLOR
+        return STUCK_COLOR if state else SLIP_COLOR
 
     def _anchor_point(self, how, ends, Rl, pl):
         """The world point a force element's label points at: the middle of its coil, its
@@ -546,6 +577,8 @@ class Scene:
                 k += prim.nq
         self._contact = {name: np.asarray(result.force(name).state["contact"])
                          for name in self.contact_actors}
+        self._contact.update({name: np.asarray(result.force(name).state["stuck"])
+                              for name in self.stiction_actors})
         self._trail_paths = {(b, c): result.body(b).position(c) for b, c in self.trails}
 
     # ------------------------------------------------------------------------- camera
