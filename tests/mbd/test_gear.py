@@ -1,5 +1,5 @@
-"""GearConstraint (issue 15, in progress): a rigid gear against the closed form of the reflected
-inertia, and the gear's build-time rules."""
+"""GearConstraint (issue 15): a rigid gear against the closed form of the reflected inertia, at
+rest and ringing (equilibrium, linearization), and the gear's build-time rules."""
 import numpy as np
 import pytest
 
@@ -10,9 +10,10 @@ from joints import Revolute
 JM, JL, T = 0.01, 2.0, 1.5
 
 
-def geared(ratio):
+def geared(ratio, drive=True):
     """A motor (J_m about z) on a revolute to the ground, geared to a load (J_l) on its own
-    revolute, q_load = ratio q_motor, a constant torque T on the motor; no gravity."""
+    revolute, q_load = ratio q_motor, a constant torque T on the motor (``drive``); no
+    gravity."""
     m = mbd.Model("gear")
     g = m.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, 0)))
     g2 = m.add_ground("g2", at=(1, 0, 0))
@@ -21,7 +22,8 @@ def geared(ratio):
     a = m.add(Revolute("motor_axle", g, motor["cg"], axis=(0, 0, 1)))
     b = m.add(Revolute("load_axle", g2, load["cg"], axis=(0, 0, 1)))
     m.add(mbd.GearConstraint("mesh", a, b, ratio=ratio))
-    m.add(JointForce("drive", a, Actuator(T)))
+    if drive:
+        m.add(JointForce("drive", a, Actuator(T)))
     return m
 
 
@@ -59,3 +61,26 @@ def test_a_repeated_gear_is_redundant():
     system = m.build()
     assert system.dof == 1
     assert len(system.redundant) == 1 and system.redundant[0].startswith("gear '")
+
+
+def test_a_geared_spring_rests_and_rings_as_the_reflected_closed_form():
+    """A torsion spring k on the motor, a torque T on the load: at rest the spring holds the
+    load's torque referred to the motor, k q_a = ratio T (the gear does no work, so T dq_b =
+    ratio T dq_a); the one mode rings at sqrt(k / (J_m + ratio^2 J_l))."""
+    from forces import Spring
+    ratio, k, T_load = -2.5, 40.0, 0.8
+    m = geared(ratio, drive=False)
+    a, b = (e for e in m.elements if e.name in ("motor_axle", "load_axle"))
+    m.add(JointForce("torsion", a, Spring(c=k)))
+    m.add(JointForce("load_torque", b, Actuator(T_load)))
+    system = m.build()
+    rest = mbd.equilibrium(system)
+    q = rest.state.q
+    qa = q[system.joints["motor_axle"].q_index[0]]
+    qb = q[system.joints["load_axle"].q_index[0]]
+    assert qa == pytest.approx(ratio * T_load / k, rel=1e-9)
+    assert qb == pytest.approx(ratio * qa, rel=1e-9)
+    modes = mbd.linearize(system, rest.state).modes()
+    assert len(modes) == 1
+    assert modes[0].frequency == pytest.approx(np.sqrt(k / (JM + ratio ** 2 * JL)) / (2 * np.pi),
+                                               rel=1e-7)
