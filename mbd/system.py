@@ -221,6 +221,10 @@ class System:
             lines.append("  motion drivers: " + ", ".join(
                 f"'{d.name}' on {d.driver.joint.label()}" for d in driven)
                 + f" (DOF left free: {self.dof - len(driven)})")
+        if self.locks:
+            lines.append("  stick-slip (locked while they stick, not counted in dof): " +
+                         ", ".join(f"'{fe.name}' on {fe.joint.label()}" for fe in
+                                   (self.force_elements[i] for i in self.locks)))
         return "\n".join(lines)
 
 
