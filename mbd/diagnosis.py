@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import lawkernels, statefunction as sf
+from . import layout, lawkernels, statefunction as sf
 
 
 @dataclass
@@ -97,7 +97,8 @@ def _eigenvalues(sd, t, y):
 
 def _frozen(sd, i, t, y):
     """Run-stage data like ``sd``'s, in its mode, with element i's law replaced by a constant
-    at its present force."""
+    at its present force (a bushing's: its six loads, as a preload with no spring or
+    damper)."""
     s = sd.system
     copy = sf.state_data(s)
     copy.data.mode[:] = sd.data.mode
@@ -105,9 +106,13 @@ def _frozen(sd, i, t, y):
     records, _ = sf.records(copy, t, y[:s.nq + s.nv], sd.data.mode["sides"].copy())
     copy.data.mode[:] = sd.data.mode
     element = copy.data.elements[i]
-    element["law"] = lawkernels.CONSTANT
-    element["params"][:] = 0.0
-    element["params"][0] = records[i]["value"]
+    if element["kind"] == layout.BUSHING:   # its six loads held: all preload, no spring
+        element["params"][:12] = 0.0
+        element["params"][12:18] = records[i]["wrench"]
+    else:
+        element["law"] = lawkernels.CONSTANT
+        element["params"][:] = 0.0
+        element["params"][0] = records[i]["value"]
     copy.varying = [(k, law) for k, law in copy.varying if k != i]
     return copy
 

@@ -246,9 +246,9 @@ class Output:
     """A named scalar of a run: ``"REDUCTION:QUANTITY"`` or a function of a Result.
 
     QUANTITY is ``joint.NAME.q`` / ``joint.NAME.v`` (then ``.K``: the K-th coordinate of a
-    joint of several), ``force.NAME.value`` (a 3-D element's: the magnitude; ``.0``-``.2`` a
-    world component), ``body.NAME.CS.x|y|z`` (world, m; CS ``cg`` for the CG) or ``energy``
-    (J); REDUCTION one of :data:`REDUCTIONS` over the output rows (``mean``: the time average,
+    joint of several), ``force.NAME.value`` (a 3-D element's -- a BodySpringDamper, a
+    bushing -- the magnitude of its world force on B; ``.0``-``.2`` a world component),
+    ``body.NAME.CS.x|y|z`` (world, m; CS ``cg`` for the CG) or ``energy`` (J); REDUCTION one of :data:`REDUCTIONS` over the output rows (``mean``: the time average,
     trapezoidal over the rows). ``count:events.NAME`` is the number of switches of element
     NAME, ``first:events.NAME`` the time of its first switch of any kind (nan: none; for
     an element that starts in contact that is its first *release*: use a function of the
@@ -353,7 +353,8 @@ class Output:
             if len(self.parts) == 4:
                 x = x[:, int(self.parts[3])]
         elif kind == "force":
-            x = result.force(self.parts[1]).value
+            view = result.force(self.parts[1])
+            x = view.vector if view.element.placement == "bushing" else view.value
             if x.ndim == 2:
                 x = x[:, int(self.parts[3])] if len(self.parts) == 4 else np.linalg.norm(x, axis=1)
         elif kind == "body":

@@ -255,7 +255,9 @@ def _force_series(result, forces):
     for name in _names("force element", forces, system.force_index):
         fe = system.force_elements[system.force_index[name]]
         quantity, unit = load_kind(fe)
-        value = np.asarray(result.force(name).value)
+        view = result.force(name)
+        # a bushing's value is [F; T] in A's axes: its |F| is of the world force alone
+        value = np.asarray(view.vector if fe.placement == "bushing" else view.value)
         if value.ndim == 2:
             label, value = f"{name} |F|", np.linalg.norm(value, axis=1)
         else:
