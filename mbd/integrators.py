@@ -19,7 +19,8 @@ import numpy as np
 from numba import types
 from scipy import integrate
 
-from . import diagnosis, events, layout, loopkernels, native, statefunction as sf, stepper, warmup
+from . import (diagnosis, events, layout, loopkernels, native, radau, statefunction as sf,
+               stepper, warmup)
 from .errors import SimulationError
 from .progress import ProgressBar
 from .result import Result
@@ -570,40 +571,57 @@ class ScipyRun(Run):
 
 
 class Interpolant:
-    """The dense output of one compiled DOP853 step, callable at a time t (s)."""
+    """The dense output of one compiled step, callable at a time t (s): the step's start
+    (t_old, y_old), size h and coefficients (DOP853's F or Radau's Q) evaluated by its loop's
+    ``dense_value``."""
 
-    def __init__(self, t_old, h, y_old, F):
-        self.t_old, self.h, self.y_old, self.F = t_old, h, y_old, F
+    def __init__(self, loop, t_old, h, y_old, coefficients):
+        self.loop = loop
+        self.t_old, self.h, self.y_old, self.coefficients = t_old, h, y_old, coefficients
 
     def __call__(self, t):
         out = np.empty_like(self.y_old)
-        stepper.dense_value(t, self.t_old, self.h, self.y_old, self.F, out)
+        self.loop.dense_value(t, self.t_old, self.h, self.y_old, self.coefficients, out)
         return out
 
 
 class CompiledRun(Run):
-    """A run whose pieces step in :func:`mbd.stepper.advance` (one compiled call per piece, or
-    per BATCH steps, so the progress bar, Ctrl-C and the step budget still answer)."""
+    """A run whose pieces step in a compiled loop — :func:`mbd.stepper.advance` (DOP853) or
+    :func:`mbd.radau.advance` (Radau IIA, for stiff models) — one compiled call per piece, or
+    per BATCH steps, so the progress bar, Ctrl-C and the step budget still answer."""
 
     stepper = "compiled"
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         n = self.system.nq + self.system.nv + sf.work_size(self.system)
-        self.K = np.zeros((stepper.N_STAGES_EXTENDED, n))
-        self.F = np.zeros((stepper.INTERPOLATOR_POWER, n))
-        self.y_old = np.zeros(n)
-        self.tmp = np.zeros((4, n))
+        self.loop = radau if self.method is integrate.Radau else stepper
+        if self.loop is radau:
+            self.work = radau.make_work(n)
+            self.arrays = (self.work,)
+            self.y_old, self.coefficients, self.tmp = self.work.y_old, self.work.Q, \
+                self.work.tmp
+        else:
+            K = np.zeros((stepper.N_STAGES_EXTENDED, n))
+            self.y_old = np.zeros(n)
+            self.coefficients = np.zeros((stepper.INTERPOLATOR_POWER, n))
+            self.tmp = np.zeros((4, n))
+            self.arrays = (K, self.y_old, self.coefficients, self.tmp)
         self.st = layout.records(layout.STEPPER, 1)
         self.out = np.zeros((len(self.times), n))
         self.g = np.zeros((self.nf, layout.SWITCHES))
-        self.compile_time = warmup.first_right_hand_side(self.sd, compiled=True)
+        self.compile_time = warmup.first_right_hand_side(self.sd, compiled=True,
+                                                         method=self.method.__name__)
         self.addresses = sf.addresses(self.sd)
-        self.g_on_step = None      # the address of stepper.switching_on_step, when needed
+        self.g_on_step = None      # the address of the loop's switching_on_step, when needed
 
     def result(self):
         self.nfev = int(self.st[0]["nfev"])
-        return super().result()
+        result = super().result()
+        if self.loop is radau:
+            result.stats["njev"] = int(self.work.radau[0]["njev"])
+            result.stats["nlu"] = int(self.work.radau[0]["nlu"])
+        return result
 
     def piece(self, t, y):
         self.pieces += 1
@@ -633,8 +651,8 @@ class CompiledRun(Run):
             if status == stepper.DONE:
                 return t, y
             if status == stepper.CROSSED:
-                dense = Interpolant(float(S["t_old"]), float(S["h_prev"]), self.y_old.copy(),
-                                    self.F.copy())
+                dense = Interpolant(self.loop, float(S["t_old"]), float(S["h_prev"]),
+                                    self.y_old.copy(), self.coefficients.copy())
                 mask = np.zeros_like(armed)
                 events.crossed_mask(armed, sf.switching(sd, t, y), sd.data.mode, mask)
                 return self.end_at_crossing(float(S["t_old"]), t, dense, mask)
@@ -650,28 +668,29 @@ class CompiledRun(Run):
     def locate(self, i, k, ta, tb, dense, tol):
         """Where switching function (i, k) leaves its side in (ta, tb] of the compiled step's
         interpolant, located in compiled code."""
-        context = stepper.step_context(int(i), int(k), dense.t_old, dense.h, dense.y_old,
-                                       dense.F, np.empty_like(dense.y_old), self.g,
-                                       self.addresses[1], self.sd.data)
+        loop = self.loop
+        context = loop.step_context(int(i), int(k), dense.t_old, dense.h, dense.y_old,
+                                    dense.coefficients, np.empty_like(dense.y_old), self.g,
+                                    self.addresses[1], self.sd.data)
         if self.g_on_step is None:
-            self.g_on_step = native.address(stepper.switching_on_step,
+            self.g_on_step = native.address(loop.switching_on_step,
                                             types.float64(types.float64, native.typeof(context)))
-        return self.sd.call(stepper.locate_on_step, self.g_on_step, *context[:2],
+        return self.sd.call(loop.locate_on_step, self.g_on_step, *context[:2],
                             float(self.sides[i, k]), ta, tb, tol, *context[2:])
 
     def chunk(self, y, armed, starting):
         """Up to BATCH steps of the compiled loop (fewer where the step budget ends) from the
-        stepper state, beginning a new piece if ``starting`` (see :func:`mbd.stepper.advance`); returns how it stopped."""
+        stepper state, beginning a new piece if ``starting`` (see :func:`mbd.stepper.advance`);
+        returns how it stopped."""
         rhs, switch, project = self.addresses
         h_first = self.h_restart if starting else 0.0     # used once, by the piece's start
         if starting:
             self.h_restart = 0.0
         steps = min(self.BATCH, max(self.max_steps - self.nsteps, 1))
-        return self.sd.call(stepper.advance, rhs, switch, project, self.sd.constrained,
+        return self.sd.call(self.loop.advance, rhs, switch, project, self.sd.constrained,
                             starting, float(h_first), y, self.st, float(self.t_end),
                             float(self.rtol), float(self.atol), float(self.max_step), steps,
-                            self.times, self.out, armed, self.g, self.K, self.y_old, self.F,
-                            self.tmp, self.sd.data)
+                            self.times, self.out, armed, self.g, *self.arrays, self.sd.data)
 
     def check(self, bad):
         """Raise what a compiled function's nonzero return says."""
@@ -688,10 +707,14 @@ def _duration(seconds):
     return f"about {seconds:.3g} s"
 
 
+#: the methods a compiled loop implements
+COMPILED_METHODS = (integrate.DOP853, integrate.Radau)
+
+
 def blocker(system, method, exact_switching):
     """Why the compiled loop cannot run this simulation, or "" when it can."""
-    if method is not integrate.DOP853:
-        return f"it implements DOP853 only, not {method.__name__}"
+    if method not in COMPILED_METHODS:
+        return f"it implements DOP853 and Radau only, not {method.__name__}"
     driven = [d.name for d in system.drivers if d.prescribed]
     if driven:
         return (f"the system has motion drivers {driven}, whose motions are Python functions "

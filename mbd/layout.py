@@ -22,6 +22,8 @@ record            one per ...
                   a stiction element's lock (rate held at 0, active only while it sticks)
 ``LOOP``          run with constraints: the rank rule's verdicts (a 1-record array)
 ``STEPPER``       run of the compiled integrator: its state between calls (a 1-record array)
+``RADAU``         run of the compiled Radau IIA loop: its method state between calls (a 1-record
+                  array, beside ``STEPPER``)
 ================  ===========================================================================
 
 All of one evaluation's data travel together in :class:`Data` (a named tuple of these arrays,
@@ -190,6 +192,20 @@ STEPPER = np.dtype([
     ("nsteps", np.int64),           # accepted steps
     ("next_row", np.int64),         # the next output row to write
     ("bad", np.int64),              # what the failed evaluation returned
+], align=True)
+
+RADAU = np.dtype([
+    ("h_abs_old", np.float64),      # the step size held before the last accepted step, s
+                                    # (-1: none, the controller's one-step formula)
+    ("error_norm_old", np.float64),  # the last accepted step's error norm (-1: none)
+    ("newton_tol", np.float64),     # the Newton iteration's tolerance (scaled norm)
+    ("current_jac", np.int64),      # 1: J was evaluated at the current (t, y)
+    ("lu_valid", np.int64),         # 1: the next step reuses the Newton matrices' LU factors
+    ("has_sol", np.int64),          # 1: the last step's dense output (t_old, h_prev, y_old,
+                                    # Q) predicts the next step's stages
+    ("njev", np.int64),             # Jacobian evaluations over the run (n right-hand sides
+                                    # each, counted in STEPPER.nfev too)
+    ("nlu", np.int64),              # LU factorizations over the run (two per step size)
 ], align=True)
 
 #: everything one evaluation reads and writes (see the module docstring)

@@ -58,10 +58,12 @@ def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=Non
         at most 10 times a second. False (default): quiet; None: only when stderr is a
         terminal.
     compiled : bool or None
-        Run DOP853's whole step loop compiled (:mod:`mbd.stepper`) instead of stepping scipy's
-        ``DOP853`` from Python: the same method and step control, several times faster.
-        None (default): whenever it applies — method "DOP853", no motion drivers, exact
-        switching, no law parameter given as a Python function of time.
+        Run the whole step loop compiled instead of stepping scipy's solver from Python:
+        DOP853 (:mod:`mbd.stepper`) or, for stiff models, Radau IIA (:mod:`mbd.radau`,
+        with a finite-difference Jacobian reused across steps as scipy's Radau does); the
+        same method and step control, many times faster. None (default): whenever it
+        applies — method "DOP853" or "Radau", no motion drivers, exact switching, no law
+        parameter given as a Python function of time.
         True: require it (ValueError naming what prevents it); False: never.
     max_steps : int
         The run's step budget (default 1,000,000). The run fails (SimulationError naming the

@@ -475,13 +475,15 @@ def prepare(source, t_end, options):
     process; returns the seconds it took. Run once per worker before its first case."""
     started = time.perf_counter()
     system = source.model().build()
+    method = options.get("method", "DOP853")
+    method = method if isinstance(method, str) else getattr(method, "__name__", "")
     compiled = options.get("compiled")
-    compiled = (options.get("method", "DOP853") == "DOP853") if compiled is None else compiled
+    compiled = (method in ("DOP853", "Radau")) if compiled is None else compiled
     sd = sf.state_data(system)
-    warmup.first_right_hand_side(sd, compiled=bool(compiled))
+    warmup.first_right_hand_side(sd, compiled=bool(compiled), method=method)
     # load what the helper process compiled here too, so that forked workers inherit it
     # rather than each loading it from the cache in its first run
-    warmup.compile_targets([*warmup.run_targets(sd, bool(compiled)), *warmup.LATER])
+    warmup.compile_targets([*warmup.run_targets(sd, bool(compiled), method), *warmup.LATER])
     return time.perf_counter() - started
 
 

@@ -25,7 +25,8 @@ import time
 import numpy as np
 from numba import types
 
-from . import events, forcekernels, kernels, lawkernels, layout, loopkernels, native, stepper
+from . import (events, forcekernels, kernels, lawkernels, layout, loopkernels, native, radau,
+               stepper)
 from . import statefunction as sf
 
 
@@ -69,6 +70,13 @@ def _signatures():
     out["locate_on_step"] = (stepper.locate_on_step, (i8, i8, i8, f8, f8, f8, f8, f8, f8, y,
                                                       m, y, m, i8, d))
     out["dense_value"] = (stepper.dense_value, (f8, f8, f8, y, m, y))
+    work = native.typeof(radau.make_work(1))
+    out["radau_advance"] = (radau.advance, (i8, i8, i8, b1, b1, f8, y, records(layout.records(
+        layout.STEPPER, 1)), f8, f8, f8, f8, i8, y, m, mask, m, work, d))
+    out["radau_switching_on_step"] = (radau.switching_on_step, (f8, context))
+    out["radau_locate_on_step"] = (radau.locate_on_step, (i8, i8, i8, f8, f8, f8, f8, f8, f8,
+                                                          y, m, y, m, i8, d))
+    out["radau_dense_value"] = (radau.dense_value, (f8, f8, f8, y, m, y))
     out["crossed_mask"] = (events.crossed_mask, (mask, m, records(data.mode), mask))
     out["armed"] = (forcekernels.armed, (records(data.elements), records(data.mode), mask))
     out["aba_world"] = (kernels.aba_world, (y, y, tree, links, scratch, y))
@@ -105,19 +113,22 @@ TARGETS = ("tree_free_world", "tree_free_link", "tree_forced_world", "tree_force
            "no_switching",
            "projection", "no_projection", "kinematics_rows", "constraint_forces",
            "transmitted_loads", "advance", "switching_on_step", "locate_on_step",
-           "dense_value", "crossed_mask", "armed", "normalize_quaternions", "link_transforms",
+           "dense_value", "radau_advance", "radau_switching_on_step", "radau_locate_on_step",
+           "radau_dense_value", "crossed_mask", "armed", "normalize_quaternions",
+           "link_transforms",
            "link_velocities", "constraint_rows", "closure_rows", "retract", "law_force",
            "law_switching", "law_natural_sides", "aba_world", "aba")
 
-def run_targets(sd, compiled):
+def run_targets(sd, compiled, method="DOP853"):
     """The targets a run of ``sd``'s mechanism needs besides its right-hand side, in the
-    compiled loop (``compiled``) or in scipy's."""
+    compiled loop of ``method`` ("DOP853" or "Radau"; ``compiled``) or in scipy's."""
     elements = bool(sd.system.force_elements)
-    names = ["advance", "dense_value"] if compiled else []
+    loop = "radau_" if method == "Radau" else ""
+    names = [loop + "advance", loop + "dense_value"] if compiled else []
     if elements:
         names += ["elements_at", "armed", "crossed_mask"]
         names += ["elements_and_locks"] if sd.system.locks else []
-        names += ["switching_on_step", "locate_on_step"] if compiled else []
+        names += [loop + "switching_on_step", loop + "locate_on_step"] if compiled else []
     elif compiled:
         names += ["no_switching"]
     if sd.constrained:
@@ -135,7 +146,7 @@ _DYNAMICS = {"tree_free_world": "aba_world", "tree_forced_world": "aba_world",
              "tree_free_link": "aba", "tree_forced_link": "aba"}
 
 
-def first_right_hand_side(sd, compiled):
+def first_right_hand_side(sd, compiled, method="DOP853"):
     """Compile ``sd``'s right-hand side here while a second process compiles the other
     targets of the run (:func:`run_targets`, those missing from the cache), then wait for it:
     a run's first compilation on two cores.
@@ -150,11 +161,11 @@ def first_right_hand_side(sd, compiled):
         The wall time spent, s, when something had to be compiled; 0.0 when everything came
         from the cache (or this process had prepared such a run before).
     """
-    if (sd.rhs, compiled) in _STARTED:      # this process has run such a mechanism before
+    if (sd.rhs, compiled, method) in _STARTED:   # this process has run such a one before
         return 0.0
     started = time.perf_counter()
-    _STARTED.add((sd.rhs, compiled))
-    targets = run_targets(sd, compiled)
+    _STARTED.add((sd.rhs, compiled, method))
+    targets = run_targets(sd, compiled, method)
     compiling = not all(cached(n) for n in [sd.rhs.__name__, *targets])
     child = prefetch(targets)
     dynamics = _DYNAMICS.get(sd.rhs.__name__)
@@ -247,7 +258,9 @@ def prefetch(names):
 GROUPS = (("aba_world", "tree_free_world", "tree_forced_world", "constrained_free",
            "constrained_forced", "projection", "no_projection", "advance", "dense_value",
            "switching_on_step", "locate_on_step", "constraint_forces", "transmitted_loads"),
-          ("aba", "tree_free_link", "elements_at", "tree_forced_link", "no_switching", "armed",
+          ("aba", "tree_free_link", "elements_at", "elements_and_locks", "tree_forced_link",
+           "radau_advance", "radau_dense_value", "radau_switching_on_step",
+           "radau_locate_on_step", "no_switching", "armed",
            "crossed_mask", "kinematics_rows", "normalize_quaternions", "link_transforms",
            "link_velocities", "constraint_rows", "closure_rows", "retract", "law_force",
            "law_switching", "law_natural_sides"))

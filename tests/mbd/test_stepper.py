@@ -70,7 +70,7 @@ def test_default_is_compiled_where_it_applies():
 
 def test_compiled_true_names_what_prevents_it():
     system = elastogap_model("axial").build()
-    with pytest.raises(ValueError, match="DOP853 only, not RK45"):
+    with pytest.raises(ValueError, match="DOP853 and Radau only, not RK45"):
         system.simulate(0.1, method="RK45", compiled=True)
     with pytest.raises(ValueError, match="exact_switching=False"):
         system.simulate(0.1, exact_switching=False, compiled=True)
