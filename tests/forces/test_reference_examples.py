@@ -216,10 +216,16 @@ def lower_exact():
     return lower_chain_exact(5.0)
 
 
-@pytest.fixture(scope="module", params=GAP_VARIANTS)
+#: the reference runs go through the explicit and the implicit compiled loop (issue 16)
+METHODS = ("DOP853", "Radau")
+
+
+@pytest.fixture(scope="module", params=[(v, m) for v in GAP_VARIANTS for m in METHODS],
+                ids=lambda p: f"{p[0]}-{p[1]}")
 def gap_run(request):
-    system = elastogap_model(request.param).build()
-    return system.simulate(5.0, output_step=0.25, rtol=1e-10, atol=1e-10)
+    variant, method = request.param
+    system = elastogap_model(variant).build()
+    return system.simulate(5.0, output_step=0.25, rtol=1e-10, atol=1e-10, method=method)
 
 
 def test_elastogap_matches_the_dymola_reference(gap_run):
@@ -351,10 +357,12 @@ def backlash_model(placement="joint"):
     return m
 
 
-@pytest.fixture(scope="module", params=("joint", "rotational"))
+@pytest.fixture(scope="module", params=[(p, m) for p in ("joint", "rotational")
+                                        for m in METHODS], ids=lambda p: f"{p[0]}-{p[1]}")
 def backlash_run(request):
-    return backlash_model(request.param).build().simulate(1.0, output_step=0.05, rtol=1e-10,
-                                                          atol=1e-10)
+    placement, method = request.param
+    return backlash_model(placement).build().simulate(1.0, output_step=0.05, rtol=1e-10,
+                                                      atol=1e-10, method=method)
 
 
 def test_backlash_matches_the_dymola_reference(backlash_run):

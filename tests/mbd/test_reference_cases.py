@@ -44,9 +44,14 @@ def pendulum_system():
     return m.build()
 
 
-@pytest.fixture(scope="module")
-def pendulum_run():
-    return pendulum_system().simulate(10.0, output_step=0.01, rtol=1e-12, atol=1e-12)
+#: every reference case runs with the explicit and the implicit compiled loop (issue 16)
+METHODS = ("DOP853", "Radau")
+
+
+@pytest.fixture(scope="module", params=METHODS)
+def pendulum_run(request):
+    return pendulum_system().simulate(10.0, output_step=0.01, rtol=1e-12, atol=1e-12,
+                                      method=request.param)
 
 
 def _row(result, t):
@@ -122,9 +127,10 @@ def chain_system(n=5, seed=20240611):
     return m.build()
 
 
-@pytest.fixture(scope="module")
-def chain_run():
-    return chain_system().simulate(5.0, output_step=0.02, rtol=1e-11, atol=1e-11)
+@pytest.fixture(scope="module", params=METHODS)
+def chain_run(request):
+    return chain_system().simulate(5.0, output_step=0.02, rtol=1e-11, atol=1e-11,
+                                   method=request.param)
 
 
 def test_chain_conserves_energy(chain_run):
@@ -183,8 +189,8 @@ def flip_period(I, M2, E2):
     return 4.0 * ellipk(k2) / rate
 
 
-@pytest.fixture(scope="module")
-def top():
+@pytest.fixture(scope="module", params=METHODS)
+def top(request):
     """A body with principal moments 1, 2, 3 about axes drawn at a random rotation A, on a
     SixDof whose follower CS is 0.4 m from the CG, released in a random orientation Q0 with a
     spin about its intermediate axis; gravity acts, but exerts no torque about the CG."""
@@ -203,7 +209,8 @@ def top():
     vo = np.array([0.4, -0.3, 2.0])   # velocity of the follower CS origin (base axes = world)
     # the follower CS has world axes in the drawing, so its axes at t = 0 are Q0's columns
     m.add(SixDof("free", ground, body["o"], q0=[*x0, Q0], v0=[*vo, tuple(Q0.inv().apply(w0))]))
-    result = m.build().simulate(T_END, output_step=0.02, rtol=1e-12, atol=1e-12)
+    result = m.build().simulate(T_END, output_step=0.02, rtol=1e-12, atol=1e-12,
+                                method=request.param)
     arm = Q0.apply(cg - joint_at)  # from the follower CS origin to the CG at t = 0
     return dict(result=result, A=A, inertia=inertia, Q0=Q0, w0=w0,
                 p0=joint_at + x0 + arm, v0=vo + np.cross(w0, arm))
