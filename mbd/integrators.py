@@ -66,8 +66,10 @@ class Run:
     BATCH = 2000
 
     def __init__(self, system, method, rtol, atol, max_step, exact, t0, t_end, times,
-                 bar=None, max_steps=MAX_STEPS):
+                 bar=None, max_steps=MAX_STEPS, auto=False):
         self.system = system
+        # method "auto": start explicit, go implicit where the model turns stiff (stiff_at, s)
+        self.auto, self.stiff_at = auto, None
         self.bar = ProgressBar(t0, t_end, False) if bar is None else bar
         self.t_now = t0   # the time the integration has reached, for the progress and Ctrl-C
         self.method = method
@@ -137,10 +139,14 @@ class Run:
 
     def result(self):
         stats = {"nfev": self.nfev, "nsteps": self.nsteps, "pieces": self.pieces,
-                 "events": len(self.events), "method": self.method.__name__,
+                 "events": len(self.events),
+                 "method": "auto" if self.auto else self.method.__name__,
                  "rtol": self.rtol, "atol": self.atol, "exact_switching": self.exact,
                  "wall_time": time.perf_counter() - self.started, "stepper": self.stepper,
                  "compile_time": self.compile_time}
+        if self.auto:   # which method ran, and where the model was found stiff
+            stats.update(stiff_at=self.stiff_at, methods=[self.method.__name__] if
+                         self.stiff_at is None else ["DOP853", self.method.__name__])
         n = len(self.rows_t)
         sides = np.array(self.rows_s).reshape(n, self.nf, layout.SWITCHES)
         width = self.system.nq + self.system.nv + sf.work_size(self.system)
@@ -595,7 +601,19 @@ class CompiledRun(Run):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         n = self.system.nq + self.system.nv + sf.work_size(self.system)
-        self.loop = radau if self.method is integrate.Radau else stepper
+        self.st = layout.records(layout.STEPPER, 1)
+        self.st[0]["stiffness_check"] = self.auto
+        self.out = np.zeros((len(self.times), n))
+        self.g = np.zeros((self.nf, layout.SWITCHES))
+        self.addresses = sf.addresses(self.sd)
+        self.use(self.method)
+
+    def use(self, method):
+        """Step with ``method`` (DOP853 or Radau) from here on: its loop, its arrays (made
+        once per run) and its compiled code (compiled or loaded on first use)."""
+        n = self.system.nq + self.system.nv + sf.work_size(self.system)
+        self.method = method
+        self.loop = radau if method is integrate.Radau else stepper
         if self.loop is radau:
             self.work = radau.make_work(n)
             self.arrays = (self.work,)
@@ -607,18 +625,14 @@ class CompiledRun(Run):
             self.coefficients = np.zeros((stepper.INTERPOLATOR_POWER, n))
             self.tmp = np.zeros((4, n))
             self.arrays = (K, self.y_old, self.coefficients, self.tmp)
-        self.st = layout.records(layout.STEPPER, 1)
-        self.out = np.zeros((len(self.times), n))
-        self.g = np.zeros((self.nf, layout.SWITCHES))
-        self.compile_time = warmup.first_right_hand_side(self.sd, compiled=True,
-                                                         method=self.method.__name__)
-        self.addresses = sf.addresses(self.sd)
+        self.compile_time += warmup.first_right_hand_side(self.sd, compiled=True,
+                                                          method=method.__name__)
         self.g_on_step = None      # the address of the loop's switching_on_step, when needed
 
     def result(self):
         self.nfev = int(self.st[0]["nfev"])
         result = super().result()
-        if self.loop is radau:
+        if self.loop is radau:      # (Radau's counts: its steps are in nsteps too)
             result.stats["njev"] = int(self.work.radau[0]["njev"])
             result.stats["nlu"] = int(self.work.radau[0]["nlu"])
         return result
@@ -650,6 +664,11 @@ class CompiledRun(Run):
             self.check_budget(t, y)
             if status == stepper.DONE:
                 return t, y
+            if status == stepper.STIFF:     # method "auto": on with Radau from this state
+                self.stiff_at = t
+                S["stiffness_check"] = 0
+                self.use(integrate.Radau)
+                starting = True
             if status == stepper.CROSSED:
                 dense = Interpolant(self.loop, float(S["t_old"]), float(S["h_prev"]),
                                     self.y_old.copy(), self.coefficients.copy())

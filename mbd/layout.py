@@ -192,6 +192,10 @@ STEPPER = np.dtype([
     ("nsteps", np.int64),           # accepted steps
     ("next_row", np.int64),         # the next output row to write
     ("bad", np.int64),              # what the failed evaluation returned
+    ("stiffness_check", np.int64),  # 1: test for stiffness (method "auto"), 0: do not
+    ("stiff_tests", np.int64),      # how many tests in a row found h |lambda| past DOP853's
+                                    # stability bound ...
+    ("calm_tests", np.int64),       # ... and how many in a row did not
 ], align=True)
 
 RADAU = np.dtype([

@@ -45,7 +45,11 @@ def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=Non
     rtol, atol : float, optional
         Integration tolerances; default: the environments' (tightest).
     method : str or scipy OdeSolver class
-        Any ``solve_ivp`` method: "DOP853" (default), "RK45", "RK23", "Radau", "BDF", "LSODA".
+        Any ``solve_ivp`` method: "DOP853" (default), "RK45", "RK23", "Radau", "BDF", "LSODA";
+        or "auto": DOP853 until Hairer's stiffness test finds the model stiff (h |lambda| past
+        DOP853's stability bound in 15 tests in a row), then Radau for the rest of the run,
+        both compiled (``result.stats["stiff_at"]``: where it switched, None if it did not);
+        where the compiled loop does not apply, scipy's LSODA, which switches likewise.
     max_step : float
         Largest step the integrator may take, s.
     exact_switching : bool
@@ -85,19 +89,23 @@ def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=Non
         the run: the message says "interrupted at t = ...", ``__cause__`` is the
         KeyboardInterrupt and ``.result`` holds the rows computed so far.
     """
+    auto = isinstance(method, str) and method == "auto"
     t_end, output_step, t0, method_class, rtol, atol, max_step, max_steps = \
         validate.run_settings(system, METHODS, t_end, output_step, t0, q0, v0, rtol, atol,
-                              method, max_step, exact_switching, progress, compiled, max_steps)
+                              method, max_step, exact_switching, progress, compiled,
+                              max_steps)
     blocker = integrators.blocker(system, method_class, exact_switching)
     if compiled and blocker:
         raise ValueError(f"simulate: compiled=True, but the compiled stepper does not apply: "
                          f"{blocker}")
-    run_class = (integrators.CompiledRun if compiled is not False and not blocker
-                 else integrators.ScipyRun)
+    compiled = compiled is not False and not blocker
+    if auto and not compiled:   # from Python, scipy's own switching method does it
+        method_class = integrate.LSODA
+    run_class = integrators.CompiledRun if compiled else integrators.ScipyRun
     run = run_class(system, method_class, rtol, atol, max_step, exact_switching, t0, t_end,
                     output_times(t0, t_end, output_step),
                     ProgressBar(t0, t_end, _progress_enabled(progress), label="simulating"),
-                    max_steps=max_steps)
+                    max_steps=max_steps, auto=auto)
     state = system.initial_state(q0, v0, t0)
     q, v = state.q, state.v
     if system.cut_joints or system.drivers:

@@ -42,8 +42,14 @@ INTERPOLATOR_POWER = _tableau.INTERPOLATOR_POWER
 ERROR_ORDER = 7                            # error estimator order: step ~ err^(-1/8)
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 
-#: how ``advance`` returned
-DONE, CROSSED, PAUSED, TOO_SMALL, NONFINITE, FAILED = range(6)
+#: how ``advance`` returned (STIFF: stiffness detection is on and found the model stiff)
+DONE, CROSSED, PAUSED, TOO_SMALL, NONFINITE, FAILED, STIFF = range(7)
+
+#: Hairer's stiffness test (``dop853.f``): h |lambda| past STIFF_BOUND (DOP853's stability
+#: boundary along the negative real axis) in STIFF_COUNT tests in a row is stiff; the test
+#: runs every STIFF_EVERY accepted steps, and at every step once one found it, until
+#: CALM_COUNT in a row did not
+STIFF_BOUND, STIFF_COUNT, CALM_COUNT, STIFF_EVERY = 6.1, 15, 6, 100
 
 #: the rows of the loop's scratch ``tmp`` (4, n): a stage state or the error scale, the new
 #: state, a derivative, and the state where an evaluation failed
@@ -242,6 +248,30 @@ def step_context(i, k, t_old, h, y_old, F, y, g, switch, data):
     return (i, k, t_old, h, y_old, F, y, g, switch, data)
 
 
+@njit(inline="always")
+def _stiffness_test(S, y_old, y, h, K, tmp):
+    """Hairer's test after an accepted step of size h from y_old to y: h |lambda| estimated
+    as h |f(y) - f(y12)| / |y - y12| with y12 the last stage's state (at the same time);
+    returns True when STIFF_COUNT tests in a row found it past STIFF_BOUND."""
+    if not (S.nsteps % STIFF_EVERY == 0 or S.stiff_tests > 0):
+        return False
+    y12 = tmp[STAGE]
+    _stage_state(y_old, K, N_STAGES - 1, h, y12)
+    num = 0.0
+    den = 0.0
+    for i in range(y.shape[0]):
+        num += (K[N_STAGES, i] - K[N_STAGES - 1, i]) ** 2
+        den += (y[i] - y12[i]) ** 2
+    if den > 0.0 and abs(h) * np.sqrt(num / den) > STIFF_BOUND:
+        S.calm_tests = 0
+        S.stiff_tests += 1
+        return S.stiff_tests >= STIFF_COUNT
+    S.calm_tests += 1
+    if S.calm_tests >= CALM_COUNT:
+        S.stiff_tests = 0
+    return False
+
+
 @njit()
 def advance(rhs, switch, project, constrained, starting, h_first, y, st, t_bound, rtol, atol,
             max_step, max_steps, times, rows, armed, g, K, y_old, F, tmp, data):
@@ -252,8 +282,9 @@ def advance(rhs, switch, project, constrained, starting, h_first, y, st, t_bound
     function and projection (:mod:`mbd.native`).
 
     Returns DONE (t_bound reached), CROSSED (an armed switching function changed sign in the
-    last step: y_old, st.t_old, st.h_prev and the interpolant F describe that step), PAUSED
-    (``max_steps`` steps taken), TOO_SMALL (the step fell below 10 ulp of t), NONFINITE (the
+    last step: y_old, st.t_old, st.h_prev and the interpolant F describe that step), STIFF
+    (with ``st.stiffness_check`` on, Hairer's stiffness test found the model stiff at the
+    reached state, rows written and projected), PAUSED (``max_steps`` steps taken), TOO_SMALL (the step fell below 10 ulp of t), NONFINITE (the
     state stopped being finite) or FAILED (an evaluation or the projection returned st.bad at
     (st.t_bad, tmp[FAILED_STATE])). Output rows at times[st.next_row:] up to the reached time are
     written into ``rows``; with constraints (``constrained``) every step's end and every row
@@ -311,6 +342,7 @@ def advance(rhs, switch, project, constrained, starting, h_first, y, st, t_bound
         for i in range(n):
             if not np.isfinite(y[i]):
                 return NONFINITE
+        stiff = S.stiffness_check != 0 and _stiffness_test(S, y_old, y, h, K, tmp)
         if any_armed:
             call4(switch, y, g, data, SWITCHING)
             if events.crossed(armed, g, data.mode):
@@ -342,4 +374,6 @@ def advance(rhs, switch, project, constrained, starting, h_first, y, st, t_bound
             # the next step starts from the derivative at this one's end
             for i in range(n):
                 K[0, i] = K[N_STAGES, i]
+        if stiff and t_new < t_bound:
+            return STIFF
     return DONE if S.t >= t_bound else PAUSED

@@ -332,10 +332,12 @@ def run_settings(system, methods, t_end, output_step=None, t0=0.0, q0=None, v0=N
                                    system.atol if atol is None else atol, "simulate",
                                    ValueError, TypeError)
     max_step = number(max_step, "max_step", "> 0 (inf: no limit)", lambda x: x > 0.0)
+    if isinstance(method, str) and method == "auto":     # DOP853 first (see simulate)
+        method = "DOP853"
     method_class = methods.get(method, method) if isinstance(method, str) else method
     if not (isinstance(method_class, type) and issubclass(method_class, integrate.OdeSolver)):
-        raise ValueError(f"simulate: method must be one of {sorted(methods)} or an OdeSolver "
-                         f"class, got {method!r}")
+        raise ValueError(f"simulate: method must be one of {sorted(methods) + ['auto']} or an "
+                         f"OdeSolver class, got {method!r}")
     values.flag(exact_switching, "simulate: exact_switching")
     if not exact_switching and system.locks:
         names = [system.force_elements[i].name for i in system.locks]
