@@ -32,11 +32,11 @@ from collections import namedtuple
 import numpy as np
 from scipy.integrate._ivp import radau as _scipy_radau
 
-from . import events, layout
+from . import events, layout, stepper
 from .jitcache import njit
 from .layout import SWITCHING
 from .native import call2, call4
-from .stepper import CROSSED, DONE, FAILED, NONFINITE, PAUSED, TOO_SMALL, _rhs  # noqa: F401
+from .stepper import CROSSED, DONE, FAILED, NONFINITE, PAUSED, TOO_SMALL, _rhs, _rms  # noqa: F401
 
 #: the method's constants, scipy's own numbers: nodes, error weights, the eigenvalues of the
 #: inverse Runge–Kutta matrix (one real, one complex pair), its eigenvectors T and T^-1, and
@@ -203,18 +203,6 @@ def _pymax(a, b):
 
 
 @njit(inline="always")
-def _rms(x, scale):
-    """The RMS norm of x / scale (scipy's ``norm``; 0 for an empty x)."""
-    n = x.shape[0]
-    if n == 0:
-        return 0.0
-    s = 0.0
-    for i in range(n):
-        s += (x[i] / scale[i]) ** 2
-    return np.sqrt(s) / n ** 0.5
-
-
-@njit(inline="always")
 def _predict_factor(h_abs, h_abs_old, error_norm, error_norm_old):
     """scipy's ``predict_factor``: Gustafsson's predictive controller (Hairer & Wanner
     §IV.8), the one-step formula when there is no previous step (a negative h_abs_old or
@@ -362,45 +350,16 @@ def _start(rhs, y, f, J, st, rd, t_bound, rtol, atol, max_step, h_first, tmp, da
     right-hand side returned, or 0."""
     S = st[0]
     R = rd[0]
-    n = y.shape[0]
     R.h_abs_old = -1.0
     R.error_norm_old = -1.0
     R.newton_tol = max(10.0 * EPS / rtol, min(0.03, rtol ** 0.5))
     R.current_jac = 1
     R.lu_valid = 0
     R.has_sol = 0
-    bad = _rhs(rhs, S.t, y, f, st, tmp, data)
+    bad = stepper.initial_step(rhs, y, f, st, t_bound, rtol, atol, max_step, h_first,
+                               ERROR_ORDER, tmp, data)
     if bad != 0:
         return bad
-    interval = t_bound - S.t
-    if n == 0:                  # nothing moves: one step to the end
-        S.h_abs = np.inf
-    elif interval == 0.0:
-        S.h_abs = 0.0
-    elif h_first > 0.0:
-        S.h_abs = min(h_first, interval, max_step)
-    else:
-        scale = tmp[SCALE]
-        for i in range(n):
-            scale[i] = atol + abs(y[i]) * rtol
-        d0 = _rms(y, scale)
-        d1 = _rms(f, scale)
-        h0 = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
-        h0 = min(h0, interval)
-        y1, f1 = tmp[NEW], tmp[SLOPE]
-        for i in range(n):
-            y1[i] = y[i] + h0 * f[i]
-        bad = _rhs(rhs, S.t + h0, y1, f1, st, tmp, data)
-        if bad != 0:
-            return bad
-        for i in range(n):
-            y1[i] = f1[i] - f[i]
-        d2 = _rms(y1, scale) / h0
-        if d1 <= 1e-15 and d2 <= 1e-15:
-            h1 = max(1e-6, h0 * 1e-3)
-        else:
-            h1 = (0.01 / max(d1, d2)) ** (1.0 / (ERROR_ORDER + 1))
-        S.h_abs = min(100.0 * h0, h1, interval, max_step)
     bad = jacobian(rhs, S.t, y, f, J, tmp, st, data)
     R.njev += 1
     return bad
@@ -573,14 +532,8 @@ def advance(rhs, switch, project, constrained, starting, h_first, y, st, t_bound
                 call2(project, rows[r], data)
             r += 1
         S.next_row = r
-        if constrained:
-            verdict = call2(project, y, data)
-            if verdict != 0:
-                S.t_bad = t_new
-                S.bad = verdict
-                for i in range(n):
-                    tmp[FAILED_STATE, i] = y[i]
-                return FAILED
+        if constrained and not stepper.project_end(project, y, t_new, st, tmp, data):
+            return FAILED
         # the next step starts from the derivative at this one's (projected) end
         if _rhs(rhs, t_new, y, f, st, tmp, data) != 0:
             return FAILED

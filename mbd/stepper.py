@@ -78,17 +78,21 @@ def _rhs(rhs, t, y, dy, st, tmp, data):
 
 @njit(inline="always")
 def _rms(x, scale):
+    """The RMS norm of x / scale (scipy's ``norm``, |x / scale| / sqrt(n); 0 for an empty x)."""
+    n = x.shape[0]
+    if n == 0:
+        return 0.0
     s = 0.0
-    for i in range(x.shape[0]):
+    for i in range(n):
         s += (x[i] / scale[i]) ** 2
-    return np.sqrt(s / x.shape[0])
+    return np.sqrt(s) / n ** 0.5
 
 
 @njit(inline="always")
-def _start(rhs, y, f, st, t_bound, rtol, atol, max_step, h_first, tmp, data):
+def initial_step(rhs, y, f, st, t_bound, rtol, atol, max_step, h_first, order, tmp, data):
     """Begin a piece at (st.t, y): f = dy/dt there and st.h_abs = the initial step: h_first if
-    > 0, else Hairer's rule (as scipy's ``select_initial_step``). Returns what the right-hand
-    side returned."""
+    > 0, else Hairer's rule (scipy's ``select_initial_step``) for a method whose error
+    estimate has order ``order``. Returns what the right-hand side returned."""
     S = st[0]
     n = y.shape[0]
     bad = _rhs(rhs, S.t, y, f, st, tmp, data)
@@ -123,7 +127,7 @@ def _start(rhs, y, f, st, t_bound, rtol, atol, max_step, h_first, tmp, data):
     if d1 <= 1e-15 and d2 <= 1e-15:
         h1 = max(1e-6, h0 * 1e-3)
     else:
-        h1 = (0.01 / max(d1, d2)) ** (1.0 / (ERROR_ORDER + 1))
+        h1 = (0.01 / max(d1, d2)) ** (1.0 / (order + 1))
     S.h_abs = min(100.0 * h0, h1, interval, max_step)
     return 0
 
@@ -249,6 +253,22 @@ def step_context(i, k, t_old, h, y_old, F, y, g, switch, data):
 
 
 @njit(inline="always")
+def project_end(project, y, t_new, st, tmp, data):
+    """A step's end y moved onto the constraints (the projection at the address ``project``);
+    False where the rank rule objects there (its verdict in st.bad, at st.t_bad and
+    tmp[FAILED_STATE])."""
+    verdict = call2(project, y, data)
+    if verdict == 0:
+        return True
+    S = st[0]
+    S.t_bad = t_new
+    S.bad = verdict
+    for i in range(y.shape[0]):
+        tmp[FAILED_STATE, i] = y[i]
+    return False
+
+
+@njit(inline="always")
 def _stiffness_test(S, y_old, y, h, K, tmp):
     """Hairer's test after an accepted step of size h from y_old to y: h |lambda| estimated
     as h |f(y) - f(y12)| / |y - y12| with y12 the last stage's state (at the same time);
@@ -292,8 +312,8 @@ def advance(rhs, switch, project, constrained, starting, h_first, y, st, t_bound
     """
     S = st[0]
     n = y.shape[0]
-    if starting and _start(rhs, y, K[0], st, t_bound, rtol, atol, max_step, h_first, tmp,
-                           data) != 0:
+    if starting and initial_step(rhs, y, K[0], st, t_bound, rtol, atol, max_step, h_first,
+                                 ERROR_ORDER, tmp, data) != 0:
         return FAILED
     y_new = tmp[NEW]
     any_armed = False
@@ -360,12 +380,7 @@ def advance(rhs, switch, project, constrained, starting, h_first, y, st, t_bound
                 r += 1
             S.next_row = r
         if constrained:
-            verdict = call2(project, y, data)
-            if verdict != 0:
-                S.t_bad = t_new
-                S.bad = verdict
-                for i in range(n):
-                    tmp[FAILED_STATE, i] = y[i]
+            if not project_end(project, y, t_new, st, tmp, data):
                 return FAILED
             # the next step starts from the derivative at the projected state
             if _rhs(rhs, t_new, y, K[0], st, tmp, data) != 0:
