@@ -38,6 +38,7 @@ STILLS = {
     "slot_at_rest": (None, "xz"),          # None: not simulated, see MODE_STILLS
     "suspension_modes": (None, "yz"),
     "engine_mount": (0.1, None),
+    "stick_slip": (0.3, None),
 }
 #: examples drawn as their first mode about their equilibrium: name -> the mode's amplitude
 #: (None: viz.animate_mode's default)

@@ -57,6 +57,8 @@ class Mode:
         if self.oscillating:
             return (f"an oscillating mode of {abs(lam.imag):.3g} rad/s (period "
                     f"{2 * np.pi / abs(lam.imag):.3g} s)")
+        if lam.real == 0.0:        # at rest on a neutral direction (a free coordinate)
+            return "a mode of rate 0 1/s (no time constant: the model is not stiff here)"
         return f"a mode of rate {lam.real:+.3g} 1/s (time constant {1 / abs(lam.real):.3g} s)"
 
     @property

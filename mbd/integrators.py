@@ -19,8 +19,8 @@ import numpy as np
 from numba import types
 from scipy import integrate
 
-from . import (diagnosis, events, layout, loopkernels, native, radau, statefunction as sf,
-               stepper, warmup)
+from . import (assembly, diagnosis, events, layout, loopkernels, native, radau,
+               statefunction as sf, stepper, warmup)
 from .errors import SimulationError
 from .progress import ProgressBar
 from .result import Result
@@ -405,10 +405,29 @@ class Run:
         """Every stiction element the mode has sticking (at a rate of zero) keeps sticking if
         its lock can hold it, |force| < f_static; the others slip the way they are pushed.
         When several cannot, the one furthest past its limit goes first and the rest are
-        tried again (releasing one loads the others). Returns y on the constraints."""
+        tried again (releasing one loads the others). A lock whose row depends on the
+        mechanism's own rows (a slider at a crank's dead centre, its rate zero whatever the
+        crank does) holds nothing and slips the way the mechanism moves it; locks that depend
+        on each other (two on one coordinate, or on two geared shafts) share a force that is
+        not determined: a SimulationError says so. Returns y on the constraints."""
         s, sides = self.system, self.sides
         if not s.locks:
             return y
+        stuck = [i for i in s.locks if sides[i, 1] < 0.0]
+        if stuck:
+            base = self.rows_rank(t, y, [])
+            for i in stuck:
+                if self.rows_rank(t, y, [i]) == base:     # held by the mechanism already
+                    sides[i, 1] = 1.0
+                    sides[i, 0] = self.slip_direction(t, y, i, 1.0)
+            stuck = [i for i in stuck if sides[i, 1] < 0.0]
+            if len(stuck) > 1 and self.rows_rank(t, y, stuck) < base + len(stuck):
+                names = [s.force_elements[i].name for i in stuck]
+                self.fail(f"stick-slip at t = {t:.9g} s: the stiction elements {names} lock "
+                          "dependent motions (one coordinate, or coordinates tied by a gear "
+                          "or a loop), so how their holding force splits between them is not "
+                          "determined; model them as one element (f_static and f_kinetic "
+                          "summed, referred to one coordinate)", t)
         while True:
             forces = self.lock_forces(t, y)
             over = [(abs(forces[i]) / s.force_elements[i].law.f_static, i) for i in s.locks
@@ -417,9 +436,44 @@ class Run:
             if not over:
                 break
             i = max(over)[1]
-            sides[i, 1], sides[i, 0] = 1.0, -np.sign(forces[i])
+            sides[i, 1] = 1.0
+            sides[i, 0] = self.slip_direction(t, y, i, -np.sign(forces[i]) or 1.0)
         sf.set_locks(self.sd, sides)
         return self.project(t, y)
+
+    def slip_direction(self, t, y, i, preferred):
+        """The direction stiction element i, released at (t, y) with a rate of zero, slips:
+        ``preferred`` (+-1, the way its lock's force says it is pushed) if its coordinate's
+        acceleration, with kinetic friction opposing that way, goes that way too; else the
+        other way if that one is consistent (the mechanism moves it regardless, as at a
+        dead centre); else ``preferred``."""
+        sides, sd = self.sides, self.sd
+        sides[i, 1] = 1.0
+        k = self.system.nq + int(self.system.elements[i]["v_index"])
+        for direction in (preferred, -preferred):
+            sides[i, 0] = direction
+            sf.set_locks(sd, sides)
+            dy, status = sf.derivative(sd, t, y)
+            raise_status(status, t, y)
+            if dy[k] * direction > 0.0:
+                return direction
+        return preferred
+
+    def rows_rank(self, t, y, locked):
+        """The rank (by the rank rule) of the constraint rows at (t, y) with the locks of the
+        stiction elements ``locked`` (indices) holding and the others not."""
+        s, drivers = self.system, self.sd.data.drivers
+        saved = drivers["active"].copy()
+        for k in range(len(s.drivers), len(drivers)):
+            drivers[k]["active"] = 1.0 if drivers[k]["element"] in locked else 0.0
+        try:
+            q = assembly.normalized(s.tree, y[:s.nq])
+            G = assembly.Rows(s, self.sd.data)(t, q, y[s.nq:s.nq + s.nv])[0]
+        finally:
+            drivers["active"] = saved
+        sv = np.linalg.svd(G, compute_uv=False)
+        return int(loopkernels.numerical_rank(np.ascontiguousarray(sv), G.shape[0])) \
+            if sv.size else 0
 
     def log_stiction(self, t, y, before):
         """Log how each stiction element's motion changed from the mode ``before``: it

@@ -228,6 +228,20 @@ class System:
         return "\n".join(lines)
 
 
+def _check_locks(stictions, joint_maps):
+    """Refuse two stiction elements on one primitive: how they would share its holding force
+    is not determined (one element with the summed forces is the same friction)."""
+    seen = {}
+    for fe in stictions:
+        slot = topology.primitive_slot(joint_maps, fe)
+        if slot in seen:
+            raise ModelError(f"{fe.label()} and {seen[slot].label()} act on the same primitive "
+                             f"({fe.primitive}) of {fe.joint.label()}: how they share its "
+                             "holding force is not determined; use one JointStiction with "
+                             "f_static and f_kinetic summed")
+        seen[slot] = fe
+
+
 def build(model):
     """Validate ``model`` and compile it into a :class:`System` (raises ModelError listing
     every problem found)."""
@@ -252,6 +266,7 @@ def build(model):
                                        laid.cut_joints, gear_table, [g.name for g in gears])
     rows = drivers + gears     # the rows on joint coordinates, in the order of driver_table
     locks = [i for i, fe in enumerate(forces) if getattr(fe.law, "code", None) == STICTION]
+    _check_locks([forces[i] for i in locks], laid.joint_maps)
     return System(name=model.name, tree=laid.tree, nq=laid.nq, nv=laid.nv, dof=dof,
                   machines=machines, joints=laid.joint_maps, bodies=laid.body_maps,
                   grounds={g.name: g for g in model.grounds}, force_elements=forces,

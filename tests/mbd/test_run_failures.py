@@ -241,3 +241,10 @@ def test_the_step_budget_check_does_not_fail_a_run_that_fits():
     result = system.simulate(demo.T_END, output_step=demo.OUTPUT_STEP, rtol=demo.RTOL,
                              atol=demo.ATOL, max_steps=2 * 10 ** 4)
     assert result.t[-1] == demo.T_END
+
+
+def test_a_mode_at_rate_zero_is_described_not_divided_by():
+    """A step-budget failure at rest on a free direction: the fastest mode's rate is 0 (no
+    time constant), and its description must say so rather than raise ZeroDivisionError."""
+    from mbd import diagnosis
+    assert "rate 0" in diagnosis.Mode(0j).what
