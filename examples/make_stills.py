@@ -39,6 +39,7 @@ STILLS = {
     "suspension_modes": (None, "yz"),
     "engine_mount": (0.1, None),
     "stick_slip": (0.3, None),
+    "gearbox": (0.3, None),
 }
 #: examples drawn as their first mode about their equilibrium: name -> the mode's amplitude
 #: (None: viz.animate_mode's default)

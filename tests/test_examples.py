@@ -23,7 +23,8 @@ COVERED = {"pendulum", "tumbling_handle", "elastogap", "backlash", "bistop_slot"
            "double_pendulum", "two_machines", "slot_at_rest", "suspension_modes"}
 #: examples whose physical claims are checked in a test file of their own
 COVERED_APART = {"engine_mount": "test_engine_mount.py",
-                 "stick_slip": "test_stick_slip_example.py"}
+                 "stick_slip": "test_stick_slip_example.py",
+                 "gearbox": "test_gearbox_example.py"}
 #: every example script (each with a gallery row and a picture)
 ALL_EXAMPLES = COVERED | set(COVERED_APART)
 TOOLS = {"make_stills"}     # scripts in examples/ that are not examples

@@ -21,6 +21,9 @@ What is drawn:
   red in contact); without a Result (a System drawn at a state) the contact is unknown: grey;
 - stick-slip colours: a JointStiction's marker (a washer or collar, as a contact law's) is
   blue while it sticks and orange while it slips (grey without a Result);
+- a GearConstraint: two brass discs with a toothed rim and a white spoke, one on each geared
+  primitive's moving side, radii in the ratio (touching where the axes are parallel and
+  apart); a rack (prismatic side) as a bar;
 - a floor: a light grid plane under everything the motion reaches, square to gravity;
 - annotations (:mod:`viz.overlay`): a title (the model's name and what it holds), the time
   (``t = 1.234 s``), a label per force element (its kind and name, e.g. ``Bistop 'stops'``:
@@ -64,6 +67,8 @@ _JOINT_COLOR = (0.45, 0.45, 0.45)
 _GROUND_COLOR = (0.2, 0.2, 0.2)
 _SPRING_COLOR = (0.25, 0.25, 0.3)
 _BUSHING_COLOR = (0.15, 0.15, 0.15)
+_GEAR_COLOR = (0.72, 0.6, 0.25)         # brass
+_GEAR_TEETH_COLOR = (0.5, 0.4, 0.12)
 _VIEWS = {  # camera direction (from focal point to camera) and view-up
     "iso": ((1.0, -1.0, 1.0), (0.0, 0.0, 1.0)),
     "xy": ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0)),
@@ -204,6 +209,8 @@ class Scene:
         Force element name -> the actor whose colour shows its contact state.
     stiction_actors : dict
         Stiction element name -> the actor whose colour shows whether it sticks.
+    gear_discs : dict
+        Gear name -> [(owner body, disc actor, pitch radius m)] of its revolute sides.
     trail_lines : dict
         (body, CS) -> (actor, polydata) of its trail.
     overlay : viz.overlay.Overlay or None
@@ -239,6 +246,7 @@ class Scene:
         self.coils = {}
         self.contact_actors = {}
         self.stiction_actors = {}
+        self.gear_discs = {}
         self.trail_lines = {}
         self._anchors = {}     # force element name -> how to find its label's point
         self._static_points = []
@@ -303,6 +311,9 @@ class Scene:
             self._joint(jm.joint)
         for fe in s.force_elements:
             self._force(fe)
+        for dm in s.drivers:
+            if hasattr(dm.driver, "joint_a") and hasattr(dm.driver, "joint_b"):
+                self._gear(dm.driver)
         for key in self.trails:
             line = pv.PolyData(np.zeros((1, 3)))
             actor = self.plotter.add_mesh(line, color=(0.1, 0.1, 0.1), line_width=2,
@@ -394,6 +405,53 @@ class Scene:
             self._anchors[fe.name] = ("cs", fe.cs_b)
         elif fe.cs_b is not None:   # a rotational placement, or one of the user's own
             self._anchors[fe.name] = ("cs", fe.cs_b)
+
+    def _gear(self, gear):
+        """A GearConstraint as two toothed discs, one on each geared primitive's moving side,
+        square to its axis, radii in the ratio (r_a / r_b = |ratio|: the pitch speeds match),
+        touching where the two axes are parallel and apart; a spoke on each shows it turning.
+        A prismatic side (a rack) is a bar along its axis."""
+        L = self.length
+        sides = []
+        for joint, k in ((gear.joint_a, gear.primitive_a), (gear.joint_b, gear.primitive_b)):
+            owner, p, _ = self._where(joint.follower)
+            if owner is None:
+                owner, p, _ = self._where(joint.base)
+            prim = joint.primitives[k]
+            a = np.asarray(prim.axis, float)
+            a = a / np.linalg.norm(a)
+            world = p if owner is None else (self.system.bodies[owner].rotation @ p
+                                             + self.system.bodies[owner].origin)
+            sides.append((owner, p, a, world, prim.kind))
+        ratio = abs(gear.ratio)
+        (_, _, a_a, w_a, _), (_, _, a_b, w_b, _) = sides
+        d = w_b - w_a
+        apart = np.linalg.norm(d - np.dot(d, a_a) * a_a)
+        if abs(np.dot(a_a, a_b)) > 1.0 - 1e-9 and apart > 1e-3 * L:
+            r_a = apart * ratio / (1.0 + ratio)         # pitch circles touching
+        else:
+            r_a = 0.06 * L * min(1.0, ratio)
+        radii = (r_a, r_a / ratio)
+        for (owner, p, a, _, kind), r in zip(sides, radii):
+            R_local = np.eye(3) if owner is None else self.system.bodies[owner].rotation.T
+            axis = R_local @ a
+            e1, _ = _frame_of(axis)
+            if kind == "P":
+                mesh = pv.Box(bounds=(-0.15 * L, 0.15 * L, -0.01 * L, 0.01 * L, -0.01 * L,
+                                      0.01 * L))
+                mesh = _transformed(mesh, np.column_stack([axis, e1, np.cross(axis, e1)]), p)
+                self._add(mesh, owner, _GEAR_COLOR)
+                continue
+            disc = pv.Disc(center=p - 0.005 * L * axis, inner=0.0, outer=r, normal=axis,
+                           c_res=48).extrude(0.01 * L * axis, capping=True)
+            teeth = pv.Disc(center=p - 0.005 * L * axis, inner=r, outer=r + 0.008 * L,
+                            normal=axis, r_res=1, c_res=48).extrude(0.01 * L * axis,
+                                                                   capping=True)
+            spoke = _polyline([p + 0.012 * L * axis, p + 0.012 * L * axis + 0.9 * r * e1])
+            self.gear_discs.setdefault(gear.name, []).append(
+                (owner, self._add(disc, owner, _GEAR_COLOR), r))
+            self._add(teeth, owner, _GEAR_TEETH_COLOR)
+            self._add(spoke, owner, (1.0, 1.0, 1.0), line_width=3)
 
     def _bushing_parts(self, fe):
         """[(owner, mesh)] of a bushing: a rubber sleeve on A's owner around CS A's z axis
