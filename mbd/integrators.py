@@ -659,8 +659,8 @@ class CompiledRun(Run):
         self.st[0]["stiffness_check"] = self.auto
         self.out = np.zeros((len(self.times), n))
         self.g = np.zeros((self.nf, layout.SWITCHES))
-        self.addresses = sf.addresses(self.sd)
-        self.use(self.method)
+        self.use(self.method)       # compiles on both cores first (mbd.warmup) ...
+        self.addresses = sf.addresses(self.sd)     # ... then finds what it compiled
 
     def use(self, method):
         """Step with ``method`` (DOP853 or Radau) from here on: its loop, its arrays (made
