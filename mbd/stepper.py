@@ -49,7 +49,7 @@ DONE, CROSSED, PAUSED, TOO_SMALL, NONFINITE, FAILED, STIFF = range(7)
 #: boundary along the negative real axis) in STIFF_COUNT tests in a row is stiff; the test
 #: runs every STIFF_EVERY accepted steps, and at every step once one found it, until
 #: CALM_COUNT in a row did not
-STIFF_BOUND, STIFF_COUNT, CALM_COUNT, STIFF_EVERY = 6.1, 15, 6, 100
+STIFF_BOUND, STIFF_COUNT, CALM_COUNT, STIFF_EVERY = 6.1, 15, 6, 10
 
 #: the rows of the loop's scratch ``tmp`` (4, n): a stage state or the error scale, the new
 #: state, a derivative, and the state where an evaluation failed
