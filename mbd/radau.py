@@ -218,15 +218,20 @@ def _predict_factor(h_abs, h_abs_old, error_norm, error_norm_old):
 def jacobian(rhs, t, y, f, J, tmp, st, data):
     """J = d f / d y at (t, y) by forward differences, f = f(t, y) given: column j from one
     evaluation at y + delta_j e_j, delta_j = sqrt(EPS max(1e-5, |y_j|)) (the rule of Hairer
-    & Wanner's RADAU5), rounded to (y_j + delta_j) - y_j so that the step is exact. n
-    evaluations, counted in st.nfev; uses tmp[STAGE] and tmp[SLOPE]. Returns what a failing
-    right-hand side returned, or 0."""
+    & Wanner's RADAU5), rounded to (y_j + delta_j) - y_j so that the step is exact. nq + nv
+    evaluations, counted in st.nfev; uses tmp[STAGE] and tmp[SLOPE]. The work accumulators
+    after [q, v] (:func:`mbd.statefunction.work_size`) enter no right-hand side: their columns
+    are zero, not evaluated. Returns what a failing right-hand side returned, or 0."""
     n = y.shape[0]
+    moving = data.q.shape[0] + data.tau.shape[0]     # [q, v]; W beyond
     yp = tmp[STAGE]
     fp = tmp[SLOPE]
     for i in range(n):
         yp[i] = y[i]
-    for j in range(n):
+    for j in range(moving, n):
+        for i in range(n):
+            J[i, j] = 0.0
+    for j in range(min(moving, n)):
         yj = y[j]
         yp[j] = yj + np.sqrt(EPS * max(JAC_FLOOR, abs(yj)))
         delta = yp[j] - yj
