@@ -682,7 +682,8 @@ def reference(key, log):
     """(reference outputs, notes): mbd Radau at REF_TOL, checked against independent runs."""
     t0 = time.perf_counter()
     ref, wall, _, info = run_mbd(key, "Radau", REF_TOL)
-    notes = [f"reference: mbd Radau at rtol = atol = {REF_TOL:g} ({info}, {wall:.2f} s)"]
+    notes = [f"reference: mbd Radau at rtol = atol = {REF_TOL:g} ({info}, {wall:.2f} s, the "
+             f"model's first run: with any JIT compilation or cache loading)"]
     if key == "slot":
         result = system_of(key).simulate(SLOT_T_END, output_step=SLOT_T_END, rtol=1e-10,
                                          atol=1e-10)
