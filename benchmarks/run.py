@@ -91,7 +91,15 @@ def report(sizes):
     w(buffer.getvalue().rstrip())
     w()
     w(f"Total run time {time.perf_counter() - started:.0f} s.")
+    w()
+    w(OTHERS)
     return out.getvalue()
+
+
+#: the benchmarks that write their own files (each takes minutes of its own)
+OTHERS = ("Also: stiff models (Radau and method=\"auto\" against scipy, Pinocchio, MuJoCo and "
+          "Exudyn) in `STIFF.md`, by `python benchmarks/stiff.py`; sweep throughput in "
+          "`SWEEP.md`, by `python benchmarks/sweep.py`.")
 
 
 def main(argv=None):
