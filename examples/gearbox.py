@@ -57,7 +57,9 @@ def build_model():
                         cs={"axle": (0, 0, 0)})
     load = m.add_body("load", mass=3.0, cg=(0.3, 0, 0.1), inertia=np.diag([1, 1, JL]),
                       cs={"axle": (0.3, 0, 0)})
-    try:      # pictures only: the dynamics ignore the shapes (the gear draws its discs)
+    # pictures only: the dynamics ignore the shapes; the gear draws its own wheels (a ring
+    # gear round the pinion: ratio > 0 turns both the same way)
+    try:
         import viz
     except ImportError:
         pass

@@ -21,9 +21,11 @@ What is drawn:
   red in contact); without a Result (a System drawn at a state) the contact is unknown: grey;
 - stick-slip colours: a JointStiction's marker (a washer or collar, as a contact law's) is
   blue while it sticks and orange while it slips (grey without a Result);
-- a GearConstraint: two brass discs with a toothed rim and a white spoke, one on each geared
-  primitive's moving side, radii in the ratio (touching where the axes are parallel and
-  apart); a rack (prismatic side) as a bar;
+- a GearConstraint: two brass wheels with a toothed rim and a white spoke, one on each geared
+  primitive's moving side, radii in the ratio; where the axes are parallel and apart the
+  pitch circles touch: two discs for a pair turning opposite ways (ratio < 0), a ring gear
+  round the smaller wheel for one turning the same way (ratio > 0); a rack (prismatic side)
+  as a bar, its pinion at its pitch radius;
 - a floor: a light grid plane under everything the motion reaches, square to gravity;
 - annotations (:mod:`viz.overlay`): a title (the model's name and what it holds), the time
   (``t = 1.234 s``), a label per force element (its kind and name, e.g. ``Bistop 'stops'``:
@@ -210,7 +212,8 @@ class Scene:
     stiction_actors : dict
         Stiction element name -> the actor whose colour shows whether it sticks.
     gear_discs : dict
-        Gear name -> [(owner body, disc actor, pitch radius m)] of its revolute sides.
+        Gear name -> [(owner body, wheel actor, pitch radius m)] of its revolute sides (a
+        disc, or a ring gear's rim).
     trail_lines : dict
         (body, CS) -> (actor, polydata) of its trail.
     overlay : viz.overlay.Overlay or None
@@ -407,10 +410,21 @@ class Scene:
             self._anchors[fe.name] = ("cs", fe.cs_b)
 
     def _gear(self, gear):
-        """A GearConstraint as two toothed discs, one on each geared primitive's moving side,
-        square to its axis, radii in the ratio (r_a / r_b = |ratio|: the pitch speeds match),
-        touching where the two axes are parallel and apart; a spoke on each shows it turning.
-        A prismatic side (a rack) is a bar along its axis."""
+        """A GearConstraint as two toothed wheels, one on each geared primitive's moving side,
+        square to its axis, each with a white spoke that shows it turning. Pitch radii in the
+        ratio (r_a / r_b = |ratio|: the pitch speeds match); where the two axes are parallel
+        and D apart, placed as the wheels' senses of rotation ask:
+
+        - opposite senses (ratio < 0 with the axes the same way): an external pair, two discs
+          with r_a + r_b = D;
+        - the same sense (an ideal gear's ratio > 0): an internal pair, the larger wheel a
+          ring with its teeth inside, |r_a - r_b| = D (|ratio| = 1, which no internal pair
+          makes, is drawn as an external pair);
+        - otherwise (axes crossed, or coaxial) two discs of a size fit for the model.
+
+        A rack and pinion (one prismatic side; the ratio in m/rad or rad/m) is a bar along the
+        rack and the pinion at its true pitch radius, |dq_P / dq_R| (m).
+        """
         L = self.length
         sides = []
         for joint, k in ((gear.joint_a, gear.primitive_a), (gear.joint_b, gear.primitive_b)):
@@ -423,16 +437,28 @@ class Scene:
             world = p if owner is None else (self.system.bodies[owner].rotation @ p
                                              + self.system.bodies[owner].origin)
             sides.append((owner, p, a, world, prim.kind))
-        ratio = abs(gear.ratio)
-        (_, _, a_a, w_a, _), (_, _, a_b, w_b, _) = sides
-        d = w_b - w_a
-        apart = np.linalg.norm(d - np.dot(d, a_a) * a_a)
-        if abs(np.dot(a_a, a_b)) > 1.0 - 1e-9 and apart > 1e-3 * L:
-            r_a = apart * ratio / (1.0 + ratio)         # pitch circles touching
+        k = abs(gear.ratio)
+        (_, _, a_a, w_a, kind_a), (_, _, a_b, w_b, kind_b) = sides
+        ring = None                  # the side drawn as a ring gear, if any
+        if kind_a == "P" or kind_b == "P":
+            # q_P = k q_R (joint_b the rack) or q_R = k q_P: the pinion's radius is k or 1/k
+            # (the rack's entry is not used)
+            radii = (k, 1.0 / k)
         else:
-            r_a = 0.06 * L * min(1.0, ratio)
-        radii = (r_a, r_a / ratio)
-        for (owner, p, a, _, kind), r in zip(sides, radii):
+            d = w_b - w_a
+            apart = np.linalg.norm(d - np.dot(d, a_a) * a_a)
+            if abs(np.dot(a_a, a_b)) > 1.0 - 1e-9 and apart > 1e-3 * L:
+                same_sense = gear.ratio * np.dot(a_a, a_b) > 0.0
+                if same_sense and abs(k - 1.0) > 1e-6:
+                    r_b = apart / abs(k - 1.0)         # internal: r_big - r_small = D
+                    ring = 0 if k > 1.0 else 1
+                else:
+                    r_b = apart / (1.0 + k)            # external: r_a + r_b = D
+            else:
+                r_b = 0.06 * L * min(1.0, 1.0 / k)
+            radii = (k * r_b, r_b)
+        width, tooth = 0.01 * L, 0.008 * L
+        for i, ((owner, p, a, _, kind), r) in enumerate(zip(sides, radii)):
             R_local = np.eye(3) if owner is None else self.system.bodies[owner].rotation.T
             axis = R_local @ a
             e1, _ = _frame_of(axis)
@@ -442,14 +468,31 @@ class Scene:
                 mesh = _transformed(mesh, np.column_stack([axis, e1, np.cross(axis, e1)]), p)
                 self._add(mesh, owner, _GEAR_COLOR)
                 continue
-            disc = pv.Disc(center=p - 0.005 * L * axis, inner=0.0, outer=r, normal=axis,
-                           c_res=48).extrude(0.01 * L * axis, capping=True)
-            teeth = pv.Disc(center=p - 0.005 * L * axis, inner=r, outer=r + 0.008 * L,
-                            normal=axis, r_res=1, c_res=48).extrude(0.01 * L * axis,
-                                                                   capping=True)
-            spoke = _polyline([p + 0.012 * L * axis, p + 0.012 * L * axis + 0.9 * r * e1])
+            face = p - 0.5 * width * axis
+            if i == ring:            # a rim outside the pitch circle, its teeth inside
+                rim = max(0.02 * L, 0.05 * r)
+                wheel = pv.Disc(center=face, inner=r + tooth, outer=r + tooth + rim,
+                                normal=axis, r_res=1, c_res=96)
+                teeth = pv.Disc(center=face, inner=r - tooth, outer=r + tooth, normal=axis,
+                                r_res=1, c_res=96)
+                reach = r + tooth
+                # an arm from the hub to the rim, behind the pinion's plane: the ring's turning
+                # shows without a web hiding what it surrounds
+                arm = pv.Box(bounds=(0.0, r + tooth + 0.5 * rim, -0.01 * L, 0.01 * L,
+                                     -0.5 * width, 0.5 * width))
+                e2 = np.cross(axis, e1)
+                self._add(_transformed(arm, np.column_stack([e1, e2, axis]),
+                                       p - 1.5 * width * axis), owner, _GEAR_COLOR)
+            else:
+                wheel = pv.Disc(center=face, inner=0.0, outer=r, normal=axis, c_res=48)
+                teeth = pv.Disc(center=face, inner=r, outer=r + tooth, normal=axis, r_res=1,
+                                c_res=48)
+                reach = 0.9 * r
+            wheel = wheel.extrude(width * axis, capping=True)
+            teeth = teeth.extrude(width * axis, capping=True)
+            spoke = _polyline([p + 0.012 * L * axis, p + 0.012 * L * axis + reach * e1])
             self.gear_discs.setdefault(gear.name, []).append(
-                (owner, self._add(disc, owner, _GEAR_COLOR), r))
+                (owner, self._add(wheel, owner, _GEAR_COLOR), r))
             self._add(teeth, owner, _GEAR_TEETH_COLOR)
             self._add(spoke, owner, (1.0, 1.0, 1.0), line_width=3)
 
