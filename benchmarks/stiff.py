@@ -69,7 +69,6 @@ Usage::
     python benchmarks/stiff.py --out FILE
 """
 import argparse
-import importlib.metadata
 import importlib.util
 import io
 import math
@@ -94,6 +93,7 @@ from joints import Revolute, SixDof  # noqa: E402
 from mbd import integrators, statefunction  # noqa: E402
 from mbd.files import atomic_open  # noqa: E402
 from mbd.simulate import rhs_function  # noqa: E402
+from run import versions  # noqa: E402
 
 GRAVITY = 9.81
 TOLS = [10.0 ** (-k / 4) for k in range(8, 49)]           # 1e-2 ... 1e-12, quarter decades
@@ -775,16 +775,6 @@ MODELS = {
 
 
 # ============================================================================ report
-
-def versions():
-    found = []
-    for name in ["numpy", "scipy", "numba", "pin", "mujoco", "exudyn"]:
-        try:
-            found.append(f"{name} {importlib.metadata.version(name)}")
-        except importlib.metadata.PackageNotFoundError:
-            found.append(f"{name} (not installed)")
-    return ", ".join(found)
-
 
 
 

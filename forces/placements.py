@@ -23,6 +23,16 @@ def _check_name(kind, name):
     return name
 
 
+def _changed(element, names, changes):
+    """{name: value} of ``element``'s parameters ``names`` with ``changes`` applied; a
+    TypeError naming the element for a name it does not have."""
+    unknown = sorted(set(changes) - set(names))
+    if unknown:
+        raise TypeError(f"{element.label()} has no parameter {unknown[0]!r}; its parameters "
+                        f"are: {', '.join(names)}")
+    return {**{n: getattr(element, n) for n in names}, **changes}
+
+
 def _check_law(kind, name, law):
     if not isinstance(law, Law):
         raise ModelError(f"{kind} '{name}': law must be a force law (Spring, ElastoGap, Bistop, "
@@ -120,12 +130,7 @@ class JointStiction(JointForce):
     def with_parameters(self, **changes):
         """A new JointStiction on the same primitive, with the same name, and some of
         f_static, f_kinetic, d changed (validated as on construction)."""
-        unknown = sorted(set(changes) - {"f_static", "f_kinetic", "d"})
-        if unknown:
-            raise TypeError(f"{self.label()} has no parameter {unknown[0]!r}; its parameters "
-                            "are: f_static, f_kinetic, d")
-        params = {"f_static": self.f_static, "f_kinetic": self.f_kinetic, "d": self.d}
-        params.update(changes)
+        params = _changed(self, ("f_static", "f_kinetic", "d"), changes)
         return type(self)(self.name, self.joint, primitive=self.primitive, **params)
 
     def with_law(self, law):
@@ -246,13 +251,8 @@ class BodySpringDamper(LineForce):
     def with_parameters(self, **changes):
         """A new BodySpringDamper between the same CSs, with the same name, and some of k, b,
         r0 changed; validated (ModelError) and warned about (b < 0) as on construction."""
-        unknown = sorted(set(changes) - {"k", "b", "r0"})
-        if unknown:
-            raise TypeError(f"{self.label()} has no parameter {unknown[0]!r}; "
-                            "its parameters are: k, b, r0")
-        values = {"k": self.k, "b": self.b, "r0": self.r0}
-        values.update(changes)
-        return type(self)(self.name, self.cs_a, self.cs_b, **values)
+        return type(self)(self.name, self.cs_a, self.cs_b, **_changed(self, ("k", "b", "r0"),
+                                                                       changes))
 
     def with_law(self, law):
         """A new BodySpringDamper from a linear law (Spring, Damper, SpringDamper or another

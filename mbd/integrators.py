@@ -399,7 +399,7 @@ class Run:
         sd = self.sd
         sf.set_locks(sd, self.sides)
         raise_status(sf.derivative(sd, t, y)[1], t, y)
-        return {i: sf.lock_force(sd, i) for i in self.system.locks}
+        return sf.lock_forces(sd)
 
     def settle_locks(self, t, y):
         """Every stiction element the mode has sticking (at a rate of zero) keeps sticking if

@@ -231,7 +231,7 @@ def jacobian(rhs, t, y, f, J, tmp, st, data):
     for j in range(moving, n):
         for i in range(n):
             J[i, j] = 0.0
-    for j in range(min(moving, n)):
+    for j in range(moving):
         yj = y[j]
         yp[j] = yj + np.sqrt(EPS * max(JAC_FLOOR, abs(yj)))
         delta = yp[j] - yj

@@ -224,8 +224,8 @@ def elements_and_locks(y, g, data, task):
     drivers = data.drivers
     nd = drivers.shape[0]
     stuck = False
-    for k in range(nd):
-        stuck = stuck or drivers[k].active > 0.0
+    for k in range(nd):          # a lock that holds (drivers and gears hold always)
+        stuck = stuck or (drivers[k].element >= 0 and drivers[k].active > 0.0)
     if not stuck:
         return 0
     q = data.q
@@ -500,13 +500,13 @@ def set_locks(sd, sides):
     return changed
 
 
-def lock_force(sd, i):
-    """The force (N) or torque (N m) that stiction element i's lock applied on its
-    coordinate in the last constrained evaluation (zero while it slips)."""
+def lock_forces(sd):
+    """{stiction element index: the force (N) or torque (N m) its lock applied on its
+    coordinate in the last constrained evaluation} (zero for one that slips)."""
     s = sd.system
     lam = np.zeros(s.n_rows)
     sd.call(constraint_forces, sd.data, lam)
-    return float(lam[s.n_rows - len(s.locks) + s.locks.index(i)])
+    return dict(zip(s.locks, lam[s.n_rows - len(s.locks):].tolist()))
 
 
 def derivative(sd, t, y, dy=None):
@@ -566,8 +566,9 @@ def records(sd, t, y, sides):
     if stuck:       # a sticking element's force is its lock's
         set_locks(sd, sides)
         derivative(sd, t, y)
+        forces = lock_forces(sd)
         for i in stuck:
-            estate[i]["value"] = lock_force(sd, i)
+            estate[i]["value"] = forces[i]
     return estate, params
 
 
@@ -591,8 +592,8 @@ def reactions(sd, t, y, sides):
     data = sd.data
     y = np.ascontiguousarray(y, dtype=float)
     data.mode["sides"] = sides
+    set_locks(sd, sides)        # the locks that hold in these branches, before the solve
     dy, status = derivative(sd, t, y)
-    set_locks(sd, sides)
     lam = np.zeros(s.n_rows)
     if len(lam):
         sd.call(constraint_forces, data, lam)

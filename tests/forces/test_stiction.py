@@ -703,3 +703,17 @@ def test_equilibrium_and_linearize_see_the_frictionless_model():
     assert r.events == []
     np.testing.assert_allclose(r.force("friction").value, 0.0, atol=1e-9)
     assert np.all(r.force("friction").state["stuck"])
+
+
+def test_a_stuck_joints_reaction_holds_the_body_at_rest():
+    """Result.reaction solves with the locks that hold in each row's branches: a 2 kg block
+    stuck under a 2 N push (below f_static) is at rest, so the slide transmits its weight
+    alone (the push and the lock's force cancel along the slide)."""
+    model, _, _, joint = slider_model("held", fs=5.0, fk=3.0, m=2.0, gravity=(0.0, 0.0, -9.81))
+    model.add(JointForce("push", joint, Actuator(2.0)))
+    r = model.build().simulate(0.1, output_step=0.05)
+    # the reaction first: nothing else has set the result's locks before it
+    np.testing.assert_allclose(r.reaction("slide").force, [[0.0, 0.0, 2.0 * 9.81]] * len(r.t),
+                               atol=1e-9)
+    assert r.events == [] and np.all(r.force("friction").state["stuck"])
+    np.testing.assert_allclose(r.force("friction").value, -2.0, atol=1e-12)
