@@ -2,7 +2,7 @@
 
 - :func:`mobility`: at build time, the mechanism's mobility (nv less the rank of the closure
   equations in the drawing) and the names of its redundant closure equations, by the rank
-  rule of :mod:`mbd.loopkernels`;
+  rule of :mod:`mbd.loopsolve`;
 - :func:`assemble`: at the start of a run, the consistent state nearest the joints' targets.
 
 Both take arrays (the System's records and a run's :class:`mbd.layout.Data`), never mutate a
@@ -11,7 +11,7 @@ System, and evaluate the constraint rows with the compiled kernels.
 import numpy as np
 import scipy.linalg
 
-from . import kernels, layout, loopkernels, statefunction
+from . import kernels, layout, loopkernels, loopsolve, statefunction
 from .errors import SimulationError
 
 _ROW_NAMES = ("rotation about world x", "rotation about world y", "rotation about world z",
@@ -45,7 +45,7 @@ def mobility(tree, closures, nq, nv, cut_joints, gears=None, gear_names=()):
     if ng:
         loopkernels.driver_rows(q, gears, nc, G, g)
     s = np.linalg.svd(G, compute_uv=False)
-    rank = int(loopkernels.numerical_rank(np.ascontiguousarray(s), G.shape[0])) if s.size else 0
+    rank = loopsolve.numerical_rank(s, G.shape[0])
     _, _, pivots = scipy.linalg.qr(G.T, pivoting=True)
     redundant = [f"joint '{cut_joints[row // 6]}': {_ROW_NAMES[row % 6]}" if row < nc
                  else f"gear '{gear_names[row - nc]}'" for row in sorted(pivots[rank:])]
@@ -135,7 +135,7 @@ def _split_step(K, r, scale):
     orthonormal basis N of K's null space, both in coordinates divided by ``scale``; the rank
     by the rank rule."""
     U, s, Vt = np.linalg.svd(K * scale)
-    rank = int(loopkernels.numerical_rank(s, K.shape[0])) if s.size and s[0] > 0 else 0
+    rank = loopsolve.numerical_rank(s, K.shape[0])
     return Vt[:rank].T @ ((U[:, :rank].T @ r) / s[:rank]), Vt[rank:].T
 
 
@@ -267,7 +267,7 @@ def assemble(system, data, t, q, v, q_given, v_given, exact_q, exact_v):
     u, N = _split_step(np.vstack([G, np.eye(nv)[hard]]),
                        np.concatenate([-w, np.zeros(int(hard.sum()))]), scale)
     if N.shape[1] and soft.any():   # the approximate targets as near as the rest allows
-        u = u + N @ np.linalg.lstsq(N[soft], -u[soft], rcond=loopkernels.RANK_TOLERANCE)[0]
+        u = u + N @ np.linalg.lstsq(N[soft], -u[soft], rcond=loopsolve.RANK_TOLERANCE)[0]
     v_new = v + u * scale
     w = rows(t, q_new, v_new)[3]
     size = max(1.0, np.abs(v).max(initial=0.0))

@@ -17,7 +17,7 @@ independent coordinates.
 import numpy as np
 import scipy.linalg
 
-from . import assembly, layout, loopkernels
+from . import assembly, layout, loopsolve
 
 
 def coordinate_names(system):
@@ -103,8 +103,7 @@ class Chart:
     def _choose(self, q):
         G = self.rows(self.t, q, np.zeros(self.system.nv))[0] * self.scale
         s = np.linalg.svd(G, compute_uv=False)
-        rank = int(loopkernels.numerical_rank(np.ascontiguousarray(s), G.shape[0])) \
-            if s.size and s[0] > 0 else 0
+        rank = loopsolve.numerical_rank(s, G.shape[0])
         _, _, pivots = scipy.linalg.qr(G, pivoting=True)
         return np.sort(pivots[rank:])
 
@@ -130,7 +129,7 @@ class Chart:
         """The exact solution of the consistent system K x = r (least squares, rank by the
         rank rule, in scaled coordinates)."""
         Ks = K * self.scale
-        x = np.linalg.lstsq(Ks, r, rcond=loopkernels.RANK_TOLERANCE)[0]
+        x = np.linalg.lstsq(Ks, r, rcond=loopsolve.RANK_TOLERANCE)[0]
         return x * (self.scale[:, None] if x.ndim == 2 else self.scale)
 
     def embed(self, z):

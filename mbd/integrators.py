@@ -19,7 +19,7 @@ import numpy as np
 from numba import types
 from scipy import integrate
 
-from . import (assembly, diagnosis, events, layout, loopkernels, native, radau,
+from . import (assembly, diagnosis, events, layout, loopsolve, native, radau,
                statefunction as sf, stepper, warmup)
 from .errors import SimulationError
 from .progress import ProgressBar
@@ -41,7 +41,7 @@ class Undefined(Exception):
 
 
 class Singular(Exception):
-    """The rank rule's verdict (a code of :mod:`mbd.loopkernels`) at time t."""
+    """The rank rule's verdict (a code of :mod:`mbd.loopsolve`) at time t."""
 
     def __init__(self, code, t):
         super().__init__(code)
@@ -176,10 +176,22 @@ class Run:
                                    n + remaining > self.max_steps):
             self.fail_slow(t, y, h, n + remaining, (now - wall_b) / (n - n_b) * remaining)
 
+    def check_singular(self, t, y):
+        """Before failing for steps that shrank to nothing at (t, y): where the constraint
+        equations are that close to dependent there (their weakest direction's strength
+        below :data:`mbd.loopsolve.NEAR_SINGULAR`), the mechanism has met a singular
+        configuration, and that is the failure."""
+        if not self.sd.constrained or not np.all(np.isfinite(y)):
+            return
+        sf.derivative(self.sd, t, y)
+        if self.sd.data.loop[0]["smallest"] < loopsolve.NEAR_SINGULAR:
+            raise Singular(loopsolve.SINGULAR, t)
+
     def fail_slow(self, t, y, h, projected, seconds):
         """The step budget's failure at (t, y): how far the run got, what finishing would
         take at step size h (``projected`` steps, ``seconds`` more), and why the steps are
         this short (:mod:`mbd.diagnosis`)."""
+        self.check_singular(t, y)
         name = self.method.__name__
         done = self.nsteps >= self.max_steps
         head = (f"the run took its max_steps = {self.max_steps} steps and reached only "
@@ -225,6 +237,7 @@ class Run:
         is named."""
         if not np.all(np.abs(y) < self.HUGE):
             self.fail_blow_up(t, y)
+        self.check_singular(t, y)
         what = what.rstrip(".")
         message = f"the integrator {self.method.__name__} failed at t = {t:.9g} s: {what}"
         held = np.flatnonzero(self.rtol * np.abs(y) < self.atol)   # entries atol controls
@@ -303,16 +316,22 @@ class Run:
             loops = "; ".join(f"loop {s.loop_joints(c)}" for c in s.cut_joints)
             drivers = (f"; drivers and gears {[d.name for d in s.drivers]}" if s.drivers
                        else "")
-            if err.code == loopkernels.NOT_CLOSED:
+            if err.code == loopsolve.NOT_CLOSED:
                 what = ("the projection onto the constraint equations did not converge: the "
                         "mechanism cannot stay closed here")
-            elif err.code == loopkernels.RANK_GREW:
-                what = (f"the constraint equations (rank {loop['rank']}) gained rank (largest "
-                        f"dropped singular value {loop['dropped']:.2g} of the largest)")
+            elif err.code == loopsolve.RANK_GREW:
+                what = (f"the constraint equations gained rank (rank {loop['rank']} on the "
+                        f"tree's coordinates; an equation beyond them of strength "
+                        f"{loop['dropped']:.2g})")
+            elif loop['found'] < loop['rank']:
+                what = (f"the constraint equations became dependent (rank {loop['found']} "
+                        f"instead of {loop['rank']} on the tree's coordinates, the cut joints' "
+                        f"own ones aside; the weakest equation's strength {loop['smallest']:.2g},"
+                        f" below {loopsolve.RANK_TOLERANCE:g})")
             else:
-                what = (f"the constraint equations (rank {loop['rank']}) became dependent (rank "
-                        f"{loop['found']}, smallest singular value {loop['smallest']:.2g} of the "
-                        "largest)")
+                what = (f"the steps shrank to nothing where the constraint equations are about "
+                        f"to become dependent (the weakest of rank {loop['rank']} has strength "
+                        f"{loop['smallest']:.2g})")
             self.fail(f"singular configuration at t = {err.t:.9g} s: {what} ({loops}{drivers})"
                       "; the mechanism passes a change point or locks up, where its motion is "
                       "not determined", err.t)
@@ -472,8 +491,7 @@ class Run:
         finally:
             drivers["active"] = saved
         sv = np.linalg.svd(G, compute_uv=False)
-        return int(loopkernels.numerical_rank(np.ascontiguousarray(sv), G.shape[0])) \
-            if sv.size else 0
+        return loopsolve.numerical_rank(sv, G.shape[0])
 
     def log_stiction(self, t, y, before):
         """Log how each stiction element's motion changed from the mode ``before``: it

@@ -439,9 +439,11 @@ def rnea(qdd, tree, links, scratch, tau):
 
 
 @njit()
-def crba(tree, links, scratch, H):
+def crba_upper(tree, links, scratch, H):
     """Composite-rigid-body algorithm (Table 6.2) on the poses of :func:`link_transforms`:
-    the joint-space mass matrix H(q)."""
+    the entries H[j, i] of the joint-space mass matrix for every coordinate i and the
+    coordinates j of its own link and its ancestors (the upper triangle on the tree's
+    pattern; nothing else is written)."""
     sc = scratch[0]
     nl = tree.shape[0]
     for i in range(nl):
@@ -453,11 +455,8 @@ def crba(tree, links, scratch, H):
             xt_inertia_x_add(links[i].E, links[i].r, links[i].IA, links[tree[i].parent].IA,
                              sc.X6)
     col, F, XtF = sc.a, sc.b, sc.c
-    for a in range(H.shape[0]):
-        for b in range(H.shape[1]):
-            H[a, b] = 0.0
     # column ci gets S_j^T F for link i and every ancestor j; ancestors have lower v
-    # addresses, so this fills the upper triangle, mirrored at the end
+    # addresses, so this fills the upper triangle
     for i in range(nl):
         for k in range(tree[i].nd):
             ci = tree[i].vadr + k
@@ -473,6 +472,15 @@ def crba(tree, links, scratch, H):
                     F[m] = XtF[m]
                 j = tree[j].parent
                 St_times(tree[j], F, H[:, ci], tree[j].vadr)
+
+
+@njit()
+def crba(tree, links, scratch, H):
+    """The whole joint-space mass matrix H(q) (:func:`crba_upper`, mirrored)."""
+    for a in range(H.shape[0]):
+        for b in range(H.shape[1]):
+            H[a, b] = 0.0
+    crba_upper(tree, links, scratch, H)
     nv = H.shape[0]
     for a in range(nv):
         for b in range(a + 1, nv):

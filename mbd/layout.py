@@ -27,9 +27,9 @@ record            one per ...
 ================  ===========================================================================
 
 All of one evaluation's data travel together in :class:`Data` (a named tuple of these arrays,
-plus the normalized positions ``q``, the generalized forces ``tau`` and the constrained
-solve's flat buffer ``loopbuf``); its field types are the same for every model, so each
-compiled function is compiled once, whatever the mechanism.
+plus the normalized positions ``q``, the generalized forces ``tau``, the constrained
+solve's structure ``pattern`` and its flat buffer ``loopbuf``); its field types are the same
+for every model, so each compiled function is compiled once, whatever the mechanism.
 
 Units are SI; spatial vectors are Featherstone's ``[w; v]`` (motion) and ``[n; f]`` (force).
 """
@@ -177,8 +177,8 @@ DRIVER = np.dtype([
 LOOP = np.dtype([
     ("rank", np.int64),             # the constraint rows' rank, fixed by the assembled state
     ("found", np.int64),            # the rank the last check found (-1: not checked)
-    ("smallest", np.float64),       # smallest kept singular value over the largest
-    ("dropped", np.float64),        # largest dropped singular value over the largest
+    ("smallest", np.float64),       # the weakest kept direction's strength (mbd.loopsolve)
+    ("dropped", np.float64),        # the strongest dropped direction's strength
     ("projection_tol", np.float64),  # the closure residual projection brings y to, m / rad
 ], align=True)
 
@@ -214,7 +214,7 @@ RADAU = np.dtype([
 
 #: everything one evaluation reads and writes (see the module docstring)
 Data = namedtuple("Data", "tree links scratch q tau elements estate mode closures drivers "
-                          "loopbuf loop")
+                          "pattern loopbuf loop")
 
 
 def records(dtype, n):
@@ -222,9 +222,10 @@ def records(dtype, n):
     return np.zeros(n, dtype=dtype)
 
 
-def make_data(tree, elements, closures, drivers, nq, nv, buffer_size):
-    """The :class:`Data` of a System's arrays with fresh scratch (one per run or analysis),
-    ``buffer_size`` floats for the constrained solve (:func:`mbd.loopkernels.buffer_size`)."""
+def make_data(tree, elements, closures, drivers, nq, nv, pattern, buffer_size):
+    """The :class:`Data` of a System's arrays with fresh scratch (one per run or analysis):
+    the constrained solve's structure ``pattern`` (int64, :func:`mbd.loopsolve.pattern`) and
+    ``buffer_size`` floats for it (:func:`mbd.loopsolve.buffer_size`)."""
     nl, nf = tree.shape[0], elements.shape[0]
     m = 6 * closures.shape[0] + drivers.shape[0]
     loop = records(LOOP, 1)
@@ -234,7 +235,8 @@ def make_data(tree, elements, closures, drivers, nq, nv, buffer_size):
                 q=np.zeros(nq), tau=np.zeros(nv), elements=elements.copy(),
                 estate=records(ELEMENT_STATE, nf), mode=initial_mode(nf),
                 closures=closures, drivers=drivers.copy(),
-                loopbuf=np.zeros(buffer_size if m else 0), loop=loop)
+                pattern=pattern, loopbuf=np.zeros(buffer_size if m else 0),
+                loop=loop)
 
 
 def initial_mode(nf):

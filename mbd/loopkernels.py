@@ -1,5 +1,4 @@
-"""Compiled constraints: loop closures and motion drivers, the rank rule, the constrained
-solve and the projection onto the constraints (DESIGN §3).
+"""Compiled constraint rows: loop closures and motion drivers (DESIGN §3).
 
 Every joint that closes a loop (a *cut* joint) keeps its own coordinates: the build hangs its
 primitives from its base side as a massless chain, whose end must coincide with the follower
@@ -12,90 +11,15 @@ axes::
 (e the chain's end, f the follower CS). A motion driver adds one row, ``q_d - position(t)``,
 a gear one, ``q_b - ratio q_a``, and a stiction element one, its rate held at zero, while it
 sticks (a zero row while it slips: the run's rank is taken again when it changes).
-Accelerations and constraint forces solve ``H qdd = tau - C + G^T lambda, G qdd = b`` by the
-null-space method on a singular value decomposition of G, so redundant equations (a planar
-four-bar of four revolutes in 3-D) are simply rank-deficient rows, and the massless chains
-(singular H) are fine as long as the loop pins them.
-
-**The rank rule.** One tolerance, :data:`RANK_TOLERANCE`, with one meaning: a singular value
-of G below ``RANK_TOLERANCE`` times the largest is zero. It sets the mechanism's mobility (at
-the drawing, :func:`mbd.assembly.mobility`) and the run's rank r (at the assembled state);
-the constrained solve and the projection use exactly the r largest singular values, whatever
-the integration's drift does to the others; and the mechanism is at a singular configuration
-(a change point or a lock-up, where its motion is not determined) when the r-th singular
-value falls below the tolerance — checked at every evaluation — or, on the constraint
-manifold after a step's projection, when the (r+1)-th rises above it. A redundant loop in
-regular motion therefore never trips it, at any integration tolerance.
-
-The scratch of the solve is one flat buffer (``Data.loopbuf``), laid out by :func:`views`.
+A closure's row has entries only on the coordinates of the paths from its two links to the
+ground; :func:`closure_rows` writes (and zeroes) just those, so a caller that wants the whole
+matrix passes zeros. The solve and the projection on these rows are :mod:`mbd.loopsolve`'s.
 """
-from collections import namedtuple
-
 import numpy as np
 
 from . import kernels
 from .jitcache import njit
 from .layout import PRISMATIC, REVOLUTE, SPHERICAL
-
-#: a singular value of the constraint Jacobian below this fraction of the largest is zero
-RANK_TOLERANCE = 1e-6
-
-#: the most Gauss-Newton steps of one projection onto the position constraints
-PROJECTION_ITERATIONS = 50
-
-#: what a constrained evaluation or projection returns besides 0 (an element index + 1 > 0)
-SINGULAR = -1          # the r-th singular value fell below the tolerance (rank dropped)
-RANK_GREW = -2         # on the manifold, the (r+1)-th rose above it (rank grew)
-NOT_CLOSED = -3        # the projection did not converge
-
-#: the views of the solve's buffer (see :func:`views`)
-Views = namedtuple("Views", "H f G b g lam W U V s A z xp t1 t2")
-
-
-def buffer_size(nv, m):
-    """Floats in the solve's buffer for nv coordinates and m constraint rows."""
-    n = max(nv, m)
-    return 3 * nv * nv + 3 * m * nv + 3 * m + 4 * nv + 2 * n
-
-
-@njit()
-def views(buf, nv, m):
-    """The solve's buffer as named arrays: H (nv, nv) mass matrix, f (nv) applied force, G
-    (m, nv) Jacobian, b (m) right side of G qdd = b, g (m) position residual, lam (m) the
-    constraint forces; SVD work W, U (m, nv), V (nv, nv), s (nv); the reduced mass matrix A
-    (nv, nv), z, xp (nv) and two work vectors."""
-    n = max(nv, m)
-    o = 0
-    H = buf[o:o + nv * nv].reshape((nv, nv))
-    o += nv * nv
-    f = buf[o:o + nv]
-    o += nv
-    G = buf[o:o + m * nv].reshape((m, nv))
-    o += m * nv
-    b = buf[o:o + m]
-    o += m
-    g = buf[o:o + m]
-    o += m
-    lam = buf[o:o + m]
-    o += m
-    W = buf[o:o + m * nv].reshape((m, nv))
-    o += m * nv
-    U = buf[o:o + m * nv].reshape((m, nv))
-    o += m * nv
-    V = buf[o:o + nv * nv].reshape((nv, nv))
-    o += nv * nv
-    s = buf[o:o + nv]
-    o += nv
-    A = buf[o:o + nv * nv].reshape((nv, nv))
-    o += nv * nv
-    z = buf[o:o + nv]
-    o += nv
-    xp = buf[o:o + nv]
-    o += nv
-    t1 = buf[o:o + n]
-    o += n
-    t2 = buf[o:o + n]
-    return Views(H, f, G, b, g, lam, W, U, V, s, A, z, xp, t1, t2)
 
 
 # ----------------------------------------------------------------------------- closure rows
@@ -146,19 +70,30 @@ def _follower(links, C, Rf, pf):
                     + E0[2, m] * C.rotation[2, n]
 
 
+@njit(inline="always")
+def _path_clear(tree, k, G, row):
+    """G[row:row+6] := 0 on the coordinates of link k and its ancestors."""
+    while k >= 0:
+        L = tree[k]
+        for c in range(L.nd):
+            for a in range(6):
+                G[row + a, L.vadr + c] = 0.0
+        k = L.parent
+
+
 @njit()
 def closure_rows(tree, links, scratch, closures, G, g):
-    """The closures' rows of G (6 nc, nv) and their position residual g, on the poses of
+    """The closures' rows of G (6 nc, nv) on their paths' coordinates (the others are not
+    touched) and their position residual g, on the poses of
     :func:`mbd.kernels.link_transforms`."""
     sc = scratch[0]
     Rf, pf = sc.Rf, sc.p
-    for a in range(G.shape[0]):
-        for j in range(G.shape[1]):
-            G[a, j] = 0.0
     for c in range(closures.shape[0]):
         C = closures[c]
         e = C.end
         row = 6 * c
+        _path_clear(tree, e, G, row)
+        _path_clear(tree, C.base, G, row)
         _follower(links, C, Rf, pf)
         E0e, pe = links[e].E0, links[e].p0
         for m in range(3):
@@ -236,184 +171,6 @@ def driver_rows(q, drivers, row0, G, g):
                        q[D.q_index] - D.ratio * q[D.coupled_q] - D.position)
 
 
-# ----------------------------------------------------------------------------- linear algebra
-
-@njit()
-def svd(G, W, U, V, s):
-    """G (m, n) = U diag(s) V^T by one-sided Jacobi rotations of its columns (Hestenes; Demmel &
-    Veselic 1992), singular values in decreasing order; allocates nothing.
-
-    W (m, n) is work; U's columns j with s[j] > 0 are the left singular vectors (the others
-    zero) and V (n, n) is orthogonal: its columns with s = 0 span G's null space. For the
-    small constraint matrices of mechanisms this is cheaper than LAPACK's driver (no workspace
-    queries) and as accurate: the columns are rotated until every pair is orthogonal to
-    round-off.
-    """
-    m, n = G.shape
-    eps = np.finfo(np.float64).eps
-    total = 0.0
-    for i in range(m):
-        for j in range(n):
-            W[i, j] = G[i, j]
-            total += G[i, j] * G[i, j]
-    for i in range(n):
-        for j in range(n):
-            V[i, j] = 1.0 if i == j else 0.0
-    # a column this small is round-off of a null direction: rotating it changes nothing
-    tiny = eps * eps * total
-    for _ in range(80):
-        rotated = False
-        for p in range(n - 1):
-            for q in range(p + 1, n):
-                alpha = beta = gamma = 0.0
-                for i in range(m):
-                    alpha += W[i, p] * W[i, p]
-                    beta += W[i, q] * W[i, q]
-                    gamma += W[i, p] * W[i, q]
-                if (gamma == 0.0 or alpha <= tiny or beta <= tiny
-                        or abs(gamma) <= m * eps * np.sqrt(alpha * beta)):
-                    continue
-                rotated = True
-                zeta = (beta - alpha) / (2.0 * gamma)
-                t = (1.0 if zeta >= 0.0 else -1.0) / (abs(zeta) + np.sqrt(1.0 + zeta * zeta))
-                c = 1.0 / np.sqrt(1.0 + t * t)
-                sn = c * t
-                for i in range(m):
-                    wp, wq = W[i, p], W[i, q]
-                    W[i, p] = c * wp - sn * wq
-                    W[i, q] = sn * wp + c * wq
-                for i in range(n):
-                    vp, vq = V[i, p], V[i, q]
-                    V[i, p] = c * vp - sn * vq
-                    V[i, q] = sn * vp + c * vq
-        if not rotated:
-            break
-    for j in range(n):
-        acc = 0.0
-        for i in range(m):
-            acc += W[i, j] * W[i, j]
-        s[j] = np.sqrt(acc)
-    for k in range(n):      # decreasing order: a selection sort of the columns
-        best = k
-        for j in range(k + 1, n):
-            if s[j] > s[best]:
-                best = j
-        if best != k:
-            s[k], s[best] = s[best], s[k]
-            for i in range(m):
-                W[i, k], W[i, best] = W[i, best], W[i, k]
-            for i in range(n):
-                V[i, k], V[i, best] = V[i, best], V[i, k]
-        for i in range(m):
-            U[i, k] = W[i, k] / s[k] if s[k] > 0.0 else 0.0
-
-
-@njit()
-def numerical_rank(s, rows):
-    """The rank rule: how many of the singular values s (decreasing) of a matrix with
-    ``rows`` rows exceed RANK_TOLERANCE times the largest."""
-    rank = 0
-    for k in range(min(s.shape[0], rows)):
-        if s[k] > RANK_TOLERANCE * s[0]:
-            rank += 1
-    return rank
-
-
-@njit()
-def least_norm_step(U, V, s, rank, r, d):
-    """d = G^+ r at rank ``rank`` (the least-norm d with G d = r, least squares where
-    inconsistent), from G's SVD."""
-    for j in range(d.shape[0]):
-        d[j] = 0.0
-    for k in range(rank):
-        c = 0.0
-        for i in range(U.shape[0]):
-            c += U[i, k] * r[i]
-        c /= s[k]
-        for j in range(d.shape[0]):
-            d[j] += c * V[j, k]
-
-
-@njit()
-def _verdict(loop, s, rows):
-    """Record the rank check of the singular values s (decreasing, of a matrix with ``rows``
-    rows) in ``loop`` and return SINGULAR where the run's r-th one fell below the tolerance,
-    else 0 (see the rank rule in the module docstring)."""
-    L = loop[0]
-    r = L.rank
-    top = s[0] if s.shape[0] and s[0] > 0.0 else 1.0
-    L.smallest = s[r - 1] / top if r > 0 else 1.0
-    L.dropped = s[r] / top if r < min(s.shape[0], rows) else 0.0
-    L.found = numerical_rank(s, rows)
-    if r > 0 and not s[r - 1] > RANK_TOLERANCE * top:
-        return SINGULAR
-    return 0
-
-
-@njit()
-def constrained_solve(V_, loop):
-    """The accelerations xp := qdd and the constraint forces lam of H qdd = f + G^T lam,
-    G qdd = b, by the null-space method at the run's rank (module docstring); returns 0 or
-    SINGULAR. On entry the views hold H, f, G and b; H is overwritten.
-
-    The reduced mass matrix N^T H N on G's null space N is solved by Cholesky (NaN
-    accelerations where it is not positive definite: a massless chain the loop does not pin).
-    """
-    H, f, G, b, lam = V_.H, V_.f, V_.G, V_.b, V_.lam
-    U, V, s, A, z, qdd, t1, t2 = V_.U, V_.V, V_.s, V_.A, V_.z, V_.xp, V_.t1, V_.t2
-    m, nv = G.shape
-    svd(G, V_.W, U, V, s)
-    if loop[0].rank < 0:
-        loop[0].rank = numerical_rank(s, m)
-    status = _verdict(loop, s, m)
-    r = loop[0].rank
-    least_norm_step(U, V, s, r, b, qdd)            # the particular solution
-    k = nv - r
-    if k > 0:
-        # t1 = f - H xp; A = N^T H N, rhs = N^T t1 with N = V[:, r:]
-        for i in range(nv):
-            acc = f[i]
-            for j in range(nv):
-                acc -= H[i, j] * qdd[j]
-            t1[i] = acc
-        for a in range(k):
-            acc = 0.0
-            for i in range(nv):
-                acc += V[i, r + a] * t1[i]
-            t2[a] = acc
-            for c in range(a, k):
-                acc = 0.0
-                for i in range(nv):
-                    hi = 0.0
-                    for j in range(nv):
-                        hi += H[i, j] * V[j, r + c]
-                    acc += V[i, r + a] * hi
-                A[a, c] = acc
-                A[c, a] = acc
-        kernels.cholesky_solve(A[:k, :k], t2[:k], z[:k])
-        for i in range(nv):
-            acc = 0.0
-            for a in range(k):
-                acc += V[i, r + a] * z[a]
-            qdd[i] += acc
-    # lam = U_r S_r^-1 V_r^T (H qdd - f)
-    for i in range(nv):
-        acc = -f[i]
-        for j in range(nv):
-            acc += H[i, j] * qdd[j]
-        t1[i] = acc
-    for i in range(m):
-        lam[i] = 0.0
-    for a in range(r):
-        acc = 0.0
-        for i in range(nv):
-            acc += V[i, a] * t1[i]
-        acc /= s[a]
-        for i in range(m):
-            lam[i] += acc * U[i, a]
-    return status
-
-
 # ----------------------------------------------------------------------------- the rows
 
 @njit()
@@ -463,55 +220,3 @@ def retract(q, dv, tree):
             Q3 = w * dz + x * dy - y * dx + z * dw
             norm = np.sqrt(Q0 * Q0 + Q1 * Q1 + Q2 * Q2 + Q3 * Q3)
             q[a], q[a + 1], q[a + 2], q[a + 3] = Q0 / norm, Q1 / norm, Q2 / norm, Q3 / norm
-
-
-@njit()
-def project(y, nq, nv, tree, links, scratch, closures, drivers, buf, loop):
-    """y = [q (nq), v (nv), ...] moved onto the constraints in place: q by Gauss-Newton steps of least change
-    (at the run's rank) until every position residual is within ``loop.projection_tol`` (at
-    most PROJECTION_ITERATIONS), then v by the least change onto G v = driver rates. Returns
-    0, NOT_CLOSED, or the rank rule's verdict on the projected state (SINGULAR, RANK_GREW)."""
-    m = 6 * closures.shape[0] + drivers.shape[0]
-    V_ = views(buf, nv, m)
-    G, g, d, r1 = V_.G, V_.g, V_.z, V_.t1
-    q = y[:nq]
-    v = y[nq:nq + nv]
-    kernels.normalize_quaternions(q, tree, q)
-    if loop[0].rank < 0:       # the rank at the first state projected, if no solve set it
-        kernels.link_transforms(q, tree, links, scratch)
-        closure_rows(tree, links, scratch, closures, G, g)
-        driver_rows(q, drivers, 6 * closures.shape[0], G, g)
-        svd(G, V_.W, V_.U, V_.V, V_.s)
-        loop[0].rank = numerical_rank(V_.s, m)
-    tol = loop[0].projection_tol
-    status = NOT_CLOSED
-    for _ in range(PROJECTION_ITERATIONS):
-        kernels.link_transforms(q, tree, links, scratch)
-        closure_rows(tree, links, scratch, closures, G, g)
-        driver_rows(q, drivers, 6 * closures.shape[0], G, g)
-        worst = 0.0
-        for a in range(m):
-            worst = max(worst, abs(g[a]))
-        if worst <= tol:
-            status = 0
-            break
-        svd(G, V_.W, V_.U, V_.V, V_.s)
-        for a in range(m):
-            r1[a] = -g[a]
-        least_norm_step(V_.U, V_.V, V_.s, loop[0].rank, r1, d)
-        retract(q, d, tree)
-    # velocities: v -= G^+ (G v - rates), G at the projected q (the last rows evaluated)
-    svd(G, V_.W, V_.U, V_.V, V_.s)
-    nc = 6 * closures.shape[0]
-    for a in range(m):
-        acc = 0.0
-        for j in range(nv):
-            acc += G[a, j] * v[j]
-        r1[a] = acc - (drivers[a - nc].velocity if a >= nc else 0.0)
-    least_norm_step(V_.U, V_.V, V_.s, loop[0].rank, r1, d)
-    for j in range(nv):
-        v[j] -= d[j]
-    verdict = _verdict(loop, V_.s, m)
-    if verdict == 0 and status == 0 and loop[0].dropped > RANK_TOLERANCE:
-        verdict = RANK_GREW        # on the manifold, a dropped singular value is not zero
-    return verdict if verdict != 0 else status

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import types
 
-from . import forcekernels, kernels, layout, loopkernels, native
+from . import forcekernels, kernels, layout, loopkernels, loopsolve, native
 from .jitcache import njit
 from .layout import NATURAL_MODE, RECORDS, SWITCHING
 from .state import State
@@ -66,7 +66,7 @@ def _work_rates(v, dy, data):
     nd = data.drivers.shape[0]
     if nd:
         m = 6 * data.closures.shape[0] + nd
-        lam = loopkernels.views(data.loopbuf, v.shape[0], m).lam
+        lam = loopsolve.views(data.loopbuf, data.pattern).lam
         for k in range(nd):
             D = data.drivers[k]
             power = lam[m - nd + k] * (v[D.v_index] - D.ratio * v[D.coupled_v])
@@ -127,28 +127,27 @@ def tree_forced_link(t, y, dy, data):
 @njit(inline="always")
 def _solve(q, v, data):
     """The constrained accelerations (the solve's ``xp``) and constraint forces (``lam``) in
-    the data's buffer (the kinematics and loads done): RNEA bias, CRBA mass matrix, the
-    constraint rows and the null-space solve (:mod:`mbd.loopkernels`). Returns the rank rule's
-    verdict, or 1 when the mass matrix, a load or a row is not finite (a trial state too far
-    out: the accelerations are then NaN, for the integrator's error control to reject)."""
+    the data's buffer (the kinematics and loads done): RNEA bias, the constraint rows and the
+    sparse solve (:func:`mbd.loopsolve.dynamics`). Returns the rank rule's verdict, or 1 where
+    the accelerations are not finite (a trial state too far out: they are NaN then, for the
+    integrator's error control to reject)."""
     nv = v.shape[0]
-    m = 6 * data.closures.shape[0] + data.drivers.shape[0]
-    V_ = loopkernels.views(data.loopbuf, nv, m)
-    z = V_.z
+    V_ = loopsolve.views(data.loopbuf, data.pattern)
+    z = V_.x
     for k in range(nv):
         z[k] = 0.0
     kernels.rnea(z, data.tree, data.links, data.scratch, V_.f)     # C
     for k in range(nv):
         V_.f[k] = data.tau[k] - V_.f[k]                            # f = tau - C
-    kernels.crba(data.tree, data.links, data.scratch, V_.H)
     loopkernels.constraint_rows(q, v, data.tree, data.links, data.scratch, data.closures,
                                 data.drivers, V_.G, V_.b, V_.g)
-    if not (loopkernels.finite(V_.H) and loopkernels.finite(V_.f) and loopkernels.finite(V_.G)
-            and loopkernels.finite(V_.b)):
+    status = loopsolve.dynamics(V_, data.pattern, data.loop, data.drivers, data.tree,
+                                data.links, data.scratch)
+    if status == 1 or not loopkernels.finite(V_.xp):
         for k in range(nv):
             V_.xp[k] = np.nan
         return 1
-    return loopkernels.constrained_solve(V_, data.loop)
+    return status
 
 
 @njit(inline="always")
@@ -156,8 +155,7 @@ def _constrained(q, v, acc, dy, data, bad):
     """The constrained accelerations into acc (the kinematics and loads done), the work rates
     into dy's accumulators (when it has them) (:func:`_solve`)."""
     status = _solve(q, v, data)
-    xp = loopkernels.views(data.loopbuf, v.shape[0],
-                           6 * data.closures.shape[0] + data.drivers.shape[0]).xp
+    xp = loopsolve.views(data.loopbuf, data.pattern).xp
     for k in range(v.shape[0]):
         acc[k] = xp[k]
     if status == 1:           # not finite: NaN accelerations, no verdict
@@ -233,7 +231,7 @@ def elements_and_locks(y, g, data, task):
     _loads(q, v, data)
     _solve(q, v, data)
     m = 6 * data.closures.shape[0] + nd
-    V_ = loopkernels.views(data.loopbuf, v.shape[0], m)
+    V_ = loopsolve.views(data.loopbuf, data.pattern)
     for k in range(nd):
         D = drivers[k]
         if D.element >= 0 and D.active > 0.0:
@@ -249,9 +247,10 @@ def no_projection(y, data):
 
 @njit()
 def projection(y, data):
-    """y moved onto the constraints in place (:func:`mbd.loopkernels.project`)."""
-    return loopkernels.project(y, data.q.shape[0], data.tau.shape[0], data.tree, data.links,
-                               data.scratch, data.closures, data.drivers, data.loopbuf, data.loop)
+    """y moved onto the constraints in place (:func:`mbd.loopsolve.project`)."""
+    return loopsolve.project(y, data.q.shape[0], data.tau.shape[0], data.tree, data.links,
+                             data.scratch, data.closures, data.drivers, data.loopbuf,
+                             data.pattern, data.loop)
 
 
 @njit(inline="always")
@@ -275,9 +274,8 @@ def constraint_forces(data, out):
     """out (m) = the constraint forces of the last constrained evaluation: per cut joint the
     world [moment; force] on its chain's end (the follower feels minus that, moment about the
     chain's end), then the drivers' forces along their coordinates."""
-    nv = data.tau.shape[0]
     m = out.shape[0]
-    lam = loopkernels.views(data.loopbuf, nv, m).lam
+    lam = loopsolve.views(data.loopbuf, data.pattern).lam
     for k in range(m):
         out[k] = lam[k]
 
@@ -429,9 +427,10 @@ def state_labels(system):
 
 def state_data(system, projection_tol=None):
     """Fresh run-stage data for ``system`` (one per run or analysis: it holds scratch)."""
+    pat = loopsolve.pattern(system.tree, system.closures, system.driver_table, system.nv)
     data = layout.make_data(system.tree, system.elements, system.closures,
-                            system.driver_table, system.nq, system.nv,
-                            loopkernels.buffer_size(system.nv, system.n_rows))
+                            system.driver_table, system.nq, system.nv, pat,
+                            loopsolve.buffer_size(pat))
     data.loop[0]["projection_tol"] = (1e-12 * system.length_scale if projection_tol is None
                                    else projection_tol)
     varying = [(i, fe.law) for i, fe in enumerate(system.force_elements) if fe.law.time_varying]

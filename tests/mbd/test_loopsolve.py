@@ -1,0 +1,147 @@
+"""The sparse constrained solve (mbd.loopsolve, issue 24) against independent dense algebra.
+
+* Its small kernels against LAPACK (numpy): the Householder QR of a cut joint's chain columns
+  and the Jacobi eigen-decomposition of a pivot block.
+* The accelerations and constraint forces of whole mechanisms against a dense null-space
+  solve written here with numpy's SVD (the mass matrix from the tree's CRBA, the rows from
+  the constraint kernels): the windows (many loops in a chain), separate four-bars (many
+  machines), Bricard's over-constrained loop, and a four-bar with a spring on every joint,
+  its loop-closing one too.
+* The structure: K separate machines give K independent groups (no block between them), the
+  windows a chain of groups (each one next to its neighbours only).
+"""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mbd
+from forces import JointForce, Spring
+from joints import Revolute
+from mbd import assembly, kernels, loopsolve
+from mbd import statefunction as sf
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from windows import fourbars_model, windows_model  # noqa: E402
+
+
+@pytest.mark.parametrize("nu", [0, 1, 2, 3, 5, 6])
+def test_householder_qr_matches_lapack(nu):
+    rng = np.random.default_rng(nu)
+    A = rng.normal(size=(6, max(nu, 1)))[:, :nu].copy()
+    QT, R, v = np.zeros((6, 6)), np.zeros((6, 6)), np.zeros(6)
+    work = np.zeros((6, 6))
+    work[:, :nu] = A
+    loopsolve._householder_qr(work, 6, nu, QT, R, v)
+    np.testing.assert_allclose(QT @ QT.T, np.eye(6), atol=1e-14)
+    np.testing.assert_allclose((QT @ A)[:nu], R[:nu, :nu], atol=1e-13)
+    np.testing.assert_allclose((QT @ A)[nu:], 0.0, atol=1e-13)
+    if nu:
+        ref = np.linalg.qr(A, mode="r")
+        np.testing.assert_allclose(np.abs(np.diag(R[:nu, :nu])), np.abs(np.diag(ref)),
+                                   rtol=1e-13)
+
+
+@pytest.mark.parametrize("n, rank", [(1, 1), (3, 2), (5, 5), (6, 3), (6, 0)])
+def test_jacobi_eigen_matches_lapack(n, rank):
+    rng = np.random.default_rng([n, rank])
+    B = rng.normal(size=(n, rank))
+    S = B @ B.T
+    A, V, e = S.copy(), np.zeros((n, n)), np.zeros(n)
+    loopsolve._symmetric_eigen(A, n, V, e)
+    scale = max(np.abs(S).max(), 1.0)
+    np.testing.assert_allclose(np.sort(e), np.linalg.eigvalsh(S), atol=1e-14 * scale)
+    np.testing.assert_allclose(V @ np.diag(e) @ V.T, S, atol=1e-13 * scale)
+    np.testing.assert_allclose(V.T @ V, np.eye(n), atol=1e-14)
+
+
+def dense_solve(system, sd, y):
+    """(qdd, lam) at y by the null-space method on numpy's SVD of the whole Jacobian: the
+    least-norm lam (the reactions mbd reports where they are not unique)."""
+    d = sd.data
+    nq, nv = system.nq, system.nv
+    q = assembly.normalized(system.tree, y[:nq])
+    v = y[nq:nq + nv]
+    sf.derivative(sd, 0.0, y)              # the element loads into tau (as the solve sees them)
+    tau = d.tau.copy()
+    G, b, _, _ = assembly.Rows(system, d)(0.0, q, v)
+    kernels.link_velocities(q, v, d.tree, d.links, d.scratch)
+    H = np.zeros((nv, nv))
+    kernels.crba(d.tree, d.links, d.scratch, H)
+    C = np.zeros(nv)
+    kernels.link_velocities(q, v, d.tree, d.links, d.scratch)
+    kernels.rnea(np.zeros(nv), d.tree, d.links, d.scratch, C)
+    f = tau - C
+    U, s, Vt = np.linalg.svd(G)
+    r = loopsolve.numerical_rank(s, G.shape[0])
+    xp = Vt[:r].T @ ((U[:, :r].T @ b) / s[:r])
+    N = Vt[r:].T
+    if N.shape[1]:
+        xp = xp + N @ np.linalg.solve(N.T @ H @ N, N.T @ (f - H @ xp))
+    lam = U[:, :r] @ ((Vt[:r] @ (H @ xp - f)) / s[:r])
+    return xp, lam
+
+
+def _state(system, seed):
+    """A consistent state near the start: the run's assembled start, moved along the motion."""
+    result = system.simulate(0.05 * (1 + seed), output_step=0.05 * (1 + seed), rtol=1e-11,
+                             atol=1e-12)
+    return np.concatenate([result.q[-1], result.v[-1]])
+
+
+def _bricard():
+    from tests.mbd.test_bricard import bricard_system
+    return bricard_system()
+
+
+def _springs_on_every_joint():
+    """The test_loops four-bar with a torsion spring on each joint, the loop-closing one too
+    (a generalized force on a cut joint's massless coordinate)."""
+    from tests.mbd.test_loops import fourbar
+    return fourbar(crank=dict(q0=0.3, v0=2.0), forces=[
+        (lambda j, k=k: JointForce(f"spring{k}", j[f"j{k}"], Spring(c=5.0 * k)))
+        for k in range(1, 5)])
+
+
+CASES = {
+    "windows_3": lambda: windows_model(3).build(),
+    "fourbars_4": lambda: fourbars_model(4).build(),
+    "bricard": _bricard,
+    "springs_on_every_joint": _springs_on_every_joint,
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_sparse_solve_equals_a_dense_null_space_solve(case):
+    system = CASES[case]()
+    sd = sf.state_data(system)
+    for seed in range(2):
+        y = _state(system, seed)
+        dy, status = sf.derivative(sd, 0.0, y)
+        assert status == 0
+        qdd_ref, lam_ref = dense_solve(system, sd, y)
+        scale = max(np.abs(qdd_ref).max(), 1.0)
+        np.testing.assert_allclose(dy[system.nq:system.nq + system.nv], qdd_ref, rtol=0,
+                                   atol=1e-9 * scale)
+        lam = np.zeros(system.n_rows)
+        sd.call(sf.constraint_forces, sd.data, lam)
+        np.testing.assert_allclose(lam, lam_ref, rtol=0,
+                                   atol=1e-8 * max(np.abs(lam_ref).max(), 1.0))
+
+
+def test_separate_machines_are_separate_groups_and_the_windows_a_chain():
+    """K machines: no block of K joins two of them (the cost per machine is constant); N
+    windows: each window's group meets its neighbours' only (K block-tridiagonal)."""
+    def neighbours(system):
+        pat = sf.state_data(system).data.pattern
+        ng = int(pat[loopsolve.P_NG])
+        uptr = pat[pat[loopsolve.P_UPTR]:pat[loopsolve.P_UPTR] + ng + 1]
+        uidx = pat[pat[loopsolve.P_UIDX]:pat[loopsolve.P_UIDX] + uptr[-1]]
+        perm = pat[pat[loopsolve.P_PERM]:pat[loopsolve.P_PERM] + ng]
+        return {int(perm[p]): sorted(int(h) for h in uidx[uptr[p]:uptr[p + 1]])
+                for p in range(ng)}
+    assert all(not later for later in neighbours(fourbars_model(6).build()).values())
+    later = neighbours(windows_model(8).build())
+    assert all(all(abs(h - g) == 1 for h in hs) for g, hs in later.items()), later
+    assert sum(len(h) for h in later.values()) == 7
