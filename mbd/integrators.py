@@ -320,21 +320,25 @@ class Run:
                 what = ("the projection onto the constraint equations did not converge: the "
                         "mechanism cannot stay closed here")
             elif err.code == loopsolve.RANK_GREW:
-                what = (f"the constraint equations gained rank (rank {loop['rank']} on the "
-                        f"tree's coordinates; an equation beyond them of strength "
-                        f"{loop['dropped']:.2g})")
+                what = (f"the constraint equations gained rank: the mechanism started where "
+                        f"they have rank {loop['rank']} on the tree's coordinates (the cut "
+                        f"joints' own ones aside), a change point, and here they have rank "
+                        f"{loop['found']} (the new equation's strength {loop['smallest']:.2g}, "
+                        f"above {loopsolve.RANK_TOLERANCE:g}): which branch it leaves on is "
+                        "not determined; start it off the change point, or moving")
             elif loop['found'] < loop['rank']:
                 what = (f"the constraint equations became dependent (rank {loop['found']} "
                         f"instead of {loop['rank']} on the tree's coordinates, the cut joints' "
                         f"own ones aside; the weakest equation's strength {loop['smallest']:.2g},"
                         f" below {loopsolve.RANK_TOLERANCE:g})")
             else:
-                what = (f"the steps shrank to nothing where the constraint equations are about "
-                        f"to become dependent (the weakest of rank {loop['rank']} has strength "
-                        f"{loop['smallest']:.2g})")
+                what = (f"the constraint equations are about to become dependent (the weakest "
+                        f"of rank {loop['rank']} has strength {loop['smallest']:.2g}) and the "
+                        "motion demands rates they cannot give")
             self.fail(f"singular configuration at t = {err.t:.9g} s: {what} ({loops}{drivers})"
-                      "; the mechanism passes a change point or locks up, where its motion is "
-                      "not determined", err.t)
+                      "; the mechanism has reached a dead centre or locks up, where its motion "
+                      "is not determined (a change point that the motion crosses with a "
+                      "continuous velocity is passed)", err.t)
         except sf.UserFunctionError as err:
             cause = err.__cause__
             self.fail(f"{err.element}: {err.function} raised {type(cause).__name__} at t = "

@@ -30,32 +30,50 @@ cost that grows about linearly with bodies and loops. Three steps, each local:
 is above ``RANK_TOLERANCE**2`` times the largest diagonal entry of its group's block of K, i.e.
 when what the equation adds beyond those before it is above RANK_TOLERANCE of its own size
 (the measure ``strength = sqrt(pivot / scale)``, like a relative singular value). It fixes the
-run's rank r at the assembled start. The solve and the velocity projection then keep exactly
-the r strongest directions, as long as the r-th is above round-off (:data:`ROUND_OFF`): a
-mechanism that crosses a change point with a continuous velocity (a parallelogram's links
-collinear for an instant) is solved straight through it, and only where the r-th direction
-vanishes to round-off — the motion not determined by the equations there — are the
-accelerations NaN, for the integrator to step around or, where it cannot, to stop. The
-projection of positions corrects only the directions above the rule, so it stays well posed
-on both sides of such a point (the neglected residual is second order there).
+run's rank r at the assembled start.
 
-The projection solves the same system in the unit metric of the tree's coordinates (D = 1,
-L = 0: the least change of coordinates, as before the sparse solve), with the same code.
+**Change points** (a parallelogram's links collinear for an instant: the rank drops, the
+motion goes on smoothly). The solve keeps the run's r strongest directions however weak the
+r-th, down to round-off (:data:`ROUND_OFF`), so that the motion is solved straight through.
+Three things keep it on the branch that continuity selects, because near the crossing of two
+branches a state off its branch by e (a residual over the weak direction's strength s) moves
+along a level set of the closures that turns onto the other branch, its rates off by e / s and
+its accelerations by e / s^2:
 
-All arrays are flat: the structure is one int64 array ``Data.pattern`` (:func:`pattern`, its
-sections named by the ``P_*`` header slots) and the floats one buffer ``Data.loopbuf``
-(:func:`views`).
+1. the projection runs its Gauss-Newton iteration to round-off, not to a residual tolerance,
+   and projects velocities in the mass metric (the least change of kinetic energy: an energy
+   change of second order), and leaves the directions weaker than :data:`PROJECTED` to the
+   motion, which keeps them to second order until it is past;
+2. below :data:`NEAR_CROSSING` the right-hand side is evaluated at the state moved onto the
+   closures (:func:`mbd.statefunction._constrained_rhs`), so that an integrator's stage, off
+   the closures by its own error, is not turned;
+3. a direction weaker than about :data:`SOFTENED` is inverted softened (Tikhonov): its
+   multiplier, which grows like 1 / s at the crossing, stays bounded within round-off of it.
+
+Where the motion really is not determined the run still stops: a mechanism assembled at a
+change point at rest gains rank as it moves (RANK_GREW); a dead centre (a fold, no
+configuration beyond: a slider-crank driven from the slider) leaves the rates it demands
+unmet in the directions too weak to project (SINGULAR), and the steps shrink to nothing
+where a lock-up's rates grow without bound (:meth:`mbd.integrators.Run.check_singular`).
+
+The projection of positions solves the same system in the unit metric of the tree's
+coordinates (D = 1, L = 0: the least change of coordinates), that of velocities in the mass
+metric, with the same code.
+
+All arrays are flat: the structure is one int64 array ``Data.pattern``
+(:func:`mbd.loopstructure.pattern`, made at the start of a run) and the floats one buffer
+``Data.loopbuf`` (:func:`views`).
 """
-from collections import namedtuple
-
 import numpy as np
 
 from . import kernels, loopkernels
 from .jitcache import njit
+from .loopstructure import P_CFIRST, P_CNU, P_MR, P_NC, P_SIDX, P_SPTR
+from .sparsekernels import factor, rank_of, refactor, solve, strongest_threshold, views
 
 #: the rank rule: a direction counts when its strength exceeds this (see the module docstring)
 RANK_TOLERANCE = 1e-6
-#: below this strength a direction is round-off: the equations do not determine the motion
+#: below this strength a direction's pivot is round-off (K squares the rows' conditioning)
 ROUND_OFF = 1e-7
 
 #: a run whose steps shrink to nothing where its weakest direction is below this strength has
@@ -63,17 +81,32 @@ ROUND_OFF = 1e-7
 NEAR_SINGULAR = 1e-4
 
 #: what a solve or a projection returns besides 0
-SINGULAR = -1          # the run's r directions cannot be kept: the motion is not determined
+SINGULAR = -1          # a dead centre: rates the equations demand cannot be met
 RANK_GREW = -2         # on the manifold, a direction beyond the run's r rose above the rule
 NOT_CLOSED = -3        # the projection did not converge
+
+#: the dynamics invert a direction of strength s softened by s^4 / (s^4 + SOFTENED^4): exact
+#: (to 1e-8 relative) above 100 SOFTENED, a bounded multiplier at a change point, where the
+#: exact one grows like 1 / s and a state off its branch by round-off e turns away by e / s
+SOFTENED = 1e-5
+
+#: the projection corrects the directions above this strength only: within a change point's
+#: neighbourhood, a position off its branch by e (round-off over the strength s) turns the
+#: tangent there by e / s, so the weak directions are left to the motion, which keeps their
+#: equations to second order, until it is past (:func:`project`)
+PROJECTED = 1e-4
+
+#: below this strength of a direction the right-hand side is evaluated at the state moved
+#: onto the constraints (:func:`mbd.statefunction._constrained_rhs`)
+NEAR_CROSSING = 1e-2
+
+#: a velocity residual left in the directions too weak to project, above this fraction of the
+#: length scale times the speed, is a dead centre passed, not a change point (:func:`project`)
+UNMET = 1e-6
 
 #: the most Gauss-Newton steps of one projection onto the position constraints
 PROJECTION_ITERATIONS = 50
 
-#: header slots of the pattern array: counts, then where each section starts
-(P_NV, P_NC, P_ND, P_NG, P_MR, P_MAXDEG, P_CPAR, P_CHAIN, P_CFIRST, P_CNU, P_GSIZE, P_GOFF,
- P_GROW, P_SPTR, P_SIDX, P_CGPTR, P_CGIDX, P_PERM, P_POS, P_UPTR, P_UIDX, P_DCH,
- P_HEADER) = range(23)
 
 def numerical_rank(s, rows=None):
     """The rank rule on singular values s (decreasing) of a matrix with ``rows`` rows, for the
@@ -83,757 +116,18 @@ def numerical_rank(s, rows=None):
     return int(np.count_nonzero(s > RANK_TOLERANCE * s[0])) if s.size and s[0] > 0 else 0
 
 
-Views = namedtuple("Views", "H f G b g lam K Z QT R Dp kscale piv F dw xp x y bh mu A W e")
-
-
-# ----------------------------------------------------------------------------- build time
-
-def _coordinate_parents(tree):
-    """Per velocity coordinate: its parent coordinate in the tree (-1 at a ground), the
-    order of Featherstone's lambda array (a multi-coordinate primitive is a short chain)."""
-    nv = int(tree["nd"].sum())
-    cpar = np.full(nv, -1, dtype=np.int64)
-    last = np.full(len(tree), -1, dtype=np.int64)    # each link's last coordinate (or its
-    for i, L in enumerate(tree):                     # nearest ancestor's)
-        above = last[L["parent"]] if L["parent"] >= 0 else -1
-        for k in range(L["nd"]):
-            cpar[L["vadr"] + k] = above if k == 0 else L["vadr"] + k - 1
-        last[i] = L["vadr"] + L["nd"] - 1 if L["nd"] else above
-    return cpar, last
-
-
-def _chains(tree, closures):
-    """Per closure: its chain's links (from the chain's first link to its end). A cut
-    joint's chain is the run of massless links hanging from its end up to the first link that
-    carries mass below it (every body has mass > 0)."""
-    carried = tree["mass"].copy()
-    for i in range(len(tree) - 1, -1, -1):
-        if tree[i]["parent"] >= 0:
-            carried[tree[i]["parent"]] += carried[i]
-    chains = []
-    for C in closures:
-        links, k = [], int(C["end"])
-        while k >= 0 and carried[k] == 0.0:
-            links.append(k)
-            k = int(tree[k]["parent"])
-        chains.append(links[::-1])
-    return chains
-
-
-def _minimum_degree(adjacent):
-    """An elimination order of the groups (minimum degree, ties by index) and every group's
-    later neighbours with the fill that order makes."""
-    ng = len(adjacent)
-    graph = [set(a) for a in adjacent]
-    done = np.zeros(ng, dtype=bool)
-    order, upper = [], {}
-    for _ in range(ng):
-        g = min((len(graph[h]), h) for h in range(ng) if not done[h])[1]
-        order.append(g)
-        done[g] = True
-        later = sorted(graph[g])
-        upper[g] = later
-        for a in later:
-            graph[a].discard(g)
-            graph[a].update(b for b in later if b != a)
-    return order, upper
-
-
-def pattern(tree, closures, drivers, nv):
-    """The structure of the constrained solve (int64, header slots ``P_*``) for the tree
-    ``tree`` (LINK records), its ``closures`` (CLOSURE) and the ``drivers`` rows (DRIVER)."""
-    nc, nd = len(closures), len(drivers)
-    cpar, _ = _coordinate_parents(tree)
-    chains = _chains(tree, closures)
-    chain_of = np.full(nv, -1, dtype=np.int64)
-    cfirst = np.zeros(nc, dtype=np.int64)
-    cnu = np.zeros(nc, dtype=np.int64)
-    for c, links in enumerate(chains):
-        coords = [tree[k]["vadr"] + j for k in links for j in range(tree[k]["nd"])]
-        cfirst[c] = coords[0] if coords else 0
-        cnu[c] = len(coords)
-        chain_of[coords] = c
-        if coords and list(coords) != list(range(coords[0], coords[0] + len(coords))):
-            raise AssertionError("a cut joint's chain coordinates are not consecutive")
-
-    def closed(coords):
-        """coords with all their ancestors, less chain coordinates, ascending."""
-        out = set()
-        for i in coords:
-            while i >= 0 and i not in out:
-                out.add(int(i))
-                i = cpar[i]
-        return sorted(i for i in out if chain_of[i] < 0)
-
-    def link_path(k):
-        out = []
-        while k >= 0:
-            out.extend(range(tree[k]["vadr"], tree[k]["vadr"] + tree[k]["nd"]))
-            k = int(tree[k]["parent"])
-        return out
-
-    supports, sizes, rows, dch = [], [], [], np.full((max(nd, 1), 2), -1, dtype=np.int64)
-    for c, C in enumerate(closures):
-        supports.append(closed(link_path(int(C["end"])) + link_path(int(C["base"]))))
-        sizes.append(6 - int(cnu[c]))
-        rows.append(6 * c + int(cnu[c]))
-    for k, D in enumerate(drivers):
-        coords = [int(D["v_index"]), int(D["coupled_v"])]
-        touched = sorted({int(chain_of[i]) for i in coords if chain_of[i] >= 0})
-        for slot, c in enumerate(touched):
-            dch[k, slot] = c
-            coords += supports[c]
-        supports.append(closed(coords))
-        sizes.append(1)
-        rows.append(6 * nc + k)
-    ng = nc + nd
-    goff = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    coordinate_groups = [[] for _ in range(nv)]
-    for g, sup in enumerate(supports):
-        if sizes[g]:
-            for i in sup:
-                coordinate_groups[i].append(g)
-    adjacent = [set() for _ in range(ng)]
-    for groups in coordinate_groups:
-        for a in groups:
-            adjacent[a].update(b for b in groups if b != a)
-    order, upper = _minimum_degree(adjacent)
-    pos = np.zeros(ng, dtype=np.int64)
-    pos[order] = np.arange(ng)
-    uptr = np.concatenate([[0], np.cumsum([len(upper[g]) for g in order])]).astype(np.int64)
-    uidx = [h for g in order for h in upper[g]]
-    sections = [cpar, chain_of, cfirst, cnu, np.array(sizes), goff[:-1], np.array(rows),
-                np.concatenate([[0], np.cumsum([len(s) for s in supports])]),
-                [i for s in supports for i in s],
-                np.concatenate([[0], np.cumsum([len(x) for x in coordinate_groups])]),
-                [g for x in coordinate_groups for g in x], order, pos, uptr, uidx,
-                dch.ravel()]
-    header = np.zeros(P_HEADER, dtype=np.int64)
-    header[P_NV], header[P_NC], header[P_ND], header[P_NG] = nv, nc, nd, ng
-    header[P_MR] = goff[-1]
-    header[P_MAXDEG] = max([len(u) for u in upper.values()] + [1])
-    parts, at = [header], P_HEADER
-    for slot, section in zip(range(P_CPAR, P_HEADER), sections):
-        section = np.asarray(section, dtype=np.int64).ravel()
-        header[slot] = at
-        parts.append(section)
-        at += len(section)
-    return np.concatenate(parts)
-
-
-def buffer_size(pat):
-    """Floats in the solve's buffer for the structure ``pat``."""
-    nv, nc, nd, ng, mr = (int(pat[s]) for s in (P_NV, P_NC, P_ND, P_NG, P_MR))
-    m = 6 * nc + nd
-    return (nv * nv + nv + 4 * m + m * nv + mr * mr + m * nv + 72 * nc + 37 * ng + mr
-            + 36 * int(pat[P_MAXDEG]) + 12 * max(nd, 1) + 3 * nv + m + mr + 78)
-
-
-@njit()
-def views(buf, pat):
-    """The solve's buffer as named arrays: H (nv, nv; its upper triangle on the tree's
-    pattern holds H, then L and D), f (nv) applied force, G (m, nv) rows (rotated in place by
-    the factorization), b (m), g (m) position residual, lam (m) constraint forces; K (mr, mr),
-    Z (m, nv), per cut joint Q^T (6, 6) and R (6, 6), per group its pivot's pseudo-inverse Dp
-    (6, 6) and scale, the pivots' strengths piv (mr), the block work F, the driver rows' chain
-    weights dw (nd, 2, 6), the solution xp (nv), work x (nv), the rotated right side bh (m)
-    and the groups' multipliers mu (mr)."""
-    nv, nc, nd, ng, mr = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_NG], pat[P_MR]
-    m = 6 * nc + nd
-    o = 0
-    H = buf[o:o + nv * nv].reshape((nv, nv))
-    o += nv * nv
-    f = buf[o:o + nv]
-    o += nv
-    G = buf[o:o + m * nv].reshape((m, nv))
-    o += m * nv
-    b = buf[o:o + m]
-    o += m
-    g = buf[o:o + m]
-    o += m
-    lam = buf[o:o + m]
-    o += m
-    K = buf[o:o + mr * mr].reshape((mr, mr))
-    o += mr * mr
-    Z = buf[o:o + m * nv].reshape((m, nv))
-    o += m * nv
-    QT = buf[o:o + 36 * nc].reshape((nc, 6, 6))
-    o += 36 * nc
-    R = buf[o:o + 36 * nc].reshape((nc, 6, 6))
-    o += 36 * nc
-    Dp = buf[o:o + 36 * ng].reshape((ng, 6, 6))
-    o += 36 * ng
-    kscale = buf[o:o + ng]
-    o += ng
-    piv = buf[o:o + mr]
-    o += mr
-    maxdeg = pat[P_MAXDEG]
-    F = buf[o:o + 36 * maxdeg].reshape((maxdeg, 6, 6))
-    o += 36 * maxdeg
-    ndd = max(nd, 1)
-    dw = buf[o:o + 12 * ndd].reshape((ndd, 2, 6))
-    o += 12 * ndd
-    xp = buf[o:o + nv]
-    o += nv
-    x = buf[o:o + nv]
-    o += nv
-    y = buf[o:o + nv]
-    o += nv
-    bh = buf[o:o + m]
-    o += m
-    mu = buf[o:o + mr]
-    o += mr
-    A = buf[o:o + 36].reshape((6, 6))
-    o += 36
-    W = buf[o:o + 36].reshape((6, 6))
-    o += 36
-    e = buf[o:o + 6]
-    return Views(H, f, G, b, g, lam, K, Z, QT, R, Dp, kscale, piv, F, dw, xp, x, y, bh, mu, A,
-                 W, e)
-
-
-# ----------------------------------------------------------------------------- small blocks
-
-@njit()
-def _householder_qr(A, nr, nu, QT, R, v):
-    """A (nr, nu) = Q [R; 0]: QT (nr, nr) = Q^T and R (nu, nu) upper triangular, by
-    Householder reflections (A is overwritten; v (nr) is work)."""
-    for i in range(nr):
-        for j in range(nr):
-            QT[i, j] = 1.0 if i == j else 0.0
-    for j in range(nu):
-        norm = 0.0
-        for i in range(j, nr):
-            norm += A[i, j] * A[i, j]
-        norm = np.sqrt(norm)
-        alpha = -norm if A[j, j] >= 0.0 else norm
-        vv = 0.0
-        for i in range(j, nr):         # P = I - 2 v v^T / (v^T v), v = a - alpha e_j
-            v[i] = A[i, j] - (alpha if i == j else 0.0)
-            vv += v[i] * v[i]
-        if vv == 0.0:
-            continue
-        for k in range(j, nu):
-            s = 0.0
-            for i in range(j, nr):
-                s += v[i] * A[i, k]
-            s *= 2.0 / vv
-            for i in range(j, nr):
-                A[i, k] -= s * v[i]
-        for k in range(nr):
-            s = 0.0
-            for i in range(j, nr):
-                s += v[i] * QT[i, k]
-            s *= 2.0 / vv
-            for i in range(j, nr):
-                QT[i, k] -= s * v[i]
-    for i in range(nu):
-        for j in range(nu):
-            R[i, j] = A[i, j] if j >= i else 0.0
-
-
-@njit()
-def _symmetric_eigen(A, n, V, e):
-    """A (n, n) symmetric = V diag(e) V^T by cyclic Jacobi rotations (A is overwritten)."""
-    for i in range(n):
-        for j in range(n):
-            V[i, j] = 1.0 if i == j else 0.0
-    for _ in range(50):
-        off = 0.0
-        scale = 0.0
-        for i in range(n):
-            scale += A[i, i] * A[i, i]
-            for j in range(i + 1, n):
-                off += A[i, j] * A[i, j]
-        if off <= 1e-34 * scale or off == 0.0:
-            break
-        for p in range(n - 1):
-            for q in range(p + 1, n):
-                apq = A[p, q]
-                if apq == 0.0:
-                    continue
-                theta = (A[q, q] - A[p, p]) / (2.0 * apq)
-                t = (1.0 if theta >= 0.0 else -1.0) / (abs(theta) + np.sqrt(theta * theta + 1.0))
-                c = 1.0 / np.sqrt(t * t + 1.0)
-                s = t * c
-                for k in range(n):
-                    akp, akq = A[k, p], A[k, q]
-                    A[k, p] = c * akp - s * akq
-                    A[k, q] = s * akp + c * akq
-                for k in range(n):
-                    apk, aqk = A[p, k], A[q, k]
-                    A[p, k] = c * apk - s * aqk
-                    A[q, k] = s * apk + c * aqk
-                for k in range(n):
-                    vkp, vkq = V[k, p], V[k, q]
-                    V[k, p] = c * vkp - s * vkq
-                    V[k, q] = s * vkp + c * vkq
-    for i in range(n):
-        e[i] = A[i, i]
-
-
-# ----------------------------------------------------------------------------- the tree
-
-@njit()
-def ltdl(H, pat):
-    """H = L^T D L in place (Featherstone Table 6.3) on the tree's coordinates, H held in its
-    upper triangle (H[j, i] = H_ij for j an ancestor of i): D on the diagonal, L_ij in H[j, i].
-    The cut joints' chain coordinates (no mass) are skipped. Returns False where a pivot is not
-    positive and finite (a mass matrix that is not positive definite)."""
-    nv = pat[P_NV]
-    cpar = pat[pat[P_CPAR]:pat[P_CPAR] + nv]
-    chain = pat[pat[P_CHAIN]:pat[P_CHAIN] + nv]
-    for k in range(nv - 1, -1, -1):
-        if chain[k] >= 0:
-            continue
-        d = H[k, k]
-        if not (d > 0.0 and np.isfinite(d)):
-            return False
-        i = cpar[k]
-        while i >= 0:
-            a = H[i, k] / d
-            j = i
-            while j >= 0:
-                H[j, i] -= a * H[j, k]
-                j = cpar[j]
-            H[i, k] = a
-            i = cpar[i]
-    return True
-
-
-@njit()
-def _h_solve(H, pat, x):
-    """x := H^-1 x on the tree's coordinates, from :func:`ltdl`'s factors (chain entries
-    untouched)."""
-    nv = pat[P_NV]
-    cpar = pat[pat[P_CPAR]:pat[P_CPAR] + nv]
-    chain = pat[pat[P_CHAIN]:pat[P_CHAIN] + nv]
-    for i in range(nv - 1, -1, -1):
-        if chain[i] >= 0:
-            continue
-        j = cpar[i]
-        while j >= 0:
-            x[j] -= H[j, i] * x[i]
-            j = cpar[j]
-    for i in range(nv):
-        if chain[i] < 0:
-            x[i] /= H[i, i]
-    for i in range(nv):
-        if chain[i] >= 0:
-            continue
-        j = cpar[i]
-        while j >= 0:
-            x[i] -= H[j, i] * x[j]
-            j = cpar[j]
-
-
-# ----------------------------------------------------------------------------- factorization
-
-@njit()
-def _rotate_closures(V_, pat, drivers):
-    """Per cut joint: the QR of its chain's columns, its six rows rotated by Q^T in place (on
-    its support and chain columns); every driver row on a chain coordinate rewritten on the
-    tree's coordinates (weights in dw). Returns False where a chain's columns lose rank."""
-    G, QT, R, dw = V_.G, V_.QT, V_.R, V_.dw
-    nc, nd = pat[P_NC], pat[P_ND]
-    cfirst, cnu = pat[pat[P_CFIRST]:], pat[pat[P_CNU]:]
-    sptr, sidx = pat[pat[P_SPTR]:], pat[pat[P_SIDX]:]
-    A, col, v = V_.A, V_.e, V_.W[0]
-    for c in range(nc):
-        nu, f0, r0 = cnu[c], cfirst[c], 6 * c
-        for i in range(6):
-            for j in range(nu):
-                A[i, j] = G[r0 + i, f0 + j]
-        _householder_qr(A, 6, nu, QT[c], R[c], v)
-        for j in range(nu):
-            if not abs(R[c, j, j]) > 0.0:
-                return False
-        for a in range(sptr[c], sptr[c + 1]):
-            j = sidx[a]
-            for i in range(6):
-                col[i] = G[r0 + i, j]
-            for i in range(6):
-                s = 0.0
-                for k in range(6):
-                    s += QT[c, i, k] * col[k]
-                G[r0 + i, j] = s
-        for j in range(nu):
-            for i in range(6):
-                G[r0 + i, f0 + j] = R[c, i, j] if i < nu else 0.0
-    dch = pat[pat[P_DCH]:]
-    for k in range(nd):
-        row = 6 * nc + k
-        for slot in range(2):
-            c = dch[2 * k + slot]
-            if c < 0:
-                continue
-            nu, f0, r0 = cnu[c], cfirst[c], 6 * c
-            # w = R^-T d_u (forward substitution), then the row less w^T (top rows)
-            for i in range(nu):
-                s = G[row, f0 + i]
-                for j in range(i):
-                    s -= R[c, j, i] * dw[k, slot, j]
-                dw[k, slot, i] = s / R[c, i, i]
-            for a in range(sptr[c], sptr[c + 1]):
-                j = sidx[a]
-                s = 0.0
-                for i in range(nu):
-                    s += dw[k, slot, i] * G[r0 + i, j]
-                G[row, j] -= s
-            for i in range(nu):
-                G[row, f0 + i] = 0.0
-    return True
-
-
-@njit()
-def _assemble_k(V_, pat):
-    """Z = P L^-1 over each row's support and K = Z D^-1 Z^T on the groups' pattern (the
-    diagonal blocks whole, the others where the elimination order puts them)."""
-    G, Z, K, H, kscale = V_.G, V_.Z, V_.K, V_.H, V_.kscale
-    nv, ng = pat[P_NV], pat[P_NG]
-    cpar = pat[pat[P_CPAR]:]
-    gsize, goff, grow = pat[pat[P_GSIZE]:], pat[pat[P_GOFF]:], pat[pat[P_GROW]:]
-    sptr, sidx = pat[pat[P_SPTR]:], pat[pat[P_SIDX]:]
-    cgptr, cgidx = pat[pat[P_CGPTR]:], pat[pat[P_CGIDX]:]
-    pos, uptr, uidx = pat[pat[P_POS]:], pat[pat[P_UPTR]:], pat[pat[P_UIDX]:]
-    for g in range(ng):
-        s, og, r0 = gsize[g], goff[g], grow[g]
-        for a in range(s):
-            for b in range(s):
-                K[og + a, og + b] = 0.0
-            for e in range(sptr[g], sptr[g + 1]):
-                j = sidx[e]
-                Z[r0 + a, j] = G[r0 + a, j]
-            for e in range(sptr[g + 1] - 1, sptr[g] - 1, -1):
-                i = sidx[e]
-                zi = Z[r0 + a, i]
-                j = cpar[i]
-                while j >= 0:
-                    Z[r0 + a, j] -= H[j, i] * zi
-                    j = cpar[j]
-        p = pos[g]
-        for e in range(uptr[p], uptr[p + 1]):
-            h = uidx[e]
-            for a in range(s):
-                for b in range(gsize[h]):
-                    K[og + a, goff[h] + b] = 0.0
-    for i in range(nv):
-        for e1 in range(cgptr[i], cgptr[i + 1]):
-            g = cgidx[e1]
-            rg, og = grow[g], goff[g]
-            for e2 in range(e1, cgptr[i + 1]):
-                h = cgidx[e2]
-                rh, oh = grow[h], goff[h]
-                d = H[i, i]
-                if h == g:
-                    for a in range(gsize[g]):
-                        za = Z[rg + a, i] / d
-                        for b in range(gsize[g]):
-                            K[og + a, og + b] += za * Z[rg + b, i]
-                elif pos[g] < pos[h]:
-                    for a in range(gsize[g]):
-                        za = Z[rg + a, i] / d
-                        for b in range(gsize[h]):
-                            K[og + a, oh + b] += za * Z[rh + b, i]
-                else:
-                    for a in range(gsize[h]):
-                        za = Z[rh + a, i] / d
-                        for b in range(gsize[g]):
-                            K[oh + a, og + b] += za * Z[rg + b, i]
-    for g in range(ng):
-        top = 0.0
-        for a in range(gsize[g]):
-            top = max(top, K[goff[g] + a, goff[g] + a])
-        kscale[g] = top
-
-
-@njit()
-def _eliminate(V_, pat, threshold):
-    """The block LDL^T of K (in place) keeping a pivot direction where its strength exceeds
-    ``threshold``; the strengths into piv. Returns how many directions it kept."""
-    K, Dp, F, kscale, piv = V_.K, V_.Dp, V_.F, V_.kscale, V_.piv
-    ng = pat[P_NG]
-    gsize, goff = pat[pat[P_GSIZE]:], pat[pat[P_GOFF]:]
-    perm, pos, uptr, uidx = pat[pat[P_PERM]:], pat[pat[P_POS]:], pat[pat[P_UPTR]:], \
-        pat[pat[P_UIDX]:]
-    A, W, e = V_.A, V_.W, V_.e
-    kept = 0
-    largest = 0.0
-    for g in range(ng):
-        largest = max(largest, kscale[g])
-    for p in range(ng):
-        g = perm[p]
-        s, og = gsize[g], goff[g]
-        if s == 0:
-            continue
-        for a in range(s):
-            for b in range(s):
-                A[a, b] = 0.5 * (K[og + a, og + b] + K[og + b, og + a])
-        _symmetric_eigen(A, s, W, e)
-        scale = largest
-        for a in range(s):
-            for b in range(s):
-                Dp[g, a, b] = 0.0
-        for k in range(s):
-            strength = np.sqrt(max(e[k], 0.0) / scale) if scale > 0.0 else 0.0
-            piv[og + k] = strength
-            if strength > threshold:
-                kept += 1
-                inv = 1.0 / e[k]
-                for a in range(s):
-                    for b in range(s):
-                        Dp[g, a, b] += W[a, k] * inv * W[b, k]
-        # F_gh = Dp B_gh for the later neighbours, the Schur updates, then B_gh := F_gh
-        n0 = uptr[p]
-        deg = uptr[p + 1] - n0
-        for t in range(deg):
-            h = uidx[n0 + t]
-            oh = goff[h]
-            for a in range(s):
-                for b in range(gsize[h]):
-                    acc = 0.0
-                    for c in range(s):
-                        acc += Dp[g, a, c] * K[og + c, oh + b]
-                    F[t, a, b] = acc
-        for t1 in range(deg):
-            h = uidx[n0 + t1]
-            oh, sh = goff[h], gsize[h]
-            for t2 in range(deg):
-                l = uidx[n0 + t2]
-                if pos[l] < pos[h]:
-                    continue
-                ol, sl = goff[l], gsize[l]
-                for a in range(sh):
-                    for b in range(sl):
-                        acc = 0.0
-                        for c in range(s):
-                            acc += K[og + c, oh + a] * F[t2, c, b]
-                        K[oh + a, ol + b] -= acc
-        for t in range(deg):
-            h = uidx[n0 + t]
-            for a in range(s):
-                for b in range(gsize[h]):
-                    K[og + a, goff[h] + b] = F[t, a, b]
-    return kept
-
-
-@njit()
-def _unit_metric(H, pat):
-    """The factors of the unit metric on the tree's coordinates: D = 1, L = 0."""
-    nv = pat[P_NV]
-    cpar = pat[pat[P_CPAR]:pat[P_CPAR] + nv]
-    for i in range(nv):
-        H[i, i] = 1.0
-        j = cpar[i]
-        while j >= 0:
-            H[j, i] = 0.0
-            j = cpar[j]
-
-
-@njit()
-def factor(V_, pat, drivers, tree, links, scratch, threshold, mass_metric=True):
-    """Factor the KKT system whose rows are in V_.G (as :mod:`mbd.loopkernels` writes them) and
-    whose metric is the mass matrix at the links' poses (or, not ``mass_metric``, the unit
-    metric of the coordinates): returns the directions kept at ``threshold`` (see
-    :func:`_eliminate`), or -1 where the mass matrix or a chain is degenerate."""
-    H = V_.H
-    if mass_metric:
-        kernels.crba_upper(tree, links, scratch, H)
-        if not ltdl(H, pat):
-            return -1
-    else:
-        _unit_metric(H, pat)
-    if not _rotate_closures(V_, pat, drivers):
-        return -1
-    _assemble_k(V_, pat)
-    return _eliminate(V_, pat, threshold)
-
-
-@njit()
-def refactor(V_, pat, threshold):
-    """:func:`factor` again at another threshold, on the same rows and mass matrix (K is
-    assembled again from Z; the rows stay rotated)."""
-    _assemble_k(V_, pat)
-    return _eliminate(V_, pat, threshold)
-
-
-@njit()
-def strongest_threshold(V_, pat, r):
-    """A threshold that keeps the r strongest directions of the last elimination: the
-    geometric mean of the r-th and (r+1)-th strengths, or -1 where the r-th is round-off."""
-    mr = pat[P_MR]
-    piv = V_.piv
-    work = V_.mu        # scratch until the solve
-    for a in range(mr):
-        work[a] = -piv[a]
-    work[:mr].sort()
-    if r == 0:
-        return max(-work[0], 0.0) * 2.0 + 1.0 if mr else 1.0
-    rth = -work[r - 1]
-    if not rth > ROUND_OFF:
-        return -1.0
-    nxt = -work[r] if r < mr else 0.0
-    return np.sqrt(rth * nxt) if nxt > 0.0 else 0.5 * rth
-
-
-@njit()
-def rank_of(V_, pat, threshold):
-    """(kept, weakest kept strength, strongest dropped strength) of the last elimination."""
-    piv = V_.piv
-    kept, weakest, strongest = 0, 1.0, 0.0
-    for a in range(pat[P_MR]):
-        if piv[a] > threshold:
-            kept += 1
-            weakest = min(weakest, piv[a])
-        else:
-            strongest = max(strongest, piv[a])
-    return kept, weakest, strongest
-
-
-# ----------------------------------------------------------------------------- solve
-
-@njit()
-def solve(V_, pat, drivers, f, b, x, lam):
-    """x (nv) and lam (m) of the factored KKT system for the applied force f (nv) and the
-    right side b (m, in the rows' original basis). A row that holds one coordinate alone (a
-    motion driver, a stiction lock that sticks) sets its acceleration exactly, not to
-    round-off."""
-    G, QT, R, dw, bh, mu, H = V_.G, V_.QT, V_.R, V_.dw, V_.bh, V_.mu, V_.H
-    nv, nc, nd, ng = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_NG]
-    chain = pat[pat[P_CHAIN]:]
-    cfirst, cnu = pat[pat[P_CFIRST]:], pat[pat[P_CNU]:]
-    gsize, goff, grow = pat[pat[P_GSIZE]:], pat[pat[P_GOFF]:], pat[pat[P_GROW]:]
-    sptr, sidx = pat[pat[P_SPTR]:], pat[pat[P_SIDX]:]
-    perm, uptr, uidx = pat[pat[P_PERM]:], pat[pat[P_UPTR]:], pat[pat[P_UIDX]:]
-    dch = pat[pat[P_DCH]:]
-    Dp, F, tmp = V_.Dp, V_.K, V_.e
-    # the right side in the rotated basis; lam's top rows first hold mu'_top = -R^-T f_u
-    for c in range(nc):
-        for i in range(6):
-            s = 0.0
-            for k in range(6):
-                s += QT[c, i, k] * b[6 * c + k]
-            bh[6 * c + i] = s
-        nu, f0 = cnu[c], cfirst[c]
-        for i in range(nu):
-            s = -f[f0 + i]
-            for j in range(i):
-                s -= R[c, j, i] * lam[6 * c + j]
-            lam[6 * c + i] = s / R[c, i, i]
-    for k in range(nd):
-        row = 6 * nc + k
-        bh[row] = b[row]
-        for slot in range(2):
-            c = dch[2 * k + slot]
-            if c >= 0:
-                for i in range(cnu[c]):
-                    bh[row] -= dw[k, slot, i] * bh[6 * c + i]
-    # f~ = f + the chains' known forces on the tree; x0 = H^-1 f~
-    for i in range(nv):
-        x[i] = f[i] if chain[i] < 0 else 0.0
-    for c in range(nc):
-        for a in range(sptr[c], sptr[c + 1]):
-            j = sidx[a]
-            for i in range(cnu[c]):
-                x[j] += G[6 * c + i, j] * lam[6 * c + i]
-    ftil = V_.y
-    for i in range(nv):
-        ftil[i] = x[i]
-    _h_solve(H, pat, x)
-    # r = b' - P x0 into mu, then K mu = r by the block factors
-    for g in range(ng):
-        for a in range(gsize[g]):
-            row = grow[g] + a
-            s = bh[row]
-            for e in range(sptr[g], sptr[g + 1]):
-                s -= G[row, sidx[e]] * x[sidx[e]]
-            mu[goff[g] + a] = s
-    for p in range(ng):
-        g = perm[p]
-        og, s = goff[g], gsize[g]
-        for e in range(uptr[p], uptr[p + 1]):
-            h = uidx[e]
-            oh = goff[h]
-            for b_ in range(gsize[h]):
-                acc = 0.0
-                for a in range(s):
-                    acc += F[og + a, oh + b_] * mu[og + a]
-                mu[oh + b_] -= acc
-        for a in range(s):
-            acc = 0.0
-            for c in range(s):
-                acc += Dp[g, a, c] * mu[og + c]
-            tmp[a] = acc
-        for a in range(s):
-            mu[og + a] = tmp[a]
-    for p in range(ng - 1, -1, -1):
-        g = perm[p]
-        og, s = goff[g], gsize[g]
-        for e in range(uptr[p], uptr[p + 1]):
-            h = uidx[e]
-            oh = goff[h]
-            for a in range(s):
-                acc = 0.0
-                for b_ in range(gsize[h]):
-                    acc += F[og + a, oh + b_] * mu[oh + b_]
-                mu[og + a] -= acc
-    # x = H^-1 (f~ + P^T mu)
-    for i in range(nv):
-        x[i] = ftil[i]
-    for g in range(ng):
-        for a in range(gsize[g]):
-            row, w = grow[g] + a, mu[goff[g] + a]
-            for e in range(sptr[g], sptr[g + 1]):
-                x[sidx[e]] += G[row, sidx[e]] * w
-    _h_solve(H, pat, x)
-    for k in range(nd):
-        D = drivers[k]
-        if D.active > 0.0 and (D.ratio == 0.0 or D.coupled_v == D.v_index) and \
-                chain[D.v_index] < 0:
-            x[D.v_index] = b[6 * nc + k] / (D.active * (1.0 - (D.ratio if D.coupled_v ==
-                                                                D.v_index else 0.0)))
-    # the chains: R u'' = bh_top - (top rows) x; their multipliers; lam in the world basis
-    for k in range(nd):
-        lam[6 * nc + k] = mu[goff[nc + k]]
-    for c in range(nc):
-        nu, f0, r0 = cnu[c], cfirst[c], 6 * c
-        for i in range(nu - 1, -1, -1):
-            s = bh[r0 + i]
-            for a in range(sptr[c], sptr[c + 1]):
-                s -= G[r0 + i, sidx[a]] * x[sidx[a]]
-            for j in range(i + 1, nu):
-                s -= R[c, i, j] * x[f0 + j]
-            x[f0 + i] = s / R[c, i, i]
-        for i in range(6):
-            tmp[i] = lam[r0 + i] if i < nu else mu[goff[c] + i - nu]
-        for k in range(nd):       # the drivers' share of the top multipliers
-            for slot in range(2):
-                if dch[2 * k + slot] == c:
-                    for i in range(nu):
-                        tmp[i] -= dw[k, slot, i] * lam[6 * nc + k]
-        for i in range(6):
-            s = 0.0
-            for k in range(6):
-                s += QT[c, k, i] * tmp[k]
-            lam[r0 + i] = s
-
-
 # ----------------------------------------------------------------------------- the policies
 
 @njit()
-def _keep(V_, pat, r, kept, strict):
-    """Make the last factorization keep the run's r directions: where it kept another number,
-    factor again keeping the r strongest. Where the r-th is round-off, ``strict`` gives False
-    (the motion is not determined there); otherwise the directions above round-off are kept.
-    Returns whether it succeeded."""
-    if kept == r:
-        return True
-    threshold = strongest_threshold(V_, pat, r)
-    if threshold < 0.0:
-        if strict:
-            return False
-        threshold = ROUND_OFF
-    return refactor(V_, pat, threshold) == r or not strict
+def _keep(V_, pat, r, kept, weakest, floor, soft=0.0):
+    """Make the last factorization keep the run's r strongest directions, as far as they are
+    above ``floor`` (it kept ``kept``, the weakest of strength ``weakest``): factor again
+    where that is another set. Returns the weakest kept direction's strength."""
+    if kept == r and weakest > floor:
+        return weakest
+    threshold = strongest_threshold(V_, pat, r, floor)
+    refactor(V_, pat, threshold if threshold >= 0.0 else floor, soft)
+    return max(threshold, floor)
 
 
 @njit()
@@ -854,23 +148,26 @@ def _record(loop, V_, pat):
 def dynamics(V_, pat, loop, drivers, tree, links, scratch):
     """The constrained accelerations V_.xp and constraint forces V_.lam of H qdd = f + G^T lam,
     G qdd = b (the views hold f, G and b on the links' poses), on the run's r strongest
-    directions (r: the rank found at the first call). Returns 0; SINGULAR where fewer than r
-    directions pass the rank rule (the solution is still computed, on the r strongest, where
-    the r-th is above round-off); or 1 where the mass matrix degenerates or the motion is not
-    determined (xp is then NaN)."""
-    kept = factor(V_, pat, drivers, tree, links, scratch, RANK_TOLERANCE)
+    directions (r: the rank found at the first call), however weak the r-th: a change point
+    that the motion crosses is solved straight through. Within round-off of the change point
+    (the r-th direction's strength at or below ROUND_OFF, where its pivot is noise) the
+    directions above round-off are kept: the motion there is the one the other equations
+    allow, a stage the integrator's error control weighs like any other (it takes short steps
+    across such a point). Returns 0, or 1 where the mass matrix or a chain degenerates (xp is
+    then NaN)."""
+    kept = factor(V_, pat, drivers, tree, links, scratch, RANK_TOLERANCE, True, SOFTENED)
     if kept >= 0:
         kept = _record(loop, V_, pat)
         if loop[0].rank < 0:
             loop[0].rank = kept
-        if _keep(V_, pat, loop[0].rank, kept, True):
-            solve(V_, pat, drivers, V_.f, V_.b, V_.xp, V_.lam)
-            return SINGULAR if kept < loop[0].rank else 0
+        _keep(V_, pat, loop[0].rank, kept, loop[0].smallest, ROUND_OFF, SOFTENED)
+        solve(V_, pat, drivers, V_.f, V_.b, V_.xp, V_.lam)
+        return 0
     for k in range(V_.xp.shape[0]):
         V_.xp[k] = np.nan
     for k in range(V_.lam.shape[0]):
         V_.lam[k] = 0.0
-    return SINGULAR if kept >= 0 else 1
+    return 1
 
 
 @njit()
@@ -907,11 +204,19 @@ def _velocity_residual(v, V_, pat, drivers, out):
 @njit()
 def project(y, nq, nv, tree, links, scratch, closures, drivers, buf, pat, loop):
     """y = [q (nq), v (nv), ...] moved onto the constraints in place, in the unit metric of
-    the tree's coordinates (the cut joints' own follow from their rows): q by Gauss-Newton steps of least change on the directions above the rank rule (at
-    most the run's r) until every position residual is within ``loop.projection_tol`` (at most
-    PROJECTION_ITERATIONS), then v by the least change onto G v = driver rates on the run's r
-    directions. Returns 0, NOT_CLOSED, or RANK_GREW where, on the manifold, more than r
-    directions pass the rule."""
+    the tree's coordinates (the cut joints' own follow from their rows): q by Gauss-Newton
+    steps of least change on the run's r strongest directions above PROJECTED, then v by the
+    least change onto G v = driver rates on the same directions, with the last factorization.
+    Returns 0, NOT_CLOSED (no convergence in PROJECTION_ITERATIONS steps), or RANK_GREW where,
+    on the manifold, more than r directions pass the rule.
+
+    The iteration runs to round-off, not to a residual: near a change point, where two
+    branches of the closures cross, a residual g0 leaves q on the level set g = g0, whose
+    branches turn from one into the other at the crossing, and the motion, which keeps g,
+    would follow them there (off its branch by g0 / s at a direction's strength s). It stops
+    where a step is below ``loop.projection_tol`` / 1000, or where the steps stop shrinking
+    (round-off over a weak direction: at most ``loop.projection_tol`` over its strength).
+    """
     V_ = views(buf, pat)
     G, g, f, b, d = V_.G, V_.g, V_.f, V_.b, V_.x
     m = G.shape[0]
@@ -922,41 +227,50 @@ def project(y, nq, nv, tree, links, scratch, closures, drivers, buf, pat, loop):
         f[j] = 0.0
     L = loop[0]
     tol = L.projection_tol
-    status = NOT_CLOSED
+    previous = np.inf
     for _ in range(PROJECTION_ITERATIONS + 1):
         _rows(q, V_, pat, tree, links, scratch, closures, drivers)
-        worst = 0.0
         for a in range(m):
-            worst = max(worst, abs(g[a]))
-        if worst <= tol:
-            status = 0
-            break
+            b[a] = -g[a]
         kept = factor(V_, pat, drivers, tree, links, scratch, RANK_TOLERANCE, False)
         if kept < 0:
             return NOT_CLOSED
+        kept = _record(loop, V_, pat)
         if L.rank < 0:           # the rank at the first state projected, if no solve set it
             L.rank = kept
-        _keep(V_, pat, L.rank, kept, False)
-        for a in range(m):
-            b[a] = -g[a]
+        weakest = _keep(V_, pat, L.rank, kept, L.smallest, PROJECTED)
         solve(V_, pat, drivers, f, b, d, V_.lam)
         if not loopkernels.finite(d):
             return NOT_CLOSED
+        step = 0.0
+        for j in range(nv):
+            step = max(step, abs(d[j]))
+        if step <= 1e-3 * tol or (step > 0.25 * previous and step <= tol / weakest):
+            break
         loopkernels.retract(q, d, tree)
-    if status != 0:
-        return status
-    # velocities: v -= the least change onto G v = rates, at the projected q
+        previous = step
+    else:
+        return NOT_CLOSED
+    # velocities: v -= the least change in kinetic energy onto G v = rates, at this q
+    _rows(q, V_, pat, tree, links, scratch, closures, drivers)
     _velocity_residual(v, V_, pat, drivers, b)
-    kept = factor(V_, pat, drivers, tree, links, scratch, RANK_TOLERANCE, False)
+    kept = factor(V_, pat, drivers, tree, links, scratch, RANK_TOLERANCE, True)
     if kept < 0:
         return NOT_CLOSED
     kept = _record(loop, V_, pat)
-    if L.rank < 0:
-        L.rank = kept
-    _keep(V_, pat, L.rank, kept, False)
+    _keep(V_, pat, L.rank, kept, L.smallest, PROJECTED)
     solve(V_, pat, drivers, f, b, d, V_.lam)
+    speed = 0.0
     for j in range(nv):
         v[j] -= d[j]
-    if L.found < L.rank:
-        return SINGULAR
+        speed = max(speed, abs(v[j]))
+    if L.smallest < PROJECTED:
+        # directions too weak to project: the motion must keep them itself, as it does
+        # through a change point; past a dead centre (a fold: no configuration beyond) it
+        # cannot, and the rates the equations demand there are left unmet
+        _rows(q, V_, pat, tree, links, scratch, closures, drivers)
+        _velocity_residual(v, V_, pat, drivers, b)
+        for a in range(m):
+            if abs(b[a]) > UNMET * (tol / 1e-12) * (speed + 1.0):
+                return SINGULAR
     return RANK_GREW if L.found > L.rank else 0

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import types
 
-from . import forcekernels, kernels, layout, loopkernels, loopsolve, native
+from . import (forcekernels, kernels, layout, loopkernels, loopsolve, loopstructure, native,
+               sparsekernels)
 from .jitcache import njit
 from .layout import NATURAL_MODE, RECORDS, SWITCHING
 from .state import State
@@ -66,7 +67,7 @@ def _work_rates(v, dy, data):
     nd = data.drivers.shape[0]
     if nd:
         m = 6 * data.closures.shape[0] + nd
-        lam = loopsolve.views(data.loopbuf, data.pattern).lam
+        lam = sparsekernels.views(data.loopbuf, data.pattern).lam
         for k in range(nd):
             D = data.drivers[k]
             power = lam[m - nd + k] * (v[D.v_index] - D.ratio * v[D.coupled_v])
@@ -125,14 +126,14 @@ def tree_forced_link(t, y, dy, data):
 
 
 @njit(inline="always")
-def _solve(q, v, data):
+def _solve(q, v, data, acc):
     """The constrained accelerations (the solve's ``xp``) and constraint forces (``lam``) in
     the data's buffer (the kinematics and loads done): RNEA bias, the constraint rows and the
-    sparse solve (:func:`mbd.loopsolve.dynamics`). Returns the rank rule's verdict, or 1 where
-    the accelerations are not finite (a trial state too far out: they are NaN then, for the
-    integrator's error control to reject)."""
+    sparse solve (:func:`mbd.loopsolve.dynamics`); the accelerations also into acc (nv).
+    Returns the rank rule's verdict, or 1 where the accelerations are not finite (a trial
+    state too far out: they are NaN then, for the integrator's error control to reject)."""
     nv = v.shape[0]
-    V_ = loopsolve.views(data.loopbuf, data.pattern)
+    V_ = sparsekernels.views(data.loopbuf, data.pattern)
     z = V_.x
     for k in range(nv):
         z[k] = 0.0
@@ -146,7 +147,9 @@ def _solve(q, v, data):
     if status == 1 or not loopkernels.finite(V_.xp):
         for k in range(nv):
             V_.xp[k] = np.nan
-        return 1
+        status = 1
+    for k in range(nv):
+        acc[k] = V_.xp[k]
     return status
 
 
@@ -154,31 +157,53 @@ def _solve(q, v, data):
 def _constrained(q, v, acc, dy, data, bad):
     """The constrained accelerations into acc (the kinematics and loads done), the work rates
     into dy's accumulators (when it has them) (:func:`_solve`)."""
-    status = _solve(q, v, data)
-    xp = loopsolve.views(data.loopbuf, data.pattern).xp
-    for k in range(v.shape[0]):
-        acc[k] = xp[k]
+    status = _solve(q, v, data, acc)
     if status == 1:           # not finite: NaN accelerations, no verdict
         return bad
     _work_rates(v, dy, data)
     return bad if bad != 0 else status
 
 
+@njit(inline="always")
+def _constrained_at(y, dy, data, forced):
+    """dy/dt at y of a mechanism with loops or motion drivers (and force elements where
+    ``forced``)."""
+    q, v, acc = _start(y, dy, data)
+    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
+    bad = _loads(q, v, data) if forced else 0
+    return _constrained(q, v, acc, dy, data, bad)
+
+
+@njit(inline="always")
+def _constrained_rhs(y, dy, data, forced):
+    """dy/dt at y; near a change point (a direction weaker than
+    :data:`mbd.loopsolve.NEAR_CROSSING`), at y moved onto the constraints
+    (:func:`mbd.loopsolve.project`): there the motion turns off its branch by its offset over
+    the direction's strength squared, and an integrator's stage, which is off the
+    constraints by its own error, would take it along."""
+    bad = _constrained_at(y, dy, data, forced)
+    if bad != 0 or not data.loop[0].smallest < loopsolve.NEAR_CROSSING or \
+            data.closures.shape[0] == 0:
+        return bad
+    nq, nv = data.q.shape[0], data.tau.shape[0]
+    yp = sparsekernels.views(data.loopbuf, data.pattern).yp
+    for i in range(nq + nv):
+        yp[i] = y[i]
+    if projection(yp, data) != 0:       # not onto the branch here: as it is
+        return _constrained_at(y, dy, data, forced)
+    return _constrained_at(yp, dy, data, forced)
+
+
 @njit()
 def constrained_free(t, y, dy, data):
     """dy/dt of a mechanism with loops or motion drivers and no force elements."""
-    q, v, acc = _start(y, dy, data)
-    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
-    return _constrained(q, v, acc, dy, data, 0)
+    return _constrained_rhs(y, dy, data, False)
 
 
 @njit()
 def constrained_forced(t, y, dy, data):
     """dy/dt of a mechanism with loops or motion drivers and force elements."""
-    q, v, acc = _start(y, dy, data)
-    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
-    bad = _loads(q, v, data)
-    return _constrained(q, v, acc, dy, data, bad)
+    return _constrained_rhs(y, dy, data, True)
 
 
 @njit()
@@ -229,9 +254,9 @@ def elements_and_locks(y, g, data, task):
     q = data.q
     v = y[q.shape[0]:q.shape[0] + data.tau.shape[0]]
     _loads(q, v, data)
-    _solve(q, v, data)
+    V_ = sparsekernels.views(data.loopbuf, data.pattern)
+    _solve(q, v, data, V_.x)     # the accelerations into work (only lam is wanted)
     m = 6 * data.closures.shape[0] + nd
-    V_ = loopsolve.views(data.loopbuf, data.pattern)
     for k in range(nd):
         D = drivers[k]
         if D.element >= 0 and D.active > 0.0:
@@ -275,7 +300,7 @@ def constraint_forces(data, out):
     world [moment; force] on its chain's end (the follower feels minus that, moment about the
     chain's end), then the drivers' forces along their coordinates."""
     m = out.shape[0]
-    lam = loopsolve.views(data.loopbuf, data.pattern).lam
+    lam = sparsekernels.views(data.loopbuf, data.pattern).lam
     for k in range(m):
         out[k] = lam[k]
 
@@ -427,10 +452,10 @@ def state_labels(system):
 
 def state_data(system, projection_tol=None):
     """Fresh run-stage data for ``system`` (one per run or analysis: it holds scratch)."""
-    pat = loopsolve.pattern(system.tree, system.closures, system.driver_table, system.nv)
+    pat = loopstructure.pattern(system.tree, system.closures, system.driver_table, system.nv)
     data = layout.make_data(system.tree, system.elements, system.closures,
                             system.driver_table, system.nq, system.nv, pat,
-                            loopsolve.buffer_size(pat))
+                            sparsekernels.buffer_size(pat))
     data.loop[0]["projection_tol"] = (1e-12 * system.length_scale if projection_tol is None
                                    else projection_tol)
     varying = [(i, fe.law) for i, fe in enumerate(system.force_elements) if fe.law.time_varying]

@@ -25,8 +25,8 @@ import time
 import numpy as np
 from numba import types
 
-from . import (events, forcekernels, kernels, lawkernels, layout, loopkernels, loopsolve, native,
-               radau, stepper)
+from . import (events, forcekernels, kernels, lawkernels, layout, loopkernels, loopstructure,
+               native, radau, stepper)
 from . import statefunction as sf
 
 
@@ -38,7 +38,7 @@ def _data():
         a.setflags(write=False)
     return layout.make_data(tree, layout.records(layout.ELEMENT, 1), closures,
                             layout.records(layout.DRIVER, 0), 1, 1,
-                            np.zeros(loopsolve.P_HEADER, dtype=np.int64), 8)
+                            np.zeros(loopstructure.P_HEADER, dtype=np.int64), 8)
 
 
 def _signatures():

@@ -16,10 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import mbd
 from forces import JointForce, Spring
-from joints import Revolute
-from mbd import assembly, kernels, loopsolve
+from mbd import assembly, kernels, loopsolve, loopstructure, sparsekernels
 from mbd import statefunction as sf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -33,7 +31,7 @@ def test_householder_qr_matches_lapack(nu):
     QT, R, v = np.zeros((6, 6)), np.zeros((6, 6)), np.zeros(6)
     work = np.zeros((6, 6))
     work[:, :nu] = A
-    loopsolve._householder_qr(work, 6, nu, QT, R, v)
+    sparsekernels._householder_qr(work, 6, nu, QT, R, v)
     np.testing.assert_allclose(QT @ QT.T, np.eye(6), atol=1e-14)
     np.testing.assert_allclose((QT @ A)[:nu], R[:nu, :nu], atol=1e-13)
     np.testing.assert_allclose((QT @ A)[nu:], 0.0, atol=1e-13)
@@ -49,7 +47,7 @@ def test_jacobi_eigen_matches_lapack(n, rank):
     B = rng.normal(size=(n, rank))
     S = B @ B.T
     A, V, e = S.copy(), np.zeros((n, n)), np.zeros(n)
-    loopsolve._symmetric_eigen(A, n, V, e)
+    sparsekernels._symmetric_eigen(A, n, V, e)
     scale = max(np.abs(S).max(), 1.0)
     np.testing.assert_allclose(np.sort(e), np.linalg.eigvalsh(S), atol=1e-14 * scale)
     np.testing.assert_allclose(V @ np.diag(e) @ V.T, S, atol=1e-13 * scale)
@@ -135,10 +133,10 @@ def test_separate_machines_are_separate_groups_and_the_windows_a_chain():
     windows: each window's group meets its neighbours' only (K block-tridiagonal)."""
     def neighbours(system):
         pat = sf.state_data(system).data.pattern
-        ng = int(pat[loopsolve.P_NG])
-        uptr = pat[pat[loopsolve.P_UPTR]:pat[loopsolve.P_UPTR] + ng + 1]
-        uidx = pat[pat[loopsolve.P_UIDX]:pat[loopsolve.P_UIDX] + uptr[-1]]
-        perm = pat[pat[loopsolve.P_PERM]:pat[loopsolve.P_PERM] + ng]
+        ng = int(pat[loopstructure.P_NG])
+        uptr = pat[pat[loopstructure.P_UPTR]:pat[loopstructure.P_UPTR] + ng + 1]
+        uidx = pat[pat[loopstructure.P_UIDX]:pat[loopstructure.P_UIDX] + uptr[-1]]
+        perm = pat[pat[loopstructure.P_PERM]:pat[loopstructure.P_PERM] + ng]
         return {int(perm[p]): sorted(int(h) for h in uidx[uptr[p]:uptr[p + 1]])
                 for p in range(ng)}
     assert all(not later for later in neighbours(fourbars_model(6).build()).values())
