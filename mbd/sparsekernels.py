@@ -98,6 +98,18 @@ def views(buf, pat):
 
 # ----------------------------------------------------------------------------- small blocks
 
+@njit(inline="always")
+def _reflect(v, vv, j, nr, M, k0, k1):
+    """Columns k0..k1-1 of M (rows j..nr-1) := (I - 2 v v^T / vv) M."""
+    for k in range(k0, k1):
+        s = 0.0
+        for i in range(j, nr):
+            s += v[i] * M[i, k]
+        s *= 2.0 / vv
+        for i in range(j, nr):
+            M[i, k] -= s * v[i]
+
+
 @njit()
 def _householder_qr(A, nr, nu, QT, R, v):
     """A (nr, nu) = Q [R; 0]: QT (nr, nr) = Q^T and R (nu, nu) upper triangular, by
@@ -117,20 +129,8 @@ def _householder_qr(A, nr, nu, QT, R, v):
             vv += v[i] * v[i]
         if vv == 0.0:
             continue
-        for k in range(j, nu):
-            s = 0.0
-            for i in range(j, nr):
-                s += v[i] * A[i, k]
-            s *= 2.0 / vv
-            for i in range(j, nr):
-                A[i, k] -= s * v[i]
-        for k in range(nr):
-            s = 0.0
-            for i in range(j, nr):
-                s += v[i] * QT[i, k]
-            s *= 2.0 / vv
-            for i in range(j, nr):
-                QT[i, k] -= s * v[i]
+        _reflect(v, vv, j, nr, A, j, nu)
+        _reflect(v, vv, j, nr, QT, 0, nr)
     for i in range(nu):
         for j in range(nu):
             R[i, j] = A[i, j] if j >= i else 0.0

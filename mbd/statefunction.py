@@ -164,10 +164,10 @@ def _constrained(q, v, acc, dy, data, bad):
     return bad if bad != 0 else status
 
 
-@njit(inline="always")
+@njit()
 def _constrained_at(y, dy, data, forced):
     """dy/dt at y of a mechanism with loops or motion drivers (and force elements where
-    ``forced``)."""
+    ``forced``); compiled once, called up to twice per evaluation (not inlined)."""
     q, v, acc = _start(y, dy, data)
     kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
     bad = _loads(q, v, data) if forced else 0
