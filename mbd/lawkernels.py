@@ -118,8 +118,10 @@ def armed(code, p, s, k):
             return False
         if k <= 1:
             return True
+        # without damping the clamps' functions are the contact torque itself, zero only
+        # where contact begins or ends: no branch change of their own
         in_contact = s[0] < 0.0 or s[1] < 0.0
-        return in_contact and (k == 2 or code == ELASTOBACKLASH)
+        return in_contact and p[1] > 0.0 and (k == 2 or code == ELASTOBACKLASH)
     if code == BISTOP:
         if k <= 1:
             return True
@@ -178,6 +180,8 @@ def force(code, p, x, v, s):
         dw = d * v
         if abs(b) <= B_EPS:
             return -(c * phid + dw)
+        if d == 0.0 and (s[0] < 0.0 or s[1] < 0.0):     # the spring alone (clamps unarmed)
+            return -c * (phid - (0.5 * b if s[0] < 0.0 else -0.5 * b))
         if s[0] < 0.0:
             tc = c * (phid - 0.5 * b)
             if s[2] < 0.0:

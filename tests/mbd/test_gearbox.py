@@ -184,13 +184,12 @@ def both_flanks():
 
 def test_contacts_on_both_flanks_at_the_closed_form_times(both_flanks):
     """Every contact begin and end of the backlash, in order and on its flank, within 1e-8 s
-    of the closed form (measured 2e-13 s)."""
+    of the closed form (measured 2e-13 s), and nothing else: with d = 0 the clamps' switching
+    functions are the contact torque itself, zero only where a contact begins or ends, so
+    they are no branch changes of their own and the log holds the contacts alone."""
     result, exact = both_flanks
     expected = [(t, what) for t, what in exact.events if t <= BOTH_T]
-    # with d = 0 the clamp's switches coincide with the contact ends (the torque is zero on
-    # both sides of them); the contacts are what the closed form locates
-    got = [(e.t, e.what) for e in result.events if e.element == "backlash"
-           and e.what.endswith(("contact begins", "contact ends"))]
+    got = [(e.t, e.what) for e in result.events if e.element == "backlash"]
     labels = [w for _, w in expected]
     assert labels.count("upper contact begins") >= 3
     assert labels.count("lower contact begins") >= 3
