@@ -17,10 +17,12 @@ The compiled right-hand side comes in six variants with one signature — tree o
 (loops, motion drivers), with or without force elements, and for trees the world-frame or the
 link-frame articulated-body algorithm — so a mechanism compiles only the code it uses, and the
 integrator (:mod:`mbd.stepper`) calls whichever it is given through its address (see
-:func:`addresses`), compiled once for all of them.
+:func:`addresses`), compiled once for all of them. Near a change point of the loops the
+constrained variants evaluate at the state moved onto the constraints (:func:`_constrained_rhs`,
+:mod:`mbd.loopsolve`).
 
 Return codes of the compiled functions: 0; the index + 1 of a force element whose load
-direction is undefined; or a negative code of :mod:`mbd.loopkernels` (the rank rule's
+direction is undefined; or a negative code of :mod:`mbd.loopsolve` (the rank rule's
 verdict). Parameters given as Python functions (a stiffness K(t)) and motion drivers' motions
 are written into the data by :func:`refresh` before each evaluation, from Python.
 """
