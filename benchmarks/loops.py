@@ -208,11 +208,12 @@ def _median_run(run, rounds=3):
     return float(np.median(times))
 
 
-def _peer(run, *args):
+def _peer(run, *args, missing=float("nan")):
+    """run(*args), or ``missing`` where the peer is not installed."""
     try:
         return run(*args)
     except ImportError:
-        return float("nan") if len(args) == 1 else (float("nan"), float("nan"))
+        return missing
 
 
 def exponent(ns, times):
@@ -256,8 +257,9 @@ def main(window_counts=(5, 10, 20, 40, 80, 160), machine_counts=(1, 5, 10, 20, 4
             for engine, setting, (wall, err) in (
                     ("mbd (compiled DOP853)", f"tol = {tol:g}", mbd_windows_run(n, tol)),
                     ("Pinocchio constraintDynamics + scipy DOP853", f"tol = {tol:g}",
-                     _peer(pinocchio_windows_run, n, tol)),
-                    ("MuJoCo RK4", f"dt = {step:g}", _peer(mujoco_windows_run, n, step))):
+                     _peer(pinocchio_windows_run, n, tol, missing=(np.nan, np.nan))),
+                    ("MuJoCo RK4", f"dt = {step:g}",
+                     _peer(mujoco_windows_run, n, step, missing=(np.nan, np.nan)))):
                 runs.setdefault((engine, setting), []).append(wall)
                 lines.append(f"| {n} | {engine} | {setting} | {wall * 1e3:.2f} | {err:.1e} |")
                 print(lines[-1], flush=True)

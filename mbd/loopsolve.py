@@ -100,9 +100,10 @@ PROJECTED = 1e-4
 #: onto the constraints (:func:`mbd.statefunction._constrained_rhs`)
 NEAR_CROSSING = 1e-2
 
-#: a velocity residual left in the directions too weak to project, above this fraction of the
-#: length scale times the speed, is a dead centre passed, not a change point (:func:`project`)
-UNMET = 1e-6
+#: a velocity residual left in the directions too weak to project, above this many projection
+#: tolerances (1e-12 of the length scale by default) per unit of speed, is a dead centre
+#: passed, not a change point (:func:`project`)
+UNMET = 1e6
 
 #: the most Gauss-Newton steps of one projection onto the position constraints
 PROJECTION_ITERATIONS = 50
@@ -122,7 +123,8 @@ def numerical_rank(s, rows=None):
 def _keep(V_, pat, r, kept, weakest, floor, soft=0.0):
     """Make the last factorization keep the run's r strongest directions, as far as they are
     above ``floor`` (it kept ``kept``, the weakest of strength ``weakest``): factor again
-    where that is another set. Returns the weakest kept direction's strength."""
+    where that is another set. Returns a lower bound of the weakest kept direction's strength
+    (its own, or the threshold it was kept at)."""
     if kept == r and weakest > floor:
         return weakest
     threshold = strongest_threshold(V_, pat, r, floor)
@@ -271,6 +273,6 @@ def project(y, nq, nv, tree, links, scratch, closures, drivers, buf, pat, loop):
         _rows(q, V_, pat, tree, links, scratch, closures, drivers)
         _velocity_residual(v, V_, pat, drivers, b)
         for a in range(m):
-            if abs(b[a]) > UNMET * (tol / 1e-12) * (speed + 1.0):
+            if abs(b[a]) > UNMET * tol * (speed + 1.0):
                 return SINGULAR
     return RANK_GREW if L.found > L.rank else 0

@@ -184,8 +184,8 @@ def _constrained_rhs(y, dy, data, forced):
     the direction's strength squared, and an integrator's stage, which is off the
     constraints by its own error, would take it along."""
     bad = _constrained_at(y, dy, data, forced)
-    if bad != 0 or not data.loop[0].smallest < loopsolve.NEAR_CROSSING or \
-            data.closures.shape[0] == 0:
+    if data.closures.shape[0] == 0 or bad != 0 or \
+            not data.loop[0].smallest < loopsolve.NEAR_CROSSING:
         return bad
     nq, nv = data.q.shape[0], data.tau.shape[0]
     yp = sparsekernels.views(data.loopbuf, data.pattern).yp
