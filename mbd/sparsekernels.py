@@ -20,13 +20,26 @@ Views = namedtuple("Views", "H f G b g lam K Z QT R Dp kscale piv F dw xp x y bh
                             "yp")
 
 
+@njit()
+def _sizes(pat):
+    """The lengths of the buffer's arrays, in :func:`views`' order: the one layout that
+    :func:`buffer_size` and :func:`views` both read."""
+    nv, nc, nd, ng, mr = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_NG], pat[P_MR]
+    m = 6 * nc + nd
+    return (nv * nv, nv, m * nv, m, m, m, mr * mr, m * nv, 36 * nc, 36 * nc, 36 * ng, ng, mr,
+            36 * pat[P_MAXDEG], 12 * max(nd, 1), nv, nv, nv, m, mr, 36, 36, 6, 6,
+            pat[P_NQ] + nv)
+
+
 def buffer_size(pat):
     """Floats in the solve's buffer for the structure ``pat``."""
-    nv, nc, nd, ng, mr = (int(pat[s]) for s in (P_NV, P_NC, P_ND, P_NG, P_MR))
-    m = 6 * nc + nd
-    return (nv * nv + nv + 4 * m + m * nv + mr * mr + m * nv + 72 * nc + 37 * ng + mr
-            + 36 * int(pat[P_MAXDEG]) + 12 * max(nd, 1) + 3 * nv + m + mr + 84
-            + int(pat[P_NQ]) + nv)
+    return int(sum(_sizes(pat)))
+
+
+@njit(inline="always")
+def _take(buf, o, n):
+    """buf[o:o + n] and the offset after it."""
+    return buf[o:o + n], o + n
 
 
 @njit()
@@ -36,64 +49,42 @@ def views(buf, pat):
     the factorization), b (m), g (m) position residual, lam (m) constraint forces; K (mr, mr),
     Z (m, nv), per cut joint Q^T (6, 6) and R (6, 6), per group its pivot's pseudo-inverse Dp
     (6, 6) and scale, the pivots' strengths piv (mr), the block work F, the driver rows' chain
-    weights dw (nd, 2, 6), the solution xp (nv), work x (nv), the rotated right side bh (m)
-    and the groups' multipliers mu (mr)."""
-    nv, nc, nd, ng, mr = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_NG], pat[P_MR]
+    weights dw (nd, 2, 6), the solution xp (nv), work x (nv) and y (nv), the rotated right
+    side bh (m), the groups' multipliers mu (mr), the small blocks' work A, W (6, 6), e, ix
+    (6), and a state yp (nq + nv) to project."""
+    nv, nc, nd, mr = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_MR]
     m = 6 * nc + nd
-    o = 0
-    H = buf[o:o + nv * nv].reshape((nv, nv))
-    o += nv * nv
-    f = buf[o:o + nv]
-    o += nv
-    G = buf[o:o + m * nv].reshape((m, nv))
-    o += m * nv
-    b = buf[o:o + m]
-    o += m
-    g = buf[o:o + m]
-    o += m
-    lam = buf[o:o + m]
-    o += m
-    K = buf[o:o + mr * mr].reshape((mr, mr))
-    o += mr * mr
-    Z = buf[o:o + m * nv].reshape((m, nv))
-    o += m * nv
-    QT = buf[o:o + 36 * nc].reshape((nc, 6, 6))
-    o += 36 * nc
-    R = buf[o:o + 36 * nc].reshape((nc, 6, 6))
-    o += 36 * nc
-    Dp = buf[o:o + 36 * ng].reshape((ng, 6, 6))
-    o += 36 * ng
-    kscale = buf[o:o + ng]
-    o += ng
-    piv = buf[o:o + mr]
-    o += mr
-    maxdeg = pat[P_MAXDEG]
-    F = buf[o:o + 36 * maxdeg].reshape((maxdeg, 6, 6))
-    o += 36 * maxdeg
-    ndd = max(nd, 1)
-    dw = buf[o:o + 12 * ndd].reshape((ndd, 2, 6))
-    o += 12 * ndd
-    xp = buf[o:o + nv]
-    o += nv
-    x = buf[o:o + nv]
-    o += nv
-    y = buf[o:o + nv]
-    o += nv
-    bh = buf[o:o + m]
-    o += m
-    mu = buf[o:o + mr]
-    o += mr
-    A = buf[o:o + 36].reshape((6, 6))
-    o += 36
-    W = buf[o:o + 36].reshape((6, 6))
-    o += 36
-    e = buf[o:o + 6]
-    o += 6
-    ix = buf[o:o + 6]
-    o += 6
-    yp = buf[o:o + pat[P_NQ] + nv]
-    return Views(H, f, G, b, g, lam, K, Z, QT, R, Dp, kscale, piv, F, dw, xp, x, y, bh, mu, A,
-                 W, e, ix, yp)
+    s = _sizes(pat)
+    H, o = _take(buf, 0, s[0])
+    f, o = _take(buf, o, s[1])
+    G, o = _take(buf, o, s[2])
+    b, o = _take(buf, o, s[3])
+    g, o = _take(buf, o, s[4])
+    lam, o = _take(buf, o, s[5])
+    K, o = _take(buf, o, s[6])
+    Z, o = _take(buf, o, s[7])
+    QT, o = _take(buf, o, s[8])
+    R, o = _take(buf, o, s[9])
+    Dp, o = _take(buf, o, s[10])
+    kscale, o = _take(buf, o, s[11])
+    piv, o = _take(buf, o, s[12])
+    F, o = _take(buf, o, s[13])
+    dw, o = _take(buf, o, s[14])
+    xp, o = _take(buf, o, s[15])
+    x, o = _take(buf, o, s[16])
+    y, o = _take(buf, o, s[17])
+    bh, o = _take(buf, o, s[18])
+    mu, o = _take(buf, o, s[19])
+    A, o = _take(buf, o, s[20])
+    W, o = _take(buf, o, s[21])
+    e, o = _take(buf, o, s[22])
+    ix, o = _take(buf, o, s[23])
+    yp, o = _take(buf, o, s[24])
+    return Views(H.reshape((nv, nv)), f, G.reshape((m, nv)), b, g, lam, K.reshape((mr, mr)),
+                 Z.reshape((m, nv)), QT.reshape((nc, 6, 6)), R.reshape((nc, 6, 6)),
+                 Dp.reshape((pat[P_NG], 6, 6)), kscale, piv,
+                 F.reshape((pat[P_MAXDEG], 6, 6)), dw.reshape((max(nd, 1), 2, 6)), xp, x, y,
+                 bh, mu, A.reshape((6, 6)), W.reshape((6, 6)), e, ix, yp)
 
 
 # ----------------------------------------------------------------------------- small blocks
