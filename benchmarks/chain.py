@@ -28,9 +28,9 @@ import numpy as np
 
 import mbd
 from joints import Revolute
-from mbd import kernels, layout, statefunction
-from mbd.jitcache import njit
-from mbd.simulate import rhs_function
+from mbd.compiled import kernels, layout, statefunction
+from mbd.compiled.jitcache import njit
+from mbd.run.simulate import rhs_function
 
 
 def build_chain(n, angle=0.3):

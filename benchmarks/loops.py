@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from windows import G, crank_angle, fourbars_model, windows_model  # noqa: E402
 
-from mbd import statefunction as sf  # noqa: E402
+from mbd.compiled import statefunction as sf  # noqa: E402
 
 ROUNDS = 7
 #: simulated span of the work-precision runs, s (the first change point is at 0.71 s)

@@ -36,7 +36,7 @@ transient. Scored: the ten joint angles at t = 10 s (rad).
 
 **Engines.** mbd Radau (compiled), mbd auto (DOP853 until Hairer's stiffness test fires,
 then Radau), mbd DOP853 (compiled, explicit: for comparison); scipy's Radau, BDF and LSODA
-stepping ``mbd.simulate.rhs_function(system)`` (mbd's own compiled right-hand side called
+stepping ``mbd.run.simulate.rhs_function(system)`` (mbd's own compiled right-hand side called
 from Python, the force laws' branches frozen at the initial state; for the slot, whose
 branches must change, the same right-hand side picking the branch from the state at every
 call, as ``exact_switching=False`` does: the kinks lie inside steps, no events); Pinocchio's
@@ -90,9 +90,10 @@ import mbd  # noqa: E402
 from chain import build_chain  # noqa: E402
 from forces import Bushing, JointForce, SpringDamper  # noqa: E402
 from joints import Revolute, SixDof  # noqa: E402
-from mbd import integrators, statefunction  # noqa: E402
-from mbd.files import atomic_open  # noqa: E402
-from mbd.simulate import rhs_function  # noqa: E402
+from mbd.run import integrators
+from mbd.compiled import statefunction  # noqa: E402
+from mbd.model.files import atomic_open  # noqa: E402
+from mbd.run.simulate import rhs_function  # noqa: E402
 from run import versions  # noqa: E402
 
 GRAVITY = 9.81

@@ -12,7 +12,7 @@ run: see the notes).
 Three ways, the same 64 cases, in one process:
 
 1. **serial**: a plain Python loop here: ``build_model()`` of the script, the overrides with
-   :func:`mbd.scripts.apply_override`, ``build()``, ``simulate()``, the outputs by hand;
+   :func:`mbd.study.scripts.apply_override`, ``build()``, ``simulate()``, the outputs by hand;
    after one warm-up run (so no JIT compilation is counted);
 2. **local**: ``mbd.sweep(..., scheduler=None, workers=2)``, the wall time of the whole call
    (checking the grid, preparing the kernels in this process, starting the 2 worker processes,
@@ -51,8 +51,8 @@ import time
 import numpy as np
 
 import mbd
-from mbd import scripts, study
-from mbd.files import atomic_open
+from mbd.study import scripts, sweeps as study
+from mbd.model.files import atomic_open
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODEL = os.path.join(os.path.dirname(HERE), "examples", "bistop_slot.py")

@@ -3,7 +3,7 @@
 Each law maps a relative coordinate x (m or rad), its rate v and time t to the force (N) or
 torque (N m) on the follower along +x. Modelica's laws report the cut force ``f`` of flange b,
 so the follower feels ``-f``; BISTOP already returns the force on the I marker. The compiled
-formulas are in :mod:`mbd.lawkernels`; calling a law evaluates them:
+formulas are in :mod:`mbd.compiled.lawkernels`; calling a law evaluates them:
 
 >>> from forces import Bistop
 >>> round(Bistop(x1=0, x2=1, k=1000, e=1.5, cmax=10, d=0.1)(-0.05, -2.0), 9)
@@ -29,8 +29,10 @@ from typing import Callable, Union
 
 import numpy as np
 
-from mbd import Law, lawkernels, values
-from mbd.values import finite as _finite, nonnegative as _nonneg, positive as _positive
+from mbd import Law
+from mbd.compiled import lawkernels
+from mbd.model import values
+from mbd.model.values import finite as _finite, nonnegative as _nonneg, positive as _positive
 
 _INF = math.inf
 
@@ -40,7 +42,7 @@ _Signal = Union[float, Callable[..., float]]
 
 def _check(law, name, rule, ok):
     """Validate field ``name`` of the (frozen) ``law`` and store it as a float: a real number
-    (not a bool or a string, :func:`mbd.values.real`) meeting ``rule``, else ValueError
+    (not a bool or a string, :func:`mbd.model.values.real`) meeting ``rule``, else ValueError
     naming the law, the parameter, the rule and the value."""
     object.__setattr__(law, name, values.real(getattr(law, name), f"{law.name}: {name}",
                                               rule, ok))
@@ -164,7 +166,7 @@ class _StictionLaw(Law):
                                  while its magnitude stays below f_static
 
     The mode lives in the sides: s[0] is the slip direction, s[1] -1 while it sticks. The
-    run decides where it sticks or breaks free (:mod:`mbd.integrators`); called alone the law
+    run decides where it sticks or breaks free (:mod:`mbd.run.integrators`); called alone the law
     gives the slipping force, and 0 at v = 0 (stuck, without the mechanism to hold).
 
     >>> law = _StictionLaw(f_static=5.0, f_kinetic=3.0, d=0.5)
@@ -221,7 +223,7 @@ def check_six(what, name, value, rule, ok, error=ValueError):
 class _BushingLaw(Law):
     """The law of :class:`forces.Bushing`: six uncoupled linear springs and dampers with a
     preload, on the deflections [d; theta] and rates [ddot; w] of B relative to A. It has no
-    1-D formula (calling it gives nan) and no switches; :func:`mbd.forcekernels.bushing`
+    1-D formula (calling it gives nan) and no switches; :func:`mbd.compiled.forcekernels.bushing`
     evaluates it, with its parameter row (stiffness, damping, preload). The element validates
     first, with messages naming it; the law checks the same rules again."""
 
@@ -243,7 +245,7 @@ class _BushingLaw(Law):
         return self.stiffness + self.damping + self.preload
 
     def energy(self, x, params):
-        # the placement measures its stored energy as its x (mbd.forcekernels.bushing)
+        # the placement measures its stored energy as its x (mbd.compiled.forcekernels.bushing)
         return np.array(x, dtype=float)
 
 
@@ -251,7 +253,7 @@ class _BushingLaw(Law):
 class Actuator(Law):
     """A prescribed force or torque on the follower along +x: a constant, or a function of
     time ``value(t)`` (s -> N or N m), evaluated at every right-hand side call; what it
-    returns must be a real, finite number (:func:`mbd.values.returned`).
+    returns must be a real, finite number (:func:`mbd.model.values.returned`).
 
     >>> Actuator(2.5)(0.0)
     2.5
@@ -506,7 +508,7 @@ class VariableRotationalSpring(Law):
         ``state`` an :class:`mbd.State` (t, q, v); callables take the slower Python path.
         Which of the two a function is (two or more parameters: ``K(t, state)``) is read
         once, when the law is made. What it returns must be a real, finite number
-        (:func:`mbd.values.returned`).
+        (:func:`mbd.model.values.returned`).
     K_min : float
         Minimum stiffness, > 0.
     theta_init : float

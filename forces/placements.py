@@ -11,7 +11,8 @@ gives a new element of the same class, name and placement with another law (as `
 """
 import warnings
 
-from mbd import ForceElement, Law, ModelError, values
+from mbd import ForceElement, Law, ModelError
+from mbd.model import values
 
 from .laws import (BUSHING_COMPONENTS, _BodySpringDamperLaw, _BushingLaw, _Linear,
                    _StictionLaw, check_six)
@@ -388,6 +389,6 @@ class Bushing(ForceElement):
 
 
 def _parameter(label, name, value, rule, ok):
-    """value as a float (a real number, :func:`mbd.values.real`), or ModelError naming the
+    """value as a float (a real number, :func:`mbd.model.values.real`), or ModelError naming the
     element, the parameter, the rule and the value."""
     return values.real(value, f"{label}: {name}", rule, ok, error=ModelError)

@@ -19,9 +19,9 @@ Examples
 """
 import numpy as np
 
-from mbd import values
-from mbd.elements import Joint, Primitive
-from mbd.errors import ModelError
+from mbd.model import values
+from mbd.model.elements import Joint, Primitive
+from mbd.model.errors import ModelError
 
 __all__ = ["Weld", "Revolute", "Prismatic", "Spherical", "Universal", "Cylindrical", "Planar",
            "Gimbal", "SixDof", "Custom", "Primitive"]

@@ -4,15 +4,40 @@ Build a :class:`Model` (grounds, bodies with CSs, joints from :mod:`joints`, for
 from :mod:`forces`), ``build()`` it into a :class:`System`, ``simulate`` it into a
 :class:`Result`. See README.md for a tour.
 """
-from .elements import Element, ForceElement, GearConstraint, Joint, Law, MotionDriver, Primitive
-from .errors import AnalysisError, InputError, ModelError, SimulationError
-from .model import CS, Body, Environment, Ground, Model
-from .events import Event
-from .result import ForceView, Result
-from .system import Machine, State, System
-from .equilibrium import Equilibrium, equilibrium
-from .linear import LinearModel, linearize
-from .study import sweep
+from .model.elements import (Element, ForceElement, GearConstraint, Joint, Law, MotionDriver,
+                             Primitive)
+from .model.errors import AnalysisError, InputError, ModelError, SimulationError
+from .model.builder import CS, Body, Environment, Ground, Model
+from .model.state import State
+from .compiled.events import Event
+from .build.system import Machine, System, build as _build_system
+from .run.result import ForceView, Result
+from .run.simulate import simulate as _run_simulate
+from .analysis.equilibrium import Equilibrium, equilibrium
+from .analysis.linear import LinearModel, linearize
+from .study.sweeps import sweep
+
+
+# The stage facades (DESIGN §9). A model builds into a System and a System runs: each method
+# calls a later stage than its class's, so it is bound here, where both stages are known,
+# rather than imported upward inside the method.
+def _build(self):
+    """Validate everything and compile the model into an immutable :class:`~mbd.System`.
+
+    Raises :class:`~mbd.ModelError` listing every problem found.
+    """
+    return _build_system(self)
+
+
+def _simulate(self, t_end, **options):
+    """Integrate from the initial state to ``t_end`` (s); see
+    :func:`mbd.run.simulate.simulate`."""
+    return _run_simulate(self, t_end, **options)
+
+
+Model.build = _build
+System.simulate = _simulate
+del _build, _simulate
 
 __all__ = ["sweep", "InputError", "Model", "Environment", "Ground", "Body", "CS", "Joint", "Primitive", "ForceElement", "Law", "ForceView", "MotionDriver",
            "GearConstraint",

@@ -59,31 +59,76 @@ def test_ci_runs_the_readme_commands():
         assert command in ci, f"README command {command!r} is not what .ci/run runs"
 
 
-def mbd_import_graph():
-    """{module: {modules it imports}} within the mbd package (not its command line), every
-    relative import anywhere in the file, and the function each import sits in (None: module
-    level) as {(module, imported): function}."""
+#: the stages of mbd, bottom up (DESIGN §9): a module may import its own stage's modules and
+#: earlier stages', never a later one's. The package face (mbd/__init__.py, which binds the
+#: stage facades Model.build and System.simulate) and, above it, the command line (a user of
+#: the public API) sit on top.
+STAGES = ("model", "compiled", "build", "run", "analysis", "study", "__init__", "cli",
+          "__main__")
+
+
+def module_name(path, root=ROOT):
+    """The dotted module name of a file under ``root`` (a package's __init__ is the package)."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imported_modules(path, known, root=ROOT):
+    """{(imported module, line)} for every import of mbd in ``path``, at module level or inside
+    a function, relative or absolute; ``from package import name`` resolves to the module
+    ``package.name`` when that is a module of ``known``, else to the package."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    own = module_name(path, root).split(".")
+    package = own if path.name == "__init__.py" else own[:-1]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update((a.name, node.lineno) for a in node.names if a.name.split(".")[0] == "mbd")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "mbd":
+                continue
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.add((sub if sub in known else target, node.lineno))
+    return found
+
+
+def stage_of(module):
+    """The stage of an mbd module: its subpackage, or the face/__main__ for top-level files."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "__init__"
+    return parts[1]
+
+
+def mbd_import_graph(root=ROOT):
+    """{module: {imported modules}} over every module of the mbd package under ``root`` (local
+    imports included) and the line of each import as {(module, imported): line}."""
+    files = sorted((root / "mbd").rglob("*.py"))
+    known = {module_name(f, root) for f in files}
     graph, where = {}, {}
-    for path in sorted((ROOT / "mbd").glob("*.py")):
-        name = path.stem
+    for path in files:
+        name = module_name(path, root)
         graph.setdefault(name, set())
-        tree = ast.parse(path.read_text(), filename=str(path))
-        functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef,
-                                                                 ast.AsyncFunctionDef))]
-        inside = {id(node): f.name for f in functions for node in ast.walk(f)}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                targets = ([node.module.split(".")[0]] if node.module
-                           else [a.name for a in node.names])
-                for t in targets:
-                    if (ROOT / "mbd" / f"{t}.py").exists():
-                        graph[name].add(t)
-                        where[(name, t)] = inside.get(id(node))
+        for target, line in imported_modules(path, known, root):
+            if target != name:
+                graph[name].add(target)
+                where[(name, target)] = line
     return graph, where
 
 
-#: the documented facades (DESIGN §2): a later stage imported from an earlier one's method
-FACADES = {("model", "system"): "build", ("system", "simulate"): "simulate"}
+def upward_imports(graph, where):
+    """``module -> imported (line N)`` for every import pointing to a later stage."""
+    rank = {stage: i for i, stage in enumerate(STAGES)}
+    return [f"{a} -> {b} (line {where[(a, b)]})" for a in sorted(graph) for b in sorted(graph[a])
+            if rank[stage_of(b)] > rank[stage_of(a)]]
 
 
 def cycle_in(graph):
@@ -110,14 +155,31 @@ def cycle_in(graph):
     return None
 
 
-def test_the_mbd_import_graph_is_acyclic_apart_from_the_facades():
+def test_every_mbd_module_is_in_a_stage():
+    graph, _ = mbd_import_graph()
+    assert not [m for m in graph if stage_of(m) not in STAGES]
+    # the flat folder is gone: only the face and python -m's entry point sit at the top
+    assert sorted(p.name for p in (ROOT / "mbd").glob("*.py")) == ["__init__.py", "__main__.py"]
+
+
+def test_mbd_imports_point_down_the_stages_and_form_no_cycle():
     graph, where = mbd_import_graph()
-    for (a, b), function in FACADES.items():
-        assert where.get((a, b)) == function, f"facade {a}.{function} -> {b} not found"
-        graph[a].discard(b)
-    local = {edge: f for edge, f in where.items() if f and edge not in FACADES}
-    assert not local, f"function-local imports hide a dependency: {local}"
+    assert not upward_imports(graph, where), upward_imports(graph, where)
     assert cycle_in(graph) is None, f"import cycle: {' -> '.join(cycle_in(graph))}"
+
+
+def test_the_stage_checker_sees_an_upward_import_and_a_local_one(tmp_path):
+    # the checker must be able to fail: a model module importing the run stage inside a function
+    pkg = tmp_path / "mbd"
+    (pkg / "model").mkdir(parents=True)
+    (pkg / "run").mkdir()
+    for f in ("__init__.py", "model/__init__.py", "run/__init__.py", "run/result.py"):
+        (pkg / f).write_text("")
+    (pkg / "model" / "builder.py").write_text(
+        "def build(self):\n    from ..run.result import Result\n    return Result\n")
+    graph, where = mbd_import_graph(tmp_path)
+    assert graph["mbd.model.builder"] == {"mbd.run.result"}
+    assert upward_imports(graph, where) == ["mbd.model.builder -> mbd.run.result (line 2)"]
 
 
 def test_the_cycle_finder_finds_a_cycle():

@@ -1,6 +1,6 @@
 """A mode of a linear model moving about its operating state, as an animation (SPEC §6).
 
-The mode's shape lives in the model's independent coordinates z (:mod:`mbd.coordinates`);
+The mode's shape lives in the model's independent coordinates z (:mod:`mbd.analysis.coordinates`);
 each frame's configuration is q(z(t)) on the chart about the operating state, so a
 mechanism with loops stays closed in every frame. The frames are drawn as a Result is
 (:func:`viz.animate`), the force laws in the branches the operating state selects (a stop
@@ -11,7 +11,8 @@ import math
 import numpy as np
 
 import mbd
-from mbd import coordinates, layout, statefunction
+from mbd.analysis import coordinates
+from mbd.compiled import layout, statefunction
 
 from .render import animate
 
@@ -95,7 +96,7 @@ def mode_frames(linear, k, amplitude=None, cycles=2, fps=30):
     result : mbd.Result
         The frames (q on the mechanism, v the linear mode's rates T z'), the force laws'
         branches those of the operating state.
-    mode : mbd.linear.Mode
+    mode : mbd.analysis.linear.Mode
     amplitude : float
 
     Raises

@@ -15,7 +15,7 @@ from collections import namedtuple
 import matplotlib
 import numpy as np
 
-from mbd.files import atomic_open
+from mbd.model.files import atomic_open
 
 from .naming import element_kind, load_kind
 

@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from mbd.files import atomic_path
+from mbd.model.files import atomic_path
 
 from .scene import STATE_COLORS, RenderError, Scene
 from .shapes import _positive
@@ -56,7 +56,7 @@ class _Progress:
 
 @contextlib.contextmanager
 def _writing(path):
-    """A temporary path beside ``path`` that replaces it on success (mbd.files.atomic_path);
+    """A temporary path beside ``path`` that replaces it on success (mbd.model.files.atomic_path);
     any failure other than a bad argument becomes a RenderError."""
     try:
         with atomic_path(path) as tmp:

@@ -39,7 +39,7 @@ trails are re-generated.
 import numpy as np
 import pyvista as pv
 
-from mbd import dynamics
+from mbd.compiled import dynamics
 
 from .naming import element_label
 from .overlay import Overlay

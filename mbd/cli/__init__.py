@@ -39,7 +39,7 @@ once per case (:func:`mbd.sweep`, SPEC §7): every combination of the ``--grid``
 (``strap.k=50,100,200``: a list; ``hinge.q0=0:0.5:6``: 6 values from 0 to 0.5), or the rows of
 ``--cases FILE.csv`` (a header of names, one case per row); ``--set`` fixes a parameter for
 every run. ``--output peak=absmax:force.stop.value`` names an output (REDUCTION:QUANTITY, see
-:class:`mbd.study.Output`). It prints the table and writes ``DIR/sweep.csv`` and
+:class:`mbd.study.sweeps.Output`). It prints the table and writes ``DIR/sweep.csv`` and
 ``DIR/runs/<run>.npz``; ``--scheduler tcp://host:8786`` runs on that Dask cluster,
 ``--workers N`` sets the local processes; the same command into the same ``--out`` resumes.
 ``--plot COLUMN`` also draws that output against the parameters (``DIR/sweep_COLUMN.png``).
@@ -63,11 +63,11 @@ import time
 
 import numpy as np
 
-from ..errors import AnalysisError, InputError, ModelError, SimulationError
-# the loading, --set and run-settings rules live in mbd.scripts (mbd.sweep uses them too)
-from ..scripts import (apply_setting, load_script, model_of, os_reason, output_folder,
-                       parse_setting, run_settings)
-from ..files import atomic_open
+from ..model.errors import AnalysisError, InputError, ModelError, SimulationError
+# the loading, --set and run-settings rules live in mbd.study.scripts (mbd.sweep uses them too)
+from ..study.scripts import (apply_setting, load_script, model_of, os_reason, output_folder,
+                             parse_setting, run_settings)
+from ..model.files import atomic_open
 
 #: exit status of an interrupted run (128 + SIGINT, as shells report it)
 INTERRUPTED = 130
@@ -280,8 +280,8 @@ def _equilibrium(args):
 def _start_at_rest(system, t):
     """The start state at rest: the joints' q0 (loops assembled, drivers at their positions
     at t), v = 0."""
-    from .. import assembly, statefunction
-    from ..state import State
+    from ..compiled import assembly, statefunction
+    from ..model.state import State
     start = system.initial_state(t0=t)
     q = assembly.normalized(system.tree, start.q)
     zero = np.zeros(system.nv)
@@ -395,7 +395,7 @@ def _cases_file(path):
 
 
 def _sweep(args):
-    from ..study import sweep
+    from ..study.sweeps import sweep
     outputs = {}
     for text in args.output:
         column, eq, spec = text.partition("=")
@@ -460,7 +460,7 @@ def _sweep(args):
 
 
 def _warmup(args):
-    from .. import warmup
+    from ..run import warmup
     jobs = 2 if (os.cpu_count() or 1) >= 2 and os.name != "nt" else 1
     print(f"mbd warmup: compiling the {len(warmup.TARGETS)} compiled entry points of the run "
           f"stage into numba's cache ({jobs} process{'es' if jobs > 1 else ''}); later runs "

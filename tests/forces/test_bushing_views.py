@@ -3,8 +3,9 @@
 force, never the norm of [F; T] in A's axes (newtons mixed with newton metres)."""
 import numpy as np
 
-from mbd import diagnosis, statefunction as sf
-from mbd.study import Output
+from mbd.run import diagnosis
+from mbd.compiled import statefunction as sf
+from mbd.study.sweeps import Output
 from viz.plots import _force_series
 
 from .test_bushing import one_body

@@ -24,8 +24,8 @@ from forces import (Actuator, Bistop, Damper, ElastoBacklash, ElastoBacklash2, E
                     JointForce, Spring, SpringDamper, VariableRotationalSpring,
                     VariableTranslationalSpring)
 from joints import Revolute
-from mbd import lawkernels
-from mbd.layout import LAW_SWITCHES
+from mbd.compiled import lawkernels
+from mbd.compiled.layout import LAW_SWITCHES
 
 # ---------------------------------------------------------------------------------------------
 # Independent references: SPEC §3.2 written out piecewise, with the branch each state is in.

@@ -37,7 +37,7 @@ import mbd
 from forces import (Actuator, AxialForce, Bistop, BodySpringDamper, ElastoBacklash, ElastoGap,
                     JointForce, LineForce, RotationalForce, Spring, SpringDamper)
 from joints import Cylindrical, Prismatic, Revolute, Spherical, SixDof, Universal
-from mbd import dynamics, lawkernels, statefunction
+from mbd.compiled import dynamics, lawkernels, statefunction
 
 
 def derivative(system, t, y):

@@ -9,7 +9,7 @@ from scipy.integrate import solve_ivp
 import mbd
 from forces import JointForce, SpringDamper
 from joints import Prismatic, Revolute
-from mbd.simulate import rhs_function
+from mbd.run.simulate import rhs_function
 
 
 def stiff_pendulum(k=1e9, d=1e7):

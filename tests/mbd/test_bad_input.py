@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 import mbd
-from mbd import values
+from mbd.model import values
 from forces import (Actuator, AxialForce, Bistop, BodySpringDamper, Damper, ElastoBacklash,
                     ElastoBacklash2, ElastoGap, Impact, JointForce, LineForce, RotationalForce,
                     Spring, SpringDamper, VariableRotationalSpring, VariableTranslationalSpring)

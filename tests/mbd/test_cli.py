@@ -264,7 +264,7 @@ def test_ctrl_c_writes_the_rows_computed(tmp_path):
 def test_interrupt_gives_simulation_error_with_partial_result(monkeypatch, compiled):
     """Ctrl-C between steps (scipy's loop) or between chunks of the compiled loop."""
     import mbd
-    from mbd import integrators
+    from mbd.run import integrators
     from scipy import integrate
     ns = {}
     exec(PENDULUM, ns)

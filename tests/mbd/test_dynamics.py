@@ -25,7 +25,7 @@ from scipy.spatial.transform import Rotation
 
 import mbd
 from joints import Revolute, SixDof
-from mbd import dynamics, statefunction
+from mbd.compiled import dynamics, statefunction
 from tests.mbd.random_models import (quaternion_rates, quaternion_slots, random_inertia,
                                      random_state, random_tree)
 

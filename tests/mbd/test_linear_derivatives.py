@@ -2,7 +2,7 @@
 
 Trees: the test's own chart — R/P coordinates added, a spherical primitive's quaternion
 composed with scipy's rotation-vector exponential — and the accelerations of
-:func:`mbd.dynamics.accelerations` (link-frame ABA, not the state function's variant), its
+:func:`mbd.compiled.dynamics.accelerations` (link-frame ABA, not the state function's variant), its
 Jacobian by a Richardson table of central differences whose convergence the test checks. The
 position rows of A have a closed form: the rotation vector phi of Q0^-1 Q moves at
 Jr(phi)^-1 w = w + phi x w / 2 + O(phi^2), so d(phi')/d(phi) = -[w x] / 2 and
@@ -16,8 +16,8 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 import mbd
-from mbd import dynamics, layout
-from mbd.linear import Dynamics
+from mbd.compiled import dynamics, layout
+from mbd.analysis.linear import Dynamics
 from tests.mbd import test_loops
 from tests.mbd.random_models import quaternion_slots, random_state, random_tree
 

@@ -23,7 +23,7 @@ from scipy.optimize import brentq, minimize_scalar
 import mbd
 from forces import ElastoBacklash, JointForce, Spring
 from joints import Prismatic, Revolute, Spherical, Universal
-from mbd import assembly, statefunction
+from mbd.compiled import assembly, statefunction
 
 G = 9.81
 
@@ -538,7 +538,7 @@ _ALLOCATIONS = """
 import numpy as np
 from numba import njit
 from numba.core.runtime import rtsys
-from mbd import native, statefunction
+from mbd.compiled import native, statefunction
 from tests.mbd.test_loops import fourbar
 
 

@@ -1,4 +1,4 @@
-"""The sparse constrained solve (mbd.loopsolve, issue 24) against independent dense algebra.
+"""The sparse constrained solve (mbd.compiled.loopsolve, issue 24) against independent dense algebra.
 
 * Its small kernels against LAPACK (numpy): the Householder QR of a cut joint's chain columns
   and the Jacobi eigen-decomposition of a pivot block.
@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from forces import JointForce, Spring
-from mbd import assembly, kernels, loopsolve, loopstructure, sparsekernels
-from mbd import statefunction as sf
+from mbd.compiled import assembly, kernels, loopsolve, loopstructure, sparsekernels
+from mbd.compiled import statefunction as sf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from windows import fourbars_model, windows_model  # noqa: E402

@@ -1,8 +1,8 @@
-"""The compiled Radau IIA loop (mbd.radau) against scipy's Radau stepped from Python.
+"""The compiled Radau IIA loop (mbd.run.radau) against scipy's Radau stepped from Python.
 
 Two implementations of the same method — scipy's ``Radau`` (Python, the reference) and the
 compiled loop — given the same right-hand side (the compiled kernel of
-:mod:`mbd.statefunction`) and the same Jacobian (the loop's own compiled finite differences,
+:mod:`mbd.compiled.statefunction`) and the same Jacobian (the loop's own compiled finite differences,
 handed to scipy as ``jac``), must take the same steps: the same number of steps, Jacobian
 evaluations and LU factorizations, and step times and states equal up to round-off in the
 order of operations (their LU and dot products are LAPACK's and BLAS's there, loops here).
@@ -27,8 +27,9 @@ from scipy.integrate import Radau
 import mbd
 from forces import JointForce, SpringDamper
 from joints import Prismatic, Revolute
-from mbd import assembly, layout, native, radau, stepper
-from mbd import statefunction as sf
+from mbd.compiled import assembly, layout, native
+from mbd.run import radau, stepper
+from mbd.compiled import statefunction as sf
 
 
 def double_pendulum():
@@ -237,7 +238,7 @@ def test_one_call_takes_the_same_steps_as_one_per_step(pendulum_runs):
 def test_dense_output_matches_scipy():
     """The first step's dense output: Q equal to scipy's (Z^T P) to round-off, the ends
     equal to y_old and y, the inside equal to scipy's RadauDenseOutput on the same step;
-    and :func:`mbd.radau.dense_value` of scipy's Q on a later step is its polynomial."""
+    and :func:`mbd.run.radau.dense_value` of scipy's Q on a later step is its polynomial."""
     loop = Loop(double_pendulum(), 2.0, 1e-6, 1e-8, events=False)
     assert loop.advance(1) == radau.PAUSED
     solver = loop.scipy_solver()
@@ -325,7 +326,7 @@ def test_closed_loop_projected_rows():
     """The four-bar (a closed loop): every step's end and every row projected onto the
     closure (residuals measured 1e-12 m and 3e-15 m/s); the rows follow the compiled DOP853
     run at a tight tolerance (measured 3e-10 rad in q, 9e-9 rad/s in v at rtol 1e-8)."""
-    from mbd.assembly import residuals
+    from mbd.compiled.assembly import residuals
     from tests.mbd.test_loops import fourbar
     system = fourbar(crank=dict(q0=0.0, v0=3.0, exact=True))
     times = np.linspace(0.0, 1.0, 11)
@@ -346,9 +347,9 @@ def test_closed_loop_projected_rows():
 def test_crossing_located_on_the_dense_output():
     """The ElastoGap example: the loop stops at the step where the first contact begins
     (CROSSED, the step's dense output ready); the crossing located on it by
-    :func:`mbd.radau.locate_on_step` is the first event of the DOP853 run (measured: 1e-11 s
+    :func:`mbd.run.radau.locate_on_step` is the first event of the DOP853 run (measured: 1e-11 s
     apart at rtol 1e-9)."""
-    from mbd import events
+    from mbd.compiled import events
     from tests.forces.test_reference_examples import elastogap_model
     system = elastogap_model("axial").build()
     loop = Loop(system, 5.0, 1e-9, 1e-9, times=np.linspace(0.0, 5.0, 21))

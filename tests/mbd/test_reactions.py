@@ -3,7 +3,7 @@ joints' free directions, and a power balance.
 
 The reference is assembled here from other parts of the library and plain mechanics: each
 body's momentum rates come from its velocity and angular velocity (``result.body``) differenced
-along the state derivative of :mod:`mbd.statefunction` at the row (a 4th-order central
+along the state derivative of :mod:`mbd.compiled.statefunction` at the row (a 4th-order central
 difference in the state space, so the rate is the exact one of the equations of motion, to
 ~1e-12); its weight from the environment; the loads of the force elements from
 ``result.force``. A joint acts on its follower with its reaction wrench (force, and moment
@@ -17,8 +17,8 @@ from scipy.spatial.transform import Rotation
 import mbd
 from forces import AxialForce, JointForce, LineForce, Spring, SpringDamper
 from joints import Cylindrical, Prismatic, Revolute, SixDof, Spherical, Universal, Weld
-from mbd.result import Result
-from mbd import statefunction
+from mbd.run.result import Result
+from mbd.compiled import statefunction
 
 G = 9.81
 EARTH = mbd.Environment(gravity=(0.0, 0.0, -G))
@@ -569,10 +569,10 @@ def test_door_driven_through_the_loop_closing_hinge():
 
 
 def test_reactions_at_a_state_are_the_results_at_its_row():
-    """mbd.dynamics.reactions at one state (the branches it selects) gives what
+    """mbd.compiled.dynamics.reactions at one state (the branches it selects) gives what
     result.reaction reports at that row, joint by joint and driver by driver: one piece of
     code behind both."""
-    from mbd import dynamics
+    from mbd.compiled import dynamics
     from tests.mbd.test_loops import slider_crank
     system = slider_crank()[0]
     result = system.simulate(0.2, output_step=0.05)

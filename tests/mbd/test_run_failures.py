@@ -15,8 +15,8 @@ import pytest
 import mbd
 from forces import Actuator, BodySpringDamper, JointForce, Spring, VariableRotationalSpring
 from joints import Prismatic, Revolute, SixDof
-from mbd.integrators import MAX_STEPS, Run
-from mbd.values import RTOL_MIN
+from mbd.run.integrators import MAX_STEPS, Run
+from mbd.model.values import RTOL_MIN
 
 #: the most steps a run takes before the projected budget check can fail it
 FAST = MAX_STEPS // 100 + Run.BATCH
@@ -246,5 +246,5 @@ def test_the_step_budget_check_does_not_fail_a_run_that_fits():
 def test_a_mode_at_rate_zero_is_described_not_divided_by():
     """A step-budget failure at rest on a free direction: the fastest mode's rate is 0 (no
     time constant), and its description must say so rather than raise ZeroDivisionError."""
-    from mbd import diagnosis
+    from mbd.run import diagnosis
     assert "rate 0" in diagnosis.Mode(0j).what

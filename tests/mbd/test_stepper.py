@@ -1,4 +1,4 @@
-"""The compiled DOP853 loop (mbd.stepper) against scipy's DOP853 stepped from Python.
+"""The compiled DOP853 loop (mbd.run.stepper) against scipy's DOP853 stepped from Python.
 
 Two implementations of the same method — scipy's (Python, the reference) and the compiled
 one — must take the same steps: the same number of right-hand-side evaluations and steps, the
@@ -90,7 +90,7 @@ def test_compiled_true_names_what_prevents_it():
 def test_long_runs_are_stepped_in_chunks_with_the_same_result(monkeypatch):
     """The compiled loop returns to Python every BATCH steps (for the progress bar and
     Ctrl-C) and resumes where it stopped: the same steps and rows as one uninterrupted call."""
-    from mbd import integrators
+    from mbd.run import integrators
     model = mbd.Model("pendulum")
     ground = model.add_ground("ground", environment=mbd.Environment(gravity=(0.0, 0.0, -9.81)))
     body = model.add_body("bob", mass=1.0, cg=(0.0, 0.0, -1.0), inertia=np.eye(3) * 1e-3,

@@ -1,10 +1,10 @@
 """mbd.sweep (SPEC §7, issue 14): many runs of one model, on local worker processes or a Dask
 cluster, tabulated, resumable.
 
-The reference throughout is a plain loop written here, independent of :mod:`mbd.study`: the
+The reference throughout is a plain loop written here, independent of :mod:`mbd.study.sweeps`: the
 model from the script's ``build_model()``, the case's overrides applied with
-:func:`mbd.scripts.apply_override`, ``build()``, ``simulate(t_end, **options)`` with the
-script's settings (:func:`mbd.scripts.run_settings`) under the explicit options, and every
+:func:`mbd.study.scripts.apply_override`, ``build()``, ``simulate(t_end, **options)`` with the
+script's settings (:func:`mbd.study.scripts.run_settings`) under the explicit options, and every
 output computed from the Result by numpy here. A sweep must give the loop's numbers bit for bit
 (``==``, not approx) — on a fork pool, a spawn pool and a 2-worker
 ``dask.distributed.LocalCluster`` — and its saved ``runs/<run>.npz`` must hold the loop's
@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 import mbd
-from mbd import scripts, study
+from mbd.study import scripts, sweeps as study
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

@@ -1,6 +1,6 @@
 """The warm-up's tables agree: every target has a signature, and `mbd warmup`'s two groups
 compile every target (each once)."""
-from mbd import warmup
+from mbd.run import warmup
 
 
 def test_every_target_has_a_signature_and_a_group():
@@ -17,7 +17,7 @@ def test_a_runs_targets_are_known():
     import mbd
     from forces import JointForce, JointStiction, Spring
     from joints import Prismatic
-    from mbd import statefunction as sf
+    from mbd.compiled import statefunction as sf
 
     m = mbd.Model("block")
     g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, 0)))

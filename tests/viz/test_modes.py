@@ -12,7 +12,7 @@ import mbd
 import viz
 from forces import JointForce, SpringDamper
 from joints import Prismatic, Revolute
-from mbd import assembly
+from mbd.compiled import assembly
 from viz import modes as vmodes
 from viz.render import RenderError
 from viz.scene import Scene

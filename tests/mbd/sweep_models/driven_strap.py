@@ -17,7 +17,7 @@ from joints import Prismatic
 
 #: the start of the cart, m, and the time it reaches the anchor, s
 X0, T_HOME = 0.5, 0.6
-#: the run settings (read by mbd.sweep and mbd.scripts.run_settings)
+#: the run settings (read by mbd.sweep and mbd.study.scripts.run_settings)
 T_END, OUTPUT_STEP = 1.0, 0.01
 
 

@@ -1,0 +1,280 @@
+"""build(): validate a Model, find its machines and spanning tree, lay it out in records.
+
+The result is an immutable :class:`System`: the records the compiled kernels read
+(:mod:`mbd.compiled.layout`) and the maps from names to them. The stages of the build are in their own
+modules: :mod:`mbd.model.validate` (every rule, each problem named), :mod:`mbd.build.topology` (machines,
+spanning tree, layout) and :mod:`mbd.compiled.assembly` (the mobility of closed loops).
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..compiled import assembly
+from . import topology
+from ..model import validate
+from ..model.elements import GearConstraint, Joint
+from ..model.errors import ModelError
+from ..compiled.lawkernels import STICTION
+from ..model.builder import Body
+from ..model.state import State
+from .topology import Machine, cs_placement
+
+__all__ = ["State", "Machine", "JointMap", "DriverMap", "BodyMap", "System", "build"]
+
+
+@dataclass(frozen=True)
+class JointMap:
+    """Where a joint lives in the arrays: its links and q/v indices in joint order."""
+
+    joint: Joint
+    links: tuple
+    q_index: np.ndarray
+    v_index: np.ndarray
+    reversed: bool
+
+
+@dataclass(frozen=True)
+class DriverMap:
+    """A row on joint coordinates and the q/v indices of its primitive: a motion driver (the
+    primitive it drives) or a gear (its output primitive, b)."""
+
+    driver: object
+    q_index: int
+    v_index: int
+
+    @property
+    def name(self):
+        return self.driver.name
+
+    @property
+    def prescribed(self):
+        """True for a motion driver (its motion is a Python function of time), False for a
+        gear (its row's motion is zero)."""
+        return not isinstance(self.driver, GearConstraint)
+
+    def motion(self, t):
+        return self.driver.motion(t)
+
+
+@dataclass(frozen=True)
+class BodyMap:
+    """A body's link and its link frame in the reference configuration (origin, axes)."""
+
+    body: Body
+    link: int
+    origin: np.ndarray
+    rotation: np.ndarray
+
+    def cs_local(self, cs):
+        """(position, rotation) of a CS of this body in its link frame."""
+        return self.rotation.T @ (cs.position - self.origin), self.rotation.T @ cs.rotation
+
+
+@dataclass(frozen=True)
+class System:
+    """A built mechanism: immutable records plus the maps from names to them.
+
+    Attributes
+    ----------
+    nq, nv : int
+        Sizes of the position and velocity vectors.
+    dof : int
+        Mobility (equal to nv for a tree).
+    machines : list of Machine
+    tree : ndarray of mbd.compiled.layout.LINK
+        One record per joint primitive, parents before children (read-only).
+    elements, closures, driver_table : ndarray
+        The force elements' ``ELEMENT``, the cut joints' ``CLOSURE`` and the motion drivers'
+        ``DRIVER`` records (read-only).
+    redundant : list of str
+        The redundant constraint equations, by cut joint and row, or by gear.
+    drivers : list of DriverMap
+        The rows on joint coordinates, in the order of ``driver_table``: the motion drivers,
+        then the gears (``DriverMap.prescribed`` tells them apart).
+    locks : list of int
+        The force elements (indices) that stick (``forces.JointStiction``): each has a row
+        after the drivers' in ``driver_table``, its rate held at zero while it sticks.
+    """
+
+    name: str
+    tree: np.ndarray
+    nq: int
+    nv: int
+    dof: int
+    machines: list
+    joints: dict
+    bodies: dict
+    grounds: dict
+    force_elements: list
+    rtol: float
+    atol: float
+    elements: np.ndarray
+    closures: np.ndarray
+    driver_table: np.ndarray
+    link_names: list = field(default_factory=list)
+    cut_joints: list = field(default_factory=list)
+    length_scale: float = 1.0
+    drivers: list = field(default_factory=list)
+    redundant: list = field(default_factory=list)
+    locks: list = field(default_factory=list)
+
+    @property
+    def n_rows(self):
+        """Constraint rows of a constrained evaluation: six per cut joint, then one per motion
+        driver, gear and stiction lock (the ``driver_table``)."""
+        return 6 * len(self.cut_joints) + len(self.driver_table)
+
+    @property
+    def constrained(self):
+        """Whether the dynamics solve constraint rows (loops, drivers, gears or locks)."""
+        return self.n_rows > 0
+
+    @property
+    def redundant_rows(self):
+        """Number of redundant closure equations (their reactions are not unique)."""
+        return len(self.redundant)
+
+    @property
+    def joints_with_redundancy(self):
+        """Names of the joints in loops that have redundant closure equations."""
+        cuts = {c for c in self.cut_joints if any(r.startswith(f"joint '{c}':")
+                                                  for r in self.redundant)}
+        return {name for c in cuts for name in self.loop_joints(c)}
+
+    def loop_joints(self, cut):
+        """Names of the joints in the loop the cut joint ``cut`` closes: the cut joint, then
+        the tree joints from its two sides up to their common ancestor."""
+        parent = self.tree["parent"]
+        closure = self.closures[self.cut_joints.index(cut)]
+
+        def chain(link):
+            out = []
+            while link >= 0:
+                out.append(link)
+                link = parent[link]
+            return out
+
+        a, b = chain(closure["end"]), chain(closure["base"])
+        common = set(a) & set(b)
+        names = []
+        for link in [x for x in a if x not in common] + [x for x in b if x not in common]:
+            name = self.link_names[link].rsplit("[", 1)[0]
+            if name not in names:
+                names.append(name)
+        return names
+
+    def cs_placement(self, cs):
+        """(link, position, rotation) of a CS in its link's frame
+        (:func:`mbd.build.topology.cs_placement`)."""
+        return cs_placement(self.bodies, cs)
+
+    @property
+    def force_index(self):
+        """Force element name -> its row in the element records."""
+        return {fe.name: i for i, fe in enumerate(self.force_elements)}
+
+    @property
+    def n_links(self):
+        return self.tree.shape[0]
+
+    def initial_state(self, q0=None, v0=None, t0=0.0):
+        """The State from the joints' q0/v0, overridden by ``q0``/``v0`` dicts by joint name."""
+        q0 = q0 or {}
+        v0 = v0 or {}
+        for given in (q0, v0):
+            unknown = sorted(set(given) - set(self.joints))
+            if unknown:
+                raise ModelError(f"initial values name unknown joints {unknown}; "
+                                 f"the joints are {sorted(self.joints)}")
+        q = np.zeros(self.nq)
+        v = np.zeros(self.nv)
+        for name, jm in self.joints.items():
+            q[jm.q_index] = jm.joint.initial_q(q0.get(name))
+            v[jm.v_index] = jm.joint.initial_v(v0.get(name))
+        return State(float(t0), q, v)
+
+    # simulate() is the run stage's: bound by the package face (mbd/__init__.py), DESIGN §9
+
+    def report(self):
+        """A text for people: machines, sizes, loops, redundant equations, drivers."""
+        lines = [f"system '{self.name}': {len(self.machines)} machine(s), nq={self.nq}, "
+                 f"nv={self.nv}, dof={self.dof}"]
+        lines += [f"  {m}" for m in self.machines]
+        if self.cut_joints:
+            lines.append(f"  {len(self.cut_joints)} closed loop(s):")
+            lines += [f"    closed by '{c}': joints {self.loop_joints(c)}"
+                      for c in self.cut_joints]
+        if self.redundant:
+            lines.append(f"  {len(self.redundant)} redundant constraint equation(s): "
+                         "the reactions in their loops are not unique (reported: the ones with "
+                         "the smallest constraint forces at the loop-closing joint):")
+            lines += [f"    {r}" for r in self.redundant]
+        gears = [d.driver for d in self.drivers if not d.prescribed]
+        if gears:
+            lines.append("  gears: " + ", ".join(
+                f"'{g.name}' ({g.joint_b.label()} = {g.ratio:g} x {g.joint_a.label()})"
+                for g in gears))
+        driven = [d for d in self.drivers if d.prescribed]
+        if driven:
+            lines.append("  motion drivers: " + ", ".join(
+                f"'{d.name}' on {d.driver.joint.label()}" for d in driven)
+                + f" (DOF left free: {self.dof - len(driven)})")
+        if self.locks:
+            lines.append("  stick-slip (locked while they stick, not counted in dof): " +
+                         ", ".join(f"'{fe.name}' on {fe.joint.label()}" for fe in
+                                   (self.force_elements[i] for i in self.locks)))
+        return "\n".join(lines)
+
+
+def _check_locks(stictions, joint_maps):
+    """Refuse two stiction elements on one primitive: how they would share its holding force
+    is not determined (one element with the summed forces is the same friction)."""
+    seen = {}
+    for fe in stictions:
+        slot = topology.primitive_slot(joint_maps, fe)
+        if slot in seen:
+            raise ModelError(f"{fe.label()} and {seen[slot].label()} act on the same primitive "
+                             f"({fe.primitive}) of {fe.joint.label()}: how they share its "
+                             "holding force is not determined; use one JointStiction with "
+                             "f_static and f_kinetic summed")
+        seen[slot] = fe
+
+
+def build(model):
+    """Validate ``model`` and compile it into a :class:`System` (raises ModelError listing
+    every problem found)."""
+    problems = []
+    joints, forces, drivers, gears = validate.check_model(model, problems)
+    machines = topology.find_machines(model, joints, forces + gears, problems,
+                                      unreported=validate.duplicated_names(model))
+    validate.check_assembled_drawing(model, joints, machines, problems)
+    order, cuts = topology.spanning_tree(model, joints)
+    if problems:
+        raise ModelError(problems)
+    if not model.bodies:
+        raise ModelError(f"model '{model.name}' has no bodies")
+    stuck = topology.stranded(model, order, cuts)
+    if stuck:
+        raise ModelError(stuck)
+    laid = topology.lay_out(order, cuts, machines, JointMap, BodyMap)
+    scale = topology.length_scale(model)
+    envs = [g.environment for g in model.grounds if g.environment is not None]
+    gear_table = topology.driver_table(gears, laid.joint_maps)
+    dof, redundant = assembly.mobility(laid.tree, laid.closures, laid.nq, laid.nv,
+                                       laid.cut_joints, gear_table, [g.name for g in gears])
+    rows = drivers + gears     # the rows on joint coordinates, in the order of driver_table
+    locks = [i for i, fe in enumerate(forces) if getattr(fe.law, "code", None) == STICTION]
+    _check_locks([forces[i] for i in locks], laid.joint_maps)
+    return System(name=model.name, tree=laid.tree, nq=laid.nq, nv=laid.nv, dof=dof,
+                  machines=machines, joints=laid.joint_maps, bodies=laid.body_maps,
+                  grounds={g.name: g for g in model.grounds}, force_elements=forces,
+                  rtol=min((e.rtol for e in envs), default=1e-8),
+                  atol=min((e.atol for e in envs), default=1e-10),
+                  elements=topology.element_table(forces, laid.joint_maps, laid.body_maps, scale),
+                  closures=laid.closures,
+                  driver_table=topology.driver_table(rows, laid.joint_maps,
+                                                     [(i, forces[i]) for i in locks]),
+                  link_names=laid.link_names, cut_joints=laid.cut_joints, length_scale=scale,
+                  drivers=[DriverMap(d, *topology.driven_slot(laid.joint_maps, d))
+                           for d in rows],
+                  redundant=redundant, locks=locks)

@@ -1,0 +1,206 @@
+"""The project's cached ``njit``, with a guard against stale cross-module machine code.
+
+numba's on-disk cache keys a compiled function on a stamp of *its own* source file, its
+bytecode and its argument types. A kernel in one module that calls a kernel of another module
+has the callee's machine code linked into its own cached object, so after the callee's module
+is edited the caller keeps loading the old code from the cache until the cache is cleared.
+
+The guard: every function compiled through :func:`njit` stores, next to numba's own stamp of
+its file, a hash of the source of every module of the compiled core (the *guarded set*, see
+:func:`guarded_files`). numba only compares stamps for equality, so editing any guarded module
+makes every cached kernel of the project stale (it is recompiled and its cache entry rewritten
+in place), while an unchanged tree loads from the cache as before.
+
+How: numba's cache for a dispatcher is a ``FunctionCache``, whose implementation object picks a
+*locator* (which directory, which source stamp) among numba's locator classes. :func:`njit`
+gives its dispatchers a ``FunctionCache`` subclass whose implementation lets numba pick the
+locator exactly as it would (``NUMBA_CACHE_DIR``, else the ``__pycache__`` next to the source,
+else the user-wide cache dir when that is not writable; ``NUMBA_CACHE_LOCATOR_CLASSES`` too)
+and then wraps it so that only ``get_source_stamp()`` changes. Nothing global in numba is
+modified, and functions jitted with numba's own decorator are not affected.
+"""
+import hashlib
+import os
+
+import numba
+from numba.core.caching import FunctionCache
+from numba.core.dispatcher import Dispatcher
+
+
+
+def _top_package(path):
+    """The folder of the outermost package holding the module at ``path``."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while os.path.exists(os.path.join(os.path.dirname(folder), "__init__.py")):
+        folder = os.path.dirname(folder)
+    return folder
+
+
+#: the directory whose modules make up the compiled core: the top-level package this file is
+#: in (``mbd``, all its stage packages included)
+GUARD_DIR = _top_package(__file__)
+
+#: a module (``.py`` file anywhere under GUARD_DIR) is guarded when its text contains this,
+#: and so is every package module it imports at module level (compiled code freezes the
+#: globals it reads, e.g. the record formats of ``mbd.compiled.layout``)
+GUARD_MARKER = b"njit"
+
+
+def _scan():
+    """``(relative path, absolute path, mtime_ns, size)`` of every .py file under GUARD_DIR."""
+    found = []
+    for root, dirs, files in os.walk(GUARD_DIR):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(root, name)
+                try:
+                    st = os.stat(path)
+                except OSError:     # vanished between listing and stat (an editor's save)
+                    continue
+                rel = os.path.relpath(path, GUARD_DIR).replace(os.sep, "/")
+                found.append((rel, path, st.st_mtime_ns, st.st_size))
+    found.sort()
+    return found
+
+
+_memo = {}   # the scan's (path, mtime_ns, size) key -> (guarded files, digest)
+
+
+def _package_imports(rel, source, known):
+    """The package modules (relative paths among ``known``) a module imports at module level:
+    ``from . import x``, ``from .x import y``, ``from ..pkg import x`` (relative imports,
+    resolved from the module's own folder; a package stands for its ``__init__.py``)."""
+    import ast
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:          # a module being edited: hashed all the same
+        return []
+    folder = os.path.dirname(rel)
+    out = []
+
+    def module(*parts):
+        path = "/".join(p for p in parts if p)
+        for candidate in (path + ".py", path + "/__init__.py"):
+            if candidate in known:
+                return candidate
+        return None
+
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level >= 1:
+            base = folder
+            for _ in range(node.level - 1):
+                base = os.path.dirname(base)
+            stem = os.path.join(base, *node.module.split(".")) if node.module else base
+            found = [module(stem)] + [module(stem, a.name) for a in node.names]
+            out.extend(f for f in found if f)
+    return out
+
+
+def _guard():
+    scan = _scan()
+    key = tuple((rel, mtime, size) for rel, _, mtime, size in scan)
+    hit = _memo.get(key)
+    if hit is None:
+        sources = {}
+        for rel, path, _, _ in scan:
+            try:
+                with open(path, "rb") as f:
+                    sources[rel] = f.read()
+            except OSError:
+                continue
+        own = os.path.relpath(os.path.abspath(__file__), GUARD_DIR).replace(os.sep, "/")
+        todo = [rel for rel, data in sources.items() if GUARD_MARKER in data or rel == own]
+        guarded = set()
+        while todo:               # the marked modules and what they import, transitively
+            rel = todo.pop()
+            if rel in guarded or rel not in sources:
+                continue
+            guarded.add(rel)
+            todo.extend(_package_imports(rel, sources[rel], sources))
+        h = hashlib.sha256()
+        files = sorted(guarded)
+        for rel in files:
+            h.update(b"%s\0%d\0" % (rel.encode(), len(sources[rel])))
+            h.update(sources[rel])
+        hit = (tuple(files), h.hexdigest())
+        _memo.clear()
+        _memo[key] = hit
+    return hit
+
+
+def guarded_files():
+    """The guarded set: the paths, relative to GUARD_DIR, of the modules whose source is hashed
+    into every cache key of :func:`njit` (every .py file under this package that contains
+    ``GUARD_MARKER``, this file, and the package modules they import at module level)."""
+    return list(_guard()[0])
+
+
+def tree_digest():
+    """The hex SHA-256 over the guarded set's paths and bytes. It is computed at first use and
+    reused while no .py file under GUARD_DIR changes its size or mtime (the same memoization
+    numba uses for its per-file hash), so importing the ~150 kernels costs one hash."""
+    return _guard()[1]
+
+
+class _GuardedLocator:
+    """numba's chosen locator with the tree digest added to its source stamp."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    def get_source_stamp(self):
+        return (self._inner.get_source_stamp(), "mbd.compiled.jitcache", tree_digest())
+
+    def __getattr__(self, name):    # cache path, disambiguator, _py_file, ... from numba's
+        return getattr(self._inner, name)
+
+
+class _GuardedCacheImpl(FunctionCache._impl_class):
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._locator = _GuardedLocator(self._locator)
+
+
+class GuardedFunctionCache(FunctionCache):
+    """numba's per-function disk cache, keyed also on :func:`tree_digest`."""
+    _impl_class = _GuardedCacheImpl
+
+
+def njit(inline="never", **options):
+    """numba's ``njit`` with the project's settings and the stale-cache guard.
+
+    - ``cache=True``: compiled code is stored on disk (numba's usual place: ``NUMBA_CACHE_DIR``
+      if set, else ``__pycache__`` beside the source, else the user-wide cache dir) and loaded
+      by later processes instead of recompiling.
+    - ``error_model="numpy"``: a division by zero gives inf/nan, which the driver reports,
+      instead of raising in the hot path.
+    - ``inline``: ``"never"`` by default; ``"always"`` merges a thin wrapper into its callers:
+      every call passes the model and workspace tuples (some 40 array structs) by value, which
+      costs more than a short chain's dynamics when it happens a few times per evaluation.
+    - The guard: the cache key also holds a hash of every module of the compiled core (every
+      .py file of this package that mentions ``njit``, see :func:`guarded_files`), because a
+      cached kernel contains the code of the kernels it calls, inlined or linked in, and numba
+      by itself only notices edits of the kernel's own file. Editing any core module therefore
+      recompiles every kernel once; editing other modules of the package (the pure-Python
+      driver) does not. A core module must not bake in globals from a module outside the
+      guarded set (numba freezes global constants into the code): keep the core's imports
+      among core modules.
+
+    Other numba options pass through (``cache=False`` gives an uncached function; an explicit
+    ``error_model`` overrides the default). ``@njit`` without parentheses also works.
+    """
+    if callable(inline):               # used bare: @njit
+        return njit()(inline)
+    cache = options.pop("cache", True)
+    settings = dict(error_model="numpy", inline=inline)
+    settings.update(options)
+    jit = numba.njit(cache=False, **settings)
+
+    def decorate(func):
+        disp = jit(func)
+        if cache and isinstance(disp, Dispatcher):   # not when NUMBA_DISABLE_JIT returns func
+            disp._cache = GuardedFunctionCache(disp.py_func)
+        return disp
+
+    return decorate

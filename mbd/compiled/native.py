@@ -1,0 +1,99 @@
+"""Compiled functions called through their machine addresses.
+
+The compiled integrator (:mod:`mbd.run.stepper`) calls the right-hand side, the switching
+functions and the projection of whatever mechanism it runs. Called directly, each of those
+would be compiled again inside the integrator's own code (numba links a callee's code into
+every caller), once per kind of mechanism; called through its address, each is compiled once,
+in its own function, and the integrator once for all of them.
+
+:func:`address` gives the entry address of a compiled function for a signature (compiling it
+if need be); :func:`call2` and :func:`call4` call such an address with numba's own calling
+convention from compiled code. numba's first-class function types do the same, but look the
+address up in Python at every call from Python (tens of microseconds each); here it is looked
+up once per run. :func:`call2f` is :func:`call2` for a function returning a float.
+"""
+import numpy as np
+from numba import typeof as _numba_typeof
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+_TYPES = {}      # an argument's key (see key) -> its numba type
+_ENTRIES = {}    # (function, the arguments' keys) -> its compiled entry point
+
+
+def key(value):
+    """What numba's type of an argument depends on, cheap to compute and to hash: for an
+    array its dtype, dimensions and flags, for a named tuple its class and fields' keys."""
+    if isinstance(value, np.ndarray):
+        flags = value.flags
+        return (value.dtype, value.ndim, flags.c_contiguous, flags.writeable, flags.aligned)
+    if isinstance(value, tuple):
+        return (type(value),) + tuple(key(v) for v in value)
+    return type(value)
+
+
+def typeof(value):
+    """numba's type of ``value``, remembered by :func:`key` (numba works out a record array's
+    type anew at every call from Python, a fraction of a millisecond each)."""
+    k = key(value)
+    found = _TYPES.get(k)
+    if found is None:
+        found = _TYPES[k] = _numba_typeof(value)
+    return found
+
+
+def entry(function, args):
+    """The compiled entry point of ``function`` for the types of ``args`` (compiled, or loaded
+    from the cache, on first use): calling it skips numba's dispatch, which types every
+    argument at every call."""
+    k = (function, tuple(key(a) for a in args))
+    found = _ENTRIES.get(k)
+    if found is None:
+        sig = tuple(typeof(a) for a in args)
+        function.compile(sig)
+        found = _ENTRIES[k] = function.overloads[sig].entry_point
+    return found
+
+
+def address(dispatcher, signature):
+    """The entry address (int) of ``dispatcher`` compiled for ``signature`` (a numba
+    signature; compiled, or loaded from the cache, on first use). The dispatcher keeps the
+    code alive."""
+    cres = dispatcher.get_compile_result(signature)
+    return cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+
+
+def _codegen(context, builder, sig, args):
+    argtypes = sig.args[1:]
+    fnty = context.call_conv.get_function_type(sig.return_type, argtypes)
+    pointer = builder.inttoptr(args[0], fnty.as_pointer())
+    status, result = context.call_conv.call_function(builder, pointer, sig.return_type,
+                                                     argtypes, args[1:])
+    with cgutils.if_unlikely(builder, status.is_error):
+        context.call_conv.return_status_propagate(builder, status)
+    return result
+
+
+@intrinsic
+def call2(typingctx, fn, a, b):
+    """fn(a, b) -> int64, fn the address of a compiled function of that signature."""
+    if not isinstance(fn, types.Integer):
+        return None
+    return types.int64(fn, a, b), _codegen
+
+
+@intrinsic
+def call2f(typingctx, fn, a, b):
+    """fn(a, b) -> float64, fn the address of a compiled function of that signature."""
+    if not isinstance(fn, types.Integer):
+        return None
+    return types.float64(fn, a, b), _codegen
+
+
+@intrinsic
+def call4(typingctx, fn, a, b, c, d):
+    """fn(a, b, c, d) -> int64, fn the address of a compiled function of that signature."""
+    if not isinstance(fn, types.Integer):
+        return None
+    return types.int64(fn, a, b, c, d), _codegen

@@ -1,0 +1,629 @@
+"""Compiled kernels of the sparse constrained solve (:mod:`mbd.compiled.loopsolve` says what it solves
+and why; this module is its algebra): the views of its buffer, the small dense blocks
+(Householder QR of a cut joint's chain columns, Jacobi eigen-decomposition of a pivot block),
+Featherstone's LTDL factorization of the tree's mass matrix and its solves (Table 6.3), the
+assembly of K = P H^-1 P^T on the groups' pattern, its block LDL^T with the pivots'
+strengths, and the solve of the factored KKT system.
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from . import kernels
+from .jitcache import njit
+from .loopstructure import (P_CFIRST, P_CGIDX, P_CGPTR, P_CHAIN, P_CNU, P_CPAR, P_DCH, P_GOFF,
+                            P_GROW, P_GSIZE, P_MAXDEG, P_MR, P_NC, P_ND, P_NG, P_NQ, P_NV, P_PERM,
+                            P_POS, P_SIDX, P_SPTR, P_UIDX, P_UPTR)
+
+
+Views = namedtuple("Views", "H f G b g lam K Z QT R Dp kscale piv F dw xp x y bh mu A W e ix "
+                            "yp")
+
+
+@njit()
+def _sizes(pat):
+    """The lengths of the buffer's arrays, in :func:`views`' order: the one layout that
+    :func:`buffer_size` and :func:`views` both read."""
+    nv, nc, nd, ng, mr = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_NG], pat[P_MR]
+    m = 6 * nc + nd
+    return (nv * nv, nv, m * nv, m, m, m, mr * mr, m * nv, 36 * nc, 36 * nc, 36 * ng, ng, mr,
+            36 * pat[P_MAXDEG], 12 * max(nd, 1), nv, nv, nv, m, mr, 36, 36, 6, 6,
+            pat[P_NQ] + nv)
+
+
+def buffer_size(pat):
+    """Floats in the solve's buffer for the structure ``pat``."""
+    return int(sum(_sizes(pat)))
+
+
+@njit(inline="always")
+def _take(buf, o, n):
+    """buf[o:o + n] and the offset after it."""
+    return buf[o:o + n], o + n
+
+
+@njit()
+def views(buf, pat):
+    """The solve's buffer as named arrays: H (nv, nv; its upper triangle on the tree's
+    pattern holds H, then L and D), f (nv) applied force, G (m, nv) rows (rotated in place by
+    the factorization), b (m), g (m) position residual, lam (m) constraint forces; K (mr, mr),
+    Z (m, nv), per cut joint Q^T (6, 6) and R (6, 6), per group its pivot's pseudo-inverse Dp
+    (6, 6) and scale, the pivots' strengths piv (mr), the block work F, the driver rows' chain
+    weights dw (nd, 2, 6), the solution xp (nv), work x (nv) and y (nv), the rotated right
+    side bh (m), the groups' multipliers mu (mr), the small blocks' work A, W (6, 6), e, ix
+    (6), and a state yp (nq + nv) to project."""
+    nv, nc, nd, mr = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_MR]
+    m = 6 * nc + nd
+    s = _sizes(pat)
+    H, o = _take(buf, 0, s[0])
+    f, o = _take(buf, o, s[1])
+    G, o = _take(buf, o, s[2])
+    b, o = _take(buf, o, s[3])
+    g, o = _take(buf, o, s[4])
+    lam, o = _take(buf, o, s[5])
+    K, o = _take(buf, o, s[6])
+    Z, o = _take(buf, o, s[7])
+    QT, o = _take(buf, o, s[8])
+    R, o = _take(buf, o, s[9])
+    Dp, o = _take(buf, o, s[10])
+    kscale, o = _take(buf, o, s[11])
+    piv, o = _take(buf, o, s[12])
+    F, o = _take(buf, o, s[13])
+    dw, o = _take(buf, o, s[14])
+    xp, o = _take(buf, o, s[15])
+    x, o = _take(buf, o, s[16])
+    y, o = _take(buf, o, s[17])
+    bh, o = _take(buf, o, s[18])
+    mu, o = _take(buf, o, s[19])
+    A, o = _take(buf, o, s[20])
+    W, o = _take(buf, o, s[21])
+    e, o = _take(buf, o, s[22])
+    ix, o = _take(buf, o, s[23])
+    yp, o = _take(buf, o, s[24])
+    return Views(H.reshape((nv, nv)), f, G.reshape((m, nv)), b, g, lam, K.reshape((mr, mr)),
+                 Z.reshape((m, nv)), QT.reshape((nc, 6, 6)), R.reshape((nc, 6, 6)),
+                 Dp.reshape((pat[P_NG], 6, 6)), kscale, piv,
+                 F.reshape((pat[P_MAXDEG], 6, 6)), dw.reshape((max(nd, 1), 2, 6)), xp, x, y,
+                 bh, mu, A.reshape((6, 6)), W.reshape((6, 6)), e, ix, yp)
+
+
+# ----------------------------------------------------------------------------- small blocks
+
+@njit(inline="always")
+def _reflect(v, vv, j, nr, M, k0, k1):
+    """Columns k0..k1-1 of M (rows j..nr-1) := (I - 2 v v^T / vv) M."""
+    for k in range(k0, k1):
+        s = 0.0
+        for i in range(j, nr):
+            s += v[i] * M[i, k]
+        s *= 2.0 / vv
+        for i in range(j, nr):
+            M[i, k] -= s * v[i]
+
+
+@njit()
+def _householder_qr(A, nr, nu, QT, R, v):
+    """A (nr, nu) = Q [R; 0]: QT (nr, nr) = Q^T and R (nu, nu) upper triangular, by
+    Householder reflections (A is overwritten; v (nr) is work)."""
+    for i in range(nr):
+        for j in range(nr):
+            QT[i, j] = 1.0 if i == j else 0.0
+    for j in range(nu):
+        norm = 0.0
+        for i in range(j, nr):
+            norm += A[i, j] * A[i, j]
+        norm = np.sqrt(norm)
+        alpha = -norm if A[j, j] >= 0.0 else norm
+        vv = 0.0
+        for i in range(j, nr):         # P = I - 2 v v^T / (v^T v), v = a - alpha e_j
+            v[i] = A[i, j] - (alpha if i == j else 0.0)
+            vv += v[i] * v[i]
+        if vv == 0.0:
+            continue
+        _reflect(v, vv, j, nr, A, j, nu)
+        _reflect(v, vv, j, nr, QT, 0, nr)
+    for i in range(nu):
+        for j in range(nu):
+            R[i, j] = A[i, j] if j >= i else 0.0
+
+
+@njit()
+def _symmetric_eigen(A, n, V, e):
+    """A (n, n) symmetric = V diag(e) V^T by cyclic Jacobi rotations (A is overwritten)."""
+    for i in range(n):
+        for j in range(n):
+            V[i, j] = 1.0 if i == j else 0.0
+    for _ in range(50):
+        off = 0.0
+        scale = 0.0
+        for i in range(n):
+            scale += A[i, i] * A[i, i]
+            for j in range(i + 1, n):
+                off += A[i, j] * A[i, j]
+        if off <= 1e-32 * scale or off == 0.0:
+            break
+        for p in range(n - 1):
+            for q in range(p + 1, n):
+                apq = A[p, q]
+                if apq == 0.0:
+                    continue
+                theta = (A[q, q] - A[p, p]) / (2.0 * apq)
+                t = (1.0 if theta >= 0.0 else -1.0) / (abs(theta) + np.sqrt(theta * theta + 1.0))
+                c = 1.0 / np.sqrt(t * t + 1.0)
+                s = t * c
+                for k in range(n):
+                    akp, akq = A[k, p], A[k, q]
+                    A[k, p] = c * akp - s * akq
+                    A[k, q] = s * akp + c * akq
+                for k in range(n):
+                    apk, aqk = A[p, k], A[q, k]
+                    A[p, k] = c * apk - s * aqk
+                    A[q, k] = s * apk + c * aqk
+                for k in range(n):
+                    vkp, vkq = V[k, p], V[k, q]
+                    V[k, p] = c * vkp - s * vkq
+                    V[k, q] = s * vkp + c * vkq
+    for i in range(n):
+        e[i] = A[i, i]
+
+
+# ----------------------------------------------------------------------------- the tree
+
+@njit()
+def ltdl(H, pat):
+    """H = L^T D L in place (Featherstone Table 6.3) on the tree's coordinates, H held in its
+    upper triangle (H[j, i] = H_ij for j an ancestor of i): D on the diagonal, L_ij in H[j, i].
+    The cut joints' chain coordinates (no mass) are skipped. Returns False where a pivot is not
+    positive and finite (a mass matrix that is not positive definite)."""
+    nv = pat[P_NV]
+    cpar = pat[pat[P_CPAR]:pat[P_CPAR] + nv]
+    chain = pat[pat[P_CHAIN]:pat[P_CHAIN] + nv]
+    for k in range(nv - 1, -1, -1):
+        if chain[k] >= 0:
+            continue
+        d = H[k, k]
+        if not (d > 0.0 and np.isfinite(d)):
+            return False
+        i = cpar[k]
+        while i >= 0:
+            a = H[i, k] / d
+            j = i
+            while j >= 0:
+                H[j, i] -= a * H[j, k]
+                j = cpar[j]
+            H[i, k] = a
+            i = cpar[i]
+    return True
+
+
+@njit()
+def _h_solve(H, pat, x):
+    """x := H^-1 x on the tree's coordinates, from :func:`ltdl`'s factors (chain entries
+    untouched)."""
+    nv = pat[P_NV]
+    cpar = pat[pat[P_CPAR]:pat[P_CPAR] + nv]
+    chain = pat[pat[P_CHAIN]:pat[P_CHAIN] + nv]
+    for i in range(nv - 1, -1, -1):
+        if chain[i] >= 0:
+            continue
+        j = cpar[i]
+        while j >= 0:
+            x[j] -= H[j, i] * x[i]
+            j = cpar[j]
+    for i in range(nv):
+        if chain[i] < 0:
+            x[i] /= H[i, i]
+    for i in range(nv):
+        if chain[i] >= 0:
+            continue
+        j = cpar[i]
+        while j >= 0:
+            x[i] -= H[j, i] * x[j]
+            j = cpar[j]
+
+
+# ----------------------------------------------------------------------------- factorization
+
+@njit()
+def _rotate_closures(V_, pat, drivers):
+    """Per cut joint: the QR of its chain's columns, its six rows rotated by Q^T in place (on
+    its support and chain columns); every driver row on a chain coordinate rewritten on the
+    tree's coordinates (weights in dw). Returns False where a chain's columns lose rank."""
+    G, QT, R, dw = V_.G, V_.QT, V_.R, V_.dw
+    nc, nd = pat[P_NC], pat[P_ND]
+    cfirst, cnu = pat[pat[P_CFIRST]:], pat[pat[P_CNU]:]
+    sptr, sidx = pat[pat[P_SPTR]:], pat[pat[P_SIDX]:]
+    A, col, v = V_.A, V_.e, V_.W[0]
+    for c in range(nc):
+        nu, f0, r0 = cnu[c], cfirst[c], 6 * c
+        for i in range(6):
+            for j in range(nu):
+                A[i, j] = G[r0 + i, f0 + j]
+        _householder_qr(A, 6, nu, QT[c], R[c], v)
+        for j in range(nu):
+            if not abs(R[c, j, j]) > 0.0:
+                return False
+        for a in range(sptr[c], sptr[c + 1]):
+            j = sidx[a]
+            for i in range(6):
+                col[i] = G[r0 + i, j]
+            for i in range(6):
+                s = 0.0
+                for k in range(6):
+                    s += QT[c, i, k] * col[k]
+                G[r0 + i, j] = s
+        for j in range(nu):
+            for i in range(6):
+                G[r0 + i, f0 + j] = R[c, i, j] if i < nu else 0.0
+    dch = pat[pat[P_DCH]:]
+    for k in range(nd):
+        row = 6 * nc + k
+        for slot in range(2):
+            c = dch[2 * k + slot]
+            if c < 0:
+                continue
+            nu, f0, r0 = cnu[c], cfirst[c], 6 * c
+            # w = R^-T d_u (forward substitution), then the row less w^T (top rows)
+            for i in range(nu):
+                s = G[row, f0 + i]
+                for j in range(i):
+                    s -= R[c, j, i] * dw[k, slot, j]
+                dw[k, slot, i] = s / R[c, i, i]
+            for a in range(sptr[c], sptr[c + 1]):
+                j = sidx[a]
+                s = 0.0
+                for i in range(nu):
+                    s += dw[k, slot, i] * G[r0 + i, j]
+                G[row, j] -= s
+            for i in range(nu):
+                G[row, f0 + i] = 0.0
+    return True
+
+
+@njit()
+def _assemble_k(V_, pat):
+    """Z = P L^-1 over each row's support and K = Z D^-1 Z^T on the groups' pattern (the
+    diagonal blocks whole, the others where the elimination order puts them)."""
+    G, Z, K, H, kscale = V_.G, V_.Z, V_.K, V_.H, V_.kscale
+    nv, ng = pat[P_NV], pat[P_NG]
+    cpar = pat[pat[P_CPAR]:]
+    gsize, goff, grow = pat[pat[P_GSIZE]:], pat[pat[P_GOFF]:], pat[pat[P_GROW]:]
+    sptr, sidx = pat[pat[P_SPTR]:], pat[pat[P_SIDX]:]
+    cgptr, cgidx = pat[pat[P_CGPTR]:], pat[pat[P_CGIDX]:]
+    pos, uptr, uidx = pat[pat[P_POS]:], pat[pat[P_UPTR]:], pat[pat[P_UIDX]:]
+    for g in range(ng):
+        s, og, r0 = gsize[g], goff[g], grow[g]
+        for a in range(s):
+            for b in range(s):
+                K[og + a, og + b] = 0.0
+            for e in range(sptr[g], sptr[g + 1]):
+                j = sidx[e]
+                Z[r0 + a, j] = G[r0 + a, j]
+            for e in range(sptr[g + 1] - 1, sptr[g] - 1, -1):
+                i = sidx[e]
+                zi = Z[r0 + a, i]
+                j = cpar[i]
+                while j >= 0:
+                    Z[r0 + a, j] -= H[j, i] * zi
+                    j = cpar[j]
+        p = pos[g]
+        for e in range(uptr[p], uptr[p + 1]):
+            h = uidx[e]
+            for a in range(s):
+                for b in range(gsize[h]):
+                    K[og + a, goff[h] + b] = 0.0
+    for i in range(nv):
+        for e1 in range(cgptr[i], cgptr[i + 1]):
+            g = cgidx[e1]
+            rg, og = grow[g], goff[g]
+            for e2 in range(e1, cgptr[i + 1]):
+                h = cgidx[e2]
+                rh, oh = grow[h], goff[h]
+                d = H[i, i]
+                if h == g:
+                    for a in range(gsize[g]):
+                        za = Z[rg + a, i] / d
+                        for b in range(gsize[g]):
+                            K[og + a, og + b] += za * Z[rg + b, i]
+                elif pos[g] < pos[h]:
+                    for a in range(gsize[g]):
+                        za = Z[rg + a, i] / d
+                        for b in range(gsize[h]):
+                            K[og + a, oh + b] += za * Z[rh + b, i]
+                else:
+                    for a in range(gsize[h]):
+                        za = Z[rh + a, i] / d
+                        for b in range(gsize[g]):
+                            K[oh + a, og + b] += za * Z[rg + b, i]
+    for g in range(ng):
+        top = 0.0
+        for a in range(gsize[g]):
+            top = max(top, K[goff[g] + a, goff[g] + a])
+        kscale[g] = top
+
+
+@njit()
+def _eliminate(V_, pat, threshold, soft):
+    """The block LDL^T of K (in place) keeping a pivot direction where its strength exceeds
+    ``threshold``; the strengths into piv. A kept direction of strength s is inverted softened,
+    ``1/e * s^4 / (s^4 + soft^4)`` (Tikhonov: exact where s >> soft, a bounded multiplier where
+    s is near soft; soft = 0 inverts exactly). Returns how many directions it kept."""
+    K, Dp, F, kscale, piv = V_.K, V_.Dp, V_.F, V_.kscale, V_.piv
+    ng = pat[P_NG]
+    gsize, goff = pat[pat[P_GSIZE]:], pat[pat[P_GOFF]:]
+    perm, pos, uptr, uidx = pat[pat[P_PERM]:], pat[pat[P_POS]:], pat[pat[P_UPTR]:], \
+        pat[pat[P_UIDX]:]
+    A, W, e, ix = V_.A, V_.W, V_.e, V_.ix
+    kept = 0
+    largest = 0.0
+    for g in range(ng):
+        largest = max(largest, kscale[g])
+    for p in range(ng):
+        g = perm[p]
+        s, og = gsize[g], goff[g]
+        if s == 0:
+            continue
+        # a zero diagonal entry of the (semidefinite) pivot is a zero row: deflate it
+        n = 0
+        for a in range(s):
+            if K[og + a, og + a] > 0.0:
+                ix[n] = a
+                n += 1
+        for a in range(n):
+            for b in range(n):
+                ia, ib = int(ix[a]), int(ix[b])
+                A[a, b] = 0.5 * (K[og + ia, og + ib] + K[og + ib, og + ia])
+        _symmetric_eigen(A, n, W, e)
+        scale = largest
+        for a in range(s):
+            piv[og + a] = 0.0
+            for b in range(s):
+                Dp[g, a, b] = 0.0
+        for k in range(n):
+            strength = np.sqrt(max(e[k], 0.0) / scale) if scale > 0.0 else 0.0
+            piv[og + k] = strength
+            if strength > threshold:
+                kept += 1
+                inv = 1.0 / e[k]
+                if soft > 0.0:
+                    s4 = strength ** 4
+                    inv *= s4 / (s4 + soft ** 4)
+                for a in range(n):
+                    for b in range(n):
+                        Dp[g, int(ix[a]), int(ix[b])] += W[a, k] * inv * W[b, k]
+        # F_gh = Dp B_gh for the later neighbours, the Schur updates, then B_gh := F_gh
+        n0 = uptr[p]
+        deg = uptr[p + 1] - n0
+        for t in range(deg):
+            h = uidx[n0 + t]
+            oh = goff[h]
+            for a in range(s):
+                for b in range(gsize[h]):
+                    acc = 0.0
+                    for c in range(s):
+                        acc += Dp[g, a, c] * K[og + c, oh + b]
+                    F[t, a, b] = acc
+        for t1 in range(deg):
+            h = uidx[n0 + t1]
+            oh, sh = goff[h], gsize[h]
+            for t2 in range(deg):
+                l = uidx[n0 + t2]
+                if pos[l] < pos[h]:
+                    continue
+                ol, sl = goff[l], gsize[l]
+                for a in range(sh):
+                    for b in range(sl):
+                        acc = 0.0
+                        for c in range(s):
+                            acc += K[og + c, oh + a] * F[t2, c, b]
+                        K[oh + a, ol + b] -= acc
+        for t in range(deg):
+            h = uidx[n0 + t]
+            for a in range(s):
+                for b in range(gsize[h]):
+                    K[og + a, goff[h] + b] = F[t, a, b]
+    return kept
+
+
+@njit()
+def _unit_metric(H, pat):
+    """The factors of the unit metric on the tree's coordinates: D = 1, L = 0."""
+    nv = pat[P_NV]
+    cpar = pat[pat[P_CPAR]:pat[P_CPAR] + nv]
+    for i in range(nv):
+        H[i, i] = 1.0
+        j = cpar[i]
+        while j >= 0:
+            H[j, i] = 0.0
+            j = cpar[j]
+
+
+@njit()
+def factor(V_, pat, drivers, tree, links, scratch, threshold, mass_metric=True, soft=0.0):
+    """Factor the KKT system whose rows are in V_.G (as :mod:`mbd.compiled.loopkernels` writes them) and
+    whose metric is the mass matrix at the links' poses (or, not ``mass_metric``, the unit
+    metric of the coordinates): returns the directions kept at ``threshold`` (see
+    :func:`_eliminate`), or -1 where the mass matrix or a chain is degenerate."""
+    H = V_.H
+    if mass_metric:
+        kernels.crba_upper(tree, links, scratch, H)
+        if not ltdl(H, pat):
+            return -1
+    else:
+        _unit_metric(H, pat)
+    if not _rotate_closures(V_, pat, drivers):
+        return -1
+    _assemble_k(V_, pat)
+    return _eliminate(V_, pat, threshold, soft)
+
+
+@njit()
+def refactor(V_, pat, threshold, soft=0.0):
+    """:func:`factor` again at another threshold, on the same rows and mass matrix (K is
+    assembled again from Z; the rows stay rotated)."""
+    _assemble_k(V_, pat)
+    return _eliminate(V_, pat, threshold, soft)
+
+
+@njit()
+def strongest_threshold(V_, pat, r, round_off):
+    """A threshold that keeps the r strongest directions of the last elimination: the
+    geometric mean of the r-th and (r+1)-th strengths, or -1 where the r-th is not above
+    ``round_off``."""
+    mr = pat[P_MR]
+    piv = V_.piv
+    work = V_.mu        # scratch until the solve
+    for a in range(mr):
+        work[a] = -piv[a]
+    work[:mr].sort()
+    if r == 0:
+        return max(-work[0], 0.0) * 2.0 + 1.0 if mr else 1.0
+    rth = -work[r - 1]
+    if not rth > round_off:
+        return -1.0
+    nxt = -work[r] if r < mr else 0.0
+    return np.sqrt(rth * nxt) if nxt > 0.0 else 0.5 * rth
+
+
+@njit()
+def rank_of(V_, pat, threshold):
+    """(kept, weakest kept strength, strongest dropped strength) of the last elimination."""
+    piv = V_.piv
+    kept, weakest, strongest = 0, 1.0, 0.0
+    for a in range(pat[P_MR]):
+        if piv[a] > threshold:
+            kept += 1
+            weakest = min(weakest, piv[a])
+        else:
+            strongest = max(strongest, piv[a])
+    return kept, weakest, strongest
+
+
+# ----------------------------------------------------------------------------- solve
+
+@njit()
+def solve(V_, pat, drivers, f, b, x, lam):
+    """x (nv) and lam (m) of the factored KKT system for the applied force f (nv) and the
+    right side b (m, in the rows' original basis). A row that holds one coordinate alone (a
+    motion driver, a stiction lock that sticks) sets its acceleration exactly, not to
+    round-off."""
+    G, QT, R, dw, bh, mu, H = V_.G, V_.QT, V_.R, V_.dw, V_.bh, V_.mu, V_.H
+    nv, nc, nd, ng = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_NG]
+    chain = pat[pat[P_CHAIN]:]
+    cfirst, cnu = pat[pat[P_CFIRST]:], pat[pat[P_CNU]:]
+    gsize, goff, grow = pat[pat[P_GSIZE]:], pat[pat[P_GOFF]:], pat[pat[P_GROW]:]
+    sptr, sidx = pat[pat[P_SPTR]:], pat[pat[P_SIDX]:]
+    perm, uptr, uidx = pat[pat[P_PERM]:], pat[pat[P_UPTR]:], pat[pat[P_UIDX]:]
+    dch = pat[pat[P_DCH]:]
+    Dp, F, tmp = V_.Dp, V_.K, V_.e
+    # the right side in the rotated basis; lam's top rows first hold mu'_top = -R^-T f_u
+    for c in range(nc):
+        for i in range(6):
+            s = 0.0
+            for k in range(6):
+                s += QT[c, i, k] * b[6 * c + k]
+            bh[6 * c + i] = s
+        nu, f0 = cnu[c], cfirst[c]
+        for i in range(nu):
+            s = -f[f0 + i]
+            for j in range(i):
+                s -= R[c, j, i] * lam[6 * c + j]
+            lam[6 * c + i] = s / R[c, i, i]
+    for k in range(nd):
+        row = 6 * nc + k
+        bh[row] = b[row]
+        for slot in range(2):
+            c = dch[2 * k + slot]
+            if c >= 0:
+                for i in range(cnu[c]):
+                    bh[row] -= dw[k, slot, i] * bh[6 * c + i]
+    # f~ = f + the chains' known forces on the tree; x0 = H^-1 f~
+    for i in range(nv):
+        x[i] = f[i] if chain[i] < 0 else 0.0
+    for c in range(nc):
+        for a in range(sptr[c], sptr[c + 1]):
+            j = sidx[a]
+            for i in range(cnu[c]):
+                x[j] += G[6 * c + i, j] * lam[6 * c + i]
+    ftil = V_.y
+    for i in range(nv):
+        ftil[i] = x[i]
+    _h_solve(H, pat, x)
+    # r = b' - P x0 into mu, then K mu = r by the block factors
+    for g in range(ng):
+        for a in range(gsize[g]):
+            row = grow[g] + a
+            s = bh[row]
+            for e in range(sptr[g], sptr[g + 1]):
+                s -= G[row, sidx[e]] * x[sidx[e]]
+            mu[goff[g] + a] = s
+    for p in range(ng):
+        g = perm[p]
+        og, s = goff[g], gsize[g]
+        for e in range(uptr[p], uptr[p + 1]):
+            h = uidx[e]
+            oh = goff[h]
+            for b_ in range(gsize[h]):
+                acc = 0.0
+                for a in range(s):
+                    acc += F[og + a, oh + b_] * mu[og + a]
+                mu[oh + b_] -= acc
+        for a in range(s):
+            acc = 0.0
+            for c in range(s):
+                acc += Dp[g, a, c] * mu[og + c]
+            tmp[a] = acc
+        for a in range(s):
+            mu[og + a] = tmp[a]
+    for p in range(ng - 1, -1, -1):
+        g = perm[p]
+        og, s = goff[g], gsize[g]
+        for e in range(uptr[p], uptr[p + 1]):
+            h = uidx[e]
+            oh = goff[h]
+            for a in range(s):
+                acc = 0.0
+                for b_ in range(gsize[h]):
+                    acc += F[og + a, oh + b_] * mu[oh + b_]
+                mu[og + a] -= acc
+    # x = H^-1 (f~ + P^T mu)
+    for i in range(nv):
+        x[i] = ftil[i]
+    for g in range(ng):
+        for a in range(gsize[g]):
+            row, w = grow[g] + a, mu[goff[g] + a]
+            for e in range(sptr[g], sptr[g + 1]):
+                x[sidx[e]] += G[row, sidx[e]] * w
+    _h_solve(H, pat, x)
+    for k in range(nd):
+        D = drivers[k]
+        if D.active > 0.0 and (D.ratio == 0.0 or D.coupled_v == D.v_index) and \
+                chain[D.v_index] < 0:
+            x[D.v_index] = b[6 * nc + k] / (D.active * (1.0 - (D.ratio if D.coupled_v ==
+                                                                D.v_index else 0.0)))
+    # the chains: R u'' = bh_top - (top rows) x; their multipliers; lam in the world basis
+    for k in range(nd):
+        lam[6 * nc + k] = mu[goff[nc + k]]
+    for c in range(nc):
+        nu, f0, r0 = cnu[c], cfirst[c], 6 * c
+        for i in range(nu - 1, -1, -1):
+            s = bh[r0 + i]
+            for a in range(sptr[c], sptr[c + 1]):
+                s -= G[r0 + i, sidx[a]] * x[sidx[a]]
+            for j in range(i + 1, nu):
+                s -= R[c, i, j] * x[f0 + j]
+            x[f0 + i] = s / R[c, i, i]
+        for i in range(6):
+            tmp[i] = lam[r0 + i] if i < nu else mu[goff[c] + i - nu]
+        for k in range(nd):       # the drivers' share of the top multipliers
+            for slot in range(2):
+                if dch[2 * k + slot] == c:
+                    for i in range(nu):
+                        tmp[i] -= dw[k, slot, i] * lam[6 * nc + k]
+        for i in range(6):
+            s = 0.0
+            for k in range(6):
+                s += QT[c, k, i] * tmp[k]
+            lam[r0 + i] = s
+
+

@@ -1,0 +1,280 @@
+"""The mutable model builder: grounds, bodies with coordinate systems, joints, force elements.
+
+Everything is given in world coordinates of the reference (drawing) configuration, where every
+joint coordinate is zero. Nothing is checked against physics here beyond what is needed to
+store a value; :meth:`Model.build` checks every rule at once and reports all problems in one
+:class:`~mbd.model.errors.ModelError`.
+"""
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from . import values
+from .elements import Element
+from .errors import ModelError
+from .rotations import as_rotation_matrix
+
+
+class Environment:
+    """Gravity and solver settings of a machine (Simscape's *Machine Environment*).
+
+    Parameters
+    ----------
+    gravity : sequence of 3 float
+        Gravitational acceleration in world coordinates, m/s^2, e.g. ``(0, 0, -9.81)``.
+        It is required: mbd never assumes a physical constant.
+    rtol, atol : float, optional
+        Default relative and absolute integration tolerances for the machine's states
+        (rtol 1e-8, atol 1e-10); ``simulate`` may override them. The rule is
+        ``simulate``'s (:func:`mbd.model.values.tolerances`): 100 eps <= rtol < 1, atol > 0.
+    assembly_tolerance : float, optional
+        How far apart (m) the origins of a joint's two CSs may be in the reference
+        configuration and still count as coincident (default 1e-9 m), finite and > 0.
+
+    Every value must be a real number (not a bool or a string); a bad one raises
+    :class:`~mbd.ModelError` naming it.
+
+    Examples
+    --------
+    >>> env = Environment(gravity=(0.0, 0.0, -9.81))
+    >>> env.gravity
+    array([ 0.  ,  0.  , -9.81])
+    """
+
+    def __init__(self, gravity, rtol=1e-8, atol=1e-10, assembly_tolerance=1e-9):
+        self.gravity = _vector3(gravity, "Environment: gravity")
+        self.rtol, self.atol = values.tolerances(rtol, atol, "Environment", error=ModelError)
+        self.assembly_tolerance = values.real(assembly_tolerance,
+                                              "Environment: assembly_tolerance",
+                                              "finite and > 0", values.positive, ModelError)
+        if not np.all(np.isfinite(self.gravity)):
+            raise ModelError(f"Environment: gravity must be finite, got {self.gravity}")
+
+    def __repr__(self):
+        return f"Environment(gravity={tuple(self.gravity)}, rtol={self.rtol}, atol={self.atol})"
+
+
+class CS:
+    """A coordinate system fixed to a body or to the world (a ground).
+
+    Attributes
+    ----------
+    name : str
+        Its name, unique within its owner.
+    owner : Body or Ground
+        What it is fixed to.
+    position : ndarray (3,)
+        Origin in world coordinates of the reference configuration, m.
+    rotation : ndarray (3, 3)
+        Axes in world coordinates of the reference configuration (columns are the CS's x, y, z).
+    """
+
+    def __init__(self, owner, name, position, rotation=None):
+        self.owner = owner
+        self.name = name
+        if owner is self:
+            what = f"ground '{name}'"
+        elif owner is not None:
+            what = f"CS '{owner.name}.{name}'"
+        else:
+            what = f"CS '{name}'"
+        self.position = _vector3(position, f"{what}: position")
+        self.rotation = _orientation(rotation, f"{what}: orientation")
+
+    @property
+    def model(self):
+        """The model this CS belongs to."""
+        return self.owner.model
+
+    @property
+    def full_name(self):
+        """``body.cs`` for a body's CS, the ground's name for a ground."""
+        return self.name if self.owner is self else f"{self.owner.name}.{self.name}"
+
+    def __repr__(self):
+        return f"CS({self.full_name!r}, at={tuple(np.round(self.position, 12))})"
+
+
+class Ground(CS):
+    """A CS fixed in the world; one of them carries the machine's :class:`Environment`."""
+
+    def __init__(self, model, name, at=(0.0, 0.0, 0.0), environment=None, orientation=None):
+        self._model = model
+        self.environment = environment
+        super().__init__(self, name, at, orientation)
+        if environment is not None and not isinstance(environment, Environment):
+            raise ModelError(f"ground '{name}': environment must be an mbd.Environment, "
+                             f"got {type(environment).__name__}")
+
+    @property
+    def model(self):
+        return self._model
+
+    def __repr__(self):
+        return f"Ground({self.name!r}, at={tuple(self.position)})"
+
+
+class Body:
+    """A rigid body: mass, CG, inertia about the CG and named coordinate systems.
+
+    Index a body with a CS name to get the CS: ``arm["tip"]``. Every body has a CS ``"cg"`` at
+    its centre of gravity (world-parallel axes) unless the user names one so.
+    """
+
+    def __init__(self, model, name, mass, cg, inertia, cs=None):
+        self.model = model
+        self.name = name
+        # only the type here: build() checks the values (finite, > 0, ...) all at once
+        self.mass = values.real(mass, f"body '{name}': mass", error=ModelError)
+        self.cg = _vector3(cg, f"body '{name}': cg")
+        self.inertia = values.real_array(inertia, f"body '{name}': inertia",
+                                         expected="a 3x3 matrix or its 3 principal moments",
+                                         error=ModelError)
+        if self.inertia.shape == (3,):
+            self.inertia = np.diag(self.inertia)
+        if self.inertia.shape != (3, 3):
+            raise ModelError(f"body '{name}': inertia must be a 3x3 matrix or its 3 principal "
+                             f"moments, got shape {self.inertia.shape}")
+        self.frames = {}
+        self.shapes = []   # (shape, CS name) pairs for pictures; the core never reads them
+        if cs is not None and not isinstance(cs, dict):
+            raise ModelError(f"body '{name}': cs must be a dict {{name: point or (point, "
+                             f"orientation)}}, got {type(cs).__name__}")
+        for cs_name, spec in (cs or {}).items():
+            self.add_cs(cs_name, *_cs_spec(spec, f"body '{name}': CS '{cs_name}'"))
+        if "cg" not in self.frames:
+            self.frames["cg"] = CS(self, "cg", self.cg)
+
+    def add_cs(self, name, position, orientation=None):
+        """Add a CS at ``position`` (world, reference configuration, m) and return it."""
+        if not isinstance(name, str) or not name:
+            raise ModelError(f"body '{self.name}': a CS name must be a non-empty string, got {name!r}")
+        if name in self.frames and name != "cg":
+            raise ModelError(f"body '{self.name}': CS '{name}' is defined twice")
+        self.frames[name] = CS(self, name, position, orientation)
+        return self.frames[name]
+
+    def add_shape(self, shape, cs="cg"):
+        """Attach a shape for pictures (e.g. ``viz.Box``), placed in the CS named ``cs``; the
+        dynamics ignore it. Returns the shape."""
+        if cs not in self.frames:
+            raise ModelError(f"body '{self.name}': add_shape: no CS '{cs}'; it has "
+                             f"{sorted(self.frames)}")
+        self.shapes.append((shape, cs))
+        return shape
+
+    def __getitem__(self, name):
+        try:
+            return self.frames[name]
+        except KeyError:
+            raise KeyError(f"body '{self.name}' has no CS '{name}'; it has "
+                           f"{sorted(self.frames)}") from None
+
+    def __repr__(self):
+        return f"Body({self.name!r}, mass={self.mass})"
+
+
+class Model:
+    """A mechanism under construction: the first of the build -> compile -> run stages.
+
+    Examples
+    --------
+    A point-like pendulum on a hinge:
+
+    >>> import numpy as np, mbd
+    >>> from joints import Revolute
+    >>> model = mbd.Model("pendulum")
+    >>> ground = model.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, -9.81)))
+    >>> bob = model.add_body("bob", mass=1.0, cg=(1.0, 0, 0), inertia=np.eye(3) * 1e-6,
+    ...                      cs={"pivot": (0, 0, 0)})
+    >>> hinge = model.add(Revolute("hinge", ground, bob["pivot"], axis=(0, 1, 0)))
+    >>> system = model.build()
+    >>> system.nq, system.nv, system.dof
+    (1, 1, 1)
+    """
+
+    def __init__(self, name="model"):
+        self.name = name
+        self.grounds = []
+        self.bodies = []
+        self.elements = []  # joints and force elements, in the order added
+
+    def add_ground(self, name, at=(0.0, 0.0, 0.0), environment=None, orientation=None):
+        """Add a ground: a CS fixed in the world at ``at`` (m), optionally carrying the
+        machine's environment. Returns the ground, usable wherever a CS is expected."""
+        ground = Ground(self, _check_name(name, "ground"), at, environment, orientation)
+        self.grounds.append(ground)
+        return ground
+
+    def add_body(self, name, mass, cg, inertia, cs=None):
+        """Add a rigid body and return it.
+
+        Parameters
+        ----------
+        name : str
+        mass : float
+            kg, > 0 (a real number: not a bool or a string).
+        cg : sequence of 3 float
+            Centre of gravity, world coordinates of the reference configuration, m.
+        inertia : array_like (3, 3) or (3,)
+            Inertia tensor about the CG in world axes, kg m^2 (or its diagonal).
+        cs : dict, optional
+            ``{name: point}`` or ``{name: (point, orientation)}``; an orientation is a scipy
+            Rotation, a 3x3 matrix or a quaternion (w, x, y, z); without one the CS has
+            world-parallel axes.
+        """
+        body = Body(self, _check_name(name, "body"), mass, cg, inertia, cs)
+        self.bodies.append(body)
+        return body
+
+    def add(self, element):
+        """Add a joint or a force element and return it."""
+        if not isinstance(element, Element):
+            raise ModelError(f"model '{self.name}': add() takes a joint or a force element, "
+                             f"got {type(element).__name__}")
+        self.elements.append(element)
+        return element
+
+    # build() is a later stage's: bound by the package face (mbd/__init__.py), DESIGN §9
+
+    def simulate(self, t_end, **options):
+        """``model.build().simulate(t_end, **options)``."""
+        return self.build().simulate(t_end, **options)
+
+    def __repr__(self):
+        return (f"Model({self.name!r}: {len(self.grounds)} grounds, {len(self.bodies)} bodies, "
+                f"{len(self.elements)} joints and force elements)")
+
+
+def _check_name(name, kind):
+    if not isinstance(name, str) or not name:
+        raise ModelError(f"{kind} name must be a non-empty string, got {name!r}")
+    return name
+
+
+def _vector3(value, what):
+    """Three real numbers (not checked for finiteness: build() reports that), or ModelError
+    (the error of a model being built)."""
+    return values.vector3(value, what, error=ModelError)
+
+
+def _orientation(value, what):
+    """The rotation matrix of an orientation: None (world-parallel axes), a scipy Rotation, a
+    3x3 rotation matrix or a unit quaternion (w, x, y, z) (not normalised for the user: one of
+    another norm is refused); ModelError otherwise."""
+    if value is not None and not isinstance(value, Rotation):
+        value = values.real_array(value, what, expected="a Rotation, a 3x3 matrix or a "
+                                  "quaternion (w, x, y, z)", error=ModelError)
+    try:
+        return as_rotation_matrix(value, what)
+    except ValueError as err:
+        raise ModelError(str(err)) from None
+
+
+def _cs_spec(spec, what):
+    """(position, orientation) from a CS spec: a point or (point, orientation)."""
+    if isinstance(spec, dict):
+        return spec.get("at"), spec.get("orientation")
+    if isinstance(spec, (tuple, list)) and len(spec) == 2 and np.ndim(spec[0]) == 1:
+        return spec[0], spec[1]
+    _vector3(spec, what)
+    return spec, None

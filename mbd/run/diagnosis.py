@@ -1,0 +1,166 @@
+"""Why a run is slow or blew up: the linearized dynamics at a state, and the element behind
+its fastest or unstable mode.
+
+A run that must take far more steps than its budget, or whose state stops being finite, asks
+this module for a cause it can name (:func:`fastest_mode`, :func:`unstable_mode`): the
+eigenvalues of the Jacobian of dy/dt at the state (by central differences of the compiled
+right-hand side), and for each force element how the mode changes when that element's force
+is frozen at its present value (its stiffness and damping taken out, its load kept). The
+element without which the mode slows the most is named.
+
+Only the run stage's failure messages use it; it costs a few hundred right-hand-side calls,
+paid once, when the run has already failed.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..compiled import layout, lawkernels, statefunction as sf
+
+
+@dataclass
+class Mode:
+    """An eigenvalue of the linearized dynamics and the element that sets it.
+
+    Attributes
+    ----------
+    eigenvalue : complex
+        1/s.
+    element : str or None
+        The label of the force element whose frozen force changes the mode the most, when that
+        changes it by at least a factor of two; None otherwise.
+    without : complex or None
+        The corresponding eigenvalue with that element's force frozen, 1/s.
+    parameters : str or None
+        That element's parameters (:meth:`mbd.ForceElement.parameters_text`).
+    """
+
+    eigenvalue: complex
+    element: str = None
+    without: complex = None
+    parameters: str = None
+
+    @property
+    def rate(self):
+        """|eigenvalue|, 1/s."""
+        return abs(self.eigenvalue)
+
+    @property
+    def oscillating(self):
+        """Whether the mode oscillates more than it decays (|Im| > |Re|)."""
+        return abs(self.eigenvalue.imag) > abs(self.eigenvalue.real)
+
+    @property
+    def what(self):
+        """The mode in words: its frequency and period, or its rate and time constant."""
+        lam = self.eigenvalue
+        if self.oscillating:
+            return (f"an oscillating mode of {abs(lam.imag):.3g} rad/s (period "
+                    f"{2 * np.pi / abs(lam.imag):.3g} s)")
+        if lam.real == 0.0:        # at rest on a neutral direction (a free coordinate)
+            return "a mode of rate 0 1/s (no time constant: the model is not stiff here)"
+        return f"a mode of rate {lam.real:+.3g} 1/s (time constant {1 / abs(lam.real):.3g} s)"
+
+    @property
+    def source(self):
+        """Where the mode comes from, in words: its element, or the bodies."""
+        if self.element is None:
+            return "no single force element sets it (the bodies' masses and inertias do)"
+        return (f"{self.element} ({self.parameters}) sets it: with that element's force frozen "
+                f"the rate is {abs(self.without):.3g} 1/s")
+
+    def describe(self):
+        """The mode and its source in words."""
+        return f"{self.what}; {self.source}"
+
+
+def jacobian(sd, t, y):
+    """d(dy/dt)/dy (n, n) over y = [q, v] at (t, y) in the current mode (central differences,
+    steps scaled by each entry and the model's length scale)."""
+    n = sd.system.nq + sd.system.nv
+    y = np.array(y[:n], dtype=float)
+    scale = np.maximum(np.abs(y), sd.system.length_scale)
+    h = 1e-6 * scale
+    J = np.empty((n, n))
+    for k in range(n):
+        up, down = y.copy(), y.copy()
+        up[k] += h[k]
+        down[k] -= h[k]
+        J[:, k] = (sf.derivative(sd, t, up)[0] - sf.derivative(sd, t, down)[0]) / (2 * h[k])
+    return J
+
+
+def _eigenvalues(sd, t, y):
+    J = jacobian(sd, t, y)
+    if not np.all(np.isfinite(J)):
+        return np.array([], dtype=complex)
+    return np.linalg.eigvals(J)
+
+
+def _frozen(sd, i, t, y):
+    """Run-stage data like ``sd``'s, in its mode, with element i's law replaced by a constant
+    at its present force (a bushing's: its six loads, as a preload with no spring or
+    damper)."""
+    s = sd.system
+    copy = sf.state_data(s)
+    copy.data.mode[:] = sd.data.mode
+    sf.refresh(copy, t, y)
+    records, _ = sf.records(copy, t, y[:s.nq + s.nv], sd.data.mode["sides"].copy())
+    copy.data.mode[:] = sd.data.mode
+    element = copy.data.elements[i]
+    if element["kind"] == layout.BUSHING:   # its six loads held: all preload, no spring
+        element["params"][:12] = 0.0
+        element["params"][12:18] = records[i]["wrench"]
+    else:
+        element["law"] = lawkernels.CONSTANT
+        element["params"][:] = 0.0
+        element["params"][0] = records[i]["value"]
+    copy.varying = [(k, law) for k, law in copy.varying if k != i]
+    return copy
+
+
+def _mode(sd, t, y, pick):
+    """The mode ``pick(eigenvalues)`` selects, with the element whose frozen force changes it
+    the most (by ``pick``'s measure: the returned eigenvalue's key)."""
+    lams = _eigenvalues(sd, t, y)
+    if not len(lams):
+        return None
+    lam, measure = pick(lams)
+    best = None
+    for i, fe in enumerate(sd.system.force_elements):
+        others = _eigenvalues(_frozen(sd, i, t, y), t, y)
+        if not len(others):
+            continue
+        lam_i, measure_i = pick(others)
+        if measure_i <= 0.5 * measure and (best is None or measure_i < best[2]):
+            best = (fe, lam_i, measure_i)
+    if best is None:
+        return Mode(complex(lam))
+    fe, lam_i, _ = best
+    return Mode(complex(lam), fe.label(), complex(lam_i), fe.parameters_text())
+
+
+def _fastest(lams):
+    k = int(np.argmax(np.abs(lams)))
+    return lams[k], abs(lams[k])
+
+
+def _most_unstable(lams):
+    k = int(np.argmax(lams.real))
+    return lams[k], max(lams[k].real, 0.0)
+
+
+def fastest_mode(sd, t, y):
+    """The mode of largest |eigenvalue| at (t, y) and its element (a :class:`Mode`), or None
+    when the Jacobian there is not finite."""
+    return _mode(sd, t, y, _fastest)
+
+
+def unstable_mode(sd, t, y):
+    """The mode of largest growth rate (real part > 0) at (t, y) and its element, or None when
+    the linearized dynamics there do not grow (or the Jacobian is not finite)."""
+    found = _mode(sd, t, y, _most_unstable)
+    if found is None or found.eigenvalue.real <= 0.0:
+        return None
+    return found
+

@@ -1,0 +1,516 @@
+"""Results of a run: time, joint state, and named views computed on demand.
+
+Examples
+--------
+>>> import numpy as np, mbd
+>>> from joints import Revolute
+>>> m = mbd.Model("p")
+>>> g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, -9.81)))
+>>> b = m.add_body("bob", mass=1.0, cg=(1, 0, 0), inertia=[1e-6] * 3, cs={"o": (0, 0, 0)})
+>>> _ = m.add(Revolute("hinge", g, b["o"], axis=(0, 1, 0)))
+>>> r = m.simulate(t_end=0.5, output_step=0.25)
+>>> r.t
+array([0.  , 0.25, 0.5 ])
+>>> r.joint("hinge").q.shape, r.body("bob").position("cg").shape
+((3,), (3, 3))
+"""
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from ..compiled import layout, statefunction
+from ..compiled.events import Event
+from ..model.files import atomic_open
+
+__all__ = ["Result", "Event", "JointView", "BodyView", "ForceView", "ReactionView",
+           "EnergyBalance", "contact_intervals"]
+
+
+class JointView:
+    """A joint's coordinates over the run: ``q`` (n,) or (n, nq), ``v`` (n,) or (n, nv)."""
+
+    def __init__(self, result, jm):
+        self.name = jm.joint.name
+        self.joint = jm.joint
+        q = result.q[:, jm.q_index]
+        v = result.v[:, jm.v_index]
+        self.q = q[:, 0] if q.shape[1] == 1 else q
+        self.v = v[:, 0] if v.shape[1] == 1 else v
+
+
+class BodyView:
+    """A body's motion over the run, in world coordinates."""
+
+    def __init__(self, result, bm):
+        self._result = result
+        self._map = bm
+        self.name = bm.body.name
+
+    def _cs(self, cs):
+        body = self._map.body
+        frame = body[cs] if isinstance(cs, str) else cs
+        if frame.owner is not body:
+            raise ValueError(f"body '{body.name}': {frame!r} is not one of its CSs")
+        return self._map.cs_local(frame)
+
+    def position(self, cs="cg"):
+        """World position of a CS origin (n, 3), m; default the CG."""
+        p_local, _ = self._cs(cs)
+        R, p = self._result._link_poses()
+        link = self._map.link
+        return p[:, link] + R[:, link] @ p_local
+
+    @property
+    def rotation(self):
+        """The body's orientation relative to its drawing pose: a scipy Rotation of n."""
+        R, _ = self._result._link_poses()
+        return Rotation.from_matrix(R[:, self._map.link] @ self._map.rotation.T)
+
+    def cs_rotation(self, cs):
+        """World orientation of a CS (its axes): a scipy Rotation of n."""
+        _, R_local = self._cs(cs)
+        R, _ = self._result._link_poses()
+        return Rotation.from_matrix(R[:, self._map.link] @ R_local)
+
+    def velocity(self, cs="cg"):
+        """World velocity of a CS origin (n, 3), m/s."""
+        p_local, _ = self._cs(cs)
+        R, _ = self._result._link_poses()
+        V = self._result._link_velocities()[:, self._map.link]
+        local = V[:, 3:] + np.cross(V[:, :3], p_local)
+        return np.einsum("nij,nj->ni", R[:, self._map.link], local)
+
+    @property
+    def angular_velocity(self):
+        """World angular velocity (n, 3), rad/s."""
+        R, _ = self._result._link_poses()
+        V = self._result._link_velocities()[:, self._map.link]
+        return np.einsum("nij,nj->ni", R[:, self._map.link], V[:, :3])
+
+
+class ForceView:
+    """A force element over the run.
+
+    Attributes
+    ----------
+    value : ndarray
+        The load on the follower: (n,) the law's value along +x (N or N m) for 1-D
+        placements; (n, 3) the world force vector on CS B (N) for a BodySpringDamper; (n, 6)
+        [force; torque] on CS B in CS A's axes (N, N m) for a bushing.
+    x, xdot : ndarray (n,)
+        What the law read: the joint coordinate, the distance, the axial displacement (m) or
+        the angle (rad), and its rate (a bushing: its stored energy, J, and the power it
+        delivers to the mechanism, W).
+    vector : ndarray (n, 3)
+        The world load on B: force (N) for line, axial and bushing placements, torque (N m)
+        for a rotational one; zeros for a joint placement (it acts in joint space).
+    deflection, rate : ndarray (n, 6) or None
+        A bushing's deflection [d; theta] (m, rad) and rates [ddot; w] (m/s, rad/s) of B
+        relative to A in A's axes (None for other placements).
+    state : dict of ndarray
+        The element's state per row (e.g. ``contact``, ``branch``, ``K``), as its law defines.
+    energy : ndarray (n,)
+        Potential energy stored in the element, J.
+    """
+
+    def __init__(self, result, index):
+        fe = result.system.force_elements[index]
+        rec = result._force_records()[:, index]
+        params = result._force_params()[:, index]
+        self.name = fe.name
+        self.element = fe
+        self.x, self.xdot = rec["x"].copy(), rec["xdot"].copy()
+        self.vector = rec["vector"].copy()
+        self.scalar = rec["value"].copy()
+        self.value = self.vector if getattr(fe, "vector_valued", False) else self.scalar
+        self.deflection = self.rate = None
+        if fe.placement == "bushing":
+            self.value = rec["wrench"].copy()
+            self.deflection, self.rate = rec["deflection"].copy(), rec["rate"].copy()
+        sides = result.sides[:, index]
+        self.state = fe.law.states(self.x, self.xdot, result.t, sides, params)
+        self.energy = fe.law.energy(self.x, params)
+        self._t = result.t
+
+    def contacts(self):
+        """[(t_begin, t_end, side)] of every contact of a gap, backlash or stop element (side:
+        -1 lower/+1 upper for BISTOP and backlash, -1 for ElastoGap's one side); t_end is nan
+        for a contact still going at the end. Exact event times with exact switching."""
+        if "contact" not in self.state:
+            raise ValueError(f"force element '{self.name}' has no contact state")
+        contact = np.asarray(self.state["contact"])
+        return contact_intervals(self._t, -contact.astype(int) if contact.dtype == bool
+                                 else contact)
+
+
+def contact_intervals(t, contact):
+    """[(t_begin, t_end, side)] of the runs where ``contact`` (per row) is nonzero; side is its
+    sign, t_end is nan for a contact still going at the last row. With exact switching the
+    rows include the event times, so the intervals are exact."""
+    out = []
+    side = np.sign(np.asarray(contact, dtype=float))
+    for i in range(len(t)):
+        if side[i] != 0 and (i == 0 or side[i - 1] != side[i]):
+            out.append([float(t[i]), np.nan, int(side[i])])
+        if out and np.isnan(out[-1][1]) and (side[i] != out[-1][2]):
+            out[-1][1] = float(t[i])
+    return [tuple(x) for x in out]
+
+
+class ReactionView:
+    """What a joint transmits from its base to its follower over the run (or a driver's
+    driving force).
+
+    Attributes
+    ----------
+    force : ndarray (n, 3)
+        The force on the follower from the base through the joint, N, in the base CS's axes.
+    torque : ndarray (n, 3)
+        Its moment about the follower CS's origin, N m, in the base CS's axes.
+    value : ndarray (n,)
+        For a motion driver: the force (N) or torque (N m) it applies along its coordinate.
+        For a gear: what it applies on joint_b's coordinate (it applies ``-ratio`` times that
+        on joint_a's).
+    unique : bool
+        False when the joint is in a loop with redundant constraint equations: the reactions
+        shown are one valid choice among many, the one with the smallest constraint forces at
+        the loop-closing (cut) joint (see ``system.report()``).
+    """
+
+    def __init__(self, name, force=None, torque=None, value=None, unique=True):
+        self.name = name
+        self.force, self.torque, self.value, self.unique = force, torque, value, unique
+
+
+class EnergyBalance:
+    """Where a run's energy went, row by row (J, relative to the first row).
+
+    The work every force element and motion driver does on the mechanism is integrated with
+    the motion (the run's state carries it, see :mod:`mbd.compiled.statefunction`), so the balance
+
+        kinetic + gravity = sum of the elements' and drivers' work
+
+    holds to the integration tolerance whatever the elements do, and its ``residual`` measures
+    the run's accuracy. Each element's work splits into the change of the energy its law stores
+    (``stored``) and the rest (``dissipated``): what its damping took out or, negative, what an
+    actuator, a stiffness varying in time or negative damping put in.
+
+    Attributes
+    ----------
+    t : ndarray (n,)
+        s.
+    kinetic : ndarray (n,)
+        Change of the kinetic energy since the first row, J.
+    gravity : ndarray (n,)
+        Change of the potential energy of gravity, J.
+    work : dict of str to ndarray (n,)
+        The work done on the mechanism by each force element and motion driver, J.
+    stored : dict of str to ndarray (n,)
+        Per force element: the change of the energy its law stores (its spring), J.
+    dissipated : dict of str to ndarray (n,)
+        Per force element: ``-(work + stored)``, J.
+    residual : ndarray (n,)
+        ``kinetic + gravity - sum(work)``, J (zero but for the integration error).
+    scale : float
+        The largest magnitude among the terms over the run, J (the residual's yardstick).
+    """
+
+    def __init__(self, t, kinetic, gravity, work, stored):
+        self.t, self.kinetic, self.gravity = t, kinetic, gravity
+        self.work, self.stored = work, stored
+        self.dissipated = {name: -(work[name] + stored[name]) for name in stored}
+        total = sum(work.values(), np.zeros_like(t))
+        self.residual = kinetic + gravity - total
+        terms = [kinetic, gravity, *work.values(), *stored.values()]
+        self.scale = max(float(np.abs(x).max(initial=0.0)) for x in terms)
+
+    @property
+    def relative_residual(self):
+        """The largest |residual| over the run relative to :attr:`scale` (0 when nothing
+        moved)."""
+        worst = float(np.abs(self.residual).max(initial=0.0))
+        return worst / self.scale if self.scale > 0.0 else worst
+
+    def totals(self, row=-1):
+        """The balance at a row in its engineering terms, J: (kinetic, gravity, stored,
+        dissipated, supplied, residual) with kinetic + gravity + stored + dissipated - supplied
+        = residual; ``dissipated`` sums the elements that took energy out, ``supplied`` those
+        that put it in (actuators, a stiffness varying in time, negative damping) and the
+        drivers' work."""
+        k = row
+        stored = sum((x[k] for x in self.stored.values()), 0.0)
+        lost = sum((x[k] for x in self.dissipated.values() if x[k] > 0.0), 0.0)
+        fed = -sum((x[k] for x in self.dissipated.values() if x[k] < 0.0), 0.0)
+        fed += sum((self.work[name][k] for name in self.work if name not in self.stored), 0.0)
+        return (float(self.kinetic[k]), float(self.gravity[k]), float(stored), float(lost),
+                float(fed), float(self.residual[k]))
+
+    def summary(self):
+        """The balance over the run in one line."""
+        kinetic, gravity, stored, lost, fed, residual = self.totals()
+        return (f"kinetic {kinetic:+.6g} + gravity {gravity:+.6g} + stored in springs "
+                f"{stored:+.6g} + dissipated {lost:.6g} - supplied {fed:.6g} = {residual:.2g} J "
+                f"(largest residual {self.relative_residual:.1e} of the largest term)")
+
+    def lines(self):
+        """Per force element and driver over the run: its work, and what it stored and
+        dissipated (J), one line each."""
+        out = []
+        for name, work in self.work.items():
+            if name in self.stored:
+                out.append(f"{name}: work {work[-1]:+.6g} J = -(stored {self.stored[name][-1]:+.6g}"
+                           f" + dissipated {self.dissipated[name][-1]:+.6g})")
+            else:
+                out.append(f"{name}: work {work[-1]:+.6g} J (motion driver)")
+        return out
+
+
+class Result:
+    """The outcome of a run.
+
+    Attributes
+    ----------
+    system : System
+    t : ndarray (n,)
+        Output times, s.
+    q, v : ndarray (n, nq), (n, nv)
+        Joint positions (unit quaternions for spherical primitives) and velocities.
+    work : ndarray (n, nf + nd) or None
+        The work each force element, then each motion driver, has done on the mechanism since
+        the start, J (None for rows made without it); see :meth:`energy_balance`.
+    events : list of Event
+        ``(t, element, what)`` in time order.
+    stats : dict
+        Integrator figures: nfev, nsteps, pieces, events, method, rtol, atol,
+        exact_switching, stepper ("compiled" or "scipy"), wall_time (s, the whole run) and
+        compile_time (s of it spent compiling numba kernels; 0.0 when all came from the cache).
+    """
+
+    def __init__(self, system, t, y, events=(), stats=None, sides=None):
+        self.system = system
+        self.t = np.asarray(t, dtype=float)
+        width = system.nq + system.nv
+        y = np.asarray(y, dtype=float)
+        y = y.reshape(len(self.t), -1) if len(self.t) else y.reshape(0, width)
+        if y.shape[1] not in (width, width + statefunction.work_size(system)):
+            raise ValueError(f"Result: rows of {y.shape[1]} values; the system's state has "
+                             f"{width} (q, v), or {width + statefunction.work_size(system)} "
+                             "with the work accumulators")
+        self.q = y[:, :system.nq].copy()
+        self.v = y[:, system.nq:width].copy()
+        # nothing does work in a system without elements and drivers: no accumulators needed
+        nothing = statefunction.work_size(system) == 0
+        self.work = y[:, width:].copy() if y.shape[1] > width or nothing else None
+        _normalize_quaternions(self.q, system.tree)  # report unit quaternions
+        self.events = list(events)
+        self.stats = dict(stats or {})
+        nf = len(system.force_elements)
+        # the branch of every force law at every row (see mbd.compiled.lawkernels)
+        self.sides = (np.ones((len(self.t), nf, layout.SWITCHES)) if sides is None
+                      else np.asarray(sides, dtype=float))
+        self._records = self._params = self._reaction_rows = None
+        self._poses = None
+        self._data = None
+
+    @property
+    def _state_data(self):
+        """Run-stage data for evaluating rows (made on first use)."""
+        if self._data is None:
+            self._data = statefunction.state_data(self.system)
+        return self._data
+
+    def __len__(self):
+        return len(self.t)
+
+    def joint(self, name):
+        """The coordinates of joint ``name`` over the run (a JointView)."""
+        try:
+            return JointView(self, self.system.joints[name])
+        except KeyError:
+            raise KeyError(f"no joint '{name}'; the joints are {sorted(self.system.joints)}") from None
+
+    def force(self, name):
+        """The force element ``name`` over the run (a ForceView)."""
+        index = self.system.force_index
+        if name not in index:
+            raise KeyError(f"no force element '{name}'; the force elements are {sorted(index)}")
+        return ForceView(self, index[name])
+
+    def reaction(self, name):
+        """The reaction of joint, motion driver or gear ``name`` over the run: a
+        ReactionView."""
+        s = self.system
+        drivers = {d.name for d in s.drivers}
+        if name not in s.joints and name not in drivers:
+            raise KeyError(f"no joint, motion driver or gear '{name}'; the joints are "
+                           f"{sorted(s.joints)}" + (f", the drivers and gears {sorted(drivers)}"
+                                                    if drivers else ""))
+        wrenches, values = self._reactions()
+        if name in drivers:
+            return ReactionView(name, value=values[name])
+        F, M = wrenches[name]
+        joint = s.joints[name].joint
+        R = self._cs_rotations(joint.base)                       # (n, 3, 3) world
+        force = np.einsum("nji,nj->ni", R, F)
+        torque = np.einsum("nji,nj->ni", R, M)
+        return ReactionView(name, force=force, torque=torque,
+                            unique=name not in s.joints_with_redundancy)
+
+    def _cs_rotations(self, cs):
+        """World orientation matrices (n, 3, 3) of a CS over the run."""
+        link, _, local = self.system.cs_placement(cs)
+        if link < 0:
+            return np.broadcast_to(local, (len(self.t), 3, 3))
+        R, _ = self._link_poses()
+        return R[:, link] @ local
+
+    def _reactions(self):
+        if self._reaction_rows is None:
+            sd = self._state_data
+            y = np.hstack([self.q, self.v])
+            n = len(self.t)
+            wrenches = {name: (np.zeros((n, 3)), np.zeros((n, 3))) for name in self.system.joints}
+            values = {d.name: np.zeros(n) for d in self.system.drivers}
+            for i, t in enumerate(self.t):
+                w, d, _ = statefunction.reactions(sd, t, y[i], self.sides[i])
+                for name, (F, M) in w.items():
+                    wrenches[name][0][i], wrenches[name][1][i] = F, M
+                for name, value in d.items():
+                    values[name][i] = value
+            self._reaction_rows = (wrenches, values)
+        return self._reaction_rows
+
+    def _force_records(self):
+        """Per row and element: an ``ELEMENT_STATE`` record (:mod:`mbd.compiled.layout`)."""
+        if self._records is None:
+            sd = self._state_data
+            y = np.hstack([self.q, self.v])
+            nf = len(self.system.force_elements)
+            records = layout.records(layout.ELEMENT_STATE, (len(self.t), nf))
+            params = np.zeros((len(self.t), nf, layout.MAX_PARAMS))
+            for i, t in enumerate(self.t):
+                records[i], params[i] = statefunction.records(sd, t, y[i], self.sides[i])
+            self._records, self._params = records, params
+        return self._records
+
+    def _force_params(self):
+        """Per row and element: the law parameters in use (time-varying ones evaluated)."""
+        self._force_records()
+        return self._params
+
+    def body(self, name):
+        """The motion of body ``name`` (a BodyView)."""
+        try:
+            return BodyView(self, self.system.bodies[name])
+        except KeyError:
+            raise KeyError(f"no body '{name}'; the bodies are {sorted(self.system.bodies)}") from None
+
+    def _kinematics(self):
+        """(R, p, V, E): link rotations and origins, velocities, energies of the tree."""
+        if self._poses is None:
+            self._poses = statefunction.kinematics(self._state_data, np.hstack([self.q, self.v]))
+        return self._poses
+
+    def _link_poses(self):
+        return self._kinematics()[:2]
+
+    def _link_velocities(self):
+        return self._kinematics()[2]
+
+    def kinetic_energy(self):
+        """Kinetic energy (n,), J."""
+        return self._energies()[:, 0]
+
+    def potential_energy(self):
+        """Potential energy (n,), J: gravity (zero at the world origin) plus the springs of the
+        force elements."""
+        return self._energies()[:, 1]
+
+    def energy(self):
+        """Total mechanical energy (n,), J: kinetic plus potential."""
+        return self._energies().sum(axis=1)
+
+    def _energies(self):
+        out = self._kinematics()[3].copy()
+        for name in self.system.force_index:
+            out[:, 1] += self.force(name).energy
+        return out
+
+    def energy_balance(self):
+        """The run's :class:`EnergyBalance`: kinetic and gravitational energy against the work
+        of every force element and motion driver, with what each element stored and
+        dissipated.
+
+        Raises
+        ------
+        ValueError
+            For a Result made without the work accumulators (not by a run).
+        """
+        if self.work is None:
+            raise ValueError("energy_balance: this Result has no work accumulators (it was "
+                             "not made by a run)")
+        s = self.system
+        E = self._kinematics()[3]
+        work, stored = {}, {}
+        for k, fe in enumerate(s.force_elements):
+            work[fe.name] = self.work[:, k] - self.work[0, k]
+            energy = self.force(fe.name).energy
+            stored[fe.name] = energy - energy[0]
+        for k, d in enumerate(s.drivers):
+            column = self.work[:, len(s.force_elements) + k]
+            work[d.name] = column - column[0]
+        return EnergyBalance(self.t, E[:, 0] - E[0, 0], E[:, 1] - E[0, 1], work, stored)
+
+    def columns(self):
+        """(names, table): every exported column — time, joint q and v, body CG positions,
+        energies and the work of every force element and motion driver — as a list of names
+        and an (n, k) array."""
+        names, cols = ["t"], [self.t]
+        for jname, jm in self.system.joints.items():
+            for label, data, idx in (("q", self.q, jm.q_index), ("v", self.v, jm.v_index)):
+                for k, i in enumerate(idx):
+                    names.append(f"{jname}.{label}" if len(idx) == 1 else f"{jname}.{label}{k}")
+                    cols.append(data[:, i])
+        for bname in self.system.bodies:
+            p = self.body(bname).position("cg")
+            for k, axis in enumerate("xyz"):
+                names.append(f"{bname}.cg.{axis}")
+                cols.append(p[:, k])
+        e = self._energies()
+        names += ["kinetic_energy", "potential_energy"]
+        cols += [e[:, 0], e[:, 1]]
+        if self.work is not None:
+            s = self.system
+            for k, name in enumerate([fe.name for fe in s.force_elements] +
+                                     [d.name for d in s.drivers]):
+                names.append(f"{name}.work")
+                cols.append(self.work[:, k])
+        return names, np.column_stack(cols)
+
+    def to_csv(self, path):
+        """Write every column (see :meth:`columns`) to a CSV file, whole or not at all."""
+        names, table = self.columns()
+        with atomic_open(path, "w") as fh:
+            fh.write(",".join(names) + "\n")
+            np.savetxt(fh, table, delimiter=",", fmt="%.17g")
+        return path
+
+    def to_npz(self, path):
+        """Write t, q, v, the columns and the event log to a NumPy .npz file, whole or not at
+        all; ``path`` may also be a binary file object (written in place)."""
+        names, table = self.columns()
+        events = np.array([(e.t, e.element, e.what) for e in self.events], dtype=object)
+        arrays = dict(t=self.t, q=self.q, v=self.v, columns=np.array(names), table=table,
+                      events=events)
+        if hasattr(path, "write"):
+            np.savez(path, **arrays)
+            return path
+        with atomic_open(path, "wb") as fh:
+            np.savez(fh, **arrays)
+        return path
+
+
+def _normalize_quaternions(Q, tree):
+    """Every row of Q (n, nq) with its spherical primitives' quaternions scaled to unit length,
+    in place."""
+    for a in tree["qadr"][tree["jtype"] == layout.SPHERICAL]:
+        Q[:, a:a + 4] /= np.linalg.norm(Q[:, a:a + 4], axis=1, keepdims=True)

@@ -1,0 +1,125 @@
+"""simulate(): a System integrated from its (assembled) initial state into a Result.
+
+The run stage in four parts: the dynamics at a state (:mod:`mbd.compiled.statefunction`), the events
+(:mod:`mbd.compiled.events`), the integration drivers (:mod:`mbd.run.integrators`) and this thin entry
+point, which checks the settings, assembles the initial state of a mechanism with loops or
+drivers (:mod:`mbd.compiled.assembly`) and picks the driver.
+"""
+import numpy as np
+from scipy import integrate
+
+from ..compiled import assembly, statefunction
+from . import integrators
+from ..model import validate
+from .progress import ProgressBar, enabled as _progress_enabled
+
+METHODS = {"RK23": integrate.RK23, "RK45": integrate.RK45, "DOP853": integrate.DOP853,
+           "Radau": integrate.Radau, "BDF": integrate.BDF, "LSODA": integrate.LSODA}
+
+
+def output_times(t0, t_end, output_step):
+    """Exact multiples of ``output_step`` from ``t0`` up to ``t_end``, and ``t_end`` itself."""
+    n = int(np.floor((t_end - t0) / output_step * (1.0 + 1e-12)))
+    times = t0 + output_step * np.arange(n + 1)
+    # the last multiple may round to just above t_end: t_end itself closes the grid
+    keep = times < t_end - 1e-12 * max(1.0, abs(t_end))
+    keep[0] = True
+    return np.append(times[keep], t_end)
+
+
+def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=None, atol=None,
+             method="DOP853", max_step=np.inf, exact_switching=True, progress=False,
+             compiled=None, max_steps=integrators.MAX_STEPS):
+    """Integrate ``system`` from its initial state at ``t0`` to ``t_end`` (s).
+
+    Parameters
+    ----------
+    system : System
+    t_end : float
+        End time, s.
+    output_step : float, optional
+        Spacing of output rows, s (rows at exact multiples from t0, plus every event time and
+        t_end); at most t_end - t0. Default: 0.01 s, or t_end - t0 when the run is shorter.
+    t0 : float
+        Start time, s.
+    q0, v0 : dict, optional
+        Initial values by joint name, overriding the joints' own (see :class:`mbd.Joint`).
+    rtol, atol : float, optional
+        Integration tolerances; default: the environments' (tightest).
+    method : str or scipy OdeSolver class
+        Any ``solve_ivp`` method: "DOP853" (default), "RK45", "RK23", "Radau", "BDF", "LSODA";
+        or "auto": DOP853 until Hairer's stiffness test finds the model stiff (h |lambda| past
+        DOP853's stability bound in 15 tests in a row), then Radau for the rest of the run,
+        both compiled (``result.stats["stiff_at"]``: where it switched, None if it did not);
+        where the compiled loop does not apply, scipy's LSODA, which switches likewise.
+    max_step : float
+        Largest step the integrator may take, s.
+    exact_switching : bool
+        True (default): stop exactly where a force law switches branch and restart there.
+        False: every evaluation picks the branch from the state, as a plain ODE with kinks
+        (for comparison); switches are then logged, with an output row, at the end of the
+        step that crossed them.
+    progress : bool or None
+        Draw a one-line progress bar on stderr (simulated time, events, wall time), redrawn
+        at most 10 times a second. False (default): quiet; None: only when stderr is a
+        terminal.
+    compiled : bool or None
+        Run the whole step loop compiled instead of stepping scipy's solver from Python:
+        DOP853 (:mod:`mbd.run.stepper`) or, for stiff models, Radau IIA (:mod:`mbd.run.radau`,
+        with a finite-difference Jacobian reused across steps as scipy's Radau does); the
+        same method and step control, many times faster. None (default): whenever it
+        applies — method "DOP853" or "Radau", no motion drivers, exact switching, no law
+        parameter given as a Python function of time.
+        True: require it (ValueError naming what prevents it); False: never.
+    max_steps : int
+        The run's step budget (default 1,000,000). The run fails (SimulationError naming the
+        cause: a stiff model, a fast mode and the element behind it, or tolerances too tight)
+        once it has taken that many steps, or as soon as, past a hundredth of them, its step
+        size says it would need more: a stiff or stalled run fails in seconds, not hours.
+
+    Returns
+    -------
+    Result
+
+    Raises
+    ------
+    SimulationError
+        When the integrator fails, the state stops being finite, a force direction is
+        undefined, the mechanism reaches a singular configuration, a law chatters, a Python
+        function of the model raises, or the run would exceed ``max_steps``;
+        ``.result`` holds the rows computed so far. Also on KeyboardInterrupt (Ctrl-C) during
+        the run: the message says "interrupted at t = ...", ``__cause__`` is the
+        KeyboardInterrupt and ``.result`` holds the rows computed so far.
+    """
+    auto = isinstance(method, str) and method == "auto"
+    t_end, output_step, t0, method_class, rtol, atol, max_step, max_steps = \
+        validate.run_settings(system, METHODS, t_end, output_step, t0, q0, v0, rtol, atol,
+                              method, max_step, exact_switching, progress, compiled,
+                              max_steps)
+    blocker = integrators.blocker(system, method_class, exact_switching)
+    if compiled and blocker:
+        raise ValueError(f"simulate: compiled=True, but the compiled stepper does not apply: "
+                         f"{blocker}")
+    compiled = compiled is not False and not blocker
+    if auto and not compiled:   # from Python, scipy's own switching method does it
+        method_class = integrate.LSODA
+    run_class = integrators.CompiledRun if compiled else integrators.ScipyRun
+    run = run_class(system, method_class, rtol, atol, max_step, exact_switching, t0, t_end,
+                    output_times(t0, t_end, output_step),
+                    ProgressBar(t0, t_end, _progress_enabled(progress), label="simulating"),
+                    max_steps=max_steps, auto=auto)
+    state = system.initial_state(q0, v0, t0)
+    q, v = state.q, state.v
+    if system.cut_joints or system.drivers:
+        q, v = assembly.initial(system, run.sd.data, state, q0 or {}, v0 or {})
+    # the work accumulators start at zero (see mbd.compiled.statefunction)
+    return run.go(np.concatenate([q, v, np.zeros(statefunction.work_size(system))]))
+
+
+def rhs_function(system):
+    """f(t, y) -> dy/dt for y = [q, v], the force laws in the branches the initial state
+    selects (for benchmarks and analysis; ``simulate`` handles the switching)."""
+    sd = statefunction.state_data(system)
+    state = system.initial_state()
+    statefunction.natural_mode(sd, state.t, np.concatenate([state.q, state.v]))
+    return integrators.Integrand(sd)

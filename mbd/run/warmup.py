@@ -1,0 +1,336 @@
+"""The first run's compilation, ahead of time and on every core.
+
+numba compiles a kernel the first time it runs and keeps the machine code in its disk cache;
+a first run on a new machine therefore compiles the kernels its mechanism needs. This module
+knows the compiled entry points of the run stage by name (:data:`TARGETS`) and their argument
+types, which are the same for every mechanism (the record formats of :mod:`mbd.compiled.layout`), so
+they can be compiled without a mechanism:
+
+- :func:`compile_targets`: compile (or load) named targets in this process;
+- :func:`prefetch`: compile, in a second process, the targets a run will need later whose
+  cache is missing, while this process compiles the right-hand side (two cores, about half
+  the wait); a warm cache starts no process;
+- :func:`everything` (``mbd warmup`` on the command line): every target, in two processes,
+  with progress.
+
+Everything is only an acceleration: a target a child did not finish is compiled where it is
+needed, as without this module.
+"""
+import os
+import select
+import subprocess
+import sys
+import time
+
+import numpy as np
+from numba import types
+
+from ..compiled import (events, forcekernels, kernels, lawkernels, layout, loopkernels,
+                        loopstructure, native, statefunction as sf)
+from . import radau, stepper
+
+
+def _data():
+    """A run-stage data of the types every System's has (read-only tree and closures)."""
+    tree = layout.records(layout.LINK, 1)
+    closures = layout.records(layout.CLOSURE, 0)
+    for a in (tree, closures):
+        a.setflags(write=False)
+    return layout.make_data(tree, layout.records(layout.ELEMENT, 1), closures,
+                            layout.records(layout.DRIVER, 0), 1, 1,
+                            np.zeros(loopstructure.P_HEADER, dtype=np.int64), 8)
+
+
+def _signatures():
+    """{target name: (function, argument types)}."""
+    data = _data()
+    d = native.typeof(data)
+    f8, i8, b1 = types.float64, types.int64, types.boolean
+    y, m = types.float64[::1], types.float64[:, ::1]
+    mask = types.boolean[:, ::1]
+    records = native.typeof
+    tree, links, scratch = records(data.tree), records(data.links), records(data.scratch)
+    out = {}
+    for rhs in (sf.tree_free_world, sf.tree_free_link, sf.tree_forced_world,
+                sf.tree_forced_link, sf.constrained_free, sf.constrained_forced):
+        out[rhs.__name__] = (rhs, (f8, y, y, d))
+    out["elements_at"] = (sf.elements_at, (y, m, d, i8))
+    out["elements_and_locks"] = (sf.elements_and_locks, (y, m, d, i8))
+    out["no_switching"] = (sf.no_switching, (y, m, d, i8))
+    out["projection"] = (sf.projection, (y, d))
+    out["no_projection"] = (sf.no_projection, (y, d))
+    out["kinematics_rows"] = (sf.kinematics_rows, (m, d, types.float64[:, :, :, ::1],
+                                                   types.float64[:, :, ::1],
+                                                   types.float64[:, :, ::1], m))
+    out["constraint_forces"] = (sf.constraint_forces, (d, y))
+    out["transmitted_loads"] = (sf.transmitted_loads, (y, y, d, y, y))
+    out["advance"] = (stepper.advance, (i8, i8, i8, b1, b1, f8, y, records(layout.records(
+        layout.STEPPER, 1)), f8, f8, f8, f8, i8, y, m, mask, m, m, y, m, m, d))
+    context = types.Tuple((i8, i8, f8, f8, y, m, y, m, i8, d))
+    out["switching_on_step"] = (stepper.switching_on_step, (f8, context))
+    out["locate_on_step"] = (stepper.locate_on_step, (i8, i8, i8, f8, f8, f8, f8, f8, f8, y,
+                                                      m, y, m, i8, d))
+    out["dense_value"] = (stepper.dense_value, (f8, f8, f8, y, m, y))
+    work = native.typeof(radau.make_work(1))
+    out["radau_advance"] = (radau.advance, (i8, i8, i8, b1, b1, f8, y, records(layout.records(
+        layout.STEPPER, 1)), f8, f8, f8, f8, i8, y, m, mask, m, work, d))
+    out["radau_switching_on_step"] = (radau.switching_on_step, (f8, context))
+    out["radau_locate_on_step"] = (radau.locate_on_step, (i8, i8, i8, f8, f8, f8, f8, f8, f8,
+                                                          y, m, y, m, i8, d))
+    out["radau_dense_value"] = (radau.dense_value, (f8, f8, f8, y, m, y))
+    out["crossed_mask"] = (events.crossed_mask, (mask, m, records(data.mode), mask))
+    out["armed"] = (forcekernels.armed, (records(data.elements), records(data.mode), mask))
+    out["aba_world"] = (kernels.aba_world, (y, y, tree, links, scratch, y))
+    out["aba"] = (kernels.aba, (y, y, tree, links, scratch, y))
+    # the kernels Python calls directly (assembly, the laws of forces.laws, mbd.compiled.dynamics)
+    out["normalize_quaternions"] = (kernels.normalize_quaternions, (y, tree, y))
+    out["link_transforms"] = (kernels.link_transforms, (y, tree, links, scratch))
+    out["link_velocities"] = (kernels.link_velocities, (y, y, tree, links, scratch))
+    out["constraint_rows"] = (loopkernels.constraint_rows, (y, y, tree, links, scratch,
+                                                           records(data.closures),
+                                                           records(data.drivers), m, y, y))
+    out["closure_rows"] = (loopkernels.closure_rows, (tree, links, scratch,
+                                                     records(data.closures), m, y))
+    out["retract"] = (loopkernels.retract, (y, y, tree))
+    out["law_force"] = (lawkernels.force, (i8, y, f8, f8, y))
+    out["law_switching"] = (lawkernels.switching, (i8, y, f8, f8, y, y))
+    out["law_natural_sides"] = (lawkernels.natural_sides, (i8, y, f8, f8, y, y))
+    return out
+
+
+_CACHE = {}
+
+
+def signatures():
+    """{target name: (function, argument types)} (worked out once)."""
+    if not _CACHE:
+        _CACHE.update(_signatures())
+    return _CACHE
+
+
+#: every target, by name
+TARGETS = ("tree_free_world", "tree_free_link", "tree_forced_world", "tree_forced_link",
+           "constrained_free", "constrained_forced", "elements_at", "elements_and_locks",
+           "no_switching",
+           "projection", "no_projection", "kinematics_rows", "constraint_forces",
+           "transmitted_loads", "advance", "switching_on_step", "locate_on_step",
+           "dense_value", "radau_advance", "radau_switching_on_step", "radau_locate_on_step",
+           "radau_dense_value", "crossed_mask", "armed", "normalize_quaternions",
+           "link_transforms",
+           "link_velocities", "constraint_rows", "closure_rows", "retract", "law_force",
+           "law_switching", "law_natural_sides", "aba_world", "aba")
+
+def run_targets(sd, compiled, method="DOP853"):
+    """The targets a run of ``sd``'s mechanism needs besides its right-hand side, in the
+    compiled loop of ``method`` ("DOP853" or "Radau"; ``compiled``) or in scipy's."""
+    elements = bool(sd.system.force_elements)
+    loop = "radau_" if method == "Radau" else ""
+    names = [loop + "advance", loop + "dense_value"] if compiled else []
+    if elements:
+        names += ["elements_at", "armed", "crossed_mask"]
+        names += ["elements_and_locks"] if sd.system.locks else []
+        names += [loop + "switching_on_step", loop + "locate_on_step"] if compiled else []
+    elif compiled:
+        names += ["no_switching"]
+    if sd.constrained:
+        names += ["projection"]
+    elif compiled:
+        names += ["no_projection"]
+    return names
+
+
+#: the (right-hand side, loop) pairs this process has prepared
+_STARTED = set()
+
+#: the tree dynamics each right-hand side variant is made of, compiled first (see below)
+_DYNAMICS = {"tree_free_world": "aba_world", "tree_forced_world": "aba_world",
+             "tree_free_link": "aba", "tree_forced_link": "aba"}
+
+
+def first_right_hand_side(sd, compiled, method="DOP853"):
+    """Compile ``sd``'s right-hand side here while a second process compiles the other
+    targets of the run (:func:`run_targets`, those missing from the cache), then wait for it:
+    a run's first compilation on two cores.
+
+    Both need the kinematics and the force elements; the second process starts with them,
+    while this one starts with the articulated-body algorithm, which only it needs, so that
+    by the time it needs the shared kernels they are mostly in the cache.
+
+    Returns
+    -------
+    float
+        The wall time spent, s, when something had to be compiled; 0.0 when everything came
+        from the cache (or this process had prepared such a run before).
+    """
+    if (sd.rhs, compiled, method) in _STARTED:   # this process has run such a one before
+        return 0.0
+    started = time.perf_counter()
+    _STARTED.add((sd.rhs, compiled, method))
+    targets = run_targets(sd, compiled, method)
+    compiling = not all(cached(n) for n in [sd.rhs.__name__, *targets])
+    child = prefetch(targets)
+    dynamics = _DYNAMICS.get(sd.rhs.__name__)
+    if dynamics and child.process is not None:
+        compile_targets([dynamics])
+    y = np.zeros(sd.system.nq + sd.system.nv)
+    native.entry(sd.rhs, (0.0, y, y, sd.data))
+    child.wait()
+    return time.perf_counter() - started if compiling else 0.0
+
+
+def cached(name):
+    """Whether target ``name``'s machine code is in numba's disk cache (or already loaded).
+    Relies on numba's cache internals; on any doubt it answers True (nothing to prefetch)."""
+    function, args = signatures()[name]
+    if tuple(args) in function.overloads:
+        return True
+    try:
+        cache = function._cache
+        key = cache._index_key(tuple(args), function.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:       # numba's internals moved: behave as without prefetching
+        return True
+
+
+def compile_targets(names, report=None):
+    """Compile (or load from the cache) the targets ``names`` in this process; ``report(name,
+    seconds)`` after each."""
+    table = signatures()
+    for name in names:
+        started = time.perf_counter()
+        function, args = table[name]
+        function.compile(tuple(args))
+        if report:
+            report(name, time.perf_counter() - started)
+
+
+#: what a first run's second process compiles after the run's own targets (the results')
+LATER = ("kinematics_rows",)
+
+#: the line a child prints when the run's own targets are compiled
+READY = "ready"
+
+
+class Prefetch:
+    """A child process compiling targets (see :func:`prefetch`)."""
+
+    def __init__(self, process):
+        self.process = process
+
+    def wait(self, timeout=300.0):
+        """Wait until the child has compiled the run's own targets (at most ``timeout`` s; it
+        goes on with :data:`LATER` by itself); whatever it did not finish is compiled where
+        it is needed."""
+        if self.process is None:
+            return
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        if ready:
+            self.process.stdout.readline()     # READY, or end of output: done either way
+        self.process.stdout.close()
+
+
+def prefetch(names):
+    """Start compiling the targets ``names`` whose cache is missing in a second process (and
+    then :data:`LATER`), and return a :class:`Prefetch` to wait for (nothing starts when all
+    are cached, on a machine with one core, on Windows, where a pipe cannot be waited on with
+    a timeout, or with ``MBD_PREFETCH=0``)."""
+    if (os.environ.get("MBD_PREFETCH", "1") == "0" or (os.cpu_count() or 1) < 2
+            or os.name == "nt"):
+        return Prefetch(None)
+    missing = [n for n in names if not cached(n)]
+    later = [n for n in LATER if not cached(n)]
+    if not missing and not later:
+        return Prefetch(None)
+    # the child must import this very mbd, wherever it was imported from
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
+    env = dict(os.environ, MBD_PREFETCH="0", PYTHONPATH=path)
+    try:
+        process = subprocess.Popen([sys.executable, "-m", "mbd.run.warmup", *missing, "--later",
+                                    *later], env=env, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    except OSError:
+        return Prefetch(None)
+    return Prefetch(process)
+
+
+#: the targets of ``mbd warmup`` in two groups of about equal work, for two processes (each
+#: starts with what the other does not need, so their shared kernels are compiled once)
+GROUPS = (("aba_world", "tree_free_world", "tree_forced_world", "constrained_free",
+           "constrained_forced", "projection", "no_projection", "advance", "dense_value",
+           "switching_on_step", "locate_on_step", "constraint_forces", "transmitted_loads"),
+          ("aba", "tree_free_link", "elements_at", "elements_and_locks", "tree_forced_link",
+           "radau_advance", "radau_dense_value", "radau_switching_on_step",
+           "radau_locate_on_step", "no_switching", "armed",
+           "crossed_mask", "kinematics_rows", "normalize_quaternions", "link_transforms",
+           "link_velocities", "constraint_rows", "closure_rows", "retract", "law_force",
+           "law_switching", "law_natural_sides"))
+
+
+def everything(jobs=2, report=None):
+    """Compile every target in ``jobs`` (1 or 2) processes; ``report(name, seconds, done,
+    total)`` after each. Returns the seconds it took."""
+    started = time.perf_counter()
+    total = len(TARGETS)
+    count = [0]
+
+    def tell(name, seconds):
+        count[0] += 1
+        if report:
+            report(name, seconds, count[0], total)
+
+    if jobs < 2:
+        compile_targets(TARGETS, tell)
+        return time.perf_counter() - started
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
+    env = dict(os.environ, MBD_PREFETCH="0", PYTHONPATH=path)
+    children = [subprocess.Popen([sys.executable, "-m", "mbd.run.warmup", "--report", *group],
+                                 env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 text=True) for group in GROUPS]
+    open_ = {c.stdout: c for c in children}
+    while open_:
+        ready, _, _ = select.select(list(open_), [], [])
+        for stream in ready:
+            line = stream.readline()
+            if not line:
+                open_.pop(stream).wait()
+            elif line.startswith("compiled "):
+                _, name, seconds = line.split()
+                tell(name, float(seconds))
+    return time.perf_counter() - started
+
+
+def main(argv=None):
+    """``python -m mbd.run.warmup [--report] NAME ... [--later NAME ...]``: compile the named
+    targets (``--report``: a line ``compiled NAME SECONDS`` after each), print READY, then
+    compile the later ones (every target without names)."""
+    argv = sys.argv[1:] if argv is None else argv
+    report = None
+    if argv[:1] == ["--report"]:
+        argv = argv[1:]
+
+        def report(name, seconds):
+            print(f"compiled {name} {seconds:.3f}", flush=True)
+    first, _, later = _split(argv)
+    known = signatures()
+    compile_targets([n for n in (first or ([] if later else list(TARGETS))) if n in known],
+                    report)
+    try:
+        print(READY, flush=True)
+    except (BrokenPipeError, OSError):    # the parent stopped listening: compile on
+        pass
+    compile_targets([n for n in later if n in known])
+    return 0
+
+
+def _split(argv):
+    """(names before --later, None, names after it)."""
+    if "--later" in argv:
+        k = argv.index("--later")
+        return argv[:k], None, argv[k + 1:]
+    return argv, None, []
+
+
+if __name__ == "__main__":
+    sys.exit(main())
