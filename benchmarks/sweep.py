@@ -51,7 +51,7 @@ import time
 import numpy as np
 
 import mbd
-from mbd.study import scripts, sweeps as study
+from mbd.study import cases as study_cases, scripts, sweeps as study
 from mbd.model.files import atomic_open
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -147,7 +147,7 @@ def by_hand(result):
 
 def serial(module, cases, options):
     """The cases in a plain loop here: (wall s, [outputs per case], [wall s per run])."""
-    names = [study.parameter_name(n) for n in GRID]
+    names = [study_cases.parameter_name(n) for n in GRID]
     rows, walls = [], []
     started = time.perf_counter()
     for values in cases:
@@ -228,7 +228,7 @@ def main(repeats=5):
     t_start = time.perf_counter()
     module = scripts.load_script(MODEL)
     script_t_end, options = scripts.run_settings(module)
-    names, cases = study.cases(GRID)
+    names, cases = study_cases.cases(GRID)
     assert list(cases) == list(itertools.product(*GRID.values()))
     runs = len(cases)
 

@@ -40,7 +40,7 @@ from matplotlib.colors import LogNorm, Normalize
 from matplotlib.ticker import NullLocator
 from matplotlib.transforms import blended_transform_factory
 
-from mbd.study.sweeps import LEADING, OK
+from mbd.study.table import LEADING, OK
 
 from . import plots  # (its import also picks the Agg backend where there is no display)
 

@@ -26,382 +26,27 @@ after every finished run, and each run's full result is ``runs/<run>.npz`` besid
 (keyed by their parameters), so an interrupted study resumes where it stopped.
 """
 import concurrent.futures
-import csv
-import hashlib
-import inspect
 import io
-import itertools
-import json
 import multiprocessing
 import numbers
 import os
 import pickle
-import tempfile
 import threading
 import time
 
-import numpy as np
-
-from ..run import progress as progressbar
-from . import scripts
-from ..model import validate
-from ..run import warmup
 from ..compiled import statefunction as sf
+from ..model import validate
 from ..model.errors import InputError, ModelError, SimulationError
 from ..model.files import atomic_open
-from ..model.builder import Model
+from ..run import progress as progressbar, warmup
 from ..run.simulate import METHODS
-from ..model.values import finite, real
-
-#: the reductions of an output over a run's rows ("REDUCTION:QUANTITY")
-REDUCTIONS = ("final", "max", "min", "mean", "absmax")
-
-#: the outputs read off the event log ("count:events.NAME", "first:events.NAME")
-EVENT_READINGS = ("count", "first")
-
-#: the table's columns after the parameters and before the outputs, and after the outputs
-LEADING, TRAILING = ("run", "status"), ("t_reached", "wall_s", "result")
-
-#: the status of a run that finished
-OK = "ok"
-
-TABLE, MANIFEST, RUNS = "sweep.csv", "sweep.json", "runs"
+from . import scripts
+from .cases import Source, cases, fingerprint, parameter_name, run_key
+from .outputs import outputs_of
+from .table import LEADING, OK, RUNS, TRAILING, Table, cell, manifest
 
 #: the least wall time between two rewrites of the table on disk while runs finish, s
 TABLE_INTERVAL = 0.5
-
-
-# ----------------------------------------------------------------------------- the model
-
-class Source:
-    """Where a sweep's model comes from: a model script (shipped as its text, so that a
-    worker on another machine needs no copy of the file) or a picklable function returning an
-    :class:`mbd.Model`.
-
-    Parameters
-    ----------
-    model_source : str, path-like or callable
-    """
-
-    def __init__(self, model_source):
-        if isinstance(model_source, (str, os.PathLike)):
-            self.path = os.path.abspath(os.fspath(model_source))
-            if not os.path.isfile(self.path):
-                raise InputError(f"sweep: no model script at {self.path}: the file does not "
-                                 "exist (give a script defining build_model(), or a function "
-                                 "returning an mbd.Model)")
-            with open(self.path, encoding="utf-8") as fh:
-                self.text = fh.read()
-            self.function = None
-            self.label = self.path
-        elif callable(model_source):
-            try:
-                pickle.dumps(model_source)
-            except Exception as err:
-                raise TypeError(f"sweep: the model function {model_source!r} cannot be sent to "
-                                f"worker processes ({type(err).__name__}: {err}): workers "
-                                "import it by its module's name, so define it at the top "
-                                "level of a module that can be imported by name, or give a "
-                                "model script's path") from None
-            self.path = self.text = None
-            self.function = model_source
-            self.label = (f"{getattr(model_source, '__module__', '?')}."
-                          f"{getattr(model_source, '__qualname__', repr(model_source))}")
-        else:
-            raise TypeError("sweep: model_source must be a model script's path or a function "
-                            f"returning an mbd.Model, got {type(model_source).__name__}")
-
-    def module(self):
-        """The model script imported in this process (once per process and text)."""
-        return _script_module(self.path, self.text)
-
-    def model(self):
-        """A new Model, as the script's build_model() (or the function) makes it."""
-        if self.function is None:
-            return scripts.model_of(self.module(), self.path)
-        model = self.function()
-        if not isinstance(model, Model):
-            raise InputError(f"sweep: the model function {self.label} returned "
-                             f"{type(model).__name__}, not an mbd.Model")
-        return model
-
-    def settings(self):
-        """(T_END, simulate options) a script sets (:func:`mbd.study.scripts.run_settings`); for a
-        function: (None, {})."""
-        if self.function is not None:
-            return None, {}
-        return scripts.run_settings(self.module())
-
-
-_MODULES = {}   # (path, sha1 of the text) -> the imported script, per process
-
-
-def _script_module(path, text):
-    key = (path, hashlib.sha1(text.encode()).hexdigest())
-    if key not in _MODULES:
-        if not (os.path.isfile(path) and _read(path) == text):
-            # another machine (or the file changed since the sweep started): this text, in a
-            # folder of its own
-            folder = tempfile.mkdtemp(prefix="mbd-sweep-")
-            path = os.path.join(folder, os.path.basename(path))
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        _MODULES[key] = scripts.load_script(path)
-    return _MODULES[key]
-
-
-def _read(path):
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except OSError:
-        return None
-
-
-# ----------------------------------------------------------------------------- the cases
-
-def parameter_name(name, who="sweep: grid"):
-    """(element, parameter) of an override name "strap.k"; InputError when malformed."""
-    if not isinstance(name, str):
-        raise InputError(f"{who}: a parameter name must be a string NAME.PARAM (e.g. "
-                         f"'strap.k'), got {name!r}")
-    element, dot, param = name.strip().rpartition(".")
-    if not dot or not element or not param:
-        raise InputError(f"{who}: {name!r} is not NAME.PARAM (an element name, a dot, a "
-                         "parameter: 'strap.k', 'hinge.q0', 'arm.mass')")
-    return element, param
-
-
-def _value(name, value, who):
-    """A case's value: a float, or a tuple of floats (a joint of several coordinates)."""
-    def number(x):
-        return real(x, f"{who}: {name}: a value", "finite", finite, error=InputError)
-    if isinstance(value, (tuple, list, np.ndarray)):
-        if len(value) == 0:
-            raise InputError(f"{who}: {name}: an empty value")
-        return tuple(number(x) for x in value)
-    return number(value)
-
-
-def cases(grid):
-    """The cases of ``grid``: (names, [tuple of values per case]).
-
-    Parameters
-    ----------
-    grid : dict or list of dict
-        {name: values} for a full factorial (the first name varies slowest), or a list of
-        {name: value} dicts (given cases, every one with the same names).
-
-    Examples
-    --------
-    >>> cases({"a.k": [1, 2], "b.q0": [0.5]})
-    (['a.k', 'b.q0'], [(1.0, 0.5), (2.0, 0.5)])
-    """
-    if isinstance(grid, dict):
-        if not grid:
-            raise InputError("sweep: the grid is empty: give {name: [values, ...]}")
-        names = list(grid)
-        columns = []
-        for name in names:
-            parameter_name(name)
-            values = grid[name]
-            if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-                raise InputError(f"sweep: grid {name!r}: give a list of values, got {values!r}")
-            values = [_value(name, v, "sweep: grid") for v in values]
-            if not values:
-                raise InputError(f"sweep: grid {name!r}: no values")
-            columns.append(values)
-        return names, [tuple(c) for c in itertools.product(*columns)]
-    if isinstance(grid, (list, tuple)):
-        if not grid:
-            raise InputError("sweep: the list of cases is empty")
-        if not all(isinstance(c, dict) for c in grid):
-            bad = next(c for c in grid if not isinstance(c, dict))
-            raise InputError(f"sweep: a case must be a dict {{name: value}}, got {bad!r}")
-        names = list(grid[0])
-        if not names:
-            raise InputError("sweep: case 0 sets no parameter")
-        for name in names:
-            parameter_name(name)
-        rows = []
-        for k, case in enumerate(grid):
-            if set(case) != set(names):
-                differ = sorted(set(case) ^ set(names))
-                raise InputError(f"sweep: case {k} sets {sorted(case)}, case 0 sets "
-                                 f"{sorted(names)}: every case must set the same parameters "
-                                 f"(differing: {', '.join(differ)})")
-            rows.append(tuple(_value(n, case[n], f"sweep: case {k}") for n in names))
-        return names, rows
-    raise InputError("sweep: grid must be a dict {name: [values]} or a list of dicts "
-                     f"(cases), got {type(grid).__name__}")
-
-
-def run_key(names, values):
-    """The run's key: 12 hex digits of a hash of its parameters (names and exact values)."""
-    text = json.dumps([[n, v] for n, v in zip(names, values)])
-    return hashlib.sha1(text.encode()).hexdigest()[:12]
-
-
-# ----------------------------------------------------------------------------- the outputs
-
-class Output:
-    """A named scalar of a run: ``"REDUCTION:QUANTITY"`` or a function of a Result.
-
-    QUANTITY is ``joint.NAME.q`` / ``joint.NAME.v`` (then ``.K``: the K-th coordinate of a
-    joint of several), ``force.NAME.value`` (a 3-D element's -- a BodySpringDamper, a
-    bushing -- the magnitude of its world force on B; ``.0``-``.2`` a world component),
-    ``body.NAME.CS.x|y|z`` (world, m; CS ``cg`` for the CG) or ``energy`` (J); REDUCTION one of :data:`REDUCTIONS` over the output rows (``mean``: the time average,
-    trapezoidal over the rows). ``count:events.NAME`` is the number of switches of element
-    NAME, ``first:events.NAME`` the time of its first switch of any kind (nan: none; for
-    an element that starts in contact that is its first *release*: use a function of the
-    Result, e.g. of ``result.force(NAME).contacts()``, for the first contact itself).
-    """
-
-    def __init__(self, column, spec):
-        self.column, self.spec = column, spec
-        self.function = spec if callable(spec) else None
-        if self.function is not None:
-            return
-        where = f"sweep: output {column!r}"
-        if not isinstance(spec, str) or ":" not in spec:
-            raise InputError(f"{where}: {spec!r} is not 'REDUCTION:QUANTITY' (e.g. "
-                             "'max:force.stop.value') or a function of a Result")
-        self.reduction, _, quantity = (s.strip() for s in spec.partition(":"))
-        self.parts = quantity.split(".")
-        kind = self.parts[0]
-        if self.reduction in EVENT_READINGS:
-            if kind != "events" or len(self.parts) < 2:
-                raise InputError(f"{where}: {self.reduction}: reads the event log: "
-                                 f"'{self.reduction}:events.NAME', got {spec!r}")
-            self.parts = ["events", ".".join(self.parts[1:])]
-        elif self.reduction not in REDUCTIONS:
-            raise InputError(f"{where}: unknown reduction {self.reduction!r} in {spec!r}; "
-                             f"the reductions are: {', '.join(REDUCTIONS + EVENT_READINGS)}")
-        elif kind == "events":
-            raise InputError(f"{where}: the event log is read by 'count:' or 'first:', got "
-                             f"{spec!r}")
-        shapes = {"joint": "joint.NAME.q|v[.K]", "force": "force.NAME.value[.K]",
-                  "body": "body.NAME.CS.x|y|z", "energy": "energy"}
-        if kind not in shapes and kind != "events":
-            raise InputError(f"{where}: unknown quantity {quantity!r}; the quantities are: "
-                             f"{', '.join(shapes.values())}")
-        ok = {"joint": len(self.parts) in (3, 4) and self.parts[2] in ("q", "v"),
-              "force": len(self.parts) in (3, 4) and self.parts[2] == "value",
-              "body": len(self.parts) == 4 and self.parts[3] in ("x", "y", "z"),
-              "energy": len(self.parts) == 1, "events": True}[kind]
-        if ok and len(self.parts) == 4 and kind in ("joint", "force"):
-            ok = self.parts[3].isdigit()
-        if not ok:
-            raise InputError(f"{where}: {quantity!r} is not {shapes[kind]}")
-
-    def check(self, system):
-        """Raise InputError when the quantity names nothing in ``system``."""
-        if self.function is not None:
-            return
-        where = f"sweep: output {self.column!r} ({self.spec})"
-        kind = self.parts[0]
-        if kind == "joint":
-            name = self.parts[1]
-            if name not in system.joints:
-                raise InputError(f"{where}: no joint '{name}'; the joints are: "
-                                 f"{', '.join(system.joints)}")
-            jm = system.joints[name]
-            size = len(jm.q_index if self.parts[2] == "q" else jm.v_index)
-            if len(self.parts) == 4 and int(self.parts[3]) >= size:
-                raise InputError(f"{where}: joint '{name}' has {size} {self.parts[2]} "
-                                 f"coordinate(s), 0 to {size - 1}")
-            if len(self.parts) == 3 and size > 1:
-                raise InputError(f"{where}: joint '{name}' has {size} {self.parts[2]} "
-                                 f"coordinates: say which, e.g. joint.{name}.{self.parts[2]}.0")
-        elif kind == "force":
-            name = self.parts[1]
-            if name not in system.force_index:
-                raise InputError(f"{where}: no force element '{name}'; the force elements "
-                                 f"are: {', '.join(system.force_index) or 'none'}")
-            fe = system.force_elements[system.force_index[name]]
-            if len(self.parts) == 4 and (not getattr(fe, "vector_valued", False)
-                                         or int(self.parts[3]) > 2):
-                raise InputError(f"{where}: '{name}' has one value" if not
-                                 getattr(fe, "vector_valued", False) else
-                                 f"{where}: a world component is 0, 1 or 2")
-        elif kind == "body":
-            name, cs = self.parts[1], self.parts[2]
-            if name not in system.bodies:
-                raise InputError(f"{where}: no body '{name}'; the bodies are: "
-                                 f"{', '.join(system.bodies)}")
-            body = system.bodies[name].body
-            if cs not in body.frames:
-                raise InputError(f"{where}: body '{name}' has no CS '{cs}'; its CSs are: "
-                                 f"{', '.join(body.frames)}")
-        elif kind == "events":
-            names = set(system.joints) | set(system.force_index) | {d.name for d in
-                                                                   system.drivers}
-            if self.parts[1] not in names:
-                raise InputError(f"{where}: no element '{self.parts[1]}' in the model")
-
-    def of(self, result):
-        """The output's value for ``result`` (a float)."""
-        if self.function is not None:
-            return _number(self.function(result), self.column)
-        kind = self.parts[0]
-        if kind == "events":
-            times = [e.t for e in result.events if e.element == self.parts[1]]
-            if self.reduction == "count":
-                return float(len(times))
-            return float(times[0]) if times else float("nan")
-        if kind == "joint":
-            view = result.joint(self.parts[1])
-            x = view.q if self.parts[2] == "q" else view.v
-            if len(self.parts) == 4:
-                x = x[:, int(self.parts[3])]
-        elif kind == "force":
-            view = result.force(self.parts[1])
-            x = view.vector if view.element.placement == "bushing" else view.value
-            if x.ndim == 2:
-                x = x[:, int(self.parts[3])] if len(self.parts) == 4 else np.linalg.norm(x, axis=1)
-        elif kind == "body":
-            x = result.body(self.parts[1]).position(self.parts[2])[:, "xyz".index(self.parts[3])]
-        else:
-            x = result.energy()
-        return _reduce(self.reduction, result.t, np.asarray(x, dtype=float))
-
-
-def _reduce(reduction, t, x):
-    if reduction == "final":
-        return float(x[-1])
-    if reduction == "max":
-        return float(np.max(x))
-    if reduction == "min":
-        return float(np.min(x))
-    if reduction == "absmax":
-        return float(np.max(np.abs(x)))
-    span = t[-1] - t[0]       # mean: the time average over the run
-    return float(np.trapezoid(x, t) / span) if span > 0 else float(x[-1])
-
-
-def _number(value, column):
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"output {column!r}: the function returned {value!r}, not a "
-                         "number") from None
-    return number
-
-
-def outputs_of(outputs):
-    """[Output] of the ``outputs`` mapping {column: spec}."""
-    if outputs is None:
-        return []
-    if not isinstance(outputs, dict):
-        raise InputError("sweep: outputs must be a dict {column: 'REDUCTION:QUANTITY' or a "
-                         f"function of a Result}}, got {type(outputs).__name__}")
-    found = []
-    for column, spec in outputs.items():
-        if not isinstance(column, str) or not column:
-            raise InputError(f"sweep: an output's column name must be a non-empty string, "
-                             f"got {column!r}")
-        found.append(Output(column, spec))
-    return found
 
 
 # ----------------------------------------------------------------------------- one run
@@ -455,18 +100,6 @@ def run_case(job):
             "wall_s": wall, "npz": npz}
 
 
-def fingerprint(thing):
-    """12 hex digits of a hash of a script's text or a function's source (its bytecode and
-    constants where the source cannot be read)."""
-    if not isinstance(thing, str):
-        try:
-            thing = inspect.getsource(thing)
-        except (OSError, TypeError):
-            code = getattr(thing, "__code__", None)
-            thing = repr((code.co_code, code.co_consts)) if code is not None else repr(thing)
-    return hashlib.sha1(thing.encode()).hexdigest()[:12]
-
-
 def _message(err):
     text = f"{type(err).__name__}: {err}".strip()
     return text or type(err).__name__
@@ -487,101 +120,6 @@ def prepare(source, t_end, options):
     # rather than each loading it from the cache in its first run
     warmup.compile_targets([*warmup.run_targets(sd, bool(compiled), method), *warmup.LATER])
     return time.perf_counter() - started
-
-
-# ----------------------------------------------------------------------------- the table
-
-def _cell(value):
-    """A value as the CSV holds it: floats exactly (repr), tuples comma-joined."""
-    if isinstance(value, tuple):
-        return ",".join(repr(v) for v in value)
-    if isinstance(value, float):
-        return repr(value)
-    return "" if value is None else str(value)
-
-
-def _parse_cell(text):
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    try:
-        return tuple(float(v) for v in text.split(","))
-    except ValueError:
-        return text
-
-
-class Table:
-    """The rows of a sweep, in case order, and their CSV in ``out`` (rewritten whole)."""
-
-    def __init__(self, names, outputs, out):
-        self.names, self.outputs, self.out = names, [o.column for o in outputs], out
-        self.columns = list(names) + list(LEADING) + self.outputs + list(TRAILING)
-        self.rows = {}           # run key -> {column: value}
-
-    def add(self, values, report):
-        row = dict(zip(self.names, values))
-        row.update(run=report["run"], status=report["status"], t_reached=report["t_reached"],
-                   wall_s=report["wall_s"], result=report.get("result", ""))
-        row.update(report["outputs"])
-        self.rows[report["run"]] = row
-
-    def load(self, retry_failed=False):
-        """The rows of an earlier sweep into the same folder (those whose run kept its
-        result file, or failed before it had one; ``retry_failed``: the finished ones only)."""
-        path = os.path.join(self.out, TABLE)
-        if not os.path.isfile(path):
-            return
-        with open(path, newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
-            if reader.fieldnames != self.columns:
-                raise InputError(f"sweep: {path} has the columns {reader.fieldnames}, this "
-                                 f"sweep makes {self.columns}: it is another study; give "
-                                 "another out folder")
-            for raw in reader:
-                row = {c: (raw[c] if c in ("run", "status", "result") else _parse_cell(raw[c]))
-                       for c in self.columns}
-                if row["result"] and not os.path.isfile(os.path.join(self.out, row["result"])):
-                    continue        # its result file is gone: run it again
-                if retry_failed and row["status"] != OK:
-                    continue
-                self.rows[row["run"]] = row
-
-    def write(self, order):
-        """Write the CSV (the rows in ``order`` that are done), whole or not at all."""
-        if self.out is None:
-            return
-        with atomic_open(os.path.join(self.out, TABLE), "w") as fh:
-            writer = csv.writer(fh, lineterminator="\n")
-            writer.writerow(self.columns)
-            for key in order:
-                if key in self.rows:
-                    writer.writerow([_cell(self.rows[key][c]) for c in self.columns])
-
-    def frame(self, order):
-        """The pandas DataFrame of the rows in ``order``."""
-        import pandas
-        return pandas.DataFrame([self.rows[k] for k in order if k in self.rows],
-                                columns=self.columns)
-
-
-def _manifest(out, description):
-    """Write the study's description into ``out`` or check it against the one there."""
-    path = os.path.join(out, MANIFEST)
-    if os.path.isfile(path):
-        with open(path, encoding="utf-8") as fh:
-            try:
-                old = json.load(fh)
-            except ValueError:
-                old = None
-        if old != description:
-            differ = (sorted(k for k in description if (old or {}).get(k) != description[k])
-                      if isinstance(old, dict) else ["everything"])
-            raise InputError(f"sweep: the folder {out} holds another study (it differs in: "
-                             f"{', '.join(differ)}); give another out folder, or empty it")
-        return
-    with atomic_open(path, "w") as fh:
-        json.dump(description, fh, indent=1)
 
 
 # ----------------------------------------------------------------------------- the sweep
@@ -656,23 +194,60 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
     started = time.perf_counter()
     source = Source(model_source)
     names, values = cases(grid)
+    t_end, options = _settings(source, t_end, options)
+    found = _outputs(outputs, names)
+    keys = [run_key(names, v) for v in values]
+    if len(set(keys)) != len(keys):
+        raise InputError("sweep: two cases have the same parameters (a repeated value in the "
+                         "grid or a repeated case)")
+    system = _check(source, names, values, found, t_end, options)
+    if out is not None:
+        out = _open_folder(out, source, names, t_end, options, found)
+    table = Table(names, found, out)
+    if out is not None:
+        table.load(retry_failed)
+    pending = [(k, v) for k, v in zip(keys, values) if k not in table.rows]
+    reused = len(keys) - len(pending)
+    jobs = [{"source": source, "names": names, "values": v, "t_end": t_end,
+             "options": options, "outputs": found, "keep": out is not None, "run": k}
+            for k, v in pending]
+    collect = _Collector(table, keys, values, out, reused, progressbar.ProgressBar(
+        0, len(keys), enabled=progressbar.enabled(progress), label=f"sweep {system.name}",
+        unit="runs"))
+    prepare_s = 0.0
+    try:
+        if jobs and scheduler is None:
+            prepare_s = _run_local(jobs, source, t_end, options, workers, collect)
+        elif jobs:
+            prepare_s = _run_dask(jobs, source, t_end, options, scheduler, collect)
+    finally:
+        collect.close()        # also after a failure or Ctrl-C: every finished run is kept
+    frame = table.frame(keys)
+    frame.attrs.update(ran=len(jobs), reused=reused,
+                       failed=int((frame["status"] != OK).sum()),
+                       wall_s=time.perf_counter() - started, prepare_s=prepare_s)
+    return frame
+
+
+def _settings(source, t_end, options):
+    """(t_end, simulate options) of a sweep: the call's over the script's."""
     script_t_end, script_options = source.settings()
     t_end = script_t_end if t_end is None else t_end
     if t_end is None:
         raise InputError("sweep: t_end is required for a model function (a script may set "
                          "T_END)")
-    options = dict(script_options, **options)
+    return t_end, dict(script_options, **options)
+
+
+def _outputs(outputs, names):
+    """The sweep's [Output]: their columns distinct from the parameters' and the table's own,
+    their functions picklable (workers import them by name)."""
     found = outputs_of(outputs)
     used = set(names) & set(LEADING + TRAILING)
     clash = used | ({o.column for o in found} & (set(names) | set(LEADING + TRAILING)))
     if clash:
         raise InputError(f"sweep: the column name(s) {sorted(clash)} are taken (parameters, "
                          f"{', '.join(LEADING + TRAILING)}, outputs must differ)")
-    keys = [run_key(names, v) for v in values]
-    if len(set(keys)) != len(keys):
-        raise InputError("sweep: two cases have the same parameters (a repeated value in the "
-                         "grid or a repeated case)")
-    system = _check(source, names, values, found, t_end, options)
     for o in found:
         if o.function is not None:
             try:
@@ -683,64 +258,54 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
                                 "by its module's name, so define it at the top level of a "
                                 "module that can be imported by name (not in a script "
                                 "loaded by path)") from None
-    if out is not None:
-        out = scripts.output_folder(out, f"sweep: out {os.fspath(out)!r}")
-        os.makedirs(os.path.join(out, RUNS), exist_ok=True)
-        _manifest(out, {"model": source.label,
-                        "model_text": fingerprint(source.text if source.function is None
-                                                  else source.function),
-                        "parameters": names, "t_end": float(t_end),
-                        "options": {k: repr(v) for k, v in sorted(options.items())},
-                        "outputs": {o.column: (o.spec if isinstance(o.spec, str) else
-                                               f"{getattr(o.spec, '__qualname__', o.spec)} "
-                                               f"{fingerprint(o.spec)}") for o in found}})
-    table = Table(names, found, out)
-    if out is not None:
-        table.load(retry_failed)
-    pending = [(k, v) for k, v in zip(keys, values) if k not in table.rows]
-    reused = len(keys) - len(pending)
-    jobs = [{"source": source, "names": names, "values": v, "t_end": t_end,
-             "options": options, "outputs": found, "keep": out is not None, "run": k}
-            for k, v in pending]
-    by_key = dict(zip(keys, values))
-    bar = progressbar.ProgressBar(0, len(keys), enabled=progressbar.enabled(progress),
-                                  label=f"sweep {system.name}", unit="runs")
-    bar.update(reused, force=True)
-    done = [reused]
+    return found
 
-    written = [0.0]
 
-    def finished(report):
+def _open_folder(out, source, names, t_end, options, found):
+    """The out folder, made ready: its runs/ folder, and the study's description written
+    there or checked against the one there (InputError: another study)."""
+    out = scripts.output_folder(out, f"sweep: out {os.fspath(out)!r}")
+    os.makedirs(os.path.join(out, RUNS), exist_ok=True)
+    manifest(out, {"model": source.label,
+                   "model_text": fingerprint(source.text if source.function is None
+                                             else source.function),
+                   "parameters": names, "t_end": float(t_end),
+                   "options": {k: repr(v) for k, v in sorted(options.items())},
+                   "outputs": {o.column: (o.spec if isinstance(o.spec, str) else
+                                          f"{getattr(o.spec, '__qualname__', o.spec)} "
+                                          f"{fingerprint(o.spec)}") for o in found}})
+    return out
+
+
+class _Collector:
+    """Takes each finished run's report (called as ``collect(report)``): writes its result
+    file, adds its row, rewrites the table on disk at most every TABLE_INTERVAL (a long
+    study's table would otherwise cost more to write than its runs) and moves the bar."""
+
+    def __init__(self, table, keys, values, out, reused, bar):
+        self.table, self.keys, self.out, self.bar = table, keys, out, bar
+        self.by_key = dict(zip(keys, values))
+        self.done, self.written = reused, 0.0
+        bar.update(reused, force=True)
+
+    def __call__(self, report):
         if report["npz"] is not None:
             name = f"{RUNS}/{report['run']}.npz"
-            with atomic_open(os.path.join(out, name), "wb") as fh:
+            with atomic_open(os.path.join(self.out, name), "wb") as fh:
                 fh.write(report["npz"])
             report["result"] = name
-        table.add(by_key[report["run"]], report)
-        # the table on disk follows the runs, rewritten whole at most every TABLE_INTERVAL
-        # (a long study's table would otherwise cost more to write than its runs)
+        self.table.add(self.by_key[report["run"]], report)
         now = time.perf_counter()
-        if now - written[0] >= TABLE_INTERVAL:
-            table.write(keys)
-            written[0] = now
-        done[0] += 1
-        bar.update(done[0])
+        if now - self.written >= TABLE_INTERVAL:
+            self.table.write(self.keys)
+            self.written = now
+        self.done += 1
+        self.bar.update(self.done)
 
-    prepare_s = 0.0
-    try:
-        if jobs:
-            if scheduler is None:
-                prepare_s = _run_local(jobs, source, t_end, options, workers, finished)
-            else:
-                prepare_s = _run_dask(jobs, source, t_end, options, scheduler, finished)
-    finally:
-        table.write(keys)       # also after a failure or Ctrl-C: every finished run is kept
-        bar.close()
-    frame = table.frame(keys)
-    frame.attrs.update(ran=len(jobs), reused=reused,
-                       failed=int((frame["status"] != OK).sum()),
-                       wall_s=time.perf_counter() - started, prepare_s=prepare_s)
-    return frame
+    def close(self):
+        """The table written whole with every finished run, and the bar closed."""
+        self.table.write(self.keys)
+        self.bar.close()
 
 
 def _check(source, names, values, found, t_end, options):
@@ -751,7 +316,7 @@ def _check(source, names, values, found, t_end, options):
         element, param = parameter_name(name)
         for value in dict.fromkeys(v[k] for v in values):
             scripts.apply_override(source.model(), element, param, value,
-                                   f"sweep: {name} = {_cell(value)}")
+                                   f"sweep: {name} = {cell(value)}")
     for name, value in zip(names, values[0]):
         element, param = parameter_name(name)
         scripts.apply_override(model, element, param, value, f"sweep: {name}")

@@ -5,7 +5,7 @@ import numpy as np
 
 from mbd.run import diagnosis
 from mbd.compiled import statefunction as sf
-from mbd.study.sweeps import Output
+from mbd.study.outputs import Output
 from viz.plots import _force_series
 
 from .test_bushing import one_body

@@ -6,7 +6,6 @@ subprocesses on temporary packages (a copy of jitcache.py beside small ``a.py``/
 the real package and its cache are untouched; the user-wide cache dir is redirected into the
 temporary directory as well.
 """
-import ast
 import json
 import os
 import shutil
