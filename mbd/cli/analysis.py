@@ -1,0 +1,151 @@
+"""``mbd equilibrium`` and ``mbd modes``: the analyses of SPEC §6 on a model script, their
+tables printed and their CSVs written."""
+import csv
+import os
+
+import numpy as np
+
+from ..model.files import atomic_open
+from ..study.scripts import output_folder
+from .common import load, written
+
+
+def _analysis_header(command, system, applied):
+    lines = [f"mbd {command}: {system.name}",
+             f"  machines: {len(system.machines)}, bodies: {len(system.bodies)}, "
+             f"joints: {len(system.joints)}, force elements: {len(system.force_elements)}, "
+             f"DOF: {system.dof}"]
+    if applied:
+        lines.append("  settings: " + ", ".join(applied))
+    return lines
+
+
+def _csv_value(value):
+    """A CSV cell: numbers in full precision (%.17g), booleans as true/false, text as is."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.17g}"
+    return str(value)
+
+
+def equilibrium_rows(eq):
+    """(name, value) rows of ``mbd equilibrium``'s CSV: every joint coordinate at rest (named
+    as in a run's CSV: ``hinge.q``, ``ball.q0`` .. ``ball.q3`` for a quaternion), then ``t``,
+    ``residual``, ``iterations``, ``method``, ``stable``, and per force element each entry of
+    its branch at rest (``stop.contact``)."""
+    rows = []
+    for name, jm in eq.system.joints.items():
+        idx = list(jm.q_index)
+        for k, i in enumerate(idx):
+            rows.append((f"{name}.q" if len(idx) == 1 else f"{name}.q{k}", float(eq.state.q[i])))
+    rows += [("t", float(eq.state.t)), ("residual", eq.residual), ("iterations", eq.iterations),
+             ("method", eq.method), ("stable", bool(eq.stable))]
+    for element, state in eq.active.items():
+        rows += [(f"{element}.{key}", value) for key, value in state.items()]
+    return rows
+
+
+def _write_equilibrium_csv(eq, path):
+    def write(path):
+        with atomic_open(path, "w") as fh:
+            out = csv.writer(fh, lineterminator="\n")   # quotes "dynamic, then newton"
+            out.writerow(["quantity", "value"])
+            out.writerows((name, _csv_value(value)) for name, value in equilibrium_rows(eq))
+        return path
+    return written(write, path)
+
+
+#: the leading columns of ``mbd modes``' CSV (then one per joint coordinate: |shape|)
+MODE_COLUMNS = ("mode", "frequency_hz", "damped_frequency_hz", "damping_ratio", "growth_rate",
+                "kind")
+
+
+def _write_modes_csv(linear, path):
+    modes = linear.modes()
+    names = list(linear.coordinates)
+
+    def write(path):
+        with atomic_open(path, "w") as fh:
+            out = csv.writer(fh, lineterminator="\n")
+            out.writerow(MODE_COLUMNS + tuple(names))
+            for k, m in enumerate(modes, 1):
+                cells = [k, m.frequency, m.damped_frequency, m.damping_ratio, m.growth_rate,
+                         m.kind] + [abs(m.shape[c]) for c in names]
+                out.writerow([_csv_value(c) for c in cells])
+        return path
+    return written(write, path), len(modes)
+
+
+def equilibrium_command(args):
+    from .. import equilibrium
+    _, model, applied = load(args)
+    system = model.build()
+    out = output_folder(args.out)
+    eq = equilibrium(system, t=args.t)
+    csv = _write_equilibrium_csv(eq, os.path.join(out, f"{system.name}_equilibrium.csv"))
+    lines = _analysis_header("equilibrium", system, applied) + [eq.table(),
+                                                                 f"  results: {csv}"]
+    print("\n".join(lines))
+    return 0
+
+
+def _start_at_rest(system, t):
+    """The start state at rest: the joints' q0 (loops assembled, drivers at their positions
+    at t), v = 0."""
+    from ..compiled import assembly, statefunction
+    from ..model.state import State
+    start = system.initial_state(t0=t)
+    q = assembly.normalized(system.tree, start.q)
+    zero = np.zeros(system.nv)
+    if system.cut_joints or system.drivers:
+        q, _ = assembly.initial(system, statefunction.state_data(system).data,
+                                State(t, q, zero), {}, {})
+    return State(t, q, zero)
+
+
+def _state_table(system, state):
+    lines = [f"the start state at rest of '{system.name}' at t = {state.t:g} s (--at-start: "
+             "linearized there, an equilibrium or not)",
+             f"  {'joint':<20} {'coordinate(s)':<40}"]
+    for name, jm in system.joints.items():
+        q = state.q[jm.q_index]
+        text = (f"{q[0]:+.10g}" if len(q) == 1
+                else "[" + ", ".join(f"{x:+.6g}" for x in q) + "]")
+        lines.append(f"  {name:<20} {text:<40}")
+    return "\n".join(lines)
+
+
+def modes_command(args):
+    from .. import equilibrium, linearize
+    _, model, applied = load(args)
+    system = model.build()
+    out = output_folder(args.out)
+    lines = _analysis_header("modes", system, applied)
+    if args.at_start:
+        state = _start_at_rest(system, args.t)
+        linear = linearize(system, state)
+        lines.append(_state_table(system, state))
+    else:
+        eq = equilibrium(system, t=args.t)
+        linear = eq.linear
+        lines.append(eq.table())
+    lines.append(f"linear model: {2 * linear.dof} states ({', '.join(linear.state_names)})"
+                 if linear.dof else "linear model: no states (0 DOF)")
+    lines.append(linear.table())
+    csv, n = _write_modes_csv(linear, os.path.join(out, f"{system.name}_modes.csv"))
+    lines.append(f"  modes: {csv} ({n} mode{'s' if n != 1 else ''})")
+    if args.animate:
+        for k in range(n):
+            gif = os.path.join(out, f"{system.name}_mode{k + 1}.gif")
+            try:
+                from viz import animate_mode
+                animate_mode(linear, k, gif, fps=15, size=(480, 360), progress=False)
+            except Exception as err:   # a missing renderer must not lose the tables written
+                lines.append(f"  animation of mode {k + 1}: skipped, {type(err).__name__}: {err}")
+            else:
+                lines.append(f"  animation of mode {k + 1}: {gif}")
+    print("\n".join(lines))
+    return 0

@@ -1,0 +1,115 @@
+"""``mbd demo``, ``mbd run`` and ``mbd check``: simulate a model, write its CSV, plot and
+animation, print the summary (a failed or interrupted run writes the rows it computed)."""
+import os
+import sys
+import time
+
+from ..model.errors import SimulationError
+from ..study.scripts import output_folder, run_settings
+from .common import load, written
+
+
+#: exit status of an interrupted run (128 + SIGINT, as shells report it)
+INTERRUPTED = 130
+
+
+def _write_outputs(result, out, name, animate, lines):
+    """CSV and PNG (and the GIF) into ``out``; appends the summary lines."""
+    csv = written(result.to_csv, os.path.join(out, f"{name}.csv"))
+    lines.append(f"  results: {csv} ({len(result.t)} rows)")
+    if len(result.t) >= 2:
+        from viz.plots import plot
+        png = os.path.join(out, f"{name}.png")
+        written(lambda path: plot(result, path), png)
+        lines.append(f"  plot: {png}")
+    if animate:
+        gif = os.path.join(out, f"{name}.gif")
+        try:
+            from viz.render import animate as render
+            render(result, gif, fps=15, size=(480, 360), progress=None)
+        except Exception as err:   # a missing renderer must not lose the results written
+            lines.append(f"  animation: skipped, {type(err).__name__}: {err}")
+        else:
+            lines.append(f"  animation: {gif}")
+
+
+def _summary(command, system, result, wall, lines):
+    stats = result.stats
+    compiling = stats.get("compile_time", 0.0)
+    spent = (f"{wall:.2f} s wall time, {compiling:.1f} s of it compiling the numba kernels "
+             "(once: later runs load them from the cache)" if compiling > 0.0 else
+             f"{wall:.2f} s wall time")
+    out = [f"mbd {command}: {system.name}",
+           f"  machines: {len(system.machines)}, bodies: {len(system.bodies)}, "
+           f"joints: {len(system.joints)}, force elements: {len(system.force_elements)}, "
+           f"DOF: {system.dof}",
+           f"  simulated {result.t[-1]:g} s in {spent} with {stats['method']}: "
+           f"{stats['nsteps']} steps, {stats['nfev']} right-hand-side evaluations",
+           f"  events: {len(result.events)}"]
+    for e in result.events[:10]:
+        out.append(f"    t = {e.t:.9g} s  {e.element}: {e.what}")
+    if len(result.events) > 10:
+        out.append(f"    ... and {len(result.events) - 10} more")
+    balance = result.energy_balance()
+    out.append(f"  energy balance over the run (rtol {stats['rtol']:g}): {balance.summary()}")
+    out += [f"    {line}" for line in balance.lines()]
+    return out + lines
+
+
+def _simulate_and_write(command, system, out, animate, progress, t_end, **options):
+    """Simulate, write the files, print the summary; a failed or interrupted run writes its
+    partial result and reports it."""
+    out = output_folder(out)
+    started = time.perf_counter()
+    try:
+        result = system.simulate(t_end, progress=progress, **options)
+    except SimulationError as err:
+        interrupted = isinstance(err.__cause__, KeyboardInterrupt)
+        partial = err.result
+        msg = f"mbd {command}: {'interrupted' if interrupted else 'the simulation failed'}: {err}"
+        if partial is not None and len(partial.t):
+            csv = written(partial.to_csv, os.path.join(out, f"{system.name}.csv"))
+            msg += f". The {len(partial.t)} rows computed were written to {csv}."
+        print(msg, file=sys.stderr)
+        return INTERRUPTED if interrupted else 2
+    wall = time.perf_counter() - started
+    lines = []
+    _write_outputs(result, out, system.name, animate, lines)
+    print("\n".join(_summary(command, system, result, wall, lines)))
+    return 0
+
+
+def demo_command(args):
+    from . import demo
+    system = demo.build_model().build()
+    t_end, options = run_settings(demo)
+    return _simulate_and_write("demo", system, args.out, True, args.progress, t_end, **options)
+
+
+def run_command(args):
+    module, model, applied = load(args)
+    system = model.build()
+    t_end, options = run_settings(module, args.t_end)
+    if applied:
+        print("settings: " + ", ".join(applied))
+        sys.stdout.flush()
+    return _simulate_and_write("run", system, args.out, args.animate, args.progress, t_end,
+                               **options)
+
+
+def check_command(args):
+    _, model, applied = load(args)
+    system = model.build()
+    lines = [f"mbd check: {args.model}: the model builds"]
+    if applied:
+        lines.append("settings: " + ", ".join(applied))
+    lines.append(system.report())
+    lines.append(f"  force elements: {len(system.force_elements)}")
+    for fe in system.force_elements:
+        lines.append(f"    {_describe(fe)}")
+    print("\n".join(lines))
+    return 0
+
+
+def _describe(fe):
+    return f"{fe.label()}: {fe.parameters_text()}"

@@ -1,0 +1,132 @@
+"""``mbd sweep``: a model script run once per case of a grid (``--grid``) or a cases file
+(``--cases``), the table printed and written, one output plotted."""
+import csv
+import os
+
+import numpy as np
+
+from ..model.errors import InputError
+from ..study.scripts import os_reason, parse_setting
+
+
+def grid_values(text):
+    """'NAME.PARAM=VALUES' of ``--grid`` -> (name, [float]): VALUES is ``a,b,c`` or
+    ``start:stop:count`` (count >= 2 values from start to stop, both included).
+
+    Examples
+    --------
+    >>> grid_values("strap.k=50,100")
+    ('strap.k', [50.0, 100.0])
+    >>> grid_values("hinge.q0=0:0.5:3")
+    ('hinge.q0', [0.0, 0.25, 0.5])
+    """
+    where = f"--grid {text!r}"
+    name, eq, right = text.partition("=")
+    if not eq or "." not in name.strip():
+        raise InputError(f"{where}: expected NAME.PARAM=VALUES, e.g. strap.k=50,100,200 or "
+                         "hinge.q0=0:0.5:6")
+    try:
+        if ":" in right:
+            parts = right.split(":")
+            if len(parts) != 3:
+                raise ValueError
+            start, stop, count = float(parts[0]), float(parts[1]), parts[2].strip()
+            if not count.isdigit() or int(count) < 2:
+                raise InputError(f"{where}: start:stop:count needs an integer count >= 2, "
+                                 f"got {count!r}")
+            values = list(np.linspace(start, stop, int(count)))
+        else:
+            values = [float(v) for v in right.split(",")]
+    except ValueError:
+        raise InputError(f"{where}: {right.strip()!r} is not a list of numbers (a,b,c) or a "
+                         "range start:stop:count") from None
+    return name.strip(), [float(v) for v in values]
+
+
+def _cases_file(path):
+    """The cases of ``--cases FILE.csv``: a header of parameter names, a row per case."""
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = list(csv.reader(fh))
+    except OSError as err:
+        raise InputError(f"--cases {path}: cannot read it: {os_reason(err)}") from None
+    rows = [r for r in rows if any(c.strip() for c in r)]
+    if len(rows) < 2:
+        raise InputError(f"--cases {path}: needs a header of parameter names and at least one "
+                         "row of values")
+    names = [c.strip() for c in rows[0]]
+    cases = []
+    for k, row in enumerate(rows[1:], 2):
+        if len(row) != len(names):
+            raise InputError(f"--cases {path}, line {k}: {len(row)} values for {len(names)} "
+                             "names")
+        try:
+            cases.append({n: float(v) for n, v in zip(names, row)})
+        except ValueError:
+            raise InputError(f"--cases {path}, line {k}: {row} are not all numbers") from None
+    return cases
+
+
+def sweep_command(args):
+    from ..study.sweeps import sweep
+    outputs = {}
+    for text in args.output:
+        column, eq, spec = text.partition("=")
+        if not eq or not column.strip():
+            raise InputError(f"--output {text!r}: expected COLUMN=REDUCTION:QUANTITY, e.g. "
+                             "peak=absmax:force.stop.value")
+        outputs[column.strip()] = spec.strip()
+    fixed = {}
+    for text in args.set:
+        name, param, value = parse_setting(text)
+        fixed[f"{name}.{param}"] = value
+    if args.cases and args.grid:
+        raise InputError("give either --grid or --cases, not both")
+    if args.cases:
+        grid = [dict(case, **fixed) for case in _cases_file(args.cases)]
+    elif args.grid:
+        grid = dict(grid_values(text) for text in args.grid)
+        grid.update({name: [value] for name, value in fixed.items()})
+    else:
+        raise InputError("nothing to sweep: give --grid NAME.PARAM=VALUES (repeatable) or "
+                         "--cases FILE.csv")
+    if args.plot and args.plot not in outputs:
+        raise InputError(f"--plot {args.plot!r}: not an --output column (the outputs are: "
+                         f"{', '.join(outputs) or 'none'})")
+    scheduler = args.scheduler
+    try:
+        table = sweep(args.model, grid, t_end=args.t_end, outputs=outputs, scheduler=scheduler,
+                      out=args.out, workers=args.workers, progress=args.progress,
+                      retry_failed=args.retry_failed)
+    except InputError as err:        # "mbd sweep: ...", not "mbd sweep: sweep: ..."
+        text = str(err)
+        raise InputError(text[len("sweep: "):] if text.startswith("sweep: ") else text) \
+            from None
+    import pandas
+    with pandas.option_context("display.max_columns", None, "display.width", 160,
+                               "display.max_colwidth", 60):
+        shown = table.drop(columns=["result"])
+        print(shown.to_string(index=False))
+    a = table.attrs
+    out = os.path.abspath(args.out)
+    where = f"Dask cluster {scheduler}" if scheduler else "local worker processes"
+    print(f"mbd sweep: {len(table)} runs ({a['ran']} run now on {where}, {a['reused']} found "
+          f"in {out}), {len(table) - a['failed']} ok, {a['failed']} failed; "
+          f"{a['wall_s']:.1f} s wall")
+    print(f"  table: {os.path.join(out, 'sweep.csv')}")
+    print(f"  results: {os.path.join(out, 'runs')} (one .npz per run)")
+    if args.plot:
+        from viz import plot_study
+        varying = [n for n in (table.columns[:list(table.columns).index("run")])
+                   if table[n].nunique() > 1]
+        if not varying:
+            print("  plot: skipped, no parameter varies")
+        else:
+            png = os.path.join(out, f"sweep_{args.plot}.png")
+            # the first two varying parameters; a third is held at its first value
+            where = {n: table[n].iloc[0] for n in varying[2:]}
+            plot_study(table, args.plot, varying[0], varying[1] if len(varying) > 1 else None,
+                       path=png, where=where or None)
+            held = "".join(f", {n} = {v:g}" for n, v in where.items())
+            print(f"  plot: {png} ({args.plot} over {', '.join(varying[:2])}{held})")
+    return 0
