@@ -1,9 +1,8 @@
 """Compiled kernels of the sparse constrained solve (:mod:`mbd.compiled.loopsolve` says what it solves
-and why; this module is its algebra): the views of its buffer, the small dense blocks
-(Householder QR of a cut joint's chain columns, Jacobi eigen-decomposition of a pivot block),
-Featherstone's LTDL factorization of the tree's mass matrix and its solves (Table 6.3), the
+and why; this module is its algebra): the views of its buffer, Featherstone's LTDL factorization of the tree's mass matrix and its solves (Table 6.3), the
 assembly of K = P H^-1 P^T on the groups' pattern, its block LDL^T with the pivots'
-strengths, and the solve of the factored KKT system.
+strengths, and the solve of the factored KKT system. The small dense blocks (a cut joint's
+chain columns, a pivot block) are factored by :mod:`mbd.compiled.smallblocks`.
 """
 from collections import namedtuple
 
@@ -11,6 +10,7 @@ import numpy as np
 
 from . import kernels
 from .jitcache import njit
+from .smallblocks import householder_qr, symmetric_eigen
 from .loopstructure import (P_CFIRST, P_CGIDX, P_CGPTR, P_CHAIN, P_CNU, P_CPAR, P_DCH, P_GOFF,
                             P_GROW, P_GSIZE, P_MAXDEG, P_MR, P_NC, P_ND, P_NG, P_NQ, P_NV, P_PERM,
                             P_POS, P_SIDX, P_SPTR, P_UIDX, P_UPTR)
@@ -87,86 +87,6 @@ def views(buf, pat):
                  bh, mu, A.reshape((6, 6)), W.reshape((6, 6)), e, ix, yp)
 
 
-# ----------------------------------------------------------------------------- small blocks
-
-@njit(inline="always")
-def _reflect(v, vv, j, nr, M, k0, k1):
-    """Columns k0..k1-1 of M (rows j..nr-1) := (I - 2 v v^T / vv) M."""
-    for k in range(k0, k1):
-        s = 0.0
-        for i in range(j, nr):
-            s += v[i] * M[i, k]
-        s *= 2.0 / vv
-        for i in range(j, nr):
-            M[i, k] -= s * v[i]
-
-
-@njit()
-def _householder_qr(A, nr, nu, QT, R, v):
-    """A (nr, nu) = Q [R; 0]: QT (nr, nr) = Q^T and R (nu, nu) upper triangular, by
-    Householder reflections (A is overwritten; v (nr) is work)."""
-    for i in range(nr):
-        for j in range(nr):
-            QT[i, j] = 1.0 if i == j else 0.0
-    for j in range(nu):
-        norm = 0.0
-        for i in range(j, nr):
-            norm += A[i, j] * A[i, j]
-        norm = np.sqrt(norm)
-        alpha = -norm if A[j, j] >= 0.0 else norm
-        vv = 0.0
-        for i in range(j, nr):         # P = I - 2 v v^T / (v^T v), v = a - alpha e_j
-            v[i] = A[i, j] - (alpha if i == j else 0.0)
-            vv += v[i] * v[i]
-        if vv == 0.0:
-            continue
-        _reflect(v, vv, j, nr, A, j, nu)
-        _reflect(v, vv, j, nr, QT, 0, nr)
-    for i in range(nu):
-        for j in range(nu):
-            R[i, j] = A[i, j] if j >= i else 0.0
-
-
-@njit()
-def _symmetric_eigen(A, n, V, e):
-    """A (n, n) symmetric = V diag(e) V^T by cyclic Jacobi rotations (A is overwritten)."""
-    for i in range(n):
-        for j in range(n):
-            V[i, j] = 1.0 if i == j else 0.0
-    for _ in range(50):
-        off = 0.0
-        scale = 0.0
-        for i in range(n):
-            scale += A[i, i] * A[i, i]
-            for j in range(i + 1, n):
-                off += A[i, j] * A[i, j]
-        if off <= 1e-32 * scale or off == 0.0:
-            break
-        for p in range(n - 1):
-            for q in range(p + 1, n):
-                apq = A[p, q]
-                if apq == 0.0:
-                    continue
-                theta = (A[q, q] - A[p, p]) / (2.0 * apq)
-                t = (1.0 if theta >= 0.0 else -1.0) / (abs(theta) + np.sqrt(theta * theta + 1.0))
-                c = 1.0 / np.sqrt(t * t + 1.0)
-                s = t * c
-                for k in range(n):
-                    akp, akq = A[k, p], A[k, q]
-                    A[k, p] = c * akp - s * akq
-                    A[k, q] = s * akp + c * akq
-                for k in range(n):
-                    apk, aqk = A[p, k], A[q, k]
-                    A[p, k] = c * apk - s * aqk
-                    A[q, k] = s * apk + c * aqk
-                for k in range(n):
-                    vkp, vkq = V[k, p], V[k, q]
-                    V[k, p] = c * vkp - s * vkq
-                    V[k, q] = s * vkp + c * vkq
-    for i in range(n):
-        e[i] = A[i, i]
-
-
 # ----------------------------------------------------------------------------- the tree
 
 @njit()
@@ -239,7 +159,7 @@ def _rotate_closures(V_, pat, drivers):
         for i in range(6):
             for j in range(nu):
                 A[i, j] = G[r0 + i, f0 + j]
-        _householder_qr(A, 6, nu, QT[c], R[c], v)
+        householder_qr(A, 6, nu, QT[c], R[c], v)
         for j in range(nu):
             if not abs(R[c, j, j]) > 0.0:
                 return False
@@ -373,7 +293,7 @@ def _eliminate(V_, pat, threshold, soft):
             for b in range(n):
                 ia, ib = int(ix[a]), int(ix[b])
                 A[a, b] = 0.5 * (K[og + ia, og + ib] + K[og + ib, og + ia])
-        _symmetric_eigen(A, n, W, e)
+        symmetric_eigen(A, n, W, e)
         scale = largest
         for a in range(s):
             piv[og + a] = 0.0
@@ -507,16 +427,59 @@ def solve(V_, pat, drivers, f, b, x, lam):
     right side b (m, in the rows' original basis). A row that holds one coordinate alone (a
     motion driver, a stiction lock that sticks) sets its acceleration exactly, not to
     round-off."""
-    G, QT, R, dw, bh, mu, H = V_.G, V_.QT, V_.R, V_.dw, V_.bh, V_.mu, V_.H
+    G, H, mu = V_.G, V_.H, V_.mu
     nv, nc, nd, ng = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_NG]
     chain = pat[pat[P_CHAIN]:]
-    cfirst, cnu = pat[pat[P_CFIRST]:], pat[pat[P_CNU]:]
+    cnu = pat[pat[P_CNU]:]
     gsize, goff, grow = pat[pat[P_GSIZE]:], pat[pat[P_GOFF]:], pat[pat[P_GROW]:]
     sptr, sidx = pat[pat[P_SPTR]:], pat[pat[P_SIDX]:]
-    perm, uptr, uidx = pat[pat[P_PERM]:], pat[pat[P_UPTR]:], pat[pat[P_UIDX]:]
-    dch = pat[pat[P_DCH]:]
-    Dp, F, tmp = V_.Dp, V_.K, V_.e
-    # the right side in the rotated basis; lam's top rows first hold mu'_top = -R^-T f_u
+    _rotated_right_side(V_, pat, f, b, lam)
+    # f~ = f + the chains' known forces on the tree; x0 = H^-1 f~
+    for i in range(nv):
+        x[i] = f[i] if chain[i] < 0 else 0.0
+    for c in range(nc):
+        for a in range(sptr[c], sptr[c + 1]):
+            j = sidx[a]
+            for i in range(cnu[c]):
+                x[j] += G[6 * c + i, j] * lam[6 * c + i]
+    ftil = V_.y
+    for i in range(nv):
+        ftil[i] = x[i]
+    _h_solve(H, pat, x)
+    # r = b' - P x0 into mu, then K mu = r by the block factors
+    for g in range(ng):
+        for a in range(gsize[g]):
+            row = grow[g] + a
+            s = V_.bh[row]
+            for e in range(sptr[g], sptr[g + 1]):
+                s -= G[row, sidx[e]] * x[sidx[e]]
+            mu[goff[g] + a] = s
+    _k_solve(V_, pat, mu)
+    # x = H^-1 (f~ + P^T mu)
+    for i in range(nv):
+        x[i] = ftil[i]
+    for g in range(ng):
+        for a in range(gsize[g]):
+            row, w = grow[g] + a, mu[goff[g] + a]
+            for e in range(sptr[g], sptr[g + 1]):
+                x[sidx[e]] += G[row, sidx[e]] * w
+    _h_solve(H, pat, x)
+    for k in range(nd):
+        D = drivers[k]
+        if D.active > 0.0 and (D.ratio == 0.0 or D.coupled_v == D.v_index) and \
+                chain[D.v_index] < 0:
+            x[D.v_index] = b[6 * nc + k] / (D.active * (1.0 - (D.ratio if D.coupled_v ==
+                                                                D.v_index else 0.0)))
+    _chains(V_, pat, x, lam)
+
+
+@njit()
+def _rotated_right_side(V_, pat, f, b, lam):
+    """bh (m) = the right side b in the rotated basis (a driver's row less its chains' parts);
+    lam's top rows hold mu'_top = -R^-T f_u for each cut joint's chain."""
+    QT, R, dw, bh = V_.QT, V_.R, V_.dw, V_.bh
+    nc, nd = pat[P_NC], pat[P_ND]
+    cfirst, cnu, dch = pat[pat[P_CFIRST]:], pat[pat[P_CNU]:], pat[pat[P_DCH]:]
     for c in range(nc):
         for i in range(6):
             s = 0.0
@@ -537,26 +500,16 @@ def solve(V_, pat, drivers, f, b, x, lam):
             if c >= 0:
                 for i in range(cnu[c]):
                     bh[row] -= dw[k, slot, i] * bh[6 * c + i]
-    # f~ = f + the chains' known forces on the tree; x0 = H^-1 f~
-    for i in range(nv):
-        x[i] = f[i] if chain[i] < 0 else 0.0
-    for c in range(nc):
-        for a in range(sptr[c], sptr[c + 1]):
-            j = sidx[a]
-            for i in range(cnu[c]):
-                x[j] += G[6 * c + i, j] * lam[6 * c + i]
-    ftil = V_.y
-    for i in range(nv):
-        ftil[i] = x[i]
-    _h_solve(H, pat, x)
-    # r = b' - P x0 into mu, then K mu = r by the block factors
-    for g in range(ng):
-        for a in range(gsize[g]):
-            row = grow[g] + a
-            s = bh[row]
-            for e in range(sptr[g], sptr[g + 1]):
-                s -= G[row, sidx[e]] * x[sidx[e]]
-            mu[goff[g] + a] = s
+
+
+@njit()
+def _k_solve(V_, pat, mu):
+    """mu := K^-1 mu by the block LDL^T factors of K (unit factor F, pivots' inverses Dp), in
+    the elimination order ``perm``."""
+    Dp, F, tmp = V_.Dp, V_.K, V_.e
+    ng = pat[P_NG]
+    gsize, goff = pat[pat[P_GSIZE]:], pat[pat[P_GOFF]:]
+    perm, uptr, uidx = pat[pat[P_PERM]:], pat[pat[P_UPTR]:], pat[pat[P_UIDX]:]
     for p in range(ng):
         g = perm[p]
         og, s = goff[g], gsize[g]
@@ -586,22 +539,16 @@ def solve(V_, pat, drivers, f, b, x, lam):
                 for b_ in range(gsize[h]):
                     acc += F[og + a, oh + b_] * mu[oh + b_]
                 mu[og + a] -= acc
-    # x = H^-1 (f~ + P^T mu)
-    for i in range(nv):
-        x[i] = ftil[i]
-    for g in range(ng):
-        for a in range(gsize[g]):
-            row, w = grow[g] + a, mu[goff[g] + a]
-            for e in range(sptr[g], sptr[g + 1]):
-                x[sidx[e]] += G[row, sidx[e]] * w
-    _h_solve(H, pat, x)
-    for k in range(nd):
-        D = drivers[k]
-        if D.active > 0.0 and (D.ratio == 0.0 or D.coupled_v == D.v_index) and \
-                chain[D.v_index] < 0:
-            x[D.v_index] = b[6 * nc + k] / (D.active * (1.0 - (D.ratio if D.coupled_v ==
-                                                                D.v_index else 0.0)))
-    # the chains: R u'' = bh_top - (top rows) x; their multipliers; lam in the world basis
+
+
+@njit()
+def _chains(V_, pat, x, lam):
+    """The chains' accelerations from R u'' = bh_top - (top rows) x, their multipliers, and
+    lam in the world basis (the drivers' rows first, from the groups' mu)."""
+    G, QT, R, dw, bh, mu, tmp = V_.G, V_.QT, V_.R, V_.dw, V_.bh, V_.mu, V_.e
+    nc, nd = pat[P_NC], pat[P_ND]
+    cfirst, cnu, goff = pat[pat[P_CFIRST]:], pat[pat[P_CNU]:], pat[pat[P_GOFF]:]
+    sptr, sidx, dch = pat[pat[P_SPTR]:], pat[pat[P_SIDX]:], pat[pat[P_DCH]:]
     for k in range(nd):
         lam[6 * nc + k] = mu[goff[nc + k]]
     for c in range(nc):
@@ -625,5 +572,3 @@ def solve(V_, pat, drivers, f, b, x, lam):
             for k in range(6):
                 s += QT[c, k, i] * tmp[k]
             lam[r0 + i] = s
-
-
