@@ -89,7 +89,8 @@ def warmup_command(args):
 
 
 def argument_parser():
-    """The argument parser of the ``mbd`` command (each subcommand's function in ``run``)."""
+    """The argument parser of the ``mbd`` command: each command module declares its own
+    subcommands (and the function that runs each, as ``run``)."""
     parser = argparse.ArgumentParser(prog="mbd", description="3-D multibody dynamics with "
                                      "force elements.", epilog="Exit status: 0 success, 2 bad "
                                      "input, a model error, a failed run or analysis, 130 "
@@ -98,85 +99,12 @@ def argument_parser():
     progress = argparse.ArgumentParser(add_help=False)
     progress.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                           help="draw a progress bar on stderr (default: when it is a terminal)")
-
-    demo = sub.add_parser("demo", parents=[progress],
-                          help="simulate the built-in demo mechanism and write its results")
-    demo.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
-    demo.set_defaults(run=running.demo_command)
-
     setting = dict(action="append", default=[], metavar="NAME.PARAM=VALUE",
                    help="change a parameter by element name before the build: a body's mass, "
                    "a joint's q0/v0, a force law's parameter (gap.c=20); repeatable")
-    run = sub.add_parser("run", parents=[progress], help="simulate a model script and write "
-                         "its results (CSV, PNG, optionally a GIF)")
-    run.add_argument("model", help="Python file defining build_model() -> mbd.Model (an "
-                     "example: examples/pendulum.py)")
-    run.add_argument("--t-end", type=float, default=None,
-                     help="end time, s (default: the script's T_END, else 5)")
-    run.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
-    run.add_argument("--animate", action="store_true", help="also write an animated GIF")
-    run.add_argument("--set", **setting)
-    run.set_defaults(run=running.run_command)
-
-    check = sub.add_parser("check", help="build a model script and report its structure "
-                           "(machines, DOF, loops, redundant constraints, force elements)")
-    check.add_argument("model", help="Python file defining build_model() -> mbd.Model")
-    check.add_argument("--set", **setting)
-    check.set_defaults(run=running.check_command)
-
-    analysis_time = dict(type=float, default=0.0, metavar="T",
-                         help="time of the analysis, s (time-dependent laws and motion "
-                         "drivers are taken there; default 0)")
-    eq = sub.add_parser("equilibrium", help="find where a model script's mechanism rests "
-                        "(static equilibrium): print it and write it as CSV")
-    eq.add_argument("model", help="Python file defining build_model() -> mbd.Model")
-    eq.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
-    eq.add_argument("--set", **setting)
-    eq.add_argument("--t", **analysis_time)
-    eq.set_defaults(run=analyses.equilibrium_command)
-
-    modes = sub.add_parser("modes", help="linearize a model script's mechanism about its "
-                           "equilibrium and write its modes (frequency, damping, shape)")
-    modes.add_argument("model", help="Python file defining build_model() -> mbd.Model")
-    modes.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
-    modes.add_argument("--set", **setting)
-    modes.add_argument("--t", **analysis_time)
-    modes.add_argument("--animate", action="store_true",
-                       help="also write an animated GIF of every mode")
-    modes.add_argument("--at-start", action="store_true",
-                       help="linearize about the start state at rest (the joints' q0, loops "
-                       "closed) instead of the equilibrium")
-    modes.set_defaults(run=analyses.modes_command)
-
-    study = sub.add_parser("sweep", parents=[progress], help="run a model script once per "
-                           "case of a parameter grid (locally or on a Dask cluster) and "
-                           "tabulate named outputs")
-    study.add_argument("model", help="Python file defining build_model() -> mbd.Model")
-    study.add_argument("--grid", action="append", default=[], metavar="NAME.PARAM=VALUES",
-                       help="a parameter's values: a,b,c or start:stop:count; repeatable "
-                       "(every combination is run)")
-    study.add_argument("--cases", default=None, metavar="FILE.csv",
-                       help="given cases instead of a grid: a header of parameter names, a "
-                       "row of values per run")
-    study.add_argument("--set", **dict(setting, help="fix a parameter for every run; "
-                                       "repeatable"))
-    study.add_argument("--output", action="append", default=[], metavar="COLUMN=SPEC",
-                       help="a named output, REDUCTION:QUANTITY (max:force.stop.value, "
-                       "final:joint.hinge.q, first:events.stop); repeatable")
-    study.add_argument("--t-end", type=float, default=None,
-                       help="end time of every run, s (default: the script's T_END, else 5)")
-    study.add_argument("--out", default="mbd-sweep", help="output folder (default: mbd-sweep); "
-                       "the same command into the same folder resumes")
-    study.add_argument("--scheduler", default=None, metavar="tcp://HOST:8786",
-                       help="run on this Dask scheduler (pip install 'mbd[cluster]')")
-    study.add_argument("--workers", type=int, default=None,
-                       help="local worker processes (default: the number of cores)")
-    study.add_argument("--retry-failed", action="store_true",
-                       help="resuming: run again the cases that failed before")
-    study.add_argument("--plot", default=None, metavar="COLUMN",
-                       help="also plot this output against the parameters (PNG in --out)")
-    study.set_defaults(run=sweeping.sweep_command)
-
+    running.add_parsers(sub, progress, setting)
+    analyses.add_parsers(sub, setting)
+    sweeping.add_parsers(sub, progress, setting)
     warm = sub.add_parser("warmup", help="compile the kernels into numba's cache now (the first "
                           "run of any model then starts in seconds)")
     warm.set_defaults(run=warmup_command)

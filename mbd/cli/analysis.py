@@ -149,3 +149,31 @@ def modes_command(args):
                 lines.append(f"  animation of mode {k + 1}: {gif}")
     print("\n".join(lines))
     return 0
+
+
+def add_parsers(sub, setting):
+    """The ``equilibrium`` and ``modes`` subcommands of ``sub`` (``setting``: the arguments of
+    ``--set``)."""
+    analysis_time = dict(type=float, default=0.0, metavar="T",
+                         help="time of the analysis, s (time-dependent laws and motion "
+                         "drivers are taken there; default 0)")
+    eq = sub.add_parser("equilibrium", help="find where a model script's mechanism rests "
+                        "(static equilibrium): print it and write it as CSV")
+    eq.add_argument("model", help="Python file defining build_model() -> mbd.Model")
+    eq.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
+    eq.add_argument("--set", **setting)
+    eq.add_argument("--t", **analysis_time)
+    eq.set_defaults(run=equilibrium_command)
+
+    modes = sub.add_parser("modes", help="linearize a model script's mechanism about its "
+                           "equilibrium and write its modes (frequency, damping, shape)")
+    modes.add_argument("model", help="Python file defining build_model() -> mbd.Model")
+    modes.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
+    modes.add_argument("--set", **setting)
+    modes.add_argument("--t", **analysis_time)
+    modes.add_argument("--animate", action="store_true",
+                       help="also write an animated GIF of every mode")
+    modes.add_argument("--at-start", action="store_true",
+                       help="linearize about the start state at rest (the joints' q0, loops "
+                       "closed) instead of the equilibrium")
+    modes.set_defaults(run=modes_command)

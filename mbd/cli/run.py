@@ -113,3 +113,29 @@ def check_command(args):
 
 def _describe(fe):
     return f"{fe.label()}: {fe.parameters_text()}"
+
+
+def add_parsers(sub, progress, setting):
+    """The ``demo``, ``run`` and ``check`` subcommands of ``sub`` (``progress``: the parent
+    parser of ``--progress``; ``setting``: the arguments of ``--set``)."""
+    demo = sub.add_parser("demo", parents=[progress],
+                          help="simulate the built-in demo mechanism and write its results")
+    demo.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
+    demo.set_defaults(run=demo_command)
+
+    run = sub.add_parser("run", parents=[progress], help="simulate a model script and write "
+                         "its results (CSV, PNG, optionally a GIF)")
+    run.add_argument("model", help="Python file defining build_model() -> mbd.Model (an "
+                     "example: examples/pendulum.py)")
+    run.add_argument("--t-end", type=float, default=None,
+                     help="end time, s (default: the script's T_END, else 5)")
+    run.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
+    run.add_argument("--animate", action="store_true", help="also write an animated GIF")
+    run.add_argument("--set", **setting)
+    run.set_defaults(run=run_command)
+
+    check = sub.add_parser("check", help="build a model script and report its structure "
+                           "(machines, DOF, loops, redundant constraints, force elements)")
+    check.add_argument("model", help="Python file defining build_model() -> mbd.Model")
+    check.add_argument("--set", **setting)
+    check.set_defaults(run=check_command)

@@ -130,3 +130,36 @@ def sweep_command(args):
             held = "".join(f", {n} = {v:g}" for n, v in where.items())
             print(f"  plot: {png} ({args.plot} over {', '.join(varying[:2])}{held})")
     return 0
+
+
+def add_parsers(sub, progress, setting):
+    """The ``sweep`` subcommand of ``sub`` (``progress``: the parent parser of ``--progress``;
+    ``setting``: the arguments of ``--set``)."""
+    study = sub.add_parser("sweep", parents=[progress], help="run a model script once per "
+                           "case of a parameter grid (locally or on a Dask cluster) and "
+                           "tabulate named outputs")
+    study.add_argument("model", help="Python file defining build_model() -> mbd.Model")
+    study.add_argument("--grid", action="append", default=[], metavar="NAME.PARAM=VALUES",
+                       help="a parameter's values: a,b,c or start:stop:count; repeatable "
+                       "(every combination is run)")
+    study.add_argument("--cases", default=None, metavar="FILE.csv",
+                       help="given cases instead of a grid: a header of parameter names, a "
+                       "row of values per run")
+    study.add_argument("--set", **dict(setting, help="fix a parameter for every run; "
+                                       "repeatable"))
+    study.add_argument("--output", action="append", default=[], metavar="COLUMN=SPEC",
+                       help="a named output, REDUCTION:QUANTITY (max:force.stop.value, "
+                       "final:joint.hinge.q, first:events.stop); repeatable")
+    study.add_argument("--t-end", type=float, default=None,
+                       help="end time of every run, s (default: the script's T_END, else 5)")
+    study.add_argument("--out", default="mbd-sweep", help="output folder (default: mbd-sweep); "
+                       "the same command into the same folder resumes")
+    study.add_argument("--scheduler", default=None, metavar="tcp://HOST:8786",
+                       help="run on this Dask scheduler (pip install 'mbd[cluster]')")
+    study.add_argument("--workers", type=int, default=None,
+                       help="local worker processes (default: the number of cores)")
+    study.add_argument("--retry-failed", action="store_true",
+                       help="resuming: run again the cases that failed before")
+    study.add_argument("--plot", default=None, metavar="COLUMN",
+                       help="also plot this output against the parameters (PNG in --out)")
+    study.set_defaults(run=sweep_command)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from forces import JointForce, Spring
-from mbd.compiled import assembly, kernels, loopsolve, loopstructure, sparsekernels
+from mbd.compiled import assembly, kernels, loopsolve, loopstructure, smallblocks
 from mbd.compiled import statefunction as sf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -31,7 +31,7 @@ def test_householder_qr_matches_lapack(nu):
     QT, R, v = np.zeros((6, 6)), np.zeros((6, 6)), np.zeros(6)
     work = np.zeros((6, 6))
     work[:, :nu] = A
-    sparsekernels._householder_qr(work, 6, nu, QT, R, v)
+    smallblocks.householder_qr(work, 6, nu, QT, R, v)
     np.testing.assert_allclose(QT @ QT.T, np.eye(6), atol=1e-14)
     np.testing.assert_allclose((QT @ A)[:nu], R[:nu, :nu], atol=1e-13)
     np.testing.assert_allclose((QT @ A)[nu:], 0.0, atol=1e-13)
@@ -47,7 +47,7 @@ def test_jacobi_eigen_matches_lapack(n, rank):
     B = rng.normal(size=(n, rank))
     S = B @ B.T
     A, V, e = S.copy(), np.zeros((n, n)), np.zeros(n)
-    sparsekernels._symmetric_eigen(A, n, V, e)
+    smallblocks.symmetric_eigen(A, n, V, e)
     scale = max(np.abs(S).max(), 1.0)
     np.testing.assert_allclose(np.sort(e), np.linalg.eigvalsh(S), atol=1e-14 * scale)
     np.testing.assert_allclose(V @ np.diag(e) @ V.T, S, atol=1e-13 * scale)
