@@ -1,6 +1,6 @@
 """What a force element is, in words for pictures: its kind, its label, and whether its
-value is a force or a torque (with the unit). Shared by the 3-D scene and the plots, and
-free of pyvista and matplotlib so that either imports it cheaply.
+value is a force or a torque (with the unit); and a picture's default title. Shared by the
+3-D scene and the plots, and free of pyvista and matplotlib so that either imports it cheaply.
 
 Examples
 --------
@@ -17,7 +17,7 @@ Examples
 ('Bistop', "Bistop 'stops'", ('force', 'N'))
 """
 
-__all__ = ["element_kind", "element_label", "load_kind"]
+__all__ = ["default_title", "element_kind", "element_label", "load_kind"]
 
 #: labels longer than this go on two lines: the kind, then the name
 LABEL_WIDTH = 26
@@ -51,3 +51,15 @@ def load_kind(fe):
     else:
         rotary = placement == "rotational"
     return ("torque", "N m") if rotary else ("force", "N")
+
+
+def default_title(system):
+    """(title, subtitle) of a picture of ``system``: its name, and how many machines,
+    bodies, joints and force elements it holds."""
+    def count(items, one, many):
+        return f"{len(items)} {one if len(items) == 1 else many}"
+    return system.name, ", ".join([count(system.machines, "machine", "machines"),
+                                   count(system.bodies, "body", "bodies"),
+                                   count(system.joints, "joint", "joints"),
+                                   count(system.force_elements, "force element",
+                                         "force elements")])

@@ -12,7 +12,8 @@ import numpy as np
 
 from mbd.model.files import atomic_path
 
-from .scene import STATE_COLORS, RenderError, Scene
+from .colors import STATE_COLORS
+from .scene import RenderError, Scene
 from .shapes import _positive
 
 __all__ = ["animate", "snapshot", "show", "frame_times", "RenderError"]
@@ -156,7 +157,7 @@ def _write_gif(scene, result, times, fps, tmp, bar):
 def _gif_palette(scene, result, times, samples=8):
     """One 256-colour palette for every frame of a GIF (a ``P`` image holding it): the
     median cut of ``samples`` frames spread over the run, plus the state colours exactly
-    (:data:`viz.scene.STATE_COLORS`: a contact seen in no sample keeps its red).
+    (:data:`viz.colors.STATE_COLORS`: a contact seen in no sample keeps its red).
 
     With one palette a pixel that does not change keeps its index from frame to frame, so
     the GIF stores little more than what moves, and quantizing a frame is a lookup.

@@ -35,141 +35,31 @@ What is drawn:
 
 Every body actor moves by its 4x4 ``user_matrix`` (no re-meshing per frame); only coils and
 trails are re-generated.
+
+The Scene owns the plotter, the annotations and the frame updates; the element drawings are
+:mod:`viz.elements` (meshes), the colours :mod:`viz.colors`, the floor and the named views
+:mod:`viz.framing`.
 """
 import numpy as np
 import pyvista as pv
 
 from mbd.compiled import dynamics
 
-from .naming import element_label
+from .colors import (BUSHING_COLOR, CONTACT_COLOR, CONTACT_LAWS, FLOOR_COLOR, FLOOR_LINE_COLOR,
+                     FREE_COLOR, GROUND_COLOR, JOINT_COLOR, PALETTE, SLIP_COLOR, SPRING_COLOR,
+                     STICTION_LAWS, STUCK_COLOR, UNKNOWN_COLOR, contact_color, contact_frame,
+                     stiction_color, stiction_frame)
+from .elements import (bushing_parts, ellipsoid, gear_parts, joint_force_marker,
+                       joint_markers, law_name, locate)
+from .framing import floor_meshes, view_position
+from .naming import default_title, element_label
 from .overlay import Overlay
-
-#: Law classes whose elements are coloured by their contact state.
-CONTACT_LAWS = ("ElastoGap", "ElastoBacklash", "ElastoBacklash2", "Bistop", "Impact")
-FREE_COLOR = (0.0, 0.75, 0.0)
-CONTACT_COLOR = (0.9, 0.0, 0.0)
-UNKNOWN_COLOR = (0.6, 0.6, 0.6)
-#: label backgrounds: a pale tint of the contact colours
-FREE_TINT = (0.9, 1.0, 0.9)
-CONTACT_TINT = (1.0, 0.86, 0.86)
-#: Law classes whose elements are coloured by whether they stick or slip.
-STICTION_LAWS = ("_StictionLaw",)
-STUCK_COLOR = (0.1, 0.35, 0.85)
-SLIP_COLOR = (1.0, 0.55, 0.0)
-STUCK_TINT = (0.86, 0.9, 1.0)
-SLIP_TINT = (1.0, 0.93, 0.84)
-#: the colours that say something, kept exact in a GIF's palette
-STATE_COLORS = (FREE_COLOR, CONTACT_COLOR, UNKNOWN_COLOR, FREE_TINT, CONTACT_TINT,
-                STUCK_COLOR, SLIP_COLOR, STUCK_TINT, SLIP_TINT)
-FLOOR_COLOR = (0.95, 0.95, 0.96)
-FLOOR_LINE_COLOR = (0.84, 0.84, 0.87)
-_PALETTE = ((0.12, 0.47, 0.71), (1.0, 0.5, 0.05), (0.58, 0.40, 0.74), (0.55, 0.34, 0.29),
-            (0.89, 0.47, 0.76), (0.74, 0.74, 0.13), (0.09, 0.75, 0.81))
-_JOINT_COLOR = (0.45, 0.45, 0.45)
-_GROUND_COLOR = (0.2, 0.2, 0.2)
-_SPRING_COLOR = (0.25, 0.25, 0.3)
-_BUSHING_COLOR = (0.15, 0.15, 0.15)
-_GEAR_COLOR = (0.72, 0.6, 0.25)         # brass
-_GEAR_TEETH_COLOR = (0.5, 0.4, 0.12)
-_VIEWS = {  # camera direction (from focal point to camera) and view-up
-    "iso": ((1.0, -1.0, 1.0), (0.0, 0.0, 1.0)),
-    "xy": ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0)),
-    "xz": ((0.0, -1.0, 0.0), (0.0, 0.0, 1.0)),
-    "yz": ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0)),
-}
+from .shapes import coil_points, polyline, pose_matrix, transformed, triad
 
 
 class RenderError(RuntimeError):
     """Rendering failed: no graphics backend, no display for a window, or an unwritable
     output."""
-
-
-def _matrix(R, p):
-    T = np.eye(4)
-    T[:3, :3] = R
-    T[:3, 3] = p
-    return T
-
-
-def _transformed(mesh, R, p):
-    return mesh.transform(_matrix(R, p), inplace=False)
-
-
-def _frame_of(axis):
-    """Two unit vectors completing ``axis`` (unit) to a right-handed frame."""
-    helper = np.array([1.0, 0.0, 0.0]) if abs(axis[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    e1 = np.cross(axis, helper)
-    e1 /= np.linalg.norm(e1)
-    return e1, np.cross(axis, e1)
-
-
-def coil_points(pa, pb, radius, turns=8, per_turn=16):
-    """Points of a coil from ``pa`` to ``pb`` (world, m): straight leads over the first and
-    last 10 % and a helix of ``radius`` and ``turns`` between; the first point is ``pa`` and
-    the last ``pb`` exactly.
-
-    Examples
-    --------
-    >>> pts = coil_points((0, 0, 0), (0, 0, 2.0), radius=0.1)
-    >>> pts[0].tolist(), pts[-1].tolist()
-    ([0.0, 0.0, 0.0], [0.0, 0.0, 2.0])
-    """
-    pa = np.asarray(pa, dtype=float)
-    pb = np.asarray(pb, dtype=float)
-    d = pb - pa
-    length = float(np.linalg.norm(d))
-    axis = d / length if length > 0.0 else np.array([0.0, 0.0, 1.0])
-    e1, e2 = _frame_of(axis)
-    s = np.linspace(0.1, 0.9, turns * per_turn + 1)
-    phase = 2.0 * np.pi * turns * (s - 0.1) / 0.8
-    helix = pa + np.outer(s, d) + radius * (np.outer(np.cos(phase), e1)
-                                            + np.outer(np.sin(phase), e2))
-    return np.vstack([pa, helix, pb])
-
-
-def _round_step(x):
-    """The smallest of 1, 2, 2.5, 5 times a power of ten that is >= x (> 0).
-
-    Examples
-    --------
-    >>> _round_step(0.13), _round_step(0.3), _round_step(7.0)
-    (0.2, 0.5, 10.0)
-    """
-    power = 10.0 ** np.floor(np.log10(x))
-    for m in (1.0, 2.0, 2.5, 5.0, 10.0):
-        if m * power >= x * (1 - 1e-12):
-            return float(m * power)
-
-
-def _polyline(points):
-    n = len(points)
-    return pv.PolyData(np.asarray(points, float), lines=np.hstack([[n], np.arange(n)]).astype(np.int64))
-
-
-def _law_name(fe):
-    law = getattr(fe, "law", None)
-    return type(law).__name__ if law is not None else ""
-
-
-def default_title(system):
-    """(title, subtitle) of a picture of ``system``: its name, and how many machines,
-    bodies, joints and force elements it holds."""
-    def count(items, one, many):
-        return f"{len(items)} {one if len(items) == 1 else many}"
-    return system.name, ", ".join([count(system.machines, "machine", "machines"),
-                                   count(system.bodies, "body", "bodies"),
-                                   count(system.joints, "joint", "joints"),
-                                   count(system.force_elements, "force element",
-                                         "force elements")])
-
-
-def _triad(length):
-    """Three coloured segments (x red, y green, z blue) from the origin."""
-    pts = np.array([[0, 0, 0], [length, 0, 0], [0, 0, 0], [0, length, 0], [0, 0, 0],
-                    [0, 0, length]], dtype=float)
-    mesh = pv.PolyData(pts, lines=np.array([2, 0, 1, 2, 2, 3, 2, 4, 5], dtype=np.int64))
-    mesh.cell_data["rgb"] = np.array([[230, 0, 0], [0, 170, 0], [0, 0, 230]], dtype=np.uint8)
-    return mesh
 
 
 class Scene:
@@ -195,7 +85,7 @@ class Scene:
         (:mod:`viz.overlay`).
     title : str or (str, str), optional
         The title, or (title, subtitle); default the system's name over a line counting its
-        machines, bodies, joints and force elements (:func:`default_title`).
+        machines, bodies, joints and force elements (:func:`viz.naming.default_title`).
     floor : bool
         Draw a floor under the motion (placed by :meth:`fit`).
 
@@ -277,38 +167,29 @@ class Scene:
             self._local_bounds[owner].append(corners)
         return actor
 
-    def _where(self, cs):
-        """(owner body name or None, position, rotation) of a CS: in its body's link frame,
-        or in the world for a ground CS."""
-        bm = self.system.bodies.get(getattr(cs.owner, "name", None))
-        if bm is None or cs.owner is not bm.body:
-            return None, np.asarray(cs.position, float), np.asarray(cs.rotation, float)
-        p, R = bm.cs_local(cs)
-        return bm.body.name, p, R
-
     def _build(self, show_cs):
         s = self.system
         L = self.length
         for i, (name, bm) in enumerate(s.bodies.items()):
             body = bm.body
             if body.shapes:
-                for k, (shape, cs_name) in enumerate(body.shapes):
+                for shape, cs_name in body.shapes:
                     p, R = bm.cs_local(body.frames[cs_name])
-                    color = shape.color if shape.color is not None else _PALETTE[i % len(_PALETTE)]
-                    self._add(_transformed(shape.polydata(), R, p), name, color, shape.opacity)
+                    color = shape.color if shape.color is not None else PALETTE[i % len(PALETTE)]
+                    self._add(transformed(shape.polydata(), R, p), name, color, shape.opacity)
             else:
-                self._add(self._ellipsoid(bm), name, _PALETTE[i % len(_PALETTE)])
+                self._add(ellipsoid(bm, L), name, PALETTE[i % len(PALETTE)])
             if show_cs:
                 for cs in body.frames.values():
                     p, R = bm.cs_local(cs)
-                    self._add(_transformed(_triad(0.08 * L), R, p), name, None, scalars="rgb",
+                    self._add(transformed(triad(0.08 * L), R, p), name, None, scalars="rgb",
                               rgb=True, line_width=2)
         for g in s.grounds.values():
             c = 0.03 * L
             self._add(pv.Box(bounds=(-c, c, -c, c, -c, c)).translate(g.position, inplace=False),
-                      None, _GROUND_COLOR)
+                      None, GROUND_COLOR)
             if show_cs:
-                self._add(_transformed(_triad(0.08 * L), g.rotation, g.position), None, None,
+                self._add(transformed(triad(0.08 * L), g.rotation, g.position), None, None,
                           scalars="rgb", rgb=True, line_width=2)
         for jm in s.joints.values():
             self._joint(jm.joint)
@@ -335,224 +216,58 @@ class Scene:
             heading, subtitle = title, None
         labels = [(fe.name, element_label(fe)) for fe in self.system.force_elements
                   if fe.name in self._anchors]
-        legend = [(_GROUND_COLOR, "ground")]
+        legend = [(GROUND_COLOR, "ground")]
         if self.contact_actors:
             legend += [(FREE_COLOR, "not in contact"), (CONTACT_COLOR, "in contact")]
         if self.stiction_actors:
             legend += [(STUCK_COLOR, "stuck"), (SLIP_COLOR, "slipping")]
         return Overlay(self.plotter.renderer, self.size, heading, subtitle, labels, legend)
 
-    def _ellipsoid(self, bm):
-        body = bm.body
-        I = 0.5 * (body.inertia + body.inertia.T)
-        moments, axes = np.linalg.eigh(I)
-        tot = moments.sum()
-        semi2 = 5.0 / (2.0 * body.mass) * (tot - 2.0 * moments)   # I_j + I_k - I_i
-        semi = np.sqrt(np.clip(semi2, 0.0, None))
-        semi = np.maximum(semi, 0.02 * self.length)
-        sphere = pv.Sphere(radius=1.0, theta_resolution=32, phi_resolution=16)
-        sphere.points = sphere.points * semi                     # principal frame
-        if np.linalg.det(axes) < 0:
-            axes[:, 2] *= -1.0
-        c = bm.rotation.T @ (body.cg - bm.origin)
-        return _transformed(sphere, bm.rotation.T @ axes, c)
-
     def _joint(self, joint):
-        owner, p, R = self._where(joint.follower)
-        if owner is None:
-            owner, p, R = self._where(joint.base)
-        to_frame = np.eye(3)   # world reference axes -> the owner's frame
-        if owner is not None:
-            to_frame = self.system.bodies[owner].rotation.T
-        L = self.length
-        for prim in joint.primitives:
-            if prim.kind == "S":
-                mesh = pv.Sphere(radius=0.035 * L, center=p)
-            else:
-                a = to_frame @ prim.axis
-                if prim.kind == "R":
-                    mesh = pv.Cylinder(center=p, direction=a, radius=0.02 * L, height=0.12 * L,
-                                       resolution=20)
-                else:
-                    e1, e2 = _frame_of(a)
-                    box = pv.Box(bounds=(-0.15 * L, 0.15 * L, -0.006 * L, 0.006 * L,
-                                         -0.006 * L, 0.006 * L))
-                    mesh = _transformed(box, np.column_stack([a, e1, e2]), p)
-            self._add(mesh, owner, _JOINT_COLOR)
+        owner, meshes = joint_markers(self.system, joint, self.length)
+        for mesh in meshes:
+            self._add(mesh, owner, JOINT_COLOR)
 
     def _force(self, fe):
-        contact = _law_name(fe) in CONTACT_LAWS
+        contact = law_name(fe) in CONTACT_LAWS
         placement = getattr(fe, "placement", "")
         if placement in ("line", "axial") and fe.cs_a is not None and fe.cs_b is not None:
             pts = coil_points(np.zeros(3), np.array([0.0, 0.0, 1.0]), 0.02 * self.length)
-            line = _polyline(pts)
-            color = UNKNOWN_COLOR if contact else _SPRING_COLOR
+            line = polyline(pts)
+            color = UNKNOWN_COLOR if contact else SPRING_COLOR
             actor = self.plotter.add_mesh(line, color=color, line_width=3, lighting=False)
             self.coils[fe.name] = (actor, line)
             if contact:
                 self.contact_actors[fe.name] = actor
             self._anchors[fe.name] = ("coil", fe.name)
         elif placement == "joint" and fe.joint is not None:
-            stiction = _law_name(fe) in STICTION_LAWS
-            owner, p, mesh = self._joint_force_marker(fe, contact or stiction)
+            stiction = law_name(fe) in STICTION_LAWS
+            owner, p, mesh = joint_force_marker(
+                self.system, fe, contact or stiction, self.length, self._local_bounds)
             actor = self._add(mesh, owner, UNKNOWN_COLOR if contact or stiction
-                              else _SPRING_COLOR, line_width=3)
+                              else SPRING_COLOR, line_width=3)
             if contact:
                 self.contact_actors[fe.name] = actor
             if stiction:
                 self.stiction_actors[fe.name] = actor
             self._anchors[fe.name] = ("point", owner, p)
         elif placement == "bushing" and fe.cs_a is not None and fe.cs_b is not None:
-            for owner, mesh in self._bushing_parts(fe):
-                self._add(mesh, owner, _BUSHING_COLOR)
+            for owner, mesh in bushing_parts(self.system, fe, self.length):
+                self._add(mesh, owner, BUSHING_COLOR)
             self._anchors[fe.name] = ("cs", fe.cs_b)
         elif fe.cs_b is not None:   # a rotational placement, or one of the user's own
             self._anchors[fe.name] = ("cs", fe.cs_b)
 
     def _gear(self, gear):
-        """A GearConstraint as two toothed wheels, one on each geared primitive's moving side,
-        square to its axis, each with a white spoke that shows it turning. Pitch radii in the
-        ratio (r_a / r_b = |ratio|: the pitch speeds match); where the two axes are parallel
-        and D apart, placed as the wheels' senses of rotation ask:
-
-        - opposite senses (ratio < 0 with the axes the same way): an external pair, two discs
-          with r_a + r_b = D;
-        - the same sense (an ideal gear's ratio > 0): an internal pair, the larger wheel a
-          ring with its teeth inside, |r_a - r_b| = D (|ratio| = 1, which no internal pair
-          makes, is drawn as an external pair);
-        - otherwise (axes crossed, or coaxial) two discs of a size fit for the model.
-
-        A rack and pinion (one prismatic side; the ratio in m/rad or rad/m) is a bar along the
-        rack and the pinion at its true pitch radius, |dq_P / dq_R| (m).
-        """
-        L = self.length
-        sides = []
-        for joint, k in ((gear.joint_a, gear.primitive_a), (gear.joint_b, gear.primitive_b)):
-            owner, p, _ = self._where(joint.follower)
-            if owner is None:
-                owner, p, _ = self._where(joint.base)
-            prim = joint.primitives[k]
-            a = np.asarray(prim.axis, float)
-            a = a / np.linalg.norm(a)
-            world = p if owner is None else (self.system.bodies[owner].rotation @ p
-                                             + self.system.bodies[owner].origin)
-            sides.append((owner, p, a, world, prim.kind))
-        k = abs(gear.ratio)
-        (_, _, a_a, w_a, kind_a), (_, _, a_b, w_b, kind_b) = sides
-        ring = None                  # the side drawn as a ring gear, if any
-        if kind_a == "P" or kind_b == "P":
-            # q_P = k q_R (joint_b the rack) or q_R = k q_P: the pinion's radius is k or 1/k
-            # (the rack's entry is not used)
-            radii = (k, 1.0 / k)
-        else:
-            d = w_b - w_a
-            apart = np.linalg.norm(d - np.dot(d, a_a) * a_a)
-            if abs(np.dot(a_a, a_b)) > 1.0 - 1e-9 and apart > 1e-3 * L:
-                same_sense = gear.ratio * np.dot(a_a, a_b) > 0.0
-                if same_sense and abs(k - 1.0) > 1e-6:
-                    r_b = apart / abs(k - 1.0)         # internal: r_big - r_small = D
-                    ring = 0 if k > 1.0 else 1
-                else:
-                    r_b = apart / (1.0 + k)            # external: r_a + r_b = D
-            else:
-                r_b = 0.06 * L * min(1.0, 1.0 / k)
-            radii = (k * r_b, r_b)
-        width, tooth = 0.01 * L, 0.008 * L
-        for i, ((owner, p, a, _, kind), r) in enumerate(zip(sides, radii)):
-            R_local = np.eye(3) if owner is None else self.system.bodies[owner].rotation.T
-            axis = R_local @ a
-            e1, _ = _frame_of(axis)
-            if kind == "P":
-                mesh = pv.Box(bounds=(-0.15 * L, 0.15 * L, -0.01 * L, 0.01 * L, -0.01 * L,
-                                      0.01 * L))
-                mesh = _transformed(mesh, np.column_stack([axis, e1, np.cross(axis, e1)]), p)
-                self._add(mesh, owner, _GEAR_COLOR)
-                continue
-            face = p - 0.5 * width * axis
-            if i == ring:            # a rim outside the pitch circle, its teeth inside
-                rim = max(0.02 * L, 0.05 * r)
-                wheel = pv.Disc(center=face, inner=r + tooth, outer=r + tooth + rim,
-                                normal=axis, r_res=1, c_res=96)
-                teeth = pv.Disc(center=face, inner=r - tooth, outer=r + tooth, normal=axis,
-                                r_res=1, c_res=96)
-                reach = r + tooth
-                # an arm from the hub to the rim, behind the pinion's plane: the ring's turning
-                # shows without a web hiding what it surrounds
-                arm = pv.Box(bounds=(0.0, r + tooth + 0.5 * rim, -0.01 * L, 0.01 * L,
-                                     -0.5 * width, 0.5 * width))
-                e2 = np.cross(axis, e1)
-                self._add(_transformed(arm, np.column_stack([e1, e2, axis]),
-                                       p - 1.5 * width * axis), owner, _GEAR_COLOR)
-            else:
-                wheel = pv.Disc(center=face, inner=0.0, outer=r, normal=axis, c_res=48)
-                teeth = pv.Disc(center=face, inner=r, outer=r + tooth, normal=axis, r_res=1,
-                                c_res=48)
-                reach = 0.9 * r
-            wheel = wheel.extrude(width * axis, capping=True)
-            teeth = teeth.extrude(width * axis, capping=True)
-            spoke = _polyline([p + 0.012 * L * axis, p + 0.012 * L * axis + reach * e1])
-            self.gear_discs.setdefault(gear.name, []).append(
-                (owner, self._add(wheel, owner, _GEAR_COLOR), r))
-            self._add(teeth, owner, _GEAR_TEETH_COLOR)
-            self._add(spoke, owner, (1.0, 1.0, 1.0), line_width=3)
-
-    def _bushing_parts(self, fe):
-        """[(owner, mesh)] of a bushing: a rubber sleeve on A's owner around CS A's z axis
-        and a pin on B's owner along CS B's z axis, both centred on their CS origins, so the
-        pin moves in the sleeve as the bushing deflects (no re-meshing)."""
-        L = self.length
-        owner_a, pa, Ra = self._where(fe.cs_a)
-        owner_b, pb, Rb = self._where(fe.cs_b)
-        za, zb = Ra[:, 2], Rb[:, 2]
-        sleeve = pv.Disc(center=pa - 0.03 * L * za, inner=0.02 * L, outer=0.035 * L,
-                         normal=za, c_res=32).extrude(0.06 * L * za, capping=True)
-        pin = pv.Cylinder(center=pb, direction=zb, radius=0.012 * L, height=0.09 * L,
-                          resolution=20)
-        return [(owner_a, sleeve), (owner_b, pin)]
-
-    def _joint_force_marker(self, fe, contact):
-        """(owner, centre in the owner's frame, mesh) of a JointForce's marker: on a revolute
-        primitive a washer at the end of the pin (a flat spiral for a law without contact),
-        on a prismatic one a collar around the owner's shapes, square to the axis."""
-        joint = fe.joint
-        owner, p, _ = self._where(joint.follower)
-        if owner is None:
-            owner, p, _ = self._where(joint.base)
-        prim = joint.primitives[fe.primitive]
-        a = np.asarray(prim.axis, float)
-        if owner is not None:   # world reference axes -> the owner's frame
-            a = self.system.bodies[owner].rotation.T @ a
-        L = self.length
-        if prim.kind == "P":
-            inner = max(self._radial_extent(owner, p, a) * 1.08, 0.03 * L)
-            width = 0.02 * L
-        else:
-            p = p + 0.07 * L * a          # beyond the pin's end, clear of the body at the pin
-            inner, width = 0.025 * L, 0.025 * L
-            if not contact:
-                e1, e2 = _frame_of(a)
-                phase = np.linspace(0.0, 5.0 * np.pi, 120)
-                r = inner * (0.4 + 0.6 * phase / phase[-1]) + width * phase / phase[-1]
-                pts = p + np.outer(r * np.cos(phase), e1) + np.outer(r * np.sin(phase), e2)
-                return owner, p, _polyline(pts)
-        ring = pv.Disc(center=p - 0.006 * L * a, inner=inner, outer=inner + width, normal=a,
-                       c_res=48)
-        return owner, p, ring.extrude(a * 0.012 * L, capping=True)
-
-    def _radial_extent(self, owner, p, a):
-        """Largest distance from the line through ``p`` along ``a`` of the corners of what is
-        drawn on ``owner`` so far (its frame; the world for None), m."""
-        corners = self._local_bounds.get(owner) if owner is not None else None
-        if not corners:
-            return 0.0
-        d = np.vstack(corners) - p
-        radial = d - np.outer(d @ a, a)
-        return float(np.linalg.norm(radial, axis=1).max())
+        for owner, mesh, color, options, pitch in gear_parts(self.system, gear, self.length):
+            actor = self._add(mesh, owner, color, **options)
+            if pitch is not None:
+                self.gear_discs.setdefault(gear.name, []).append((owner, actor, pitch))
 
     # ------------------------------------------------------------------------- states
 
     def _cs_world(self, cs, Rl, pl):
-        owner, p, R = self._where(cs)
+        owner, p, R = locate(self.system, cs)
         if owner is None:
             return p, R
         link = self.system.bodies[owner].link
@@ -561,11 +276,10 @@ class Scene:
     def set_state(self, q, contact=None, t=None):
         """Move everything to the joint positions ``q`` (nq,); ``contact`` maps contact-law
         elements to their state (nonzero/True: in contact) and stiction elements to whether
-        they stick, missing ones are grey; ``t``
-        (s) is the time shown, None none."""
+        they stick, missing ones are grey; ``t`` (s) is the time shown, None none."""
         Rl, pl = dynamics.link_poses(self.system, q)
         for name, bm in self.system.bodies.items():
-            T = _matrix(Rl[bm.link], pl[bm.link])
+            T = pose_matrix(Rl[bm.link], pl[bm.link])
             for actor in self.body_actors[name]:
                 actor.user_matrix = T
         ends = {}
@@ -578,9 +292,9 @@ class Scene:
                 line.points = coil_points(pa, pb, 0.02 * self.length)
         contact = contact or {}
         for name, actor in self.contact_actors.items():
-            actor.prop.color = self.contact_color(contact.get(name))
+            actor.prop.color = contact_color(contact.get(name))
         for name, actor in self.stiction_actors.items():
-            actor.prop.color = self.stiction_color(contact.get(name))
+            actor.prop.color = stiction_color(contact.get(name))
         self._poses = (Rl, pl)
         if self.overlay is not None:
             self.overlay.set_time(t)
@@ -588,27 +302,12 @@ class Scene:
                 self.overlay.set_anchor(name, self._anchor_point(how, ends, Rl, pl))
                 state = contact.get(name)
                 if name in self.contact_actors:
-                    tint = None if state is None else CONTACT_TINT if state else FREE_TINT
-                    self.overlay.set_frame(name, self.contact_color(state), tint)
+                    self.overlay.set_frame(name, *contact_frame(state))
                 elif name in self.stiction_actors:
-                    tint = None if state is None else STUCK_TINT if state else SLIP_TINT
-                    self.overlay.set_frame(name, self.stiction_color(state), tint)
+                    self.overlay.set_frame(name, *stiction_frame(state))
 
-    @staticmethod
-    def contact_color(state):
-        """The colour of a contact state: None unknown (grey), falsy not in contact (green),
-        truthy in contact (red)."""
-        if state is None:
-            return UNKNOWN_COLOR
-        return CONTACT_COLOR if state else FREE_COLOR
-
-    @staticmethod
-    def stiction_color(state):
-        """The colour of a stiction element: None unknown (grey), truthy stuck (blue), falsy
-        slipping (orange)."""
-        if state is None:
-            return UNKNOWN_COLOR
-        return STUCK_COLOR if state else SLIP_COLOR
+    contact_color = staticmethod(contact_color)
+    stiction_color = staticmethod(stiction_color)
 
     def _anchor_point(self, how, ends, Rl, pl):
         """The world point a force element's label points at: the middle of its coil, its
@@ -662,7 +361,7 @@ class Scene:
             Rl, pl = self._poses
             here, _ = self._cs_world(self.system.bodies[key[0]].body.frames[key[1]], Rl, pl)
             pts = np.vstack([path[:n], here])
-            new = _polyline(pts) if len(pts) > 1 else pv.PolyData(pts)
+            new = polyline(pts) if len(pts) > 1 else pv.PolyData(pts)
             line.copy_from(new)
 
     def _bind(self, result):
@@ -726,35 +425,10 @@ class Scene:
         self.floor_actors, self._floor_corners = [], None
         if not self.floor:
             return
-        L = self.length
-        up = self.up()
-        e1, e2 = _frame_of(up)
-        b = np.asarray(bounds, float).reshape(3, 2)
-        corners = np.array([[b[0, i], b[1, j], b[2, k]] for i in range(2) for j in range(2)
-                            for k in range(2)])
-        level = float((corners @ up).min()) - 0.02 * L
-        u, v = corners @ e1, corners @ e2
-        pad = 0.25 * max(np.ptp(u), np.ptp(v), 0.2 * L)
-        step = _round_step(max(np.ptp(u), np.ptp(v)) / 6.0 + 1e-12)
-        us = np.arange(np.floor((u.min() - pad) / step), np.ceil((u.max() + pad) / step) + 1)
-        vs = np.arange(np.floor((v.min() - pad) / step), np.ceil((v.max() + pad) / step) + 1)
-        us, vs = us * step, vs * step
-
-        def at(a, c, lift=0.0):
-            return (level + lift) * up + a * e1 + c * e2
-        quad = np.array([at(us[0], vs[0]), at(us[-1], vs[0]), at(us[-1], vs[-1]),
-                         at(us[0], vs[-1])])
-        plane = pv.PolyData(quad, faces=np.array([4, 0, 1, 2, 3], dtype=np.int64))
-        lift = 0.002 * L      # the grid just above the plane: no depth fighting
-        segments = [(at(a, vs[0], lift), at(a, vs[-1], lift)) for a in us]
-        segments += [(at(us[0], c, lift), at(us[-1], c, lift)) for c in vs]
-        pts = np.array([p for seg in segments for p in seg])
-        cells = np.hstack([[2, 2 * k, 2 * k + 1] for k in range(len(segments))]).astype(np.int64)
-        grid = pv.PolyData(pts, lines=cells)
+        plane, grid, self._floor_corners = floor_meshes(bounds, self.up(), self.length)
         self.floor_actors = [
             self.plotter.add_mesh(plane, color=FLOOR_COLOR, lighting=False),
             self.plotter.add_mesh(grid, color=FLOOR_LINE_COLOR, line_width=1, lighting=False)]
-        self._floor_corners = quad
 
     def set_camera(self, camera=None, bounds=None):
         """Aim the camera: ``camera`` None or "iso" (isometric), "xy", "xz", "yz" (looking along
@@ -766,20 +440,9 @@ class Scene:
         center = b.mean(axis=1)
         radius = max(0.5 * float(np.linalg.norm(b[:, 1] - b[:, 0])), 1e-3 * self.length)
         if camera is None or isinstance(camera, str):
-            key = "iso" if camera is None else camera
-            if key not in _VIEWS:
-                raise ValueError(f"camera must be one of {sorted(_VIEWS)} or a pyvista camera "
-                                 f"position, got {camera!r}")
-            direction, up = (np.asarray(v, float) for v in _VIEWS[key])
-            direction /= np.linalg.norm(direction)
-            cam = self.plotter.camera
-            half = np.radians(cam.view_angle) / 2.0     # vertical half-angle
-            w, h = self.size
-            half = min(half, np.arctan(np.tan(half) * w / h))
             room = 1.2 if self.overlay is not None else 1.0   # for the title and legend
-            dist = 1.05 * room * radius / np.sin(half)
-            self.plotter.camera_position = [tuple(center + dist * direction), tuple(center),
-                                            tuple(up)]
+            self.plotter.camera_position = view_position(
+                camera, center, radius, self.plotter.camera.view_angle, self.size, room)
         else:
             self.plotter.camera_position = camera
         pos = np.asarray(self.plotter.camera.position)

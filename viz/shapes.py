@@ -2,6 +2,9 @@
 
 Each shape is centred on the origin of the CS it is attached to and given in that CS's axes
 (metres). The dynamics never read shapes; they only change the picture.
+
+The meshes the scene builds itself (coils, polylines, triads) and the placing of a mesh in a
+frame are here too.
 """
 import math
 import os
@@ -137,3 +140,66 @@ class Mesh(Shape):
                 mesh = mesh.extract_surface()
             self._mesh = mesh.scale(self.scale, inplace=False)
         return self._mesh.copy()
+
+
+# ----------------------------------------------------------------------------- scene meshes
+
+def pose_matrix(R, p):
+    """The 4x4 homogeneous matrix of rotation ``R`` (3, 3) and translation ``p`` (3,) (m)."""
+    T = np.eye(4)
+    T[:3, :3] = R
+    T[:3, 3] = p
+    return T
+
+
+def transformed(mesh, R, p):
+    """A copy of ``mesh`` rotated by ``R`` then moved by ``p`` (m)."""
+    return mesh.transform(pose_matrix(R, p), inplace=False)
+
+
+def frame_of(axis):
+    """Two unit vectors completing ``axis`` (unit) to a right-handed frame."""
+    helper = np.array([1.0, 0.0, 0.0]) if abs(axis[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    e1 = np.cross(axis, helper)
+    e1 /= np.linalg.norm(e1)
+    return e1, np.cross(axis, e1)
+
+
+def coil_points(pa, pb, radius, turns=8, per_turn=16):
+    """Points of a coil from ``pa`` to ``pb`` (world, m): straight leads over the first and
+    last 10 % and a helix of ``radius`` and ``turns`` between; the first point is ``pa`` and
+    the last ``pb`` exactly.
+
+    Examples
+    --------
+    >>> pts = coil_points((0, 0, 0), (0, 0, 2.0), radius=0.1)
+    >>> pts[0].tolist(), pts[-1].tolist()
+    ([0.0, 0.0, 0.0], [0.0, 0.0, 2.0])
+    """
+    pa = np.asarray(pa, dtype=float)
+    pb = np.asarray(pb, dtype=float)
+    d = pb - pa
+    length = float(np.linalg.norm(d))
+    axis = d / length if length > 0.0 else np.array([0.0, 0.0, 1.0])
+    e1, e2 = frame_of(axis)
+    s = np.linspace(0.1, 0.9, turns * per_turn + 1)
+    phase = 2.0 * np.pi * turns * (s - 0.1) / 0.8
+    helix = pa + np.outer(s, d) + radius * (np.outer(np.cos(phase), e1)
+                                            + np.outer(np.sin(phase), e2))
+    return np.vstack([pa, helix, pb])
+
+
+def polyline(points):
+    """One line through ``points`` (n, 3) (m), in order."""
+    n = len(points)
+    return pv.PolyData(np.asarray(points, float), lines=np.hstack([[n], np.arange(n)]).astype(np.int64))
+
+
+def triad(length):
+    """Three coloured segments of ``length`` (m) (x red, y green, z blue) from the origin,
+    their colours in the cell array ``rgb``."""
+    pts = np.array([[0, 0, 0], [length, 0, 0], [0, 0, 0], [0, length, 0], [0, 0, 0],
+                    [0, 0, length]], dtype=float)
+    mesh = pv.PolyData(pts, lines=np.array([2, 0, 1, 2, 2, 3, 2, 4, 5], dtype=np.int64))
+    mesh.cell_data["rgb"] = np.array([[230, 0, 0], [0, 170, 0], [0, 0, 230]], dtype=np.uint8)
+    return mesh

@@ -132,43 +132,31 @@ class _Study:
     """The checked columns of a plot: the rows kept, their parameters, output and status."""
 
     def __init__(self, table, output, x, y, where, log):
-        try:
-            import pandas
-        except ImportError:        # pragma: no cover - pandas is a dependency of mbd
-            raise TypeError("plot_study: needs pandas (the table is a pandas.DataFrame)")
-        if not isinstance(table, pandas.DataFrame):
-            raise TypeError("plot_study: table must be the pandas.DataFrame mbd.sweep returns, "
-                            f"got {type(table).__name__}")
-        columns = [str(c) for c in table.columns]
-        for what, name in (("column", output), ("column", x), ("column", y)):
-            if name is not None and name not in columns:
-                raise ValueError(f"plot_study: no {what} {name!r} in the table; its columns "
-                                 f"are {', '.join(map(repr, columns))}")
-        for name in LEADING:
-            if name not in columns:
-                raise ValueError(f"plot_study: no column {name!r} in the table (the parameters "
-                                 f"are the columns before 'run'): give the table mbd.sweep "
-                                 f"returns; its columns are {', '.join(map(repr, columns))}")
-        self.parameters = columns[:columns.index("run")]
-        listed = ", ".join(map(repr, self.parameters)) or "none"
-        for axis, name in (("x", x), ("y", y)):
-            if name is not None and name not in self.parameters:
-                raise ValueError(f"plot_study: {axis} {name!r} is not a parameter of the "
-                                 f"study; its parameters are {listed}")
-        if y is not None and y == x:
-            raise ValueError(f"plot_study: x and y are both {x!r}; give two parameters")
-        if output in self.parameters or output in NOT_VALUES:
-            raise ValueError(f"plot_study: output {output!r} is "
-                             f"{'a parameter' if output in self.parameters else 'not a value'}"
-                             "; give an output column (or 'wall_s', 't_reached')")
+        self.parameters = _parameters(table, output, x, y)
         self.output, self.x, self.y = output, x, y
-
-        rows = table
         self.where = dict(where or {})
+        self.rows = rows = self._select(table)
+        self.n = len(rows)
+        self.log = [log] if isinstance(log, str) else list(log)
+        for name in self.log:
+            if name not in (x, y, output):
+                raise ValueError(f"plot_study: log: {name!r} is not plotted here (x {x!r}, "
+                                 f"y {y!r}, output {output!r})")
+        self._read_values()
+        self.others = [p for p in self.parameters if p not in (x, y)
+                       and rows[p].astype(str).nunique() > 1]
+        self.fixed = {p: rows[p].iloc[0] for p in self.parameters
+                      if p not in (x, y) and p not in self.others}
+        if y is not None:
+            self._check_map()
+
+    def _select(self, table):
+        """The rows of ``table`` with the parameter values of ``where`` (1e-12 relative)."""
+        rows = table
         for name, value in self.where.items():
             if name not in self.parameters:
                 raise ValueError(f"plot_study: where: {name!r} is not a parameter of the "
-                                 f"study; its parameters are {listed}")
+                                 f"study; its parameters are {_listed(self.parameters)}")
             values = _numbers(rows[name], name)
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
                 raise TypeError(f"plot_study: where: {name}: give a number, got {value!r}")
@@ -180,14 +168,12 @@ class _Study:
             rows = rows[keep]
         if len(rows) == 0:
             raise ValueError("plot_study: the table has no runs")
-        self.rows = rows
-        self.n = len(rows)
+        return rows
 
-        self.log = [log] if isinstance(log, str) else list(log)
-        for name in self.log:
-            if name not in (x, y, output):
-                raise ValueError(f"plot_study: log: {name!r} is not plotted here (x {x!r}, "
-                                 f"y {y!r}, output {output!r})")
+    def _read_values(self):
+        """The rows' status and their x, y and output values as floats (nan: no value, as
+        for every failed run); a log axis must hold only values > 0."""
+        x, y, output, rows = self.x, self.y, self.output, self.rows
         self.status = rows["status"].astype(str).to_numpy()
         self.failed = self.status != OK
         self.xv = _numbers(rows[x], x)
@@ -200,12 +186,6 @@ class _Study:
                                                               <= 0).any():
                 raise ValueError(f"plot_study: log: {name!r} has values <= 0 "
                                  f"(min {np.nanmin(values):g})")
-        self.others = [p for p in self.parameters if p not in (x, y)
-                       and rows[p].astype(str).nunique() > 1]
-        self.fixed = {p: rows[p].iloc[0] for p in self.parameters
-                      if p not in (x, y) and p not in self.others}
-        if y is not None:
-            self._check_map()
 
     def _check_map(self):
         """A map needs one run per (x, y): no other parameter varying, no point twice."""
@@ -238,6 +218,45 @@ class _Study:
         """Row k's parameters: 'slot.k = 1e+07, slot.e = 2.1'."""
         names = [self.x] + ([self.y] if self.y else []) + self.others
         return ", ".join(f"{p} = {_fmt(self.rows[p].iloc[k])}" for p in names)
+
+
+def _parameters(table, output, x, y):
+    """The parameters of a sweep's ``table`` (its columns before ``run``), having checked
+    that it is one and that ``output``, ``x`` and ``y`` are columns fit for their roles."""
+    try:
+        import pandas
+    except ImportError:        # pragma: no cover - pandas is a dependency of mbd
+        raise TypeError("plot_study: needs pandas (the table is a pandas.DataFrame)")
+    if not isinstance(table, pandas.DataFrame):
+        raise TypeError("plot_study: table must be the pandas.DataFrame mbd.sweep returns, "
+                        f"got {type(table).__name__}")
+    columns = [str(c) for c in table.columns]
+    for what, name in (("column", output), ("column", x), ("column", y)):
+        if name is not None and name not in columns:
+            raise ValueError(f"plot_study: no {what} {name!r} in the table; its columns "
+                             f"are {', '.join(map(repr, columns))}")
+    for name in LEADING:
+        if name not in columns:
+            raise ValueError(f"plot_study: no column {name!r} in the table (the parameters "
+                             f"are the columns before 'run'): give the table mbd.sweep "
+                             f"returns; its columns are {', '.join(map(repr, columns))}")
+    parameters = columns[:columns.index("run")]
+    for axis, name in (("x", x), ("y", y)):
+        if name is not None and name not in parameters:
+            raise ValueError(f"plot_study: {axis} {name!r} is not a parameter of the "
+                             f"study; its parameters are {_listed(parameters)}")
+    if y is not None and y == x:
+        raise ValueError(f"plot_study: x and y are both {x!r}; give two parameters")
+    if output in parameters or output in NOT_VALUES:
+        raise ValueError(f"plot_study: output {output!r} is "
+                         f"{'a parameter' if output in parameters else 'not a value'}"
+                         "; give an output column (or 'wall_s', 't_reached')")
+    return parameters
+
+
+def _listed(parameters):
+    """The parameters' names for a message: "'slot.k', 'slot.e'", or "none"."""
+    return ", ".join(map(repr, parameters)) or "none"
 
 
 def _numbers(column, name, missing=False):

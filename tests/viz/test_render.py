@@ -11,8 +11,9 @@ import mbd
 from forces import AxialForce, BodySpringDamper, ElastoGap, JointForce
 from joints import Prismatic, Revolute
 from viz import render
+from viz.colors import CONTACT_COLOR, FREE_COLOR
 from viz.render import RenderError, animate, frame_times, show, snapshot
-from viz.scene import CONTACT_COLOR, FREE_COLOR, Scene
+from viz.scene import Scene
 from viz.shapes import Box
 
 SIZE = (160, 120)

@@ -5,7 +5,8 @@ import numpy as np
 import mbd
 from forces import AxialForce, JointStiction, Spring
 from joints import Prismatic
-from viz.scene import SLIP_COLOR, STUCK_COLOR, UNKNOWN_COLOR, Scene
+from viz.colors import SLIP_COLOR, STUCK_COLOR, UNKNOWN_COLOR
+from viz.scene import Scene
 
 SIZE = (160, 120)
 

@@ -1,0 +1,257 @@
+"""Where and how the scene draws a model's elements, as meshes in their owners' frames.
+
+Each function here builds meshes and says which body carries them (its name, or None for the
+world: a ground); :class:`viz.scene.Scene` adds them as actors, colours them and moves them.
+A mesh on a body is in the body's *link frame* (the frame its pose moves, m); one on a ground
+is in the world (m). Sizes are fractions of the drawing's size ``length`` (m, the system's
+``length_scale``).
+
+- a body without shapes: its inertia-equivalent ellipsoid (:func:`ellipsoid`);
+- a joint: one marker per primitive (:func:`joint_markers`);
+- a Bushing: a sleeve and a pin (:func:`bushing_parts`); a JointForce: a washer, spiral or
+  collar (:func:`joint_force_marker`);
+- a GearConstraint: two wheels, or a rack and a pinion (:func:`gear_parts`).
+"""
+import numpy as np
+import pyvista as pv
+
+from .colors import GEAR_COLOR, GEAR_TEETH_COLOR
+from .shapes import frame_of, polyline, transformed
+
+
+def law_name(fe):
+    """The class name of a force element's law, "" for one without a law."""
+    law = getattr(fe, "law", None)
+    return type(law).__name__ if law is not None else ""
+
+
+def locate(system, cs):
+    """(owner body name or None, position (m), rotation) of a CS: in its body's link frame,
+    or in the world for a ground CS."""
+    bm = system.bodies.get(getattr(cs.owner, "name", None))
+    if bm is None or cs.owner is not bm.body:
+        return None, np.asarray(cs.position, float), np.asarray(cs.rotation, float)
+    p, R = bm.cs_local(cs)
+    return bm.body.name, p, R
+
+
+def joint_site(system, joint):
+    """:func:`locate` of the joint's follower CS, or of its base CS when the follower is a
+    ground: where its markers go."""
+    owner, p, R = locate(system, joint.follower)
+    if owner is None:
+        owner, p, R = locate(system, joint.base)
+    return owner, p, R
+
+
+def ellipsoid(bm, length):
+    """The inertia-equivalent ellipsoid of a body (its model ``bm``), link frame: the uniform
+    solid with the body's mass and principal moments, each semi-axis at least 2 % of
+    ``length`` (m) so that point masses stay visible."""
+    body = bm.body
+    I = 0.5 * (body.inertia + body.inertia.T)
+    moments, axes = np.linalg.eigh(I)
+    tot = moments.sum()
+    semi2 = 5.0 / (2.0 * body.mass) * (tot - 2.0 * moments)   # I_j + I_k - I_i
+    semi = np.sqrt(np.clip(semi2, 0.0, None))
+    semi = np.maximum(semi, 0.02 * length)
+    sphere = pv.Sphere(radius=1.0, theta_resolution=32, phi_resolution=16)
+    sphere.points = sphere.points * semi                     # principal frame
+    if np.linalg.det(axes) < 0:
+        axes[:, 2] *= -1.0
+    c = bm.rotation.T @ (body.cg - bm.origin)
+    return transformed(sphere, bm.rotation.T @ axes, c)
+
+
+def joint_markers(system, joint, length):
+    """(owner, [mesh]) of a joint: per primitive, a pin along a revolute axis, a thin rail
+    along a prismatic one, a ball for a spherical one, at :func:`joint_site` (axes after the
+    first primitive as in the reference pose)."""
+    owner, p, _ = joint_site(system, joint)
+    to_frame = np.eye(3)   # world reference axes -> the owner's frame
+    if owner is not None:
+        to_frame = system.bodies[owner].rotation.T
+    L = length
+    meshes = []
+    for prim in joint.primitives:
+        if prim.kind == "S":
+            mesh = pv.Sphere(radius=0.035 * L, center=p)
+        else:
+            a = to_frame @ prim.axis
+            if prim.kind == "R":
+                mesh = pv.Cylinder(center=p, direction=a, radius=0.02 * L, height=0.12 * L,
+                                   resolution=20)
+            else:
+                e1, e2 = frame_of(a)
+                box = pv.Box(bounds=(-0.15 * L, 0.15 * L, -0.006 * L, 0.006 * L,
+                                     -0.006 * L, 0.006 * L))
+                mesh = transformed(box, np.column_stack([a, e1, e2]), p)
+        meshes.append(mesh)
+    return owner, meshes
+
+
+def bushing_parts(system, fe, length):
+    """[(owner, mesh)] of a bushing: a rubber sleeve on A's owner around CS A's z axis
+    and a pin on B's owner along CS B's z axis, both centred on their CS origins, so the
+    pin moves in the sleeve as the bushing deflects (no re-meshing)."""
+    L = length
+    owner_a, pa, Ra = locate(system, fe.cs_a)
+    owner_b, pb, Rb = locate(system, fe.cs_b)
+    za, zb = Ra[:, 2], Rb[:, 2]
+    sleeve = pv.Disc(center=pa - 0.03 * L * za, inner=0.02 * L, outer=0.035 * L,
+                     normal=za, c_res=32).extrude(0.06 * L * za, capping=True)
+    pin = pv.Cylinder(center=pb, direction=zb, radius=0.012 * L, height=0.09 * L,
+                      resolution=20)
+    return [(owner_a, sleeve), (owner_b, pin)]
+
+
+def joint_force_marker(system, fe, contact, length, drawn):
+    """(owner, centre in the owner's frame (m), mesh) of a JointForce's marker: on a revolute
+    primitive a washer at the end of the pin (a flat spiral for a law without ``contact``),
+    on a prismatic one a collar around what is ``drawn`` on the owner so far (owner name ->
+    [corner points (8, 3), link frame]), square to the axis."""
+    joint = fe.joint
+    owner, p, _ = joint_site(system, joint)
+    prim = joint.primitives[fe.primitive]
+    a = np.asarray(prim.axis, float)
+    if owner is not None:   # world reference axes -> the owner's frame
+        a = system.bodies[owner].rotation.T @ a
+    L = length
+    if prim.kind == "P":
+        corners = drawn.get(owner) if owner is not None else None
+        inner = max(radial_extent(corners, p, a) * 1.08, 0.03 * L)
+        width = 0.02 * L
+    else:
+        p = p + 0.07 * L * a          # beyond the pin's end, clear of the body at the pin
+        inner, width = 0.025 * L, 0.025 * L
+        if not contact:
+            e1, e2 = frame_of(a)
+            phase = np.linspace(0.0, 5.0 * np.pi, 120)
+            r = inner * (0.4 + 0.6 * phase / phase[-1]) + width * phase / phase[-1]
+            pts = p + np.outer(r * np.cos(phase), e1) + np.outer(r * np.sin(phase), e2)
+            return owner, p, polyline(pts)
+    ring = pv.Disc(center=p - 0.006 * L * a, inner=inner, outer=inner + width, normal=a,
+                   c_res=48)
+    return owner, p, ring.extrude(a * 0.012 * L, capping=True)
+
+
+def radial_extent(corners, p, a):
+    """Largest distance (m) from the line through ``p`` along ``a`` of the ``corners`` (a
+    list of (8, 3) arrays; 0 for none)."""
+    if not corners:
+        return 0.0
+    d = np.vstack(corners) - p
+    radial = d - np.outer(d @ a, a)
+    return float(np.linalg.norm(radial, axis=1).max())
+
+
+def gear_parts(system, gear, length):
+    """[(owner, mesh, colour, add_mesh options, pitch radius m or None)] of a GearConstraint,
+    in drawing order: two toothed wheels, one on each geared primitive's moving side, square
+    to its axis, each with a white spoke that shows it turning. A part with a pitch radius is
+    a side's wheel (a disc, or a ring gear's rim). Pitch radii in the ratio (r_a / r_b =
+    |ratio|: the pitch speeds match); where the two axes are parallel and D apart, placed as
+    the wheels' senses of rotation ask:
+
+    - opposite senses (ratio < 0 with the axes the same way): an external pair, two discs
+      with r_a + r_b = D;
+    - the same sense (an ideal gear's ratio > 0): an internal pair, the larger wheel a
+      ring with its teeth inside, |r_a - r_b| = D (|ratio| = 1, which no internal pair
+      makes, is drawn as an external pair);
+    - otherwise (axes crossed, or coaxial) two discs of a size fit for the model.
+
+    A rack and pinion (one prismatic side; the ratio in m/rad or rad/m) is a bar along the
+    rack and the pinion at its true pitch radius, |dq_P / dq_R| (m).
+    """
+    L = length
+    sides = _gear_sides(system, gear)
+    radii, ring = _pitch_radii(gear, sides, L)
+    parts = []
+    for i, ((owner, p, a, _, kind), r) in enumerate(zip(sides, radii)):
+        R_local = np.eye(3) if owner is None else system.bodies[owner].rotation.T
+        axis = R_local @ a
+        e1, _ = frame_of(axis)
+        if kind == "P":
+            mesh = pv.Box(bounds=(-0.15 * L, 0.15 * L, -0.01 * L, 0.01 * L, -0.01 * L,
+                                  0.01 * L))
+            mesh = transformed(mesh, np.column_stack([axis, e1, np.cross(axis, e1)]), p)
+            parts.append((owner, mesh, GEAR_COLOR, {}, None))
+        else:
+            parts += [(owner, mesh, color, options, pitch) for mesh, color, options, pitch
+                      in _wheel(p, axis, e1, r, i == ring, L)]
+    return parts
+
+
+def _gear_sides(system, gear):
+    """[(owner, centre in the owner's frame (m), unit axis (world reference axes), centre in
+    the world reference pose (m), primitive kind)] of a gear's two geared primitives."""
+    sides = []
+    for joint, k in ((gear.joint_a, gear.primitive_a), (gear.joint_b, gear.primitive_b)):
+        owner, p, _ = joint_site(system, joint)
+        prim = joint.primitives[k]
+        a = np.asarray(prim.axis, float)
+        a = a / np.linalg.norm(a)
+        world = p if owner is None else (system.bodies[owner].rotation @ p
+                                         + system.bodies[owner].origin)
+        sides.append((owner, p, a, world, prim.kind))
+    return sides
+
+
+def _pitch_radii(gear, sides, length):
+    """((r_a, r_b) pitch radii (m), index of the side drawn as a ring gear or None), as
+    :func:`gear_parts` places the wheels."""
+    L = length
+    k = abs(gear.ratio)
+    (_, _, a_a, w_a, kind_a), (_, _, a_b, w_b, kind_b) = sides
+    ring = None
+    if kind_a == "P" or kind_b == "P":
+        # q_P = k q_R (joint_b the rack) or q_R = k q_P: the pinion's radius is k or 1/k
+        # (the rack's entry is not used)
+        return (k, 1.0 / k), ring
+    d = w_b - w_a
+    apart = np.linalg.norm(d - np.dot(d, a_a) * a_a)
+    if abs(np.dot(a_a, a_b)) > 1.0 - 1e-9 and apart > 1e-3 * L:
+        same_sense = gear.ratio * np.dot(a_a, a_b) > 0.0
+        if same_sense and abs(k - 1.0) > 1e-6:
+            r_b = apart / abs(k - 1.0)         # internal: r_big - r_small = D
+            ring = 0 if k > 1.0 else 1
+        else:
+            r_b = apart / (1.0 + k)            # external: r_a + r_b = D
+    else:
+        r_b = 0.06 * L * min(1.0, 1.0 / k)
+    return (k * r_b, r_b), ring
+
+
+def _wheel(p, axis, e1, r, ring, length):
+    """[(mesh, colour, add_mesh options, pitch radius m or None)] of one wheel of pitch
+    radius ``r`` centred on ``p`` square to ``axis`` (unit; ``e1`` square to it), in drawing
+    order: a toothed disc, or with ``ring`` a rim with its teeth inside and an arm; then the
+    teeth and a white spoke along ``e1``."""
+    L = length
+    width, tooth = 0.01 * L, 0.008 * L
+    face = p - 0.5 * width * axis
+    parts = []
+    if ring:                 # a rim outside the pitch circle, its teeth inside
+        rim = max(0.02 * L, 0.05 * r)
+        wheel = pv.Disc(center=face, inner=r + tooth, outer=r + tooth + rim,
+                        normal=axis, r_res=1, c_res=96)
+        teeth = pv.Disc(center=face, inner=r - tooth, outer=r + tooth, normal=axis,
+                        r_res=1, c_res=96)
+        reach = r + tooth
+        # an arm from the hub to the rim, behind the pinion's plane: the ring's turning
+        # shows without a web hiding what it surrounds
+        arm = pv.Box(bounds=(0.0, r + tooth + 0.5 * rim, -0.01 * L, 0.01 * L,
+                             -0.5 * width, 0.5 * width))
+        e2 = np.cross(axis, e1)
+        parts.append((transformed(arm, np.column_stack([e1, e2, axis]),
+                                  p - 1.5 * width * axis), GEAR_COLOR, {}, None))
+    else:
+        wheel = pv.Disc(center=face, inner=0.0, outer=r, normal=axis, c_res=48)
+        teeth = pv.Disc(center=face, inner=r, outer=r + tooth, normal=axis, r_res=1,
+                        c_res=48)
+        reach = 0.9 * r
+    wheel = wheel.extrude(width * axis, capping=True)
+    teeth = teeth.extrude(width * axis, capping=True)
+    spoke = polyline([p + 0.012 * L * axis, p + 0.012 * L * axis + reach * e1])
+    return parts + [(wheel, GEAR_COLOR, {}, r), (teeth, GEAR_TEETH_COLOR, {}, None),
+                    (spoke, (1.0, 1.0, 1.0), {"line_width": 3}, None)]
