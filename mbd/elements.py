@@ -173,26 +173,34 @@ class Joint(Element):
 class Law:
     """The 1-D law contract (DESIGN §4): a scalar force on the follower along +x from (x, v, t).
 
-    A built-in law names a compiled formula (``code``, see :mod:`mbd.lawkernels`) and fills its
-    parameter row; its branches are fixed by *sides* of its switching functions (see
-    :mod:`mbd.lawkernels`). Subclasses (in ``forces.laws``) validate their parameters on
-    construction and describe their switches and states.
+    A built-in law belongs to a registered law kind (``kind``, see :mod:`mbd.registry`): its
+    compiled formula, known to the core by the kind's ``code``, reads the law's parameter row,
+    packed by name from the kind's parameter record; its branches are fixed by *sides* of its
+    switching functions (see :mod:`mbd.lawkernels`). Subclasses (one module per kind in
+    ``forces``) validate their parameters on construction and describe their switches and
+    states.
 
     Attributes
     ----------
-    code : int
-        The compiled formula.
+    kind : mbd.registry.Kind
+        The registered law kind.
     switch_names : tuple of (str, str)
         For each switching function, what the law does on its negative and positive side
         (used in the event log); empty for a smooth law.
     """
 
-    code = None
+    kind = None
     switch_names = ()
 
+    @property
+    def code(self):
+        """The compiled formula's code (int), None for a law of no registered kind."""
+        return None if self.kind is None else self.kind.code
+
     def parameters(self, t=0.0, state=None):
-        """The parameter row (``MAX_PARAMS`` floats) at time t (s) and ``state``."""
-        raise NotImplementedError
+        """The parameter row (at most ``MAX_PARAMS`` floats) at time t (s) and ``state``: the
+        kind's parameters, by name."""
+        return tuple(getattr(self, name) for name in self.kind.parameters)
 
     @property
     def time_varying(self):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 
-from . import assembly, coordinates, dynamics, lawkernels, statefunction as sf, values
+from . import assembly, coordinates, dynamics, registry, statefunction as sf, values
 from .state import State
 
 
@@ -359,7 +359,7 @@ def _input_columns(dyn, names):
     for k, name in enumerate(names):
         if name in elements:
             fe = system.force_elements[elements[name]]
-            if system.elements[elements[name]]["law"] != lawkernels.CONSTANT:
+            if system.elements[elements[name]]["law"] != registry.code("constant"):
                 raise ValueError(f"linearize: input '{name}' is a {fe.law.name} force element; "
                                  "an input must be an Actuator force element or a joint "
                                  f"coordinate (one of {coords})")

@@ -9,10 +9,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import assembly, topology, validate
+from . import assembly, registry, topology, validate
 from .elements import GearConstraint, Joint
 from .errors import ModelError
-from .lawkernels import STICTION
 from .model import Body
 from .state import State
 from .topology import Machine, cs_placement
@@ -265,7 +264,9 @@ def build(model):
     dof, redundant = assembly.mobility(laid.tree, laid.closures, laid.nq, laid.nv,
                                        laid.cut_joints, gear_table, [g.name for g in gears])
     rows = drivers + gears     # the rows on joint coordinates, in the order of driver_table
-    locks = [i for i, fe in enumerate(forces) if getattr(fe.law, "code", None) == STICTION]
+    stiction = registry.code("stiction", None)
+    locks = [i for i, fe in enumerate(forces)
+             if stiction is not None and getattr(fe.law, "code", None) == stiction]
     _check_locks([forces[i] for i in locks], laid.joint_maps)
     return System(name=model.name, tree=laid.tree, nq=laid.nq, nv=laid.nv, dof=dof,
                   machines=machines, joints=laid.joint_maps, bodies=laid.body_maps,

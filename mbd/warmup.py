@@ -26,7 +26,7 @@ import numpy as np
 from numba import types
 
 from . import (events, forcekernels, kernels, lawkernels, layout, loopkernels, loopstructure,
-               native, radau, stepper)
+               native, radau, registry, stepper)
 from . import statefunction as sf
 
 
@@ -92,10 +92,18 @@ def _signatures():
     out["closure_rows"] = (loopkernels.closure_rows, (tree, links, scratch,
                                                      records(data.closures), m, y))
     out["retract"] = (loopkernels.retract, (y, y, tree))
-    out["law_force"] = (lawkernels.force, (i8, y, f8, f8, y))
-    out["law_switching"] = (lawkernels.switching, (i8, y, f8, f8, y, y))
-    out["law_natural_sides"] = (lawkernels.natural_sides, (i8, y, f8, f8, y, y))
+    # the law dispatch Python calls (the laws' __call__), its types by argument name
+    law_args = {"code": i8, "p": y, "x": f8, "v": f8, "s": y, "g": y, "k": i8}
+    for role, name in LAW_TARGETS.items():
+        args = ["code"] + registry.ROLES[role][0].split(", ")
+        out[name] = (getattr(lawkernels, role), tuple(law_args[a] for a in args))
     return out
+
+
+#: the law dispatch's compiled functions (the others are inlined into their callers), by
+#: their target names
+LAW_TARGETS = {role: "law_" + role for role, (_, options, _) in registry.ROLES.items()
+               if "inline" not in options}
 
 
 _CACHE = {}
@@ -117,8 +125,8 @@ TARGETS = ("tree_free_world", "tree_free_link", "tree_forced_world", "tree_force
            "dense_value", "radau_advance", "radau_switching_on_step", "radau_locate_on_step",
            "radau_dense_value", "crossed_mask", "armed", "normalize_quaternions",
            "link_transforms",
-           "link_velocities", "constraint_rows", "closure_rows", "retract", "law_force",
-           "law_switching", "law_natural_sides", "aba_world", "aba")
+           "link_velocities", "constraint_rows", "closure_rows", "retract",
+           *LAW_TARGETS.values(), "aba_world", "aba")
 
 def run_targets(sd, compiled, method="DOP853"):
     """The targets a run of ``sd``'s mechanism needs besides its right-hand side, in the
@@ -263,8 +271,8 @@ GROUPS = (("aba_world", "tree_free_world", "tree_forced_world", "constrained_fre
            "radau_advance", "radau_dense_value", "radau_switching_on_step",
            "radau_locate_on_step", "no_switching", "armed",
            "crossed_mask", "kinematics_rows", "normalize_quaternions", "link_transforms",
-           "link_velocities", "constraint_rows", "closure_rows", "retract", "law_force",
-           "law_switching", "law_natural_sides"))
+           "link_velocities", "constraint_rows", "closure_rows", "retract",
+           *LAW_TARGETS.values()))
 
 
 def everything(jobs=2, report=None):
