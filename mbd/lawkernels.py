@@ -13,7 +13,9 @@ Exact switching (DESIGN §5). Each law has up to ``LAW_SWITCHES`` switching func
 when the current piece began). While a piece runs the sides are frozen, so the force is a
 smooth function of the state, continued past a branch boundary by the same formula; the driver
 stops exactly where an *armed* ``g_k`` changes sign, flips ``s_k`` and restarts. Functions
-that cannot change the branch in the current mode (a clamp while out of contact) are not armed.
+that cannot change the branch in the current mode (a clamp while out of contact, or one that is
+zero only where another function is: an undamped clamp's, the spring force itself) are not
+armed, so that the log holds real switches only; a force must then not read their sides.
 A zero of ``g_k`` counts as +1, and every contact (gap, backlash, stop) is the negative side
 of its function: a state exactly on a contact boundary is out of contact, as SPEC's strict
 inequalities say, and the point just across a located contact start is strictly inside it.

@@ -19,11 +19,13 @@ see :mod:`mbd.jitcache`), or evaluating a dispatch function. Sealing first impor
 packages declared under the entry-point group ``mbd.elements`` (forces declares itself), so
 that every process has the same dispatch and shares the numba disk cache, whether or not it
 imported ``forces``; without distribution metadata (a checkout run without install) the kinds
-imported so far are used. Codes are then given in the order of (module name, order of
+imported so far are used (and the modules named in ``$MBD_ELEMENTS``, which is how a process
+hands its kinds to the compiling processes it starts). Codes are then given in the order of (module name, order of
 registration within it): the same in every process, whatever the import order. Registering a
 kind after sealing is an error.
 """
 import hashlib
+import importlib
 import importlib.metadata
 import importlib.util
 import os
@@ -35,6 +37,10 @@ from .layout import LAW_SWITCHES, MAX_PARAMS
 
 #: the entry-point group under which element packages declare themselves (pyproject.toml)
 GROUP = "mbd.elements"
+
+#: the environment variable naming (comma-separated) more modules to import when sealing: how
+#: a process hands its kinds to the processes it starts (:mod:`mbd.warmup`)
+MODULES = "MBD_ELEMENTS"
 
 #: the dispatch's functions: role -> (the kind function's arguments, the numba options of the
 #: dispatch function, the value for a kind without one or None for a function with no
@@ -133,6 +139,8 @@ class Registry:
         try:
             for entry in sorted(self.entry_points(), key=lambda e: e.name):
                 entry.load()
+            for name in filter(None, os.environ.get(MODULES, "").split(",")):
+                importlib.import_module(name)
             ordered = sorted(self._kinds.values(), key=lambda k: (k.module, k.order))
             for code, kind in enumerate(ordered):
                 kind._code = code
@@ -148,6 +156,11 @@ class Registry:
         """The registered kinds in code order (seals)."""
         self.seal()
         return sorted(self._kinds.values(), key=lambda k: k._code)
+
+    def modules(self):
+        """The modules of the registered kinds that another process can import (seals), for
+        :data:`MODULES`."""
+        return sorted({k.module for k in self.kinds() if k.module != "__main__"})
 
     def code(self, name, *default):
         """The code of kind ``name`` (seals); ``default`` (if given) when no such kind is
@@ -254,8 +267,9 @@ def _digest(kinds, dispatch_file):
 
 #: the process's registry
 REGISTRY = Registry()
-register, seal, kinds, code, digest = (REGISTRY.register, REGISTRY.seal, REGISTRY.kinds,
-                                       REGISTRY.code, REGISTRY.digest)
+register, seal, kinds, modules, code, digest = (
+    REGISTRY.register, REGISTRY.seal, REGISTRY.kinds, REGISTRY.modules, REGISTRY.code,
+    REGISTRY.digest)
 
 # every cached kernel's key holds the kinds' sources and the dispatch (sealing on first use)
 jitcache.guard_also(digest)

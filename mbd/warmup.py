@@ -237,6 +237,15 @@ class Prefetch:
         self.process.stdout.close()
 
 
+def _child_environment():
+    """The environment of a compiling child: it imports this very mbd, wherever it was
+    imported from, and has the same law kinds (hence the same dispatch and cache keys)."""
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
+    return dict(os.environ, MBD_PREFETCH="0", PYTHONPATH=path,
+                **{registry.MODULES: ",".join(registry.modules())})
+
+
 def prefetch(names):
     """Start compiling the targets ``names`` whose cache is missing in a second process (and
     then :data:`LATER`), and return a :class:`Prefetch` to wait for (nothing starts when all
@@ -249,10 +258,7 @@ def prefetch(names):
     later = [n for n in LATER if not cached(n)]
     if not missing and not later:
         return Prefetch(None)
-    # the child must import this very mbd, wherever it was imported from
-    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
-    env = dict(os.environ, MBD_PREFETCH="0", PYTHONPATH=path)
+    env = _child_environment()
     try:
         process = subprocess.Popen([sys.executable, "-m", "mbd.warmup", *missing, "--later",
                                     *later], env=env, stdin=subprocess.DEVNULL,
@@ -290,9 +296,7 @@ def everything(jobs=2, report=None):
     if jobs < 2:
         compile_targets(TARGETS, tell)
         return time.perf_counter() - started
-    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
-    env = dict(os.environ, MBD_PREFETCH="0", PYTHONPATH=path)
+    env = _child_environment()
     children = [subprocess.Popen([sys.executable, "-m", "mbd.warmup", "--report", *group],
                                  env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                  text=True) for group in GROUPS]
