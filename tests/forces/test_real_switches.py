@@ -12,7 +12,6 @@ K_min logs that crossing once; stiction logs its stick and slip changes only.
 """
 import math
 
-import numpy as np
 import pytest
 
 import mbd
