@@ -14,8 +14,9 @@ import warnings
 from mbd import ForceElement, Law, ModelError
 from mbd.model import values
 
-from .laws import (BUSHING_COMPONENTS, _BodySpringDamperLaw, _BushingLaw, _Linear,
-                   _StictionLaw, check_six)
+from .bushing import BUSHING_COMPONENTS, _BushingLaw, check_six
+from .linear import _BodySpringDamperLaw, _Linear
+from .stiction import _StictionLaw
 
 
 def _check_name(kind, name):

@@ -21,3 +21,20 @@ def test_readme_python_example_runs(tmp_path, monkeypatch):
     rows = (tmp_path / "slot-study" / "sweep.csv").read_text().splitlines()
     assert len(rows) == 1 + 6 and all(",ok," in row for row in rows[1:])
     assert len(list((tmp_path / "slot-study" / "runs").glob("*.npz"))) == 6
+
+
+def test_adding_an_element_quotes_the_real_elastogap():
+    """docs/adding-an-element.md's worked example is the real ElastoGap: every line of its
+    code blocks is a line of forces/elastogap.py or forces/__init__.py."""
+    root = README.parent
+    doc = (root / "docs" / "adding-an-element.md").read_text()
+    assert "(docs/adding-an-element.md)" in README.read_text()
+    lines = set()
+    for name in ("elastogap.py", "__init__.py"):
+        lines.update(line.rstrip() for line in (root / "forces" / name).read_text().splitlines())
+    blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
+    assert len(blocks) >= 4
+    for block in blocks:
+        for line in block.splitlines():
+            if line.strip() and line != "# forces/__init__.py":
+                assert line.rstrip() in lines, line

@@ -9,12 +9,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..compiled import assembly
+from ..compiled import assembly, registry
 from . import topology
 from ..model import validate
 from ..model.elements import GearConstraint, Joint
 from ..model.errors import ModelError
-from ..compiled.lawkernels import STICTION
 from ..model.builder import Body
 from ..model.state import State
 from .topology import Machine, cs_placement
@@ -263,7 +262,9 @@ def build(model):
     dof, redundant = assembly.mobility(laid.tree, laid.closures, laid.nq, laid.nv,
                                        laid.cut_joints, gear_table, [g.name for g in gears])
     rows = drivers + gears     # the rows on joint coordinates, in the order of driver_table
-    locks = [i for i, fe in enumerate(forces) if getattr(fe.law, "code", None) == STICTION]
+    stiction = registry.code("stiction", None)
+    locks = [i for i, fe in enumerate(forces)
+             if stiction is not None and getattr(fe.law, "code", None) == stiction]
     _check_locks([forces[i] for i in locks], laid.joint_maps)
     return System(name=model.name, tree=laid.tree, nq=laid.nq, nv=laid.nv, dof=dof,
                   machines=machines, joints=laid.joint_maps, bodies=laid.body_maps,

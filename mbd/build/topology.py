@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..compiled import layout
+from ..compiled import lawkernels, layout
 from ..model.builder import Body, Ground
 from ..model.validate import is_cs_of
 
@@ -287,7 +287,7 @@ def element_table(forces, joint_maps, body_maps, length_scale):
         E["link_a"] = E["link_b"] = -1
         E["eps"] = 1e-12 * length_scale
         if not fe.law.time_varying:
-            E["params"] = fe.law._row()
+            E["params"] = lawkernels.parameter_row(fe.law)
         if fe.placement == "joint":
             E["q_index"], E["v_index"] = primitive_slot(joint_maps, fe)
             continue

@@ -9,21 +9,22 @@ The guard: every function compiled through :func:`njit` stores, next to numba's 
 its file, a hash of the source of every module of the compiled core (the *guarded set*, see
 :func:`guarded_files`). numba only compares stamps for equality, so editing any guarded module
 makes every cached kernel of the project stale (it is recompiled and its cache entry rewritten
-in place), while an unchanged tree loads from the cache as before.
+in place), while an unchanged tree loads from the cache as before. The law kinds compiled into
+the kernels live outside the package (``forces/elastogap.py``): :mod:`mbd.compiled.registry` adds their
+sources and its generated dispatch to the hash (:func:`guard_also`).
 
-How: numba's cache for a dispatcher is a ``FunctionCache``, whose implementation object picks a
-*locator* (which directory, which source stamp) among numba's locator classes. :func:`njit`
-gives its dispatchers a ``FunctionCache`` subclass whose implementation lets numba pick the
-locator exactly as it would (``NUMBA_CACHE_DIR``, else the ``__pycache__`` next to the source,
-else the user-wide cache dir when that is not writable; ``NUMBA_CACHE_LOCATOR_CLASSES`` too)
-and then wraps it so that only ``get_source_stamp()`` changes. Nothing global in numba is
+How: numba's cache for a dispatcher is a ``FunctionCache``; numba picks its directory as it
+would (``NUMBA_CACHE_DIR``, else the ``__pycache__`` next to the source, else the user-wide
+cache dir when that is not writable; ``NUMBA_CACHE_LOCATOR_CLASSES`` too). :func:`njit` gives
+its dispatchers a ``FunctionCache`` subclass whose index file adds the digest to numba's
+stamp of the source file each time the index is read or written. Nothing global in numba is
 modified, and functions jitted with numba's own decorator are not affected.
 """
 import hashlib
 import os
 
 import numba
-from numba.core.caching import FunctionCache
+from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.core.dispatcher import Dispatcher
 
 
@@ -65,6 +66,16 @@ def _scan():
 
 
 _memo = {}   # the scan's (path, mtime_ns, size) key -> (guarded files, digest)
+
+#: more sources of the digest: functions returning a hex string (:func:`guard_also`)
+_also = []
+
+
+def guard_also(part):
+    """Add ``part()`` (a function returning a hex string, called when a cache key is read or
+    written) to :func:`tree_digest`: the law kinds of :mod:`mbd.compiled.registry`, which live outside
+    this package but are compiled into its kernels."""
+    _also.append(part)
 
 
 def _package_imports(rel, source, known):
@@ -137,34 +148,38 @@ def guarded_files():
 
 
 def tree_digest():
-    """The hex SHA-256 over the guarded set's paths and bytes. It is computed at first use and
-    reused while no .py file under GUARD_DIR changes its size or mtime (the same memoization
-    numba uses for its per-file hash), so importing the ~150 kernels costs one hash."""
-    return _guard()[1]
+    """The hex SHA-256 over the guarded set's paths and bytes, and the parts of
+    :func:`guard_also`. The guarded set's hash is computed at first use and reused while no
+    .py file under GUARD_DIR changes its size or mtime (the same memoization numba uses for
+    its per-file hash), so loading the ~150 kernels costs one hash."""
+    if not _also:
+        return _guard()[1]
+    return hashlib.sha256("\0".join([_guard()[1]] + [part() for part in _also]).encode()
+                          ).hexdigest()
 
 
-class _GuardedLocator:
-    """numba's chosen locator with the tree digest added to its source stamp."""
+class _GuardedIndex(IndexDataCacheFile):
+    """numba's index file of one function, whose source stamp (numba's stamp of the file)
+    gets the tree digest when the index is read or written, not when the function is
+    decorated: the digest holds the registered law kinds (:func:`guard_also`), known only
+    once the compile stage seals their registry."""
 
-    def __init__(self, inner):
-        self._inner = inner
+    @property
+    def _source_stamp(self):
+        return (self._file_stamp, "mbd.compiled.jitcache", tree_digest())
 
-    def get_source_stamp(self):
-        return (self._inner.get_source_stamp(), "mbd.compiled.jitcache", tree_digest())
-
-    def __getattr__(self, name):    # cache path, disambiguator, _py_file, ... from numba's
-        return getattr(self._inner, name)
-
-
-class _GuardedCacheImpl(FunctionCache._impl_class):
-    def __init__(self, py_func):
-        super().__init__(py_func)
-        self._locator = _GuardedLocator(self._locator)
+    @_source_stamp.setter
+    def _source_stamp(self, stamp):     # numba's, set on construction
+        self._file_stamp = stamp
 
 
 class GuardedFunctionCache(FunctionCache):
     """numba's per-function disk cache, keyed also on :func:`tree_digest`."""
-    _impl_class = _GuardedCacheImpl
+
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._cache_file = _GuardedIndex(self._cache_path, self._impl.filename_base,
+                                         self._cache_file._source_stamp)
 
 
 def njit(inline="never", **options):

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import types
 
-from . import (forcekernels, kernels, layout, loopkernels, loopsolve, loopstructure, native,
-               sparsekernels)
+from . import (forcekernels, kernels, lawkernels, layout, loopkernels, loopsolve, loopstructure,
+               native, sparsekernels)
 from .jitcache import njit
 from .layout import NATURAL_MODE, RECORDS, SWITCHING
 from ..model.state import State
@@ -495,7 +495,7 @@ def refresh(sd, t, y):
         params = sd.data.elements["params"]
         for i, law in sd.varying:
             try:
-                params[i] = law._row(t, state)
+                params[i] = lawkernels.parameter_row(law, t, state)
             except Exception as err:
                 raise UserFunctionError(s.force_elements[i].label(), _name(law.signal), t) \
                     from err

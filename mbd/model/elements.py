@@ -5,10 +5,8 @@ core knows only these contracts (DESIGN §1).
 """
 import numpy as np
 
-from ..compiled import lawkernels
 from . import values
 from .errors import ModelError
-from ..compiled.layout import LAW_SWITCHES, MAX_PARAMS
 
 #: Primitive kinds: revolute (1 rotational dof), prismatic (1 translational), spherical (3).
 PRIMITIVE_KINDS = ("R", "P", "S")
@@ -174,58 +172,39 @@ class Joint(Element):
 class Law:
     """The 1-D law contract (DESIGN §4): a scalar force on the follower along +x from (x, v, t).
 
-    A built-in law names a compiled formula (``code``, see :mod:`mbd.compiled.lawkernels`) and fills its
-    parameter row; its branches are fixed by *sides* of its switching functions (see
-    :mod:`mbd.compiled.lawkernels`). Subclasses (in ``forces.laws``) validate their parameters on
-    construction and describe their switches and states.
+    A built-in law belongs to a registered law kind (``kind``, see :mod:`mbd.compiled.registry`): its
+    compiled formula, known to the core by the kind's ``code``, reads the law's parameter row,
+    packed by name from the kind's parameter record; its branches are fixed by *sides* of its
+    switching functions (see :mod:`mbd.compiled.lawkernels`). Subclasses (one module per kind in
+    ``forces``) validate their parameters on construction and describe their switches and
+    states.
 
     Attributes
     ----------
-    code : int
-        The compiled formula.
+    kind : mbd.compiled.registry.Kind
+        The registered law kind.
     switch_names : tuple of (str, str)
         For each switching function, what the law does on its negative and positive side
         (used in the event log); empty for a smooth law.
     """
 
-    code = None
+    kind = None
     switch_names = ()
 
+    @property
+    def code(self):
+        """The compiled formula's code (int), None for a law of no registered kind."""
+        return None if self.kind is None else self.kind.code
+
     def parameters(self, t=0.0, state=None):
-        """The parameter row (``MAX_PARAMS`` floats) at time t (s) and ``state``."""
-        raise NotImplementedError
+        """The parameter row (at most ``MAX_PARAMS`` floats) at time t (s) and ``state``: the
+        kind's parameters, by name."""
+        return tuple(getattr(self, name) for name in self.kind.parameters)
 
     @property
     def time_varying(self):
         """True when the parameters depend on time or state (Python callables: slow path)."""
         return False
-
-    def _row(self, t=0.0, state=None):
-        row = np.zeros(MAX_PARAMS)
-        values = np.asarray(self.parameters(t, state), dtype=float)
-        row[:len(values)] = values
-        return row
-
-    def sides(self, x, v, t=0.0):
-        """The branch the state selects: sides (LAW_SWITCHES,) in {-1, +1}."""
-        s = np.ones(LAW_SWITCHES)
-        lawkernels.natural_sides(self.code, self._row(t), float(x), float(v), s,
-                                 np.zeros(LAW_SWITCHES))
-        return s
-
-    def __call__(self, x, v=0.0, t=0.0, sides=None):
-        """The force (N) or torque (N m) on the follower along +x; by default in the branch the
-        state selects."""
-        s = self.sides(x, v, t) if sides is None else np.asarray(sides, dtype=float)
-        return float(lawkernels.force(self.code, self._row(t), float(x), float(v), s))
-
-    def switching(self, x, v=0.0, t=0.0, sides=None):
-        """The switching functions (LAW_SWITCHES,) at (x, v, t); branches change at their
-        zeros."""
-        s = self.sides(x, v, t) if sides is None else np.asarray(sides, dtype=float)
-        g = np.zeros(LAW_SWITCHES)
-        lawkernels.switching(self.code, self._row(t), float(x), float(v), s, g)
-        return g
 
     def energy(self, x, params):
         """Potential energy (J) stored at the rows ``x`` (n,), with the parameter rows in use

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..compiled import layout, lawkernels, statefunction as sf
+from ..compiled import layout, registry, statefunction as sf
 
 
 @dataclass
@@ -112,7 +112,7 @@ def _frozen(sd, i, t, y):
         element["params"][:12] = 0.0
         element["params"][12:18] = records[i]["wrench"]
     else:
-        element["law"] = lawkernels.CONSTANT
+        element["law"] = registry.code("constant")
         element["params"][:] = 0.0
         element["params"][0] = records[i]["value"]
     copy.varying = [(k, law) for k, law in copy.varying if k != i]

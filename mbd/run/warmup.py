@@ -26,7 +26,7 @@ import numpy as np
 from numba import types
 
 from ..compiled import (events, forcekernels, kernels, lawkernels, layout, loopkernels,
-                        loopstructure, native, statefunction as sf)
+                        loopstructure, native, registry, statefunction as sf)
 from . import radau, stepper
 
 
@@ -82,7 +82,7 @@ def _signatures():
     out["armed"] = (forcekernels.armed, (records(data.elements), records(data.mode), mask))
     out["aba_world"] = (kernels.aba_world, (y, y, tree, links, scratch, y))
     out["aba"] = (kernels.aba, (y, y, tree, links, scratch, y))
-    # the kernels Python calls directly (assembly, the laws of forces.laws, mbd.compiled.dynamics)
+    # the kernels Python calls directly (assembly, the laws called alone, mbd.compiled.dynamics)
     out["normalize_quaternions"] = (kernels.normalize_quaternions, (y, tree, y))
     out["link_transforms"] = (kernels.link_transforms, (y, tree, links, scratch))
     out["link_velocities"] = (kernels.link_velocities, (y, y, tree, links, scratch))
@@ -92,10 +92,18 @@ def _signatures():
     out["closure_rows"] = (loopkernels.closure_rows, (tree, links, scratch,
                                                      records(data.closures), m, y))
     out["retract"] = (loopkernels.retract, (y, y, tree))
-    out["law_force"] = (lawkernels.force, (i8, y, f8, f8, y))
-    out["law_switching"] = (lawkernels.switching, (i8, y, f8, f8, y, y))
-    out["law_natural_sides"] = (lawkernels.natural_sides, (i8, y, f8, f8, y, y))
+    # the law dispatch Python calls (the laws' __call__), its types by argument name
+    law_args = {"code": i8, "p": y, "x": f8, "v": f8, "s": y, "g": y, "k": i8}
+    for role, name in LAW_TARGETS.items():
+        args = ["code"] + registry.ROLES[role][0].split(", ")
+        out[name] = (getattr(lawkernels, role), tuple(law_args[a] for a in args))
     return out
+
+
+#: the law dispatch's compiled functions (the others are inlined into their callers), by
+#: their target names
+LAW_TARGETS = {role: "law_" + role for role, (_, options, _) in registry.ROLES.items()
+               if "inline" not in options}
 
 
 _CACHE = {}
@@ -117,8 +125,8 @@ TARGETS = ("tree_free_world", "tree_free_link", "tree_forced_world", "tree_force
            "dense_value", "radau_advance", "radau_switching_on_step", "radau_locate_on_step",
            "radau_dense_value", "crossed_mask", "armed", "normalize_quaternions",
            "link_transforms",
-           "link_velocities", "constraint_rows", "closure_rows", "retract", "law_force",
-           "law_switching", "law_natural_sides", "aba_world", "aba")
+           "link_velocities", "constraint_rows", "closure_rows", "retract",
+           *LAW_TARGETS.values(), "aba_world", "aba")
 
 def run_targets(sd, compiled, method="DOP853"):
     """The targets a run of ``sd``'s mechanism needs besides its right-hand side, in the
@@ -229,6 +237,16 @@ class Prefetch:
         self.process.stdout.close()
 
 
+def _child_environment():
+    """The environment of a compiling child: it imports this very mbd, wherever it was
+    imported from, and has the same law kinds (hence the same dispatch and cache keys)."""
+    # the folder holding the mbd package (this file is mbd/run/warmup.py)
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
+    return dict(os.environ, MBD_PREFETCH="0", PYTHONPATH=path,
+                **{registry.MODULES: ",".join(registry.modules())})
+
+
 def prefetch(names):
     """Start compiling the targets ``names`` whose cache is missing in a second process (and
     then :data:`LATER`), and return a :class:`Prefetch` to wait for (nothing starts when all
@@ -241,10 +259,7 @@ def prefetch(names):
     later = [n for n in LATER if not cached(n)]
     if not missing and not later:
         return Prefetch(None)
-    # the child must import this very mbd, wherever it was imported from
-    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
-    env = dict(os.environ, MBD_PREFETCH="0", PYTHONPATH=path)
+    env = _child_environment()
     try:
         process = subprocess.Popen([sys.executable, "-m", "mbd.run.warmup", *missing, "--later",
                                     *later], env=env, stdin=subprocess.DEVNULL,
@@ -263,8 +278,8 @@ GROUPS = (("aba_world", "tree_free_world", "tree_forced_world", "constrained_fre
            "radau_advance", "radau_dense_value", "radau_switching_on_step",
            "radau_locate_on_step", "no_switching", "armed",
            "crossed_mask", "kinematics_rows", "normalize_quaternions", "link_transforms",
-           "link_velocities", "constraint_rows", "closure_rows", "retract", "law_force",
-           "law_switching", "law_natural_sides"))
+           "link_velocities", "constraint_rows", "closure_rows", "retract",
+           *LAW_TARGETS.values()))
 
 
 def everything(jobs=2, report=None):
@@ -282,9 +297,7 @@ def everything(jobs=2, report=None):
     if jobs < 2:
         compile_targets(TARGETS, tell)
         return time.perf_counter() - started
-    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
-    env = dict(os.environ, MBD_PREFETCH="0", PYTHONPATH=path)
+    env = _child_environment()
     children = [subprocess.Popen([sys.executable, "-m", "mbd.run.warmup", "--report", *group],
                                  env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                  text=True) for group in GROUPS]

@@ -17,6 +17,7 @@ import traceback
 
 import numpy as np
 
+from ..compiled import lawkernels
 from ..model.elements import ForceElement, Joint
 from ..model.errors import InputError, ModelError
 from ..model.builder import Model
@@ -256,7 +257,7 @@ def _set_force(fe, param, value, where):
     new = copy.copy(law)
     try:
         setattr(new, param, value)
-        row = new._row()
+        row = lawkernels.parameter_row(new)
         if not np.all(np.isfinite(row)):
             raise ValueError("its parameters are no longer finite")
         return _with_law(fe, new)

@@ -34,7 +34,7 @@ from scipy.spatial.transform import Rotation
 
 import mbd
 from forces import Bushing
-from forces.laws import _BushingLaw
+from forces.bushing import _BushingLaw
 from joints import SixDof
 
 G = 9.81

@@ -520,7 +520,7 @@ def _mode(law, x, v, t):
     """The natural sides at (x, v, t) and the key of the branch they select: the sides of the
     armed switching functions (the others cannot matter in that mode)."""
     s = law.sides(x, v, t)
-    row = law._row(t)
+    row = lawkernels.parameter_row(law, t)
     key = tuple(float(s[k]) if lawkernels.armed(law.code, row, s, k) else 0.0
                 for k in range(LAW_SWITCHES))
     return s, key, row

@@ -37,7 +37,7 @@ import mbd
 from forces import (Actuator, AxialForce, Bistop, BodySpringDamper, ElastoBacklash, ElastoGap,
                     JointForce, LineForce, RotationalForce, Spring, SpringDamper)
 from joints import Cylindrical, Prismatic, Revolute, Spherical, SixDof, Universal
-from mbd.compiled import dynamics, lawkernels, statefunction
+from mbd.compiled import dynamics, registry, statefunction
 
 
 def derivative(system, t, y):
@@ -783,7 +783,7 @@ def test_negative_damping_warns_once_and_the_frozen_law_takes_b_as_given():
     assert [str(w.message) for w in caught] == [
         "BodySpringDamper 'pump': damping b = -0.5 < 0 pumps energy into the system"]
     law = bsd.law
-    assert isinstance(law, mbd.Law) and law.code == lawkernels.LINEAR
+    assert isinstance(law, mbd.Law) and law.code == registry.code("linear")
     assert (law.c, law.d, law.x0) == (10.0, -0.5, 0.2) == (bsd.k, bsd.b, bsd.r0)
     assert law.parameters() == (10.0, -0.5, 0.2)
     assert law(0.7, 2.0) == pytest.approx(-10.0 * 0.5 + 0.5 * 2.0, rel=1e-15)

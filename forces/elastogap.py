@@ -1,0 +1,112 @@
+"""Modelica Translational ElastoGap (seed 000), the law kind ``elastogap``: a spring-damper
+that acts only in contact and never pulls."""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from mbd.compiled.laws import CompiledLaw
+from mbd.compiled.jitcache import njit
+from mbd.compiled.lawkernels import spow
+from mbd.compiled.registry import register
+from mbd.model.values import finite as _finite, nonnegative as _nonneg
+
+from .checks import check as _check
+
+#: the parameter record: stiffness c (N/m^n), damping d (N s/m), unstretched length s_rel0
+#: (m), exponent n
+PARAMETERS = ("c", "d", "s_rel0", "n")
+C, D, S_REL0, N = range(4)
+
+#: the switches: contact, the damping clamped at the spring force, and at its negative
+LABELS = (("contact begins", "contact ends"),
+          ("damping clamped at the spring force", "damping below the spring force"),
+          ("damping no longer clamped", "damping clamped: the gap never pulls"))
+
+
+@njit(inline="always")
+def force(p, x, v, s):
+    """-(f_c + f_d) in contact (s[0] < 0), f_d = d v clamped by the sides s[1], s[2]; else 0
+    (N)."""
+    if s[0] > 0.0:
+        return 0.0
+    fc = -p[C] * spow(p[S_REL0] - x, p[N])
+    fd = p[D] * v
+    if p[D] > 0.0:                   # (without damping the clamps are unarmed: stale sides)
+        if s[1] < 0.0:
+            fd = fc
+        elif s[2] > 0.0:
+            fd = -fc
+    return -(fc + fd)    # Modelica's f is the cut force: the follower feels -f
+
+
+@njit(inline="always")
+def switching(p, x, v, s, g):
+    """g[0] = x - s_rel0 (contact while < 0), g[1] = d v - f_c (damping clamped at f_c while
+    < 0), g[2] = d v + f_c (clamped at -f_c, never pulling, while > 0)."""
+    fc = -p[C] * spow(p[S_REL0] - x, p[N])
+    g[0] = x - p[S_REL0]
+    g[1] = p[D] * v - fc
+    g[2] = p[D] * v + fc
+
+
+@njit(inline="always")
+def armed(p, s, k):
+    """Contact, and in contact the clamps; no clamp without damping (their functions are then
+    the spring force itself, zero only where contact begins or ends)."""
+    return k == 0 or (k <= 2 and s[0] < 0.0 and p[D] > 0.0)
+
+
+KIND = register("elastogap", PARAMETERS, LABELS, force=force, switching=switching, armed=armed)
+
+
+@dataclass(frozen=True)
+class ElastoGap(CompiledLaw):
+    """Modelica Translational ElastoGap (seed 000): a spring-damper that acts only in contact
+    and never pulls.
+
+    ::
+
+        contact = s_rel < s_rel0
+        f_c = -c |s_rel - s_rel0|^n, f_d = clamp(d v_rel, f_c, -f_c)   in contact, else 0
+        force on the follower = -(f_c + f_d)
+
+    Parameters
+    ----------
+    c : float
+        Stiffness, >= 0 (N/m^n).
+    d : float
+        Damping, >= 0 (N s/m).
+    s_rel0 : float
+        Unstretched length, m: contact while x < s_rel0.
+    n : float
+        Exponent of the spring force, >= 1.
+
+    Examples
+    --------
+    >>> gap = ElastoGap(c=10.0, d=1.5, s_rel0=1.5)
+    >>> gap(2.0, -1.0), gap(1.0, -1.0)        # no contact; contact, pushed apart
+    (0.0, 6.5)
+    """
+
+    c: float
+    d: float
+    s_rel0: float = 0.0
+    n: float = 1.0
+
+    kind = KIND
+    switch_names = LABELS
+    name = "ElastoGap"
+
+    def __post_init__(self):
+        _check(self, "c", ">= 0 and finite", _nonneg)
+        _check(self, "d", ">= 0 and finite", _nonneg)
+        _check(self, "s_rel0", "finite", _finite)
+        _check(self, "n", ">= 1 and finite", lambda x: math.isfinite(x) and x >= 1.0)
+
+    def energy(self, x, params):
+        pen = np.maximum(self.s_rel0 - np.asarray(x, dtype=float), 0.0)
+        return self.c * pen ** (self.n + 1.0) / (self.n + 1.0)
+
+    def states(self, x, v, t, sides, params):
+        return {"contact": sides[:, 0] < 0}
