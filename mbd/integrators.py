@@ -252,7 +252,8 @@ class CompiledStepper:
         self.work.y[:] = y
         self.work.armed[:] = armed
         S["t"], S["t_bound"], S["starting"] = t, t_bound, 1
-        self.settings, self.record = settings, settings.record()
+        if settings is not self.settings:
+            self.settings, self.record = settings, settings.record()
 
     def go_implicit(self):
         """Method "auto" found the model stiff: Radau from the reached state on, its first
