@@ -564,7 +564,7 @@ def test_slider_crank_stop_damping_dissipates_only_in_contact(slider_crank_stop)
 
 
 BISTOP_EXIT_BUG = (
-    "known limitation (mbd/integrators.py, both loops): crossings are found from the signs at "
+    "known limitation (mbd/pieceloop.py, both steppers): crossings are found from the signs at "
     "step ends only; leaving a stop on the 'would pull' branch, the raw force turns positive again in the "
     "last ~24 um (spring ~pen^1.5 outlasts ramp damping ~pen^2) and negative past x1 within "
     "one step, so that 'stop pushes' is missed (force 0 instead of <= 0.05 N for ~17 us)")

@@ -78,7 +78,7 @@ def illinois(g, context, ta, tb, side, tol):
     its far end (already across, so the new branch starts strictly past the boundary).
 
     The one crossing search of both loops: compiled, with ``g`` the address of a compiled
-    function (the compiled loop's, :func:`mbd.run.stepper.locate_on_step`), or run as Python by
+    function (the compiled loop's, :func:`mbd.run.steplocate.locate_on_step`), or run as Python by
     :func:`locate`.
     """
     a, b = ta, tb
@@ -131,8 +131,8 @@ class ChatterWatch:
     #: this many switches in a row with the state unchanged to the tolerance is chattering
     CHATTER_COUNT = 50
 
-    def __init__(self, rtol, atol):
-        self.rtol, self.atol = rtol, atol
+    def __init__(self, settings):
+        self.settings = settings      # the run's tolerances (mbd.run.settings.Settings)
         self.recent = deque(maxlen=self.CHATTER_COUNT)
 
     def switched(self, t, element, y):
@@ -144,7 +144,7 @@ class ChatterWatch:
         if len(self.recent) < self.CHATTER_COUNT:
             return None
         first = self.recent[0][2]
-        scale = self.atol + self.rtol * np.abs(first)
+        scale = self.settings.weights(first)
         for _, _, y in self.recent:
             if np.sqrt(np.mean(((y - first) / scale) ** 2)) > 1.0:
                 return None

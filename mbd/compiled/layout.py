@@ -22,6 +22,8 @@ record            one per ...
                   a stiction element's lock (rate held at 0, active only while it sticks)
 ``LOOP``          run with constraints: the rank rule's verdicts (a 1-record array)
 ``STEPPER``       run of the compiled integrator: its state between calls (a 1-record array)
+``SETTINGS``      run of the compiled integrator: its tolerances and step limits (a 1-record
+                  array, :meth:`mbd.settings.Settings.record`)
 ``RADAU``         run of the compiled Radau IIA loop: its method state between calls (a 1-record
                   array, beside ``STEPPER``)
 ================  ===========================================================================
@@ -184,6 +186,7 @@ LOOP = np.dtype([
 
 STEPPER = np.dtype([
     ("t", np.float64),              # time reached, s
+    ("t_bound", np.float64),        # where the piece ends, s (the piece loop sets it)
     ("h_abs", np.float64),          # the next step size, s
     ("t_old", np.float64),          # the last step's start ...
     ("h_prev", np.float64),         # ... and size, s
@@ -196,6 +199,15 @@ STEPPER = np.dtype([
     ("stiff_tests", np.int64),      # how many tests in a row found h |lambda| past DOP853's
                                     # stability bound ...
     ("calm_tests", np.int64),       # ... and how many in a row did not
+    ("starting", np.int64),         # 1: a piece begins at (t, y); the stepper clears it
+    ("pause_at", np.int64),         # the stepper pauses once nsteps reaches this
+], align=True)
+
+SETTINGS = np.dtype([
+    ("rtol", np.float64),           # relative tolerance
+    ("atol", np.float64),           # absolute tolerance, in the state's SI units
+    ("first_step", np.float64),     # the piece's first step, s (0: Hairer's rule)
+    ("max_step", np.float64),       # the largest step, s
 ], align=True)
 
 RADAU = np.dtype([

@@ -54,7 +54,7 @@ Where the motion really is not determined the run still stops: a mechanism assem
 change point at rest gains rank as it moves (RANK_GREW); a dead centre (a fold, no
 configuration beyond: a slider-crank driven from the slider) leaves the rates it demands
 unmet in the directions too weak to project (SINGULAR), and the steps shrink to nothing
-where a lock-up's rates grow without bound (:meth:`mbd.run.integrators.Run.check_singular`).
+where a lock-up's rates grow without bound (:func:`mbd.run.failures.check_singular`).
 
 The projection of positions solves the same system in the unit metric of the tree's
 coordinates (D = 1, L = 0: the least change of coordinates), that of velocities in the mass
@@ -68,7 +68,7 @@ import numpy as np
 
 from . import kernels, loopkernels
 from .jitcache import njit
-from .loopstructure import P_CFIRST, P_CNU, P_MR, P_NC, P_SIDX, P_SPTR
+from .loopstructure import P_CFIRST, P_CNU, P_NC, P_SIDX, P_SPTR
 from .sparsekernels import factor, rank_of, refactor, solve, strongest_threshold, views
 
 #: the rank rule: a direction counts when its strength exceeds this (see the module docstring)

@@ -7,10 +7,11 @@ method of Hairer & Wanner (*Solving ODEs II*, §IV.8) as ``scipy.integrate.Radau
 the same constants, simplified Newton iteration in the transformed variables with its
 convergence-rate test and tolerance, Jacobian and LU reuse, error estimate, predictive
 (Gustafsson) step-size controller, initial step and cubic collocation dense output — in one
-numba call that steps until the piece ends. The interface, return codes, ``STEPPER`` record
-and ``tmp[FAILED_STATE]`` convention are those of :func:`mbd.run.stepper.advance`: the same exact
-switching (a crossing stops the loop with the step's dense output ready), output rows from
-dense output, projection onto the closures after every step.
+numba call that steps until the piece ends. The contract, return codes, ``STEPPER`` record
+and ``tmp[FAILED_STATE]`` convention are those of :mod:`mbd.run.stepping`, as for DOP853
+(:func:`mbd.run.stepper.advance`): the same exact switching (a crossing stops the loop with the
+step's dense output ready), output rows from dense output, projection onto the closures after
+every step.
 
 Where it is not scipy's:
 
@@ -19,25 +20,26 @@ Where it is not scipy's:
   rounded so that ``y_j + delta_j`` is exact; scipy's own ``num_jac`` adapts its steps from
   column to column and call to call;
 - the linear solves are compiled LU factorizations with partial pivoting (real and complex,
-  the pivot chosen as LAPACK's ``i?amax`` does) into preallocated arrays;
+  the pivot chosen as LAPACK's ``i?amax`` does) into preallocated arrays (:mod:`mbd.run.lu`);
 - with constraints, each accepted step's end is projected and the next step starts from the
   derivative at the projected state (also where the Jacobian is re-evaluated); the stages'
   predictor keeps the last step's collocation polynomial (its end moves by O(tolerance)).
 
-Everything between calls lives in the arrays of :func:`make_work` (a :data:`Work` tuple) and
-the ``STEPPER`` record, so a run may stop after any step and resume.
+Everything between calls lives in the arrays of :func:`make_work` (a :data:`Work` tuple, the
+``STEPPER`` record among them), so a run may stop after any step and resume.
 """
 from collections import namedtuple
 
 import numpy as np
 from scipy.integrate._ivp import radau as _scipy_radau
 
-from ..compiled import events, layout
-from . import stepper
+from ..compiled import layout
 from ..compiled.jitcache import njit
-from ..compiled.layout import SWITCHING
-from ..compiled.native import call2, call4
-from .stepper import CROSSED, DONE, FAILED, NONFINITE, PAUSED, TOO_SMALL, _rhs, _rms  # noqa: F401
+from .lu import lu_factor, lu_solve
+from .settings import weight
+from .stepping import (CROSSED, DONE, FAILED, NEW, NONFINITE, PAUSED, PIECE, SLOPE, STAGE,
+                       STEPPED, TOO_SMALL, any_armed, crossed, evaluate, initial_step,
+                       project_end, project_row, rms)
 
 #: the method's constants, scipy's own numbers: nodes, error weights, the eigenvalues of the
 #: inverse Runge–Kutta matrix (one real, one complex pair), its eigenvectors T and T^-1, and
@@ -59,16 +61,16 @@ ERROR_ORDER = 3             # the embedded error estimate's order: the initial s
 #: the floor of a Jacobian column's step, sqrt(EPS * max(JAC_FLOOR, |y_j|)) (RADAU5's)
 JAC_FLOOR = 1e-5
 
-#: the rows of the loop's scratch ``tmp`` (TMP_ROWS, n): a stage state (or a perturbed state),
-#: the new state, a derivative, the state where an evaluation failed (the row of
-#: :mod:`mbd.run.stepper`, read by :func:`mbd.run.stepper.failed_state`), the error scale, the error
-#: estimate and Z^T E / h
-STAGE, NEW, SLOPE, FAILED_STATE, SCALE, ERROR, ZE = range(7)
+#: the rows of the loop's scratch ``tmp`` (TMP_ROWS, n) after those of :mod:`mbd.run.stepping`
+#: (STAGE, NEW, SLOPE, FAILED_STATE): the error scale, the error estimate and Z^T E / h
+SCALE, ERROR, ZE = range(4, 7)
 TMP_ROWS = 7
 
-Work = namedtuple("Work", "radau f J LU_real piv_real LU_complex piv_complex Z0 Z W dW F Q "
-                          "y_old cvec tmp")
-Work.__doc__ = """The compiled Radau loop's preallocated arrays (:func:`make_work`), n states.
+Work = namedtuple("Work", PIECE + ("radau", "f", "J", "LU_real", "piv_real", "LU_complex",
+                                   "piv_complex", "Z0", "Z", "W", "dW", "F", "Q", "y_old",
+                                   "cvec", "tmp"))
+Work.__doc__ = """The compiled Radau loop's arrays (:func:`make_work`), n states: the
+:data:`mbd.run.stepping.PIECE` arrays, then
 
 radau : RADAU records (1,)
     The method's scalars between calls (:data:`mbd.compiled.layout.RADAU`).
@@ -97,14 +99,17 @@ y_old : (n,)
 cvec : (n,) complex128
     The complex right-hand side and solution of the Newton correction.
 tmp : (TMP_ROWS, n)
-    Scratch, rows STAGE ... ZE (``tmp[FAILED_STATE]`` as in :mod:`mbd.run.stepper`).
+    Scratch, rows STAGE ... ZE.
 """
 
 
-def make_work(n):
-    """The loop's arrays (:data:`Work`) for a state of n entries, allocated once per run."""
-    return Work(radau=layout.records(layout.RADAU, 1), f=np.zeros(n), J=np.zeros((n, n)),
-                LU_real=np.zeros((n, n)), piv_real=np.zeros(n, dtype=np.int64),
+def make_work(piece):
+    """The loop's arrays (:data:`Work`) around the :data:`mbd.run.stepping.PIECE` arrays
+    ``piece`` (a dict, :func:`mbd.run.stepping.piece_arrays`), allocated once per run."""
+    n = piece["y"].shape[0]
+    return Work(**piece, radau=layout.records(layout.RADAU, 1), f=np.zeros(n),
+                J=np.zeros((n, n)), LU_real=np.zeros((n, n)),
+                piv_real=np.zeros(n, dtype=np.int64),
                 LU_complex=np.zeros((n, n), dtype=complex),
                 piv_complex=np.zeros(n, dtype=np.int64), Z0=np.zeros((3, n)),
                 Z=np.zeros((3, n)), W=np.zeros((3, n)), dW=np.zeros((3, n)),
@@ -112,66 +117,7 @@ def make_work(n):
                 cvec=np.zeros(n, dtype=complex), tmp=np.zeros((TMP_ROWS, n)))
 
 
-# ----------------------------------------------------------------------------- linear algebra
-
-@njit()
-def lu_factor(A, piv):
-    """A = P L U in place, with partial pivoting (LAPACK's ``getf2``: at column k, the row of
-    largest |a| — for a complex matrix |Re a| + |Im a|, as ``izamax`` measures — the first
-    such); ``piv[k]`` is the row swapped with row k. A real or complex square matrix; a zero
-    pivot is kept (the solve then gives inf or nan, which the Newton iteration rejects).
-    Returns the number of zero pivots."""
-    n = A.shape[0]
-    zeros = 0
-    for k in range(n):
-        p = k
-        big = abs(A[k, k].real) + abs(A[k, k].imag)
-        for i in range(k + 1, n):
-            m = abs(A[i, k].real) + abs(A[i, k].imag)
-            if m > big:
-                big = m
-                p = i
-        piv[k] = p
-        if p != k:
-            for j in range(n):
-                a = A[k, j]
-                A[k, j] = A[p, j]
-                A[p, j] = a
-        d = A[k, k]
-        if d == 0.0:
-            zeros += 1
-            continue
-        for i in range(k + 1, n):
-            A[i, k] /= d
-        for i in range(k + 1, n):
-            a = A[i, k]
-            if a != 0.0:
-                for j in range(k + 1, n):
-                    A[i, j] -= a * A[k, j]
-    return zeros
-
-
-@njit()
-def lu_solve(LU, piv, b):
-    """Solve A x = b in place (b becomes x) with A's factors from :func:`lu_factor`."""
-    n = LU.shape[0]
-    for k in range(n):
-        p = piv[k]
-        if p != k:
-            a = b[k]
-            b[k] = b[p]
-            b[p] = a
-    for i in range(n):
-        s = b[i]
-        for j in range(i):
-            s -= LU[i, j] * b[j]
-        b[i] = s
-    for i in range(n - 1, -1, -1):
-        s = b[i]
-        for j in range(i + 1, n):
-            s -= LU[i, j] * b[j]
-        b[i] = s / LU[i, i]
-
+# ----------------------------------------------------------------------------- Newton matrices
 
 @njit()
 def _factor_newton(J, h, LU_real, piv_real, LU_complex, piv_complex):
@@ -216,15 +162,15 @@ def _predict_factor(h_abs, h_abs_old, error_norm, error_norm_old):
 
 
 @njit()
-def jacobian(rhs, t, y, f, J, tmp, st, data):
-    """J = d f / d y at (t, y) by forward differences, f = f(t, y) given: column j from one
+def jacobian(f, t, y, fy, J, st, tmp):
+    """J = d f / d y at (t, y) by forward differences, fy = f(t, y) given: column j from one
     evaluation at y + delta_j e_j, delta_j = sqrt(EPS max(1e-5, |y_j|)) (the rule of Hairer
     & Wanner's RADAU5), rounded to (y_j + delta_j) - y_j so that the step is exact. nq + nv
     evaluations, counted in st.nfev; uses tmp[STAGE] and tmp[SLOPE]. The work accumulators
     after [q, v] (:func:`mbd.compiled.statefunction.work_size`) enter no right-hand side: their columns
     are zero, not evaluated. Returns what a failing right-hand side returned, or 0."""
     n = y.shape[0]
-    moving = data.q.shape[0] + data.tau.shape[0]     # [q, v]; W beyond
+    moving = f.data.q.shape[0] + f.data.tau.shape[0]     # [q, v]; W beyond
     yp = tmp[STAGE]
     fp = tmp[SLOPE]
     for i in range(n):
@@ -236,18 +182,18 @@ def jacobian(rhs, t, y, f, J, tmp, st, data):
         yj = y[j]
         yp[j] = yj + np.sqrt(EPS * max(JAC_FLOOR, abs(yj)))
         delta = yp[j] - yj
-        bad = _rhs(rhs, t, yp, fp, st, tmp, data)
+        bad = evaluate(f, t, yp, fp, st, tmp)
         if bad != 0:
             return bad
         for i in range(n):
-            J[i, j] = (fp[i] - f[i]) / delta
+            J[i, j] = (fp[i] - fy[i]) / delta
         yp[j] = yj
     return 0
 
 
 @njit()
-def _collocation(rhs, t, y, h, Z0, scale, tol, LU_real, piv_real, LU_complex, piv_complex,
-                 Z, W, dW, F, cvec, st, tmp, data):
+def _collocation(f, t, y, h, Z0, scale, tol, LU_real, piv_real, LU_complex, piv_complex,
+                 Z, W, dW, F, cvec, st, tmp):
     """scipy's ``solve_collocation_system``: the simplified Newton iteration for the stages'
     increments Z (from Z0) in the variables W = T^-1 Z, with the factored Newton matrices.
     Returns (what a failing right-hand side returned, converged, iterations, the last
@@ -271,7 +217,7 @@ def _collocation(rhs, t, y, h, Z0, scale, tol, LU_real, piv_real, LU_complex, pi
         for s in range(3):
             for i in range(n):
                 ys[i] = y[i] + Z[s, i]
-            bad = _rhs(rhs, t + h * C[s], ys, F[s], st, tmp, data)
+            bad = evaluate(f, t + h * C[s], ys, F[s], st, tmp)
             if bad != 0:
                 return bad, False, n_iter, rate
             for i in range(n):
@@ -322,232 +268,214 @@ def dense_value(t, t_old, h, y_old, Q, out):
 
 
 @njit()
-def switching_on_step(t, context):
-    """Switching function (i, k) at time t of the step's dense output in ``context`` (the
-    context of :func:`mbd.run.stepper.step_context`, Q in place of F)."""
-    i, k, t_old, h, y_old, Q, y, g, switch, data = context
-    dense_value(t, t_old, h, y_old, Q, y)
-    call4(switch, y, g, data, SWITCHING)
-    return g[i, k]
-
-
-@njit()
-def locate_on_step(g_on_step, i, k, side, ta, tb, tol, t_old, h, y_old, Q, y, g, switch,
-                   data):
-    """Where switching function (i, k) leaves the side ``side`` in (ta, tb] of the step's
-    dense output (t_old, h, y_old, Q) (:func:`mbd.compiled.events.illinois`, compiled): ``g_on_step``
-    is the address of :func:`switching_on_step`, ``switch`` the switching function's; y and g
-    are scratch (as :func:`mbd.run.stepper.locate_on_step`)."""
-    return events.illinois(g_on_step, (i, k, t_old, h, y_old, Q, y, g, switch, data), ta, tb,
-                           side, tol)
-
-
-def step_context(i, k, t_old, h, y_old, Q, y, g, switch, data):
-    """The context tuple of :func:`switching_on_step` (the types of
-    :func:`mbd.run.stepper.step_context`'s)."""
-    return (i, k, t_old, h, y_old, Q, y, g, switch, data)
-
-
-@njit()
-def _start(rhs, y, f, J, st, rd, t_bound, rtol, atol, max_step, h_first, tmp, data):
+def _start(f, work, settings):
     """Begin a piece at (st.t, y), as scipy's ``Radau.__init__``: f = dy/dt there, st.h_abs =
-    the initial step (h_first if > 0, else Hairer's rule of ``select_initial_step`` with the
-    error estimate's order 3), J at (t, y), no LU, no previous step. Returns what a failing
-    right-hand side returned, or 0."""
-    S = st[0]
-    R = rd[0]
+    the initial step (settings.first_step if > 0, else Hairer's rule of
+    ``select_initial_step`` with the error estimate's order 3), J at (t, y), no LU, no
+    previous step. Returns what a failing right-hand side returned, or 0."""
+    R = work.radau[0]
     R.h_abs_old = -1.0
     R.error_norm_old = -1.0
-    R.newton_tol = max(10.0 * EPS / rtol, min(0.03, rtol ** 0.5))
+    R.newton_tol = max(10.0 * EPS / settings.rtol, min(0.03, settings.rtol ** 0.5))
     R.current_jac = 1
     R.lu_valid = 0
     R.has_sol = 0
-    bad = stepper.initial_step(rhs, y, f, st, t_bound, rtol, atol, max_step, h_first,
-                               ERROR_ORDER, tmp, data)
+    bad = initial_step(f, work, settings, work.f, ERROR_ORDER)
     if bad != 0:
         return bad
-    bad = jacobian(rhs, S.t, y, f, J, tmp, st, data)
+    bad = jacobian(f, work.st[0].t, work.y, work.f, work.J, work.st, work.tmp)
     R.njev += 1
     return bad
 
 
-@njit()
-def advance(rhs, switch, project, constrained, starting, h_first, y, st, t_bound, rtol, atol,
-            max_step, max_steps, times, rows, armed, g, work, data):
-    """Step Radau IIA from (st.t, y) until the piece ends (scipy's ``Radau._step_impl``, step
-    after step); ``starting``: a new piece begins there (f, the initial step — ``h_first`` if
-    > 0, else Hairer's rule — and the Jacobian are computed first, as a new scipy solver
-    does), else the loop resumes from ``work`` as the last call left it.
-    ``rhs``, ``switch`` and ``project`` are the addresses of the right-hand side, switching
-    function and projection (:mod:`mbd.compiled.native`); ``work`` is :func:`make_work`'s.
+@njit(inline="always")
+def _take_step(f, work, settings):
+    """One accepted step from (st.t, y), scipy's ``Radau._step_impl`` line by line (Hairer &
+    Wanner, *Solving ODEs II*, §IV.8): step attempts — the stages predicted by the last
+    step's collocation polynomial, the simplified Newton iteration (the Jacobian re-evaluated
+    once where it fails with an old one), the embedded error estimate, filtered once more
+    after a rejection — until one converges with an error norm <= 1; then the predictive
+    controller's next step size, the dense output Q, y_old = y, y = the step's end. Returns
+    (STEPPED, TOO_SMALL, FAILED or NONFINITE; whether J is to be evaluated afresh at the
+    step's end).
 
-    Returns, as :func:`mbd.run.stepper.advance`: DONE (t_bound reached), CROSSED (an armed
-    switching function changed sign in the last step: work.y_old, st.t_old, st.h_prev and
-    work.Q describe that step, see :func:`dense_value`), PAUSED (``max_steps`` steps taken),
-    TOO_SMALL (the step fell below 10 ulp of t), NONFINITE (the state stopped being finite)
-    or FAILED (an evaluation or the projection returned st.bad at (st.t_bad,
-    work.tmp[FAILED_STATE])). Output rows at times[st.next_row:] up to the reached time are
-    written into ``rows``; with constraints (``constrained``) every step's end and every row
-    is projected, and the next step starts from the derivative at the projected state.
+    One function, as scipy's: cut into inlined helpers (prediction, Newton loop, error
+    estimate) it took 15% longer per step on a one-body model (measured).
     """
-    S = st[0]
-    rd = work.radau
-    R = rd[0]
-    f, J, Q, y_old, tmp = work.f, work.J, work.Q, work.y_old, work.tmp
+    S, R, y, tmp = work.st[0], work.radau[0], work.y, work.tmp
+    st, fy, J, Q, y_old = work.st, work.f, work.J, work.Q, work.y_old
     LU_real, piv_real = work.LU_real, work.piv_real
     LU_complex, piv_complex = work.LU_complex, work.piv_complex
     Z0, Z, W, dW, F, cvec = work.Z0, work.Z, work.W, work.dW, work.F, work.cvec
-    n = y.shape[0]
-    if starting and _start(rhs, y, f, J, st, rd, t_bound, rtol, atol, max_step, h_first, tmp,
-                           data) != 0:
-        return FAILED
     y_new, scale, error, ze = tmp[NEW], tmp[SCALE], tmp[ERROR], tmp[ZE]
     ys, slope = tmp[STAGE], tmp[SLOPE]
-    any_armed = False
-    for i in range(armed.shape[0]):
-        for k in range(armed.shape[1]):
-            any_armed = any_armed or armed[i, k]
+    n = y.shape[0]
     newton_tol = R.newton_tol
-    for _ in range(max_steps):
-        t = S.t
-        if t >= t_bound:
-            return DONE
-        min_step = 10.0 * (np.nextafter(t, np.inf) - t)
-        if S.h_abs > max_step:
-            h_abs, h_abs_old, error_norm_old = max_step, -1.0, -1.0
-        elif S.h_abs < min_step:
-            h_abs, h_abs_old, error_norm_old = min_step, -1.0, -1.0
+    t = S.t
+    min_step = 10.0 * (np.nextafter(t, np.inf) - t)
+    if S.h_abs > settings.max_step:
+        h_abs, h_abs_old, error_norm_old = settings.max_step, -1.0, -1.0
+    elif S.h_abs < min_step:
+        h_abs, h_abs_old, error_norm_old = min_step, -1.0, -1.0
+    else:
+        h_abs, h_abs_old, error_norm_old = S.h_abs, R.h_abs_old, R.error_norm_old
+    current_jac = R.current_jac != 0
+    lu_valid = R.lu_valid != 0
+    rejected = False
+    # the values of the accepted attempt
+    t_new = t
+    h = 0.0
+    n_iter = 0
+    rate = np.nan
+    error_norm = 0.0
+    safety = 0.0
+    while True:
+        if h_abs < min_step:
+            R.lu_valid = 0
+            return TOO_SMALL, False
+        t_new = t + h_abs
+        if t_new > S.t_bound:
+            t_new = S.t_bound
+        h = t_new - t
+        h_abs = abs(h)
+        # the stages predicted by the last step's collocation polynomial
+        if R.has_sol != 0:
+            for s in range(3):
+                dense_value(t + h * C[s], S.t_old, S.h_prev, y_old, Q, Z0[s])
+                for i in range(n):
+                    Z0[s, i] -= y[i]
         else:
-            h_abs, h_abs_old, error_norm_old = S.h_abs, R.h_abs_old, R.error_norm_old
-        current_jac = R.current_jac != 0
-        lu_valid = R.lu_valid != 0
-        rejected = False
-        # the values of the accepted attempt
-        t_new = t
-        h = 0.0
-        n_iter = 0
-        rate = np.nan
-        error_norm = 0.0
-        safety = 0.0
-        while True:
-            if h_abs < min_step:
+            for s in range(3):
+                for i in range(n):
+                    Z0[s, i] = 0.0
+        for i in range(n):
+            scale[i] = weight(settings, abs(y[i]))
+        converged = False
+        while not converged:
+            if not lu_valid:
+                _factor_newton(J, h, LU_real, piv_real, LU_complex, piv_complex)
+                R.nlu += 2
+                lu_valid = True
+            bad, converged, n_iter, rate = _collocation(
+                f, t, y, h, Z0, scale, newton_tol, LU_real, piv_real, LU_complex,
+                piv_complex, Z, W, dW, F, cvec, st, tmp)
+            if bad != 0:
                 R.lu_valid = 0
-                return TOO_SMALL
-            t_new = t + h_abs
-            if t_new > t_bound:
-                t_new = t_bound
-            h = t_new - t
-            h_abs = abs(h)
-            # the stages predicted by the last step's collocation polynomial
-            if R.has_sol != 0:
-                for s in range(3):
-                    dense_value(t + h * C[s], S.t_old, S.h_prev, y_old, Q, Z0[s])
-                    for i in range(n):
-                        Z0[s, i] -= y[i]
-            else:
-                for s in range(3):
-                    for i in range(n):
-                        Z0[s, i] = 0.0
-            for i in range(n):
-                scale[i] = atol + abs(y[i]) * rtol
-            converged = False
-            while not converged:
-                if not lu_valid:
-                    _factor_newton(J, h, LU_real, piv_real, LU_complex, piv_complex)
-                    R.nlu += 2
-                    lu_valid = True
-                bad, converged, n_iter, rate = _collocation(
-                    rhs, t, y, h, Z0, scale, newton_tol, LU_real, piv_real, LU_complex,
-                    piv_complex, Z, W, dW, F, cvec, st, tmp, data)
-                if bad != 0:
-                    R.lu_valid = 0
-                    return FAILED
-                if not converged:
-                    if current_jac:
-                        break
-                    if jacobian(rhs, t, y, f, J, tmp, st, data) != 0:
-                        R.lu_valid = 0
-                        return FAILED
-                    R.njev += 1
-                    current_jac = True
-                    lu_valid = False
+                return FAILED, False
             if not converged:
-                h_abs *= 0.5
-                lu_valid = False
-                continue
-            for i in range(n):
-                y_new[i] = y[i] + Z[2, i]
-                ze[i] = (Z[0, i] * E[0] + Z[1, i] * E[1] + Z[2, i] * E[2]) / h
-                error[i] = f[i] + ze[i]
-            lu_solve(LU_real, piv_real, error)
-            for i in range(n):
-                scale[i] = atol + max(abs(y[i]), abs(y_new[i])) * rtol
-            error_norm = _rms(error, scale)
-            safety = 0.9 * (2 * NEWTON_MAXITER + 1) / (2 * NEWTON_MAXITER + n_iter)
-            if rejected and error_norm > 1.0:
-                # the estimate filtered once more through the stiff part (Hairer & Wanner)
-                for i in range(n):
-                    ys[i] = y[i] + error[i]
-                if _rhs(rhs, t, ys, slope, st, tmp, data) != 0:
+                if current_jac:
+                    break
+                if jacobian(f, t, y, fy, J, st, tmp) != 0:
                     R.lu_valid = 0
-                    return FAILED
-                for i in range(n):
-                    error[i] = slope[i] + ze[i]
-                lu_solve(LU_real, piv_real, error)
-                error_norm = _rms(error, scale)
-            if error_norm > 1.0:
-                factor = _predict_factor(h_abs, h_abs_old, error_norm, error_norm_old)
-                h_abs *= _pymax(MIN_FACTOR, safety * factor)
+                    return FAILED, False
+                R.njev += 1
+                current_jac = True
                 lu_valid = False
-                rejected = True
-            else:
-                break
-        # accepted: the next step size, and whether J is evaluated afresh at the step's end
-        recompute_jac = n_iter > 2 and rate > 1e-3
-        factor = _predict_factor(h_abs, h_abs_old, error_norm, error_norm_old)
-        factor = _pymin(MAX_FACTOR, safety * factor)
-        if not recompute_jac and factor < 1.2:
-            factor = 1.0
-        else:
+        if not converged:
+            h_abs *= 0.5
             lu_valid = False
-        R.h_abs_old = S.h_abs
-        R.error_norm_old = error_norm
-        R.lu_valid = 1 if lu_valid else 0
-        S.h_abs = h_abs * factor
+            continue
         for i in range(n):
-            y_old[i] = y[i]
-            y[i] = y_new[i]
-            for r in range(3):
-                Q[r, i] = Z[0, i] * P[0, r] + Z[1, i] * P[1, r] + Z[2, i] * P[2, r]
-        R.has_sol = 1
-        S.t_old = t
-        S.t = t_new
-        S.h_prev = h
-        S.nsteps += 1
+            y_new[i] = y[i] + Z[2, i]
+            ze[i] = (Z[0, i] * E[0] + Z[1, i] * E[1] + Z[2, i] * E[2]) / h
+            error[i] = fy[i] + ze[i]
+        lu_solve(LU_real, piv_real, error)
         for i in range(n):
-            if not np.isfinite(y[i]):
-                return NONFINITE
-        if any_armed:
-            call4(switch, y, g, data, SWITCHING)
-            if events.crossed(armed, g, data.mode):
-                return CROSSED
+            scale[i] = weight(settings, max(abs(y[i]), abs(y_new[i])))
+        error_norm = rms(error, scale)
+        safety = 0.9 * (2 * NEWTON_MAXITER + 1) / (2 * NEWTON_MAXITER + n_iter)
+        if rejected and error_norm > 1.0:
+            # the estimate filtered once more through the stiff part (Hairer & Wanner)
+            for i in range(n):
+                ys[i] = y[i] + error[i]
+            if evaluate(f, t, ys, slope, st, tmp) != 0:
+                R.lu_valid = 0
+                return FAILED, False
+            for i in range(n):
+                error[i] = slope[i] + ze[i]
+            lu_solve(LU_real, piv_real, error)
+            error_norm = rms(error, scale)
+        if error_norm > 1.0:
+            factor = _predict_factor(h_abs, h_abs_old, error_norm, error_norm_old)
+            h_abs *= _pymax(MIN_FACTOR, safety * factor)
+            lu_valid = False
+            rejected = True
+        else:
+            break
+    # accepted: the next step size, and whether J is evaluated afresh at the step's end
+    recompute_jac = n_iter > 2 and rate > 1e-3
+    factor = _predict_factor(h_abs, h_abs_old, error_norm, error_norm_old)
+    factor = _pymin(MAX_FACTOR, safety * factor)
+    if not recompute_jac and factor < 1.2:
+        factor = 1.0
+    else:
+        lu_valid = False
+    R.h_abs_old = S.h_abs
+    R.error_norm_old = error_norm
+    R.lu_valid = 1 if lu_valid else 0
+    S.h_abs = h_abs * factor
+    for i in range(n):
+        y_old[i] = y[i]
+        y[i] = y_new[i]
+        for r in range(3):
+            Q[r, i] = Z[0, i] * P[0, r] + Z[1, i] * P[1, r] + Z[2, i] * P[2, r]
+    R.has_sol = 1
+    S.t_old = t
+    S.t = t_new
+    S.h_prev = h
+    S.nsteps += 1
+    for i in range(n):
+        if not np.isfinite(y[i]):
+            return NONFINITE, recompute_jac
+    return STEPPED, recompute_jac
+
+
+@njit()
+def advance(f, work, settings):
+    """Step Radau IIA from (st.t, y) until the piece ends (the contract of
+    :mod:`mbd.run.stepping`, ``work`` of :func:`make_work`, ``settings`` a 1-record array of
+    :data:`mbd.compiled.layout.SETTINGS`), step after step as scipy's ``Radau._step_impl``. With
+    ``st.starting``, a new piece begins there (f, the initial step and the Jacobian are
+    computed first, as a new scipy solver does); else the loop resumes from ``work`` as the
+    last call left it.
+
+    Returns DONE, CROSSED (work.y_old, st.t_old, st.h_prev and work.Q describe the last step,
+    see :func:`dense_value`), PAUSED, TOO_SMALL, NONFINITE or FAILED. With constraints every
+    step's end and every row is projected, and the next step starts from the derivative at
+    the projected state.
+    """
+    st, y, tmp = work.st, work.y, work.tmp
+    S, R = st[0], work.radau[0]
+    P = settings[0]
+    if S.starting:
+        S.starting = 0
+        if _start(f, work, P) != 0:
+            return FAILED
+    armed = any_armed(work.armed)
+    while S.nsteps < S.pause_at:
+        if S.t >= S.t_bound:
+            return DONE
+        status, recompute_jac = _take_step(f, work, P)
+        if status != STEPPED:
+            return status
+        if armed and crossed(f, work):
+            return CROSSED
         r = S.next_row
-        while r < times.shape[0] and times[r] <= t_new:
-            dense_value(times[r], t, h, y_old, Q, rows[r])
-            if constrained:
-                call2(project, rows[r], data)
+        while r < work.times.shape[0] and work.times[r] <= S.t:
+            dense_value(work.times[r], S.t_old, S.h_prev, work.y_old, work.Q, work.rows[r])
+            project_row(f, work.rows[r])
             r += 1
         S.next_row = r
-        if constrained and not stepper.project_end(project, y, t_new, st, tmp, data):
+        if f.constrained and not project_end(f, work, S.t):
             return FAILED
         # the next step starts from the derivative at this one's (projected) end
-        if _rhs(rhs, t_new, y, f, st, tmp, data) != 0:
+        if evaluate(f, S.t, y, work.f, st, tmp) != 0:
             return FAILED
         if recompute_jac:
-            if jacobian(rhs, t_new, y, f, J, tmp, st, data) != 0:
+            if jacobian(f, S.t, y, work.f, work.J, st, tmp) != 0:
                 return FAILED
             R.njev += 1
             R.current_jac = 1
         else:
             R.current_jac = 0
-    return DONE if S.t >= t_bound else PAUSED
+    return DONE if S.t >= S.t_bound else PAUSED

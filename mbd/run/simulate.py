@@ -1,17 +1,19 @@
 """simulate(): a System integrated from its (assembled) initial state into a Result.
 
-The run stage in four parts: the dynamics at a state (:mod:`mbd.compiled.statefunction`), the events
-(:mod:`mbd.compiled.events`), the integration drivers (:mod:`mbd.run.integrators`) and this thin entry
-point, which checks the settings, assembles the initial state of a mechanism with loops or
-drivers (:mod:`mbd.compiled.assembly`) and picks the driver.
+The run stage in parts: the dynamics at a state (:mod:`mbd.compiled.statefunction`), the events
+(:mod:`mbd.compiled.events`), the piece loop (:mod:`mbd.run.pieceloop`), the two ways of stepping a piece
+(:mod:`mbd.run.integrators`) and this thin entry point, which checks the settings, picks the
+stepper and assembles the initial state of a mechanism with loops or drivers
+(:mod:`mbd.compiled.assembly`).
 """
 import numpy as np
 from scipy import integrate
 
 from ..compiled import assembly, statefunction
-from . import integrators
+from . import integrators, pieceloop
 from ..model import validate
 from .progress import ProgressBar, enabled as _progress_enabled
+from .settings import MAX_STEPS, Settings
 
 METHODS = {"RK23": integrate.RK23, "RK45": integrate.RK45, "DOP853": integrate.DOP853,
            "Radau": integrate.Radau, "BDF": integrate.BDF, "LSODA": integrate.LSODA}
@@ -29,7 +31,7 @@ def output_times(t0, t_end, output_step):
 
 def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=None, atol=None,
              method="DOP853", max_step=np.inf, exact_switching=True, progress=False,
-             compiled=None, max_steps=integrators.MAX_STEPS):
+             compiled=None, max_steps=MAX_STEPS):
     """Integrate ``system`` from its initial state at ``t0`` to ``t_end`` (s).
 
     Parameters
@@ -96,24 +98,38 @@ def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=Non
         validate.run_settings(system, METHODS, t_end, output_step, t0, q0, v0, rtol, atol,
                               method, max_step, exact_switching, progress, compiled,
                               max_steps)
+    stepper_class, method_class = _stepper(system, method_class, exact_switching, compiled,
+                                           auto)
+    run = pieceloop.Run(system, stepper_class, method_class,
+                        Settings(rtol, atol, max_step, max_steps), exact_switching, t0, t_end,
+                        output_times(t0, t_end, output_step),
+                        ProgressBar(t0, t_end, _progress_enabled(progress), label="simulating"),
+                        auto=auto)
+    return run.go(_initial_state(system, run.sd.data, q0, v0, t0))
+
+
+def _initial_state(system, data, q0, v0, t0):
+    """The run's first y = [q, v, W] at t0 (s): the joints' initial values (``q0``, ``v0``
+    overriding them), assembled onto the loops and drivers (with the run's ``data``), the
+    work accumulators W at zero (see :mod:`mbd.compiled.statefunction`)."""
+    state = system.initial_state(q0, v0, t0)
+    q, v = state.q, state.v
+    if system.cut_joints or system.drivers:
+        q, v = assembly.initial(system, data, state, q0 or {}, v0 or {})
+    return np.concatenate([q, v, np.zeros(statefunction.work_size(system))])
+
+
+def _stepper(system, method_class, exact_switching, compiled, auto):
+    """(the stepper class, the method) of a run: the compiled loop wherever it applies unless
+    ``compiled`` is False (ValueError when it is True and the loop does not apply); scipy's
+    LSODA for method "auto" from Python (it switches between explicit and implicit itself)."""
     blocker = integrators.blocker(system, method_class, exact_switching)
     if compiled and blocker:
         raise ValueError(f"simulate: compiled=True, but the compiled stepper does not apply: "
                          f"{blocker}")
-    compiled = compiled is not False and not blocker
-    if auto and not compiled:   # from Python, scipy's own switching method does it
-        method_class = integrate.LSODA
-    run_class = integrators.CompiledRun if compiled else integrators.ScipyRun
-    run = run_class(system, method_class, rtol, atol, max_step, exact_switching, t0, t_end,
-                    output_times(t0, t_end, output_step),
-                    ProgressBar(t0, t_end, _progress_enabled(progress), label="simulating"),
-                    max_steps=max_steps, auto=auto)
-    state = system.initial_state(q0, v0, t0)
-    q, v = state.q, state.v
-    if system.cut_joints or system.drivers:
-        q, v = assembly.initial(system, run.sd.data, state, q0 or {}, v0 or {})
-    # the work accumulators start at zero (see mbd.compiled.statefunction)
-    return run.go(np.concatenate([q, v, np.zeros(statefunction.work_size(system))]))
+    if compiled is not False and not blocker:
+        return integrators.CompiledStepper, method_class
+    return integrators.ScipyStepper, integrate.LSODA if auto else method_class
 
 
 def rhs_function(system):

@@ -27,7 +27,7 @@ from numba import types
 
 from ..compiled import (events, forcekernels, kernels, lawkernels, layout, loopkernels,
                         loopstructure, native, registry, statefunction as sf)
-from . import radau, stepper
+from . import radau, steplocate, stepper, stepping
 
 
 def _data():
@@ -45,7 +45,7 @@ def _signatures():
     """{target name: (function, argument types)}."""
     data = _data()
     d = native.typeof(data)
-    f8, i8, b1 = types.float64, types.int64, types.boolean
+    f8, i8 = types.float64, types.int64
     y, m = types.float64[::1], types.float64[:, ::1]
     mask = types.boolean[:, ::1]
     records = native.typeof
@@ -64,19 +64,17 @@ def _signatures():
                                                    types.float64[:, :, ::1], m))
     out["constraint_forces"] = (sf.constraint_forces, (d, y))
     out["transmitted_loads"] = (sf.transmitted_loads, (y, y, d, y, y))
-    out["advance"] = (stepper.advance, (i8, i8, i8, b1, b1, f8, y, records(layout.records(
-        layout.STEPPER, 1)), f8, f8, f8, f8, i8, y, m, mask, m, m, y, m, m, d))
-    context = types.Tuple((i8, i8, f8, f8, y, m, y, m, i8, d))
-    out["switching_on_step"] = (stepper.switching_on_step, (f8, context))
-    out["locate_on_step"] = (stepper.locate_on_step, (i8, i8, i8, f8, f8, f8, f8, f8, f8, y,
-                                                      m, y, m, i8, d))
+    functions = native.typeof(stepping.Functions(0, 0, 0, False, data))
+    piece = stepping.piece_arrays(1, np.zeros(1), 1)
+    settings = records(layout.records(layout.SETTINGS, 1))
+    out["advance"] = (stepper.advance, (functions, native.typeof(stepper.make_work(piece)),
+                                        settings))
+    out["radau_advance"] = (radau.advance, (functions, native.typeof(radau.make_work(piece)),
+                                            settings))
+    context = types.Tuple((i8, i8, i8, f8, f8, y, m, y, m, i8, d))
+    out["switching_on_step"] = (steplocate.switching_on_step, (f8, context))
+    out["locate_on_step"] = (steplocate.locate_on_step, (i8, context, f8, f8, f8, f8))
     out["dense_value"] = (stepper.dense_value, (f8, f8, f8, y, m, y))
-    work = native.typeof(radau.make_work(1))
-    out["radau_advance"] = (radau.advance, (i8, i8, i8, b1, b1, f8, y, records(layout.records(
-        layout.STEPPER, 1)), f8, f8, f8, f8, i8, y, m, mask, m, work, d))
-    out["radau_switching_on_step"] = (radau.switching_on_step, (f8, context))
-    out["radau_locate_on_step"] = (radau.locate_on_step, (i8, i8, i8, f8, f8, f8, f8, f8, f8,
-                                                          y, m, y, m, i8, d))
     out["radau_dense_value"] = (radau.dense_value, (f8, f8, f8, y, m, y))
     out["crossed_mask"] = (events.crossed_mask, (mask, m, records(data.mode), mask))
     out["armed"] = (forcekernels.armed, (records(data.elements), records(data.mode), mask))
@@ -122,9 +120,8 @@ TARGETS = ("tree_free_world", "tree_free_link", "tree_forced_world", "tree_force
            "no_switching",
            "projection", "no_projection", "kinematics_rows", "constraint_forces",
            "transmitted_loads", "advance", "switching_on_step", "locate_on_step",
-           "dense_value", "radau_advance", "radau_switching_on_step", "radau_locate_on_step",
-           "radau_dense_value", "crossed_mask", "armed", "normalize_quaternions",
-           "link_transforms",
+           "dense_value", "radau_advance", "radau_dense_value", "crossed_mask", "armed",
+           "normalize_quaternions", "link_transforms",
            "link_velocities", "constraint_rows", "closure_rows", "retract",
            *LAW_TARGETS.values(), "aba_world", "aba")
 
@@ -137,7 +134,7 @@ def run_targets(sd, compiled, method="DOP853"):
     if elements:
         names += ["elements_at", "armed", "crossed_mask"]
         names += ["elements_and_locks"] if sd.system.locks else []
-        names += [loop + "switching_on_step", loop + "locate_on_step"] if compiled else []
+        names += ["switching_on_step", "locate_on_step"] if compiled else []
     elif compiled:
         names += ["no_switching"]
     if sd.constrained:
@@ -275,8 +272,7 @@ GROUPS = (("aba_world", "tree_free_world", "tree_forced_world", "constrained_fre
            "constrained_forced", "projection", "no_projection", "advance", "dense_value",
            "switching_on_step", "locate_on_step", "constraint_forces", "transmitted_loads"),
           ("aba", "tree_free_link", "elements_at", "elements_and_locks", "tree_forced_link",
-           "radau_advance", "radau_dense_value", "radau_switching_on_step",
-           "radau_locate_on_step", "no_switching", "armed",
+           "radau_advance", "radau_dense_value", "no_switching", "armed",
            "crossed_mask", "kinematics_rows", "normalize_quaternions", "link_transforms",
            "link_velocities", "constraint_rows", "closure_rows", "retract",
            *LAW_TARGETS.values()))

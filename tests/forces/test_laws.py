@@ -627,7 +627,7 @@ def test_contact_is_strict_at_the_boundaries():
         s = law.sides(past, v)
         assert (s[0] < 0) != (s[1] < 0)                         # in one contact
         assert -sgn * law(past, v) > 0.0 and law(past, v, sides=s) == law(past, v)
-        assert lawkernels.armed(law.code, law._row(), s, 3)
+        assert lawkernels.armed(law.code, lawkernels.parameter_row(law), s, 3)
         assert (s[3] > 0) == (sgn < 0)                          # the side that pushes
     gap2 = ElastoBacklash2(c=100.0, d=10.0, b=0.5, phi_rel0=0.5)     # (exact in binary)
     for x, w in ((0.75, 1.0), (0.25, -1.0)):
@@ -641,7 +641,7 @@ def test_smooth_laws_have_no_armed_switches():
                 ElastoBacklash(c=10.0, d=1.0, b=0.0), ElastoBacklash2(c=10.0, d=1.0, b=1e-11)):
         for x, v in [(-1.0, 2.0), (0.0, 0.0), (3.0, -1.0)]:
             s = law.sides(x, v)
-            row = law._row()
+            row = lawkernels.parameter_row(law)
             assert not any(lawkernels.armed(law.code, row, s, k)
                            for k in range(LAW_SWITCHES))
 
@@ -682,7 +682,7 @@ def test_energy_is_the_potential_of_the_force_at_rest(law, xs, kinks):
     the kinks of the force; E >= 0 and E = 0 where the force is zero (gap, backlash)."""
     h = 1e-6
     xs = np.array([x for x in xs if all(abs(x - k) > 10 * h for k in kinks)])
-    params = np.tile(law._row(), (len(xs), 1))
+    params = np.tile(lawkernels.parameter_row(law), (len(xs), 1))
     e_plus = law.energy(xs + h, params)
     e_minus = law.energy(xs - h, params)
     e0 = law.energy(xs, params)

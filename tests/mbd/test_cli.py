@@ -264,13 +264,13 @@ def test_ctrl_c_writes_the_rows_computed(tmp_path):
 def test_interrupt_gives_simulation_error_with_partial_result(monkeypatch, compiled):
     """Ctrl-C between steps (scipy's loop) or between chunks of the compiled loop."""
     import mbd
-    from mbd.run import integrators
+    from mbd.run import integrators, pieceloop
     from scipy import integrate
     ns = {}
     exec(PENDULUM, ns)
     system = ns["build_model"]().build()
     calls = {"n": 0}
-    step, chunk = integrate.DOP853.step, integrators.CompiledRun.chunk
+    step, advance = integrate.DOP853.step, integrators.CompiledStepper.advance
 
     def interrupt_on_sixth(real):
         def wrapped(*args, **kwargs):
@@ -281,8 +281,8 @@ def test_interrupt_gives_simulation_error_with_partial_result(monkeypatch, compi
         return wrapped
 
     monkeypatch.setattr(integrate.DOP853, "step", interrupt_on_sixth(step))
-    monkeypatch.setattr(integrators.CompiledRun, "chunk", interrupt_on_sixth(chunk))
-    monkeypatch.setattr(integrators.CompiledRun, "BATCH", 1)
+    monkeypatch.setattr(integrators.CompiledStepper, "advance", interrupt_on_sixth(advance))
+    monkeypatch.setattr(pieceloop.Run, "BATCH", 1)
     with pytest.raises(mbd.SimulationError, match="interrupted at t = ") as info:
         system.simulate(2.0, output_step=0.01, compiled=compiled)
     err = info.value

@@ -28,8 +28,9 @@ import mbd
 from forces import JointForce, SpringDamper
 from joints import Prismatic, Revolute
 from mbd.compiled import assembly, layout, native
-from mbd.run import radau, stepper
+from mbd.run import lu, radau, steplocate, stepping
 from mbd.compiled import statefunction as sf
+from mbd.run.settings import Settings
 
 
 def double_pendulum():
@@ -83,28 +84,24 @@ class Loop:
             q, v = assembly.initial(system, sd.data, state, {}, {})
         self.y0 = np.concatenate([q, v, np.zeros(sf.work_size(system))])
         sf.natural_mode(sd, 0.0, self.y0)
-        self.y = self.y0.copy()
-        self.n = n = self.y.size
+        self.n = n = self.y0.size
         self.t_end, self.rtol, self.atol, self.max_step = t_end, rtol, atol, max_step
         self.addresses = sf.addresses(sd)
-        self.work = radau.make_work(n)
-        self.st = layout.records(layout.STEPPER, 1)
+        self.functions = stepping.Functions(*self.addresses, bool(sd.constrained), sd.data)
         self.times = np.array(times, dtype=float)
-        self.rows = np.zeros((len(self.times), n))
-        self.armed = sf.armed(sd)
-        if not events:
-            self.armed[:] = False
-        self.g = np.zeros((len(system.force_elements), layout.SWITCHES))
-        self.started = False
+        self.work = radau.make_work(stepping.piece_arrays(n, self.times,
+                                                          len(system.force_elements)))
+        self.y, self.st, self.rows = self.work.y, self.work.st, self.work.rows
+        self.y[:] = self.y0
+        self.st[0]["t_bound"] = t_end
+        self.st[0]["starting"] = 1
+        self.settings = Settings(rtol, atol, max_step).record()
+        self.armed, self.g = self.work.armed, self.work.g
+        self.armed[:] = sf.armed(sd) if events else False
 
     def advance(self, max_steps):
-        rhs, switch, project = self.addresses
-        starting = not self.started
-        self.started = True
-        return self.sd.call(radau.advance, rhs, switch, project, self.sd.constrained, starting,
-                            0.0, self.y, self.st, float(self.t_end), float(self.rtol),
-                            float(self.atol), float(self.max_step), int(max_steps),
-                            self.times, self.rows, self.armed, self.g, self.work, self.sd.data)
+        self.st[0]["pause_at"] = self.st[0]["nsteps"] + max_steps
+        return self.sd.call(radau.advance, self.functions, self.work, self.settings)
 
     def steps(self):
         """Step by step to the end (one call per step: the loop pauses and resumes): the
@@ -115,7 +112,7 @@ class Loop:
             if self.st[0]["nsteps"] == len(ts):
                 ts.append(float(self.st[0]["t"]))
                 ys.append(self.y.copy())
-            if code != radau.PAUSED:
+            if code != stepping.PAUSED:
                 return np.array(ts), np.array(ys), code
 
     def jacobian(self, t, y):
@@ -125,8 +122,7 @@ class Loop:
         J = np.zeros((self.n, self.n))
         counts = layout.records(layout.STEPPER, 1)
         tmp = np.zeros((radau.TMP_ROWS, self.n))
-        status = self.sd.call(radau.jacobian, self.addresses[0], float(t), y, f, J, tmp, counts,
-                              self.sd.data)
+        status = self.sd.call(radau.jacobian, self.functions, float(t), y, f, J, counts, tmp)
         assert status == 0
         return J
 
@@ -149,7 +145,7 @@ def scipy_steps(solver):
     return np.array(ts), np.array(ys)
 
 
-# ----------------------------------------------------------------------------- linear algebra
+# ----------------------------------------------------------------------------- mbd.run.lu
 
 @pytest.mark.parametrize("dtype", [float, complex])
 def test_lu_matches_lapack(dtype):
@@ -163,12 +159,12 @@ def test_lu_matches_lapack(dtype):
             A += 1j * rng.standard_normal((n, n))
             b += 1j * rng.standard_normal(n)
         LU, piv = A.copy(), np.zeros(n, dtype=np.int64)
-        assert radau.lu_factor(LU, piv) == 0
-        lu, piv_lapack = scipy.linalg.lu_factor(A)
+        assert lu.lu_factor(LU, piv) == 0
+        lu_lapack, piv_lapack = scipy.linalg.lu_factor(A)
         np.testing.assert_array_equal(piv, piv_lapack)
-        np.testing.assert_allclose(LU, lu, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(LU, lu_lapack, rtol=0, atol=1e-12)
         x = b.copy()
-        radau.lu_solve(LU, piv, x)
+        lu.lu_solve(LU, piv, x)
         np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-11, atol=1e-12)
 
 
@@ -181,8 +177,8 @@ def test_jacobian_against_closed_form():
     y = np.array([x, v, 0.0])
     f, _ = sf.derivative(loop.sd, 0.0, y)
     J, counts = np.zeros((3, 3)), layout.records(layout.STEPPER, 1)
-    assert loop.sd.call(radau.jacobian, loop.addresses[0], 0.0, y, f, J,
-                        np.zeros((radau.TMP_ROWS, 3)), counts, loop.sd.data) == 0
+    assert loop.sd.call(radau.jacobian, loop.functions, 0.0, y, f, J, counts,
+                        np.zeros((radau.TMP_ROWS, 3))) == 0
     assert counts[0]["nfev"] == 2
     np.testing.assert_array_equal(J, loop.jacobian(0.0, y))
     c, d = STIFF_C, STIFF_D
@@ -211,7 +207,7 @@ def test_same_steps_as_scipy(pendulum_runs):
     plus n per Jacobian; step times equal to 1e-8 relative and states to 1e-8 of their
     scale (see the module docstring for why not to round-off)."""
     loop, ts, ys, code, solver, sts, sys_ = pendulum_runs
-    assert code == radau.DONE and ts[-1] == 2.0
+    assert code == stepping.DONE and ts[-1] == 2.0
     st, rd = loop.st[0], loop.work.radau[0]
     assert len(ts) == len(sts) and st["nsteps"] == len(sts) - 1 > 150
     assert rd["njev"] == solver.njev and rd["nlu"] == solver.nlu
@@ -229,7 +225,7 @@ def test_one_call_takes_the_same_steps_as_one_per_step(pendulum_runs):
     """Paused after every step and resumed, or run in one call: identical results."""
     stepped = pendulum_runs[0]
     loop = Loop(double_pendulum(), 2.0, 1e-6, 1e-8, events=False, max_step=stepped.max_step)
-    assert loop.advance(10_000) == radau.DONE
+    assert loop.advance(10_000) == stepping.DONE
     np.testing.assert_array_equal(loop.y, stepped.y)
     assert loop.st[0]["nfev"] == stepped.st[0]["nfev"]
     assert loop.st[0]["nsteps"] == stepped.st[0]["nsteps"]
@@ -240,7 +236,7 @@ def test_dense_output_matches_scipy():
     equal to y_old and y, the inside equal to scipy's RadauDenseOutput on the same step;
     and :func:`mbd.run.radau.dense_value` of scipy's Q on a later step is its polynomial."""
     loop = Loop(double_pendulum(), 2.0, 1e-6, 1e-8, events=False)
-    assert loop.advance(1) == radau.PAUSED
+    assert loop.advance(1) == stepping.PAUSED
     solver = loop.scipy_solver()
     solver.step()
     sol = solver.dense_output()
@@ -278,7 +274,7 @@ def test_at_rest_as_scipy():
     loop = Loop(m.build(), 5.0, 1e-6, 1e-9)
     ts, ys, code = loop.steps()
     sts, sys_ = scipy_steps(loop.scipy_solver())
-    assert code == radau.DONE
+    assert code == stepping.DONE
     np.testing.assert_array_equal(ts, sts)
     assert not ys.any() and not sys_.any()
     np.testing.assert_allclose(np.diff(ts)[1:-1] / np.diff(ts)[:-2], 10.0, rtol=1e-12)
@@ -302,7 +298,7 @@ def test_stiff_system_in_few_steps():
     system = stiff_slider()
     loop = Loop(system, 5.0, rtol, atol, times=times)
     ts, ys, code = loop.steps()
-    assert code == radau.DONE and ts[-1] == 5.0
+    assert code == stepping.DONE and ts[-1] == 5.0
     nsteps = loop.st[0]["nsteps"]
     assert nsteps < 200
     x, v = stiff_exact(ts)
@@ -332,7 +328,7 @@ def test_closed_loop_projected_rows():
     times = np.linspace(0.0, 1.0, 11)
     loop = Loop(system, 1.0, 1e-8, 1e-8, times=times)
     assert loop.sd.constrained
-    assert loop.advance(100_000) == radau.DONE
+    assert loop.advance(100_000) == stepping.DONE
     assert loop.st[0]["next_row"] == len(times)
     reference = system.simulate(1.0, output_step=0.1, rtol=1e-11, atol=1e-11)
     nq, nv = system.nq, system.nv
@@ -347,30 +343,30 @@ def test_closed_loop_projected_rows():
 def test_crossing_located_on_the_dense_output():
     """The ElastoGap example: the loop stops at the step where the first contact begins
     (CROSSED, the step's dense output ready); the crossing located on it by
-    :func:`mbd.run.radau.locate_on_step` is the first event of the DOP853 run (measured: 1e-11 s
+    :func:`mbd.run.steplocate.locate_on_step` is the first event of the DOP853 run (measured: 1e-11 s
     apart at rtol 1e-9)."""
     from mbd.compiled import events
     from tests.forces.test_reference_examples import elastogap_model
     system = elastogap_model("axial").build()
     loop = Loop(system, 5.0, 1e-9, 1e-9, times=np.linspace(0.0, 5.0, 21))
     assert loop.armed.any()
-    assert loop.advance(100_000) == radau.CROSSED
+    assert loop.advance(100_000) == stepping.CROSSED
     S, work, sd = loop.st[0], loop.work, loop.sd
     mask = np.zeros_like(loop.armed)
     assert events.crossed_mask(loop.armed, sf.switching(sd, S["t"], loop.y), sd.data.mode, mask)
     (i,), (k,) = np.nonzero(mask)
     t_old, h = float(S["t_old"]), float(S["h_prev"])
-    context = radau.step_context(int(i), int(k), t_old, h, work.y_old, work.Q,
-                                 np.empty(loop.n), loop.g, loop.addresses[1], sd.data)
-    g_on_step = native.address(radau.switching_on_step,
+    context = steplocate.step_context(steplocate.RADAU, int(i), int(k), t_old, h, work.y_old,
+                                      work.Q, np.empty(loop.n), loop.g, loop.addresses[1],
+                                      sd.data)
+    g_on_step = native.address(steplocate.switching_on_step,
                                types.float64(types.float64, native.typeof(context)))
     tol = events.time_tolerance(t_old, float(S["t"]))
-    t_hit = sd.call(radau.locate_on_step, g_on_step, *context[:2],
-                    float(sd.data.mode["sides"][i, k]), t_old, float(S["t"]), tol, *context[2:])
+    t_hit = sd.call(steplocate.locate_on_step, g_on_step, context,
+                    float(sd.data.mode["sides"][i, k]), t_old, float(S["t"]), tol)
     reference = system.simulate(5.0, output_step=0.25, rtol=1e-11, atol=1e-11)
     first = reference.events[0]
     assert first.element == system.force_elements[i].name
     assert abs(t_hit - first.t) <= 1e-9
     # the rows before the crossing were written, none after it
     assert loop.times[S["next_row"] - 1] <= S["t"] < loop.times[S["next_row"]]
-    assert stepper.CROSSED == radau.CROSSED

@@ -90,7 +90,7 @@ def test_compiled_true_names_what_prevents_it():
 def test_long_runs_are_stepped_in_chunks_with_the_same_result(monkeypatch):
     """The compiled loop returns to Python every BATCH steps (for the progress bar and
     Ctrl-C) and resumes where it stopped: the same steps and rows as one uninterrupted call."""
-    from mbd.run import integrators
+    from mbd.run import pieceloop
     model = mbd.Model("pendulum")
     ground = model.add_ground("ground", environment=mbd.Environment(gravity=(0.0, 0.0, -9.81)))
     body = model.add_body("bob", mass=1.0, cg=(0.0, 0.0, -1.0), inertia=np.eye(3) * 1e-3,
@@ -98,7 +98,7 @@ def test_long_runs_are_stepped_in_chunks_with_the_same_result(monkeypatch):
     model.add(Revolute("hinge", ground, body["pivot"], axis=(1.0, 0.0, 0.0), q0=1.0))
     system = model.build()
     whole = system.simulate(2.0, output_step=0.1, max_step=1e-3)
-    monkeypatch.setattr(integrators.CompiledRun, "BATCH", 7)
+    monkeypatch.setattr(pieceloop.Run, "BATCH", 7)
     chunked = system.simulate(2.0, output_step=0.1, max_step=1e-3)
     assert chunked.stats["nsteps"] == whole.stats["nsteps"] >= 2000
     assert chunked.stats["nfev"] == whole.stats["nfev"]

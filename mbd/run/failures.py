@@ -1,0 +1,232 @@
+"""Why a run failed, in words: the exceptions the run stage raises on the way, and the
+messages its SimulationError carries.
+
+The parts of a run (the steppers of :mod:`mbd.run.integrators`, the locks of :mod:`mbd.run.locks`, the
+rows of :mod:`mbd.run.outputrows`) raise the exceptions below where they meet a failure; the piece
+loop (:mod:`mbd.run.pieceloop`) turns each into one ``SimulationError`` with the rows computed so
+far, its message written here. A cause that can be named is named: a singular configuration,
+a stiff model and its fastest mode's element (:mod:`mbd.run.diagnosis`), a tolerance too small for
+double precision, a state that blew up and the unstable mode behind it.
+"""
+import numpy as np
+
+from . import diagnosis
+from ..compiled import loopsolve, statefunction as sf
+
+#: a state entry past this (in SI units) has blown up, whatever made the integrator stop
+HUGE = 1e100
+
+
+class Failed(Exception):
+    """The run fails with ``message`` at time t (s), as it stands."""
+
+    def __init__(self, message, t):
+        super().__init__(message)
+        self.message, self.t = message, t
+
+
+class IntegratorFailed(Exception):
+    """The integrator gave up at (t, y), saying ``what`` (its own exception: __cause__)."""
+
+    def __init__(self, t, y, what):
+        super().__init__(what)
+        self.t, self.y, self.what = t, y, what
+
+
+class BlewUp(Exception):
+    """The state stopped being finite at (t, y)."""
+
+    def __init__(self, t, y):
+        super().__init__(t)
+        self.t, self.y = t, y
+
+
+class Undefined(Exception):
+    """An element's load direction is undefined at (t, y)."""
+
+    def __init__(self, element, t, y):
+        super().__init__(element)
+        self.element, self.t, self.y = element, t, y
+
+
+class Singular(Exception):
+    """The rank rule's verdict (a code of :mod:`mbd.compiled.loopsolve`) at time t."""
+
+    def __init__(self, code, t):
+        super().__init__(code)
+        self.code, self.t = code, t
+
+
+def raise_status(status, t, y):
+    """Raise what a compiled function's nonzero return says (:mod:`mbd.compiled.statefunction`)."""
+    if status > 0:
+        raise Undefined(status - 1, t, np.array(y, dtype=float))
+    if status < 0:
+        raise Singular(status, t)
+
+
+def projected(sd, t, y):
+    """y moved onto the constraints (a copy), with the rank rule's verdict raised."""
+    y = np.array(y, dtype=float)
+    if sd.constrained:
+        sf.refresh(sd, t, y)
+        status = sd.call(sf.projection, y, sd.data)
+        if status != 0:
+            raise Singular(status, t)
+    return y
+
+
+def check_singular(sd, t, y):
+    """Before failing for steps that shrank to nothing at (t, y): where the constraint
+    equations are that close to dependent there (their weakest direction's strength below
+    :data:`mbd.compiled.loopsolve.NEAR_SINGULAR`), the mechanism has met a singular configuration, and
+    that is the failure (raised as :class:`Singular`)."""
+    if not sd.constrained or not np.all(np.isfinite(y)):
+        return
+    sf.derivative(sd, t, y)
+    if sd.data.loop[0]["smallest"] < loopsolve.NEAR_SINGULAR:
+        raise Singular(loopsolve.SINGULAR, t)
+
+
+def duration(seconds):
+    """A wall time in words: seconds, minutes, hours or days."""
+    if not np.isfinite(seconds):
+        return "forever"
+    for unit, size in (("days", 86400.0), ("hours", 3600.0), ("minutes", 60.0)):
+        if seconds >= 2 * size:
+            return f"about {seconds / size:.3g} {unit}"
+    return f"about {seconds:.3g} s"
+
+
+def slow_message(sd, method, implicit, settings, span, nsteps, t, y, h, projected_steps,
+                 seconds):
+    """The step budget's failure at (t, y) after ``nsteps`` steps of ``method`` (a scipy
+    OdeSolver class; ``implicit`` if it is not a one-step explicit method) over the run's
+    ``span`` (t0, t_end) in s: how far the run got, what finishing would take at step size
+    h (s) (``projected_steps`` steps, ``seconds`` more), and why the steps are this short."""
+    t0, t_end = span
+    name = method.__name__
+    done = nsteps >= settings.max_steps
+    head = (f"the run took its max_steps = {settings.max_steps} steps and reached only "
+            f"t = {t:.9g} s of {t_end:g} s" if done else
+            f"the run cannot finish within max_steps = {settings.max_steps}: at t = {t:.9g} s "
+            f"of {t_end:g} s, after {nsteps} steps")
+    head += (f"; at its present step size of {h:.3g} s it needs about {projected_steps:.3g} "
+             f"steps in all ({duration(seconds)} more)")
+    if h >= 0.5 * settings.max_step:
+        return (f"{head}. The step is held at max_step = {settings.max_step:g} s: raise it "
+                "(the integrator chooses its steps by the tolerances).")
+    mode = diagnosis.fastest_mode(sd, t, y)
+    if mode is None:
+        return head + "."
+    h_lam = h * mode.rate
+    if h_lam < 0.05:
+        why = (f"The step is far shorter (h |lambda| = {h_lam:.2g}) than the model's "
+               f"fastest time scale, {mode.what}: the tolerances (rtol = "
+               f"{settings.rtol:g}, atol = {settings.atol:g}) may be too tight for a state "
+               "that passes through zero, or a force jumps where no switching function sees "
+               "it.")
+    else:
+        bdf = (" BDF is unstable for lightly damped oscillations: use method='Radau'."
+               if implicit and name == "BDF" and mode.oscillating else "")
+        advice = (f"Even the implicit {name} follows it.{bdf}" if implicit else
+                  "An implicit method steps over a fast mode: method='Radau'" +
+                  (" (not 'BDF', unstable for lightly damped oscillations)"
+                   if mode.oscillating else "") + ".")
+        why = (f"The model is stiff: its fastest mode sets the step (h |lambda| = "
+               f"{h_lam:.2g}), {mode.what}, {mode.rate * (t_end - t0):.2g} times "
+               f"faster than the run; {mode.source}. {advice} If that fast motion matters, "
+               "soften or damp the element, give the bodies it moves more mass, or raise "
+               "max_steps.")
+    return f"{head}. {why}"
+
+
+def integrator_message(system, method, settings, t, y, what):
+    """The integrator ``method`` (a scipy OdeSolver class) gave up at (t, y), saying
+    ``what``: a tolerance too small for double precision is named."""
+    rtol, atol = settings.rtol, settings.atol
+    what = what.rstrip(".")
+    message = f"the integrator {method.__name__} failed at t = {t:.9g} s: {what}"
+    held = np.flatnonzero(rtol * np.abs(y) < atol)   # entries atol controls
+    if atol < 1e-14 and len(held):
+        labels = sf.state_labels(system)
+        message += (f". With atol = {atol:g}, {labels[held[0]]} (= {y[held[0]]:.3g} "
+                    f"here) must be computed to within about {atol:g}, finer than "
+                    "double precision resolves as it changes: raise atol")
+    else:
+        message += (f" (rtol = {rtol:g}, atol = {atol:g}): the solution may "
+                    "change faster here than any step can follow (a force that jumps, a "
+                    "singular mass matrix)")
+    return message
+
+
+def blow_up_message(sd, t, y, states):
+    """The state stopped being finite, or grew past :data:`HUGE`, at t: name the entries and,
+    from the earlier ``states`` [(t, y)] (the last rows, the last finite state), the unstable
+    mode and its element."""
+    labels = sf.state_labels(sd.system)
+    finite = np.all(np.isfinite(y))
+    bad = [labels[i] for i in np.flatnonzero(~(np.abs(y) < HUGE))]
+    more = f" and {len(bad) - 4} more" if len(bad) > 4 else ""
+    entries = f"{', '.join(bad[:4])}{more}"
+    message = (f"the state grew past {HUGE:g} at t = {t:.9g} s ({entries})" if finite
+               else f"the state became non-finite at t = {t:.9g} s ({entries})")
+    found = [(t_f, diagnosis.unstable_mode(sd, t_f, y_f)) for t_f, y_f in states]
+    found = [f for f in found if f[1] is not None]
+    found.sort(key=lambda f: f[1].element is None)        # one with its element first
+    t_f, mode = found[0] if found else (states[0][0], None)
+    if mode is not None:
+        message += (f": the motion grew without bound. At t = {t_f:.9g} s the linearized "
+                    f"model has an unstable mode: {mode.what}; {mode.source}. A force "
+                    "element that feeds energy in (negative damping or stiffness) does "
+                    "this")
+    else:
+        message += (f"; the linearized model does not grow at t = {t_f:.9g} s: a mass "
+                    "matrix that became singular (a body without mass or inertia where a "
+                    "joint moves it) or a Python function of the model that returned a huge "
+                    "value may be the cause")
+    return message
+
+
+def singular_message(system, loop, err):
+    """The rank rule's verdict ``err`` (:class:`Singular`) with the solve's LOOP record
+    ``loop``, in words."""
+    loops = "; ".join(f"loop {system.loop_joints(c)}" for c in system.cut_joints)
+    drivers = (f"; drivers and gears {[d.name for d in system.drivers]}" if system.drivers
+               else "")
+    if err.code == loopsolve.NOT_CLOSED:
+        what = ("the projection onto the constraint equations did not converge: the "
+                "mechanism cannot stay closed here")
+    elif err.code == loopsolve.RANK_GREW:
+        what = (f"the constraint equations gained rank: the mechanism started where "
+                f"they have rank {loop['rank']} on the tree's coordinates (the cut "
+                f"joints' own ones aside), a change point, and here they have rank "
+                f"{loop['found']} (the new equation's strength {loop['smallest']:.2g}, "
+                f"above {loopsolve.RANK_TOLERANCE:g}): which branch it leaves on is "
+                "not determined; start it off the change point, or moving")
+    elif loop['found'] < loop['rank']:
+        what = (f"the constraint equations became dependent (rank {loop['found']} "
+                f"instead of {loop['rank']} on the tree's coordinates, the cut joints' "
+                f"own ones aside; the weakest equation's strength {loop['smallest']:.2g},"
+                f" below {loopsolve.RANK_TOLERANCE:g})")
+    else:
+        what = (f"the constraint equations are about to become dependent (the weakest "
+                f"of rank {loop['rank']} has strength {loop['smallest']:.2g}) and the "
+                "motion demands rates they cannot give")
+    return (f"singular configuration at t = {err.t:.9g} s: {what} ({loops}{drivers})"
+            "; the mechanism has reached a dead centre or locks up, where its motion "
+            "is not determined (a change point that the motion crosses with a "
+            "continuous velocity is passed)")
+
+
+def undefined_message(system, err):
+    """An element's undefined load direction (:class:`Undefined`), in words."""
+    fe = system.force_elements[err.element]
+    why = ("its CSs coincide (|r| = 0) at zero relative velocity while the law's force "
+           "there is not zero" if fe.placement == "line" else
+           "B is turned half a turn relative to A about an axis perpendicular to the "
+           "element's axis, where the twist angle is undefined")
+    s = system
+    return (f"{fe.label()}: the direction of its load is undefined at t = "
+            f"{err.t:.9g} s: {why} (q = {np.round(err.y[:s.nq], 9).tolist()}, "
+            f"v = {np.round(err.y[s.nq:s.nq + s.nv], 9).tolist()})")

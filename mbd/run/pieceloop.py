@@ -1,0 +1,344 @@
+"""The piece loop: a run integrated piece by piece, stopping exactly where a law switches.
+
+While a piece runs, every law's branch is frozen; a stepper (:mod:`mbd.run.integrators`: scipy's
+solvers, or the compiled DOP853 and Radau) takes its steps. Everything else is the loop's, in
+one place for both ways of stepping:
+
+- events: the end of a piece at a located crossing, the new mode, the stiction locks
+  (:mod:`mbd.run.locks`), the event log and chattering (:mod:`mbd.compiled.events`);
+- the output rows (:mod:`mbd.run.outputrows`);
+- where a piece ends in time (:meth:`Run.piece_end`);
+- the step budget, the progress bar, Ctrl-C, and the failures, which keep everything computed
+  in ``SimulationError.result`` (their messages: :mod:`mbd.run.failures`).
+"""
+import time
+
+import numpy as np
+
+from ..compiled import events, layout, statefunction as sf
+from . import failures
+from ..model.errors import SimulationError
+from .failures import BlewUp, Failed, IntegratorFailed, Singular, Undefined
+from .integrators import ONE_STEP
+from .locks import Locks
+from .outputrows import OutputRows
+from .progress import ProgressBar
+from .stepping import CROSSED, DONE, STIFF
+
+
+class Run:
+    """One simulation.
+
+    Parameters
+    ----------
+    system : System
+    stepper_class : type
+        :class:`mbd.run.integrators.ScipyStepper` or :class:`mbd.run.integrators.CompiledStepper`.
+    method : scipy OdeSolver class
+        The integration method (DOP853 for method "auto").
+    settings : mbd.run.settings.Settings
+        Tolerances and step limits.
+    exact : bool
+        Exact switching (stop at every crossing) or branches selected by the state.
+    t0, t_end : float
+        The run's span, s.
+    times : ndarray
+        The output times, s.
+    bar : ProgressBar, optional
+    auto : bool
+        Method "auto": start explicit, go implicit where the model turns stiff.
+    """
+
+    #: steps per batch: the progress bar, Ctrl-C and the step budget are looked at between
+    #: batches (the compiled loop returns after each)
+    BATCH = 2000
+
+    def __init__(self, system, stepper_class, method, settings, exact, t0, t_end, times,
+                 bar=None, auto=False):
+        self.system, self.settings, self.exact = system, settings, exact
+        self.auto, self.stiff_at = auto, None     # where method "auto" found it stiff, s
+        self.bar = ProgressBar(t0, t_end, False) if bar is None else bar
+        self.t0, self.t_end = t0, t_end
+        self.t_now = t0   # the time the integration has reached, for the progress and Ctrl-C
+        self.sd = sf.state_data(system)
+        self.rows = OutputRows(self.sd, times, exact)
+        self.locks = Locks(self.sd)
+        self.events = []
+        self.watch = events.ChatterWatch(settings)
+        self.pieces = 0
+        self.started = time.perf_counter()
+        self.batch = (t0, 0, self.started)   # (t, nsteps, wall time) when the batch began
+        self.first_step = 0.0   # the next piece's first step, s (0: the stepper's rule)
+        self.armed = None       # the piece's armed switching functions
+        self.logged = None      # the sides last logged (exact switching off)
+        self.stepping = stepper_class(self.sd, method, self.rows, settings, exact, auto)
+
+    @property
+    def sides(self):
+        """The current mode's sides (nf, SWITCHES), the data's own array."""
+        return self.sd.data.mode["sides"]
+
+    # ------------------------------------------------------------------ the run
+
+    def go(self, y):
+        """The run from (t0, y): its Result. SimulationError, holding the rows computed so
+        far, where it fails or is interrupted (Ctrl-C)."""
+        try:
+            return self._go(self.t0, y)
+        except KeyboardInterrupt as err:
+            # Ctrl-C: keep what was computed; a row may be half-appended, so trim to whole rows
+            n = self.rows.whole()
+            reached = self.rows.t[-1] if n else self.t0
+            raise SimulationError(f"interrupted at t = {self.t_now:.9g} s (of {self.t_end:g} s); "
+                                  f"the result holds the {n} rows up to t = {reached:.9g} s",
+                                  result=self.result(), t=self.t_now) from err
+        except Failed as err:
+            raise SimulationError(err.message, result=self.result(), t=err.t) from err.__cause__
+        finally:
+            self.bar.update(self.t_now, len(self.events), force=True)
+            self.bar.close()
+
+    def _go(self, t, y):
+        """The pieces from (t, y) to the end; what stops them raised as :class:`Failed`."""
+        try:
+            try:
+                y = self.begin(t, y)
+                while t < self.t_end:
+                    t, y = self.piece(t, y)
+            except IntegratorFailed as err:
+                self.integrator_failed(err)
+            except BlewUp as err:
+                self.blew_up(err.t, err.y)
+            except Undefined as err:
+                if not np.all(np.abs(err.y) < failures.HUGE):   # a blow-up reached it first
+                    self.blew_up(err.t, err.y)
+                raise Failed(failures.undefined_message(self.system, err), err.t) from None
+        except Singular as err:
+            raise Failed(failures.singular_message(self.system, self.sd.data.loop[0], err),
+                         err.t) from None
+        except sf.UserFunctionError as err:
+            cause = err.__cause__
+            raise Failed(f"{err.element}: {err.function} raised {type(cause).__name__} at t = "
+                         f"{err.t:.9g} s: {cause}", err.t) from cause
+        return self.result()
+
+    def begin(self, t, y):
+        """The run's start at (t, y): the branches the state selects, the stiction elements
+        settled (and logged), the rank rule's rank (with constraints), the first row. Returns
+        y there, on the constraints."""
+        sf.natural_mode(self.sd, t, y)
+        at_rest = self.sides.copy()        # stiction elements at rest stick, or slip
+        y = self.locks.settle(t, y)
+        self.log_all(t, y, self.locks.changes(at_rest))
+        if self.sd.constrained:     # the rank rule's rank, at the assembled state
+            failures.raise_status(sf.derivative(self.sd, t, y)[1], t, y)
+        self.logged = self.sides.copy()
+        self.rows.row(t, y)
+        self.rows.next_row = 1
+        return y
+
+    def piece_end(self, t):
+        """Where the piece that starts at t (s) ends at the latest, s: the run's end.
+
+        This is where a known time ends a piece (the sample times of controllers, next): return
+        the earliest such time after t, and the loop ends the piece there exactly (the
+        steppers clip their last step to it) and starts the next one from that state."""
+        return self.t_end
+
+    def piece(self, t, y):
+        """Integrate one smooth piece from (t, y), the branches frozen, until it ends: at
+        :meth:`piece_end`, at a located crossing, or where a multistep method restarts after
+        a projection. Returns (t, y) where the next piece starts."""
+        self.pieces += 1
+        stepping = self.stepping
+        self.armed = sf.armed(self.sd) if self.exact else None
+        stepping.start(t, y, self.piece_end(t), self.settings.starting_with(self.first_step),
+                       self.armed)
+        self.first_step = 0.0
+        while True:
+            status = stepping.advance(self.steps_allowed())
+            t, y = stepping.t, stepping.y
+            self.t_now = t
+            self.bar.update(t, len(self.events))
+            self.check_budget(t, y)
+            if status == CROSSED:
+                return self.end_at_crossing(stepping.t_old, t, y, stepping.dense())
+            if status == STIFF:     # method "auto": on with Radau from this state
+                self.stiff_at = t
+                stepping.go_implicit()
+                continue
+            if not self.exact and self.log_natural_switches(t, y):
+                # the switches are logged at the step's end: a row there, after the rows before
+                self.rows.event_row(t, y, stepping.dense())
+                self.check_chatter()
+                continue
+            if self.rows.due <= t:
+                self.rows.until(t, stepping.dense())
+            if status == DONE:
+                return t, y
+            restart = stepping.end_step()
+            if restart is not None:
+                return t, restart
+
+    # ------------------------------------------------------------------ budget and failures
+
+    def steps_allowed(self):
+        """The steps the next advance may take: a batch, or what is left of the budget."""
+        return min(self.BATCH, max(self.settings.max_steps - self.stepping.nsteps, 1))
+
+    def check_budget(self, t, y):
+        """After a batch of steps, at (t, y): fail when the run has taken ``max_steps``
+        steps, or when, past a hundredth of them, the last batch's step size projects a
+        total beyond it (a stiff or stalled run fails in seconds, not hours)."""
+        n, max_steps = self.stepping.nsteps, self.settings.max_steps
+        t_b, n_b, wall_b = self.batch
+        if n - n_b < self.BATCH and n < max_steps:
+            return
+        now = time.perf_counter()
+        self.batch = (t, n, now)
+        h = (t - t_b) / (n - n_b)
+        remaining = (self.t_end - t) / h if h > 0.0 else np.inf
+        if n >= max_steps or (n >= max_steps // 100 and n + remaining > max_steps):
+            failures.check_singular(self.sd, t, y)
+            method = self.stepping.method
+            raise Failed(failures.slow_message(
+                self.sd, method, method not in ONE_STEP, self.settings, (self.t0, self.t_end),
+                n, t, y, h, n + remaining, (now - wall_b) / (n - n_b) * remaining), t)
+
+    def integrator_failed(self, err):
+        """The integrator gave up (:class:`mbd.run.failures.IntegratorFailed`): a state that blew
+        up is reported as such, a singular configuration as that, else its own words."""
+        if not np.all(np.abs(err.y) < failures.HUGE):
+            self.blew_up(err.t, err.y)
+        failures.check_singular(self.sd, err.t, err.y)
+        raise Failed(failures.integrator_message(self.system, self.stepping.method,
+                                                 self.settings, err.t, err.y, err.what),
+                     err.t) from err.__cause__
+
+    def blew_up(self, t, y):
+        """Fail because the state stopped being finite, or grew past HUGE, at t: the cause
+        looked for at the last rows and the last finite state."""
+        # the last finite state may be too far out to tell the element: the rows before it
+        rows = self.rows
+        states = [(rows.t[-1], rows.y[-1]), (rows.t[0], rows.y[0])]
+        if self.stepping.finite is not None:
+            states.append(self.stepping.finite)
+        raise Failed(failures.blow_up_message(self.sd, t, y, states), t) from None
+
+    def result(self):
+        """The rows so far as a Result, with the run's stats."""
+        s = self.stepping
+        stats = {"nfev": s.nfev, "nsteps": s.nsteps, "pieces": self.pieces,
+                 "events": len(self.events),
+                 "method": "auto" if self.auto else s.method.__name__,
+                 "rtol": self.settings.rtol, "atol": self.settings.atol,
+                 "exact_switching": self.exact,
+                 "wall_time": time.perf_counter() - self.started, "stepper": s.name,
+                 "compile_time": s.compile_time}
+        if self.auto:   # which method ran, and where the model was found stiff
+            stats.update(stiff_at=self.stiff_at, methods=[s.method.__name__] if
+                         self.stiff_at is None else ["DOP853", s.method.__name__])
+        stats.update(s.counts())
+        return self.rows.result(self.events, stats)
+
+    # ------------------------------------------------------------------ events
+
+    def end_at_crossing(self, ta, tb, y_b, dense):
+        """Locate the earliest crossing in the step (ta, tb] (s) that ended at y_b, on its
+        dense output; end the piece there, update the mode and log the switches; returns
+        (t, y) there."""
+        tol = events.time_tolerance(ta, tb)
+        mask = np.zeros_like(self.armed)
+        events.crossed_mask(self.armed, sf.switching(self.sd, tb, y_b), self.sd.data.mode, mask)
+        t, first = np.inf, None
+        for i, k in zip(*np.nonzero(mask)):
+            t_hit = dense.locate(i, k, self.sides[i, k], ta, tb, tol)
+            if t_hit < t:
+                t, first = t_hit, (i, k)
+        y = dense(t)
+        self.rows.until(t, dense, inclusive=False)     # in the old branches
+        y, switched = self.switch(t, y, *first, dense, tol)
+        # the next piece begins with a step of sqrt(rtol) times this one, and the controller
+        # regrows it within a few steps. Where a law switches its force is not smooth (a
+        # contact force ~ pen^e starts with its first derivatives zero, or infinite for
+        # e < 2), and the usual initial step is sized from those derivatives: measured by the
+        # energy balance of a block in a Bistop slot, the run's error was up to 90 times rtol
+        # with it, 2 to 17 times with this one
+        self.first_step = np.sqrt(self.settings.rtol) * (tb - ta)
+        if switched:
+            self.rows.event_row(t, y, dense)
+            self.check_chatter()
+        return t, y
+
+    def switch(self, t, y, i, k, dense, tol):
+        """Switching function k of element i crossed at (t, y): the mode from just past the
+        crossing, the locks settled, every switch logged. Returns (y, whether any was)."""
+        sd, sides = self.sd, self.sides
+        before = sides.copy()
+        armed = sf.armed(sd, before)
+        passage = k == layout.PLACEMENT_SWITCH and self.at_anchor(t, y, i)
+        pushed = self.locks.push(t, y, i, k)
+        # the branches from just past the crossing: a switch armed by it may be exactly zero
+        # there (BISTOP's force at the first touch) and only its sign a moment later tells
+        h = 256.0 * tol
+        sf.natural_mode(sd, t + h, dense(t + h))
+        if k != layout.PLACEMENT_SWITCH:   # a line's new reference starts on its + side
+            sides[i, k] = -before[i, k]    # across, whatever round-off says at the crossing
+        y = self.locks.cross(t, y, i, k, pushed)
+        # log every law switch that acted before and flipped here: other elements may switch
+        # at the same instant (two identical gaps); stiction elements say how they move
+        flipped = armed & (before != sides)
+        flipped[:, layout.PLACEMENT_SWITCH] = False
+        flipped[self.system.locks] = False
+        found = self.locks.changes(before)
+        for i2, k2 in zip(*np.nonzero(flipped)):
+            fe = self.system.force_elements[i2]
+            found.append((fe.name, fe.law.describe(k2, sides[i2, k2], sides[i2])))
+        if passage:
+            found.append((self.system.force_elements[i].name,
+                          "passes through its anchor: the force direction reverses"))
+        self.log_all(t, y, found)
+        return y, bool(found)
+
+    def at_anchor(self, t, y, i):
+        """Whether line element i's CS B is at its CS A (|r| at round-off of the drawing's
+        size): a passage through the anchor, not a turn of the line past its reference."""
+        sf.switching(self.sd, t, y)
+        X = self.sd.data.estate[i]
+        return np.linalg.norm(X["point_b"] - X["point_a"]) <= 1e-8 * self.system.length_scale
+
+    def log_all(self, t, y, found):
+        """Log the switches ``found`` [(element name, what)] at (t, y)."""
+        for element, what in found:
+            self.events.append(events.Event(float(t), element, what))
+            self.watch.switched(float(t), element, y)
+
+    def check_chatter(self):
+        """Fail when the switches chatter (checked after the event row is written, so the
+        failed run's rows include every logged event)."""
+        found = self.watch.chattering()
+        if found:
+            element, count, t_first, t_last = found
+            last = self.events[-1]
+            raise Failed(f"chattering: force element '{element}' switched {count} times "
+                         f"between t = {t_first:.12g} s and {t_last:.12g} s (last: {last.what}) "
+                         "while the state did not change to the integration tolerance; the law "
+                         "keeps crossing a branch boundary without the motion progressing",
+                         last.t)
+
+    def log_natural_switches(self, t, y):
+        """Exact switching off: log the branches that changed since the last logged ones
+        (a switch that can act both before and after, as exact switching logs it); returns
+        whether any did."""
+        before = self.logged
+        sf.natural_mode(self.sd, t, y)
+        after = self.sides.copy()
+        changed = sf.armed(self.sd, before) & sf.armed(self.sd, after) & (before != after)
+        changed[:, layout.PLACEMENT_SWITCH] = False
+        found = []
+        for i, k in zip(*np.nonzero(changed)):
+            fe = self.system.force_elements[i]
+            found.append((fe.name, fe.law.describe(k, after[i, k], after[i])))
+        self.log_all(t, y, found)
+        self.logged = after
+        return bool(found)
