@@ -155,6 +155,19 @@ def cycle_in(graph):
     return None
 
 
+def test_every_folder_of_modules_is_a_package_the_install_finds():
+    """setuptools installs only packages (folders with an __init__.py): a stage folder
+    without one (say, one a .gitignore hid from the clone) would import here and be missing
+    from ``pip install .``."""
+    import setuptools
+    found = set(setuptools.find_packages(str(ROOT), include=["mbd*", "joints*", "forces*",
+                                                              "viz*"]))
+    folders = {".".join(p.parent.relative_to(ROOT).parts)
+               for package in ("mbd", "joints", "forces", "viz")
+               for p in (ROOT / package).rglob("*.py") if "__pycache__" not in p.parts}
+    assert folders <= found, sorted(folders - found)
+
+
 def test_every_mbd_module_is_in_a_stage():
     graph, _ = mbd_import_graph()
     assert not [m for m in graph if stage_of(m) not in STAGES]
