@@ -28,7 +28,7 @@ import numpy as np
 
 import mbd
 from joints import Revolute
-from mbd.compiled import kernels, layout, statefunction
+from mbd.compiled import kernels, layout, statefunction, statekernels
 from mbd.compiled.jitcache import njit
 from mbd.run.simulate import rhs_function
 
@@ -92,7 +92,7 @@ def _repeat_crba(n, q, v, tau, tree, links, scratch, qdd, H, rhs):
 @njit()
 def _repeat_rhs(n, y, dy, data):
     for _ in range(n):
-        statefunction.tree_free_world(0.0, y, dy, data)
+        statekernels.tree_free_world(0.0, y, dy, data)
 
 
 def evaluation_costs(system, inner=2000, repeats=7):

@@ -38,7 +38,7 @@ def force(p, x, v, s):
 def switching(p, x, v, s, g):
     """g[0] = v: slipping, the rate reaches zero (stick or reverse); g[1] (sticking: |lambda|
     - f_s, with lambda the force the lock needs) is written by
-    :func:`mbd.compiled.statefunction.elements_and_locks`; without it the lock holds."""
+    :func:`mbd.compiled.statekernels.elements_and_locks`; without it the lock holds."""
     g[0] = v
     g[1] = -1.0
 

@@ -52,7 +52,7 @@ SWITCHES = LAW_SWITCHES + 1
 #: parameters per law (a bushing's six stiffnesses, six dampings and six preloads: 18)
 MAX_PARAMS = 18
 
-#: what the force elements' evaluation computes (:func:`mbd.compiled.statefunction.elements_at`): their
+#: what the force elements' evaluation computes (:func:`mbd.compiled.statekernels.elements_at`): their
 #: switching functions, the mode the state selects, their records
 SWITCHING, NATURAL_MODE, RECORDS = 0, 1, 2
 

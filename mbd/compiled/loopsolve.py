@@ -45,7 +45,7 @@ its accelerations by e / s^2:
    change of second order), and leaves the directions weaker than :data:`PROJECTED` to the
    motion, which keeps them to second order until it is past;
 2. below :data:`NEAR_CROSSING` the right-hand side is evaluated at the state moved onto the
-   closures (:func:`mbd.compiled.statefunction._constrained_rhs`), so that an integrator's stage, off
+   closures (:func:`mbd.compiled.statekernels._constrained_rhs`), so that an integrator's stage, off
    the closures by its own error, is not turned;
 3. a direction weaker than about :data:`SOFTENED` is inverted softened (Tikhonov): its
    multiplier, which grows like 1 / s at the crossing, stays bounded within round-off of it.
@@ -97,7 +97,7 @@ SOFTENED = 1e-5
 PROJECTED = 1e-4
 
 #: below this strength of a direction the right-hand side is evaluated at the state moved
-#: onto the constraints (:func:`mbd.compiled.statefunction._constrained_rhs`)
+#: onto the constraints (:func:`mbd.compiled.statekernels._constrained_rhs`)
 NEAR_CROSSING = 1e-2
 
 #: a velocity residual left in the directions too weak to project, above this many projection

@@ -11,7 +11,7 @@ double precision, a state that blew up and the unstable mode behind it.
 import numpy as np
 
 from . import diagnosis
-from ..compiled import loopsolve, statefunction as sf
+from ..compiled import loopsolve, statefunction as sf, statekernels
 
 #: a state entry past this (in SI units) has blown up, whatever made the integrator stop
 HUGE = 1e100
@@ -58,7 +58,7 @@ class Singular(Exception):
 
 
 def raise_status(status, t, y):
-    """Raise what a compiled function's nonzero return says (:mod:`mbd.compiled.statefunction`)."""
+    """Raise what a compiled function's nonzero return says (:mod:`mbd.compiled.statekernels`)."""
     if status > 0:
         raise Undefined(status - 1, t, np.array(y, dtype=float))
     if status < 0:
@@ -70,7 +70,7 @@ def projected(sd, t, y):
     y = np.array(y, dtype=float)
     if sd.constrained:
         sf.refresh(sd, t, y)
-        status = sd.call(sf.projection, y, sd.data)
+        status = sd.call(statekernels.projection, y, sd.data)
         if status != 0:
             raise Singular(status, t)
     return y

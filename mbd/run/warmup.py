@@ -26,7 +26,7 @@ import numpy as np
 from numba import types
 
 from ..compiled import (events, forcekernels, kernels, lawkernels, layout, loopkernels,
-                        loopstructure, native, registry, statefunction as sf)
+                        loopstructure, native, registry, statekernels)
 from . import radau, steplocate, stepper, stepping
 
 
@@ -51,19 +51,19 @@ def _signatures():
     records = native.typeof
     tree, links, scratch = records(data.tree), records(data.links), records(data.scratch)
     out = {}
-    for rhs in (sf.tree_free_world, sf.tree_free_link, sf.tree_forced_world,
-                sf.tree_forced_link, sf.constrained_free, sf.constrained_forced):
+    for rhs in (statekernels.tree_free_world, statekernels.tree_free_link, statekernels.tree_forced_world,
+                statekernels.tree_forced_link, statekernels.constrained_free, statekernels.constrained_forced):
         out[rhs.__name__] = (rhs, (f8, y, y, d))
-    out["elements_at"] = (sf.elements_at, (y, m, d, i8))
-    out["elements_and_locks"] = (sf.elements_and_locks, (y, m, d, i8))
-    out["no_switching"] = (sf.no_switching, (y, m, d, i8))
-    out["projection"] = (sf.projection, (y, d))
-    out["no_projection"] = (sf.no_projection, (y, d))
-    out["kinematics_rows"] = (sf.kinematics_rows, (m, d, types.float64[:, :, :, ::1],
+    out["elements_at"] = (statekernels.elements_at, (y, m, d, i8))
+    out["elements_and_locks"] = (statekernels.elements_and_locks, (y, m, d, i8))
+    out["no_switching"] = (statekernels.no_switching, (y, m, d, i8))
+    out["projection"] = (statekernels.projection, (y, d))
+    out["no_projection"] = (statekernels.no_projection, (y, d))
+    out["kinematics_rows"] = (statekernels.kinematics_rows, (m, d, types.float64[:, :, :, ::1],
                                                    types.float64[:, :, ::1],
                                                    types.float64[:, :, ::1], m))
-    out["constraint_forces"] = (sf.constraint_forces, (d, y))
-    out["transmitted_loads"] = (sf.transmitted_loads, (y, y, d, y, y))
+    out["constraint_forces"] = (statekernels.constraint_forces, (d, y))
+    out["transmitted_loads"] = (statekernels.transmitted_loads, (y, y, d, y, y))
     functions = native.typeof(stepping.Functions(0, 0, 0, False, data))
     piece = stepping.piece_arrays(1, np.zeros(1), 1)
     settings = records(layout.records(layout.SETTINGS, 1))

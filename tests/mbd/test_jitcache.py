@@ -107,7 +107,7 @@ def test_guarded_set_of_the_real_package():
     from mbd.compiled import jitcache
     guarded = set(jitcache.guarded_files())
     compiled = {"jitcache", "kernels", "lawkernels", "forcekernels", "loopkernels",
-                "statefunction", "events", "layout"}
+                "statekernels", "events", "layout"}
     assert {f"compiled/{m}.py" for m in compiled} | {"run/stepper.py", "run/radau.py"} <= guarded
     assert not {"run/simulate.py", "build/system.py", "model/builder.py", "run/result.py",
                 "run/integrators.py"} & guarded
