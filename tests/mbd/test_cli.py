@@ -240,7 +240,13 @@ def test_ctrl_c_writes_the_rows_computed(tmp_path):
         assert b"simulating" in err, err
         time.sleep(0.5)
         proc.send_signal(signal.SIGINT)
-        stdout, rest = proc.communicate(timeout=60)
+        try:
+            stdout, rest = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            stdout, rest = proc.communicate()
+            raise AssertionError("no exit within 60 s of Ctrl-C; stderr:\n"
+                                 + (err + rest).decode(errors="replace")[-3000:]) from None
     finally:
         if proc.poll() is None:
             proc.kill()
