@@ -25,6 +25,9 @@ from .native import call2f
 Event = namedtuple("Event", "t element what")
 Event.__doc__ = """A switch in the event log: time t (s), the force element's name, what changed."""
 
+#: the unit round-off of a float (np.finfo, a microsecond a call, read once)
+EPS = np.finfo(float).eps
+
 
 def _departed(g, side):
     """Whether a switching function whose value is g has left the side ``side`` (+-1): a zero
@@ -115,7 +118,7 @@ def locate(g_of_t, ta, tb, side, tol):
 def time_tolerance(ta, tb):
     """How narrow :func:`locate` brackets a crossing in a step from ta to tb: a few units of
     round-off in t (s)."""
-    return 4.0 * np.finfo(float).eps * max(abs(ta), abs(tb), 1.0)
+    return 4.0 * EPS * max(abs(ta), abs(tb), 1.0)
 
 
 class ChatterWatch:

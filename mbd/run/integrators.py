@@ -9,8 +9,8 @@
   methods and step control, several times faster.
 
 The interface (both classes): made from ``(sd, method, rows, settings, exact, auto)``;
-``start(t, y, t_bound, settings, armed)`` begins a piece (``settings.first_step``: its first
-step); ``advance(steps)`` takes at most ``steps`` steps and returns a status of
+``start(t, y, t_bound, first_step, armed)`` begins a piece (``first_step``: its first step,
+s; 0: Hairer's rule); ``advance(steps)`` takes at most ``steps`` steps and returns a status of
 :mod:`mbd.run.stepping` (DONE, PAUSED, CROSSED, STIFF), raising the exceptions of
 :mod:`mbd.run.failures` where the integration fails; ``t``, ``y``, ``t_old`` (s, the reached state
 and the last step's start); ``dense()`` the last step's dense output (a callable of t that
@@ -77,7 +77,7 @@ class ScipyStepper:
     name = "scipy"
 
     def __init__(self, sd, method, rows, settings, exact, auto):
-        self.sd, self.method = sd, method
+        self.sd, self.method, self.settings = sd, method, settings
         self.compile_time = warmup.first_right_hand_side(sd, compiled=False)
         self.f = Integrand(sd, natural=not exact)
         # a multistep method restarts once the projection moves the state further than its
@@ -104,10 +104,12 @@ class ScipyStepper:
         """The method's own counts for the stats (none beyond nfev and nsteps)."""
         return {}
 
-    def start(self, t, y, t_bound, settings, armed):
-        """Begin a piece at (t, y) ending at t_bound (s), the switching functions ``armed``
-        (None: exact switching off) watched for crossings."""
-        first = min(settings.first_step, t_bound - t, settings.max_step)
+    def start(self, t, y, t_bound, first_step, armed):
+        """Begin a piece at (t, y) ending at t_bound (s) with a step of ``first_step`` s (0:
+        scipy's rule), the switching functions ``armed`` (None: exact switching off) watched
+        for crossings."""
+        settings = self.settings
+        first = min(first_step, t_bound - t, settings.max_step)
         with np.errstate(all="ignore"):      # its initial step's trial values, as below
             self.solver = self.method(self.f, t, y, t_bound, rtol=settings.rtol,
                                       atol=settings.atol, max_step=settings.max_step,
@@ -198,13 +200,16 @@ class CompiledStepper:
         n = system.nq + system.nv + sf.work_size(system)
         self.piece = stepping.piece_arrays(n, rows.times, len(system.force_elements))
         self.st = self.piece["st"]
-        self.st[0]["stiffness_check"] = auto
+        self.S = self.st[0]     # a view of the one record, kept: each st[0] makes a new one
+        self.S["stiffness_check"] = auto
+        # the compiled settings, one per run: only first_step changes, set at each piece
+        self.record = settings.record()
+        self.t, self.nsteps = 0.0, 0     # the reached time, s, and the steps taken, per batch
         self.compile_time = 0.0
         self.use(method)       # compiles on both cores first (mbd.run.warmup) ...
         # ... then finds what it compiled
         self.functions = stepping.Functions(*sf.addresses(sd), bool(sd.constrained), sd.data)
         self._g_on_step = None    # the address of steplocate.switching_on_step, once needed
-        self.settings = self.record = None
         self.finite = None
 
     def use(self, method):
@@ -221,20 +226,12 @@ class CompiledStepper:
                                                           method=method.__name__)
 
     @property
-    def nsteps(self):
-        return int(self.st[0]["nsteps"])
-
-    @property
     def nfev(self):
-        return int(self.st[0]["nfev"])
-
-    @property
-    def t(self):
-        return float(self.st[0]["t"])
+        return int(self.S["nfev"])
 
     @property
     def t_old(self):
-        return float(self.st[0]["t_old"])
+        return float(self.S["t_old"])
 
     @property
     def y(self):
@@ -246,35 +243,36 @@ class CompiledStepper:
             return {}
         return {"njev": int(self.work.radau[0]["njev"]), "nlu": int(self.work.radau[0]["nlu"])}
 
-    def start(self, t, y, t_bound, settings, armed):
-        """Begin a piece at (t, y) ending at t_bound (s), the switching functions ``armed``
-        watched for crossings."""
-        S = self.st[0]
+    def start(self, t, y, t_bound, first_step, armed):
+        """Begin a piece at (t, y) ending at t_bound (s) with a step of ``first_step`` s (0:
+        Hairer's rule), the switching functions ``armed`` watched for crossings."""
+        S = self.S
         self.work.y[:] = y
         self.work.armed[:] = armed
         S["t"], S["t_bound"], S["starting"] = t, t_bound, 1
-        if settings is not self.settings:
-            self.settings, self.record = settings, settings.record()
+        self.t = float(t)
+        self.record[0]["first_step"] = first_step
 
     def go_implicit(self):
         """Method "auto" found the model stiff: Radau from the reached state on, its first
         step by Hairer's rule."""
-        self.st[0]["stiffness_check"] = 0
+        self.S["stiffness_check"] = 0
         self.use(integrate.Radau)
-        self.st[0]["starting"] = 1
-        self.settings = self.settings.starting_with(0.0)
-        self.record = self.settings.record()
+        self.S["starting"] = 1
+        self.record[0]["first_step"] = 0.0
 
     def advance(self, steps):
         """Up to ``steps`` steps of the compiled loop (see :mod:`mbd.run.stepping`); the rows they
         wrote go to the run's rows."""
-        S = self.st[0]
-        t_before = float(S["t"])
-        S["pause_at"] = S["nsteps"] + steps
+        S = self.S
+        t_before = self.t
+        S["pause_at"] = self.nsteps + steps
         S["next_row"] = self.rows.next_row
         status = self.sd.call(self.loop.advance, self.functions, self.work, self.record)
         self.rows.take(int(S["next_row"]), self.work.rows)
-        t, y = self.t, self.work.y
+        self.t = t = float(S["t"])
+        self.nsteps = int(S["nsteps"])
+        y = self.work.y
         if status == PAUSED and not t > t_before:   # NaN time, or stuck
             raise Failed(f"the compiled integrator stopped advancing at t = {t_before:.9g} s "
                          f"(step size {S['h_abs']:.3g} s)", t_before)
@@ -291,7 +289,7 @@ class CompiledStepper:
 
     def dense(self):
         """The last step's dense output (:class:`CompiledDense`)."""
-        S = self.st[0]
+        S = self.S
         return CompiledDense(self, float(S["t_old"]), float(S["h_prev"]),
                              self.work.y_old.copy(), self.coefficients.copy())
 

@@ -152,8 +152,7 @@ class Run:
         self.pieces += 1
         stepping = self.stepping
         self.armed = sf.armed(self.sd) if self.exact else None
-        stepping.start(t, y, self.piece_end(t), self.settings.starting_with(self.first_step),
-                       self.armed)
+        stepping.start(t, y, self.piece_end(t), self.first_step, self.armed)
         self.first_step = 0.0
         while True:
             status = stepping.advance(self.steps_allowed())

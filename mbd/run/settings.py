@@ -5,7 +5,7 @@ Every stepper, compiled or scipy's, and the chattering watch judge an error by t
 per state entry, ``atol + |y| rtol`` (:func:`weight`): an error below it is within the
 tolerances. It is written once, here, for compiled code and Python alike.
 """
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -41,30 +41,22 @@ class Settings:
         The largest step, s (inf: no limit).
     max_steps : int
         The run's step budget (the piece loop's, :mod:`mbd.run.pieceloop`).
-    first_step : float
-        The first step of a piece, s; 0: Hairer's rule from the derivatives there. The piece
-        loop sets it for the piece after a switch (:meth:`starting_with`).
+
+    A piece's first step is the piece's own (``start`` of :mod:`mbd.run.integrators`), not a
+    setting of the run: the compiled copy's ``first_step`` field is the stepper's to set at
+    each piece's start, in place.
     """
 
     rtol: float
     atol: float
     max_step: float = np.inf
     max_steps: int = MAX_STEPS
-    first_step: float = 0.0
 
     def weights(self, y):
         """The error weights of a state y (an array, in y's units)."""
         return _weight(self, np.abs(y))
 
-    def starting_with(self, first_step):
-        """These settings for a piece that begins with a step of ``first_step`` s (0: by
-        Hairer's rule)."""
-        if first_step == self.first_step:
-            return self
-        return replace(self, first_step=float(first_step))
-
     def record(self):
-        """The compiled steppers' copy: a 1-record array of :data:`mbd.compiled.layout.SETTINGS`."""
-        # the fields in the record's order, spelled out: made at every piece, this is fast
-        return np.array([(self.rtol, self.atol, self.first_step, self.max_step)],
-                        dtype=layout.SETTINGS)
+        """The compiled steppers' copy: a 1-record array of :data:`mbd.compiled.layout.SETTINGS`,
+        made once per run; its ``first_step`` is 0 (Hairer's rule) until a stepper sets it."""
+        return np.array([(self.rtol, self.atol, 0.0, self.max_step)], dtype=layout.SETTINGS)
