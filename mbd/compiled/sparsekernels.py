@@ -473,7 +473,7 @@ def solve(V_, pat, drivers, f, b, x, lam):
     _chains(V_, pat, x, lam)
 
 
-@njit()
+@njit(inline="always")
 def _rotated_right_side(V_, pat, f, b, lam):
     """bh (m) = the right side b in the rotated basis (a driver's row less its chains' parts);
     lam's top rows hold mu'_top = -R^-T f_u for each cut joint's chain."""
@@ -502,7 +502,7 @@ def _rotated_right_side(V_, pat, f, b, lam):
                     bh[row] -= dw[k, slot, i] * bh[6 * c + i]
 
 
-@njit()
+@njit(inline="always")
 def _k_solve(V_, pat, mu):
     """mu := K^-1 mu by the block LDL^T factors of K (unit factor F, pivots' inverses Dp), in
     the elimination order ``perm``."""
@@ -541,7 +541,7 @@ def _k_solve(V_, pat, mu):
                 mu[og + a] -= acc
 
 
-@njit()
+@njit(inline="always")
 def _chains(V_, pat, x, lam):
     """The chains' accelerations from R u'' = bh_top - (top rows) x, their multipliers, and
     lam in the world basis (the drivers' rows first, from the groups' mu)."""
