@@ -2,8 +2,8 @@
 :class:`forces.JointStiction`, the law kind ``stiction`` (SPEC §8).
 
 Its mode lives in the sides: s[0] the slip direction (the sign of the rate), s[1] -1 while it
-sticks (its lock row carries the force, :mod:`mbd.compiled.loopkernels`), +1 while it slips. The run
-decides where it sticks or breaks free (:mod:`mbd.run.integrators`).
+sticks (its lock row carries the force, :mod:`mbd.compiled.loopkernels`), +1 while it slips. The
+run decides where it sticks or breaks free (:mod:`mbd.run.integrators`).
 """
 from dataclasses import dataclass
 

@@ -85,7 +85,8 @@ def imported_modules(path, known, root=ROOT):
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found.update((a.name, node.lineno) for a in node.names if a.name.split(".")[0] == "mbd")
+            found.update((a.name, node.lineno) for a in node.names
+                         if a.name.split(".")[0] == "mbd")
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package[:len(package) - (node.level - 1)]

@@ -1,9 +1,9 @@
 """build(): validate a Model, find its machines and spanning tree, lay it out in records.
 
 The result is an immutable :class:`System`: the records the compiled kernels read
-(:mod:`mbd.compiled.layout`) and the maps from names to them. The stages of the build are in their own
-modules: :mod:`mbd.model.validate` (every rule, each problem named), :mod:`mbd.build.topology` (machines,
-spanning tree, layout) and :mod:`mbd.compiled.assembly` (the mobility of closed loops).
+(:mod:`mbd.compiled.layout`) and the maps from names to them. The stages of the build are in their
+own modules: :mod:`mbd.model.validate` (every rule, each problem named), :mod:`mbd.build.topology`
+(machines, spanning tree, layout) and :mod:`mbd.compiled.assembly` (the mobility of closed loops).
 """
 from dataclasses import dataclass, field
 

@@ -5,8 +5,8 @@
   rule of :mod:`mbd.compiled.loopsolve`;
 - :func:`assemble`: at the start of a run, the consistent state nearest the joints' targets.
 
-Both take arrays (the System's records and a run's :class:`mbd.compiled.layout.Data`), never mutate a
-System, and evaluate the constraint rows with the compiled kernels.
+Both take arrays (the System's records and a run's :class:`mbd.compiled.layout.Data`), never mutate
+a System, and evaluate the constraint rows with the compiled kernels.
 """
 import numpy as np
 import scipy.linalg

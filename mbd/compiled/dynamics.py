@@ -1,9 +1,9 @@
 """Kinematic and dynamic quantities at one state, as free functions of (system, q, v).
 
-These are the Python doors to the compiled kernels (:mod:`mbd.compiled.kernels`); each call makes its
-own scratch, so use them for analysis and tests, not inside an integrator loop. The tree's
-dynamics ignore force elements and constraints; :func:`reactions` evaluates the whole
-mechanism (force elements in the branches the state selects, loops and drivers closed).
+These are the Python doors to the compiled kernels (:mod:`mbd.compiled.kernels`); each call makes
+its own scratch, so use them for analysis and tests, not inside an integrator loop. The tree's
+dynamics ignore force elements and constraints; :func:`reactions` evaluates the whole mechanism
+(force elements in the branches the state selects, loops and drivers closed).
 
 Examples
 --------

@@ -1,8 +1,8 @@
 """Events: where a force law switches branch, found exactly, logged, and chattering caught.
 
 While a piece runs, every switching function's side is frozen (:mod:`mbd.compiled.lawkernels`,
-:mod:`mbd.compiled.forcekernels`). The run stage asks three questions here, with one answer each for
-both integration loops (the compiled one and scipy's):
+:mod:`mbd.compiled.forcekernels`). The run stage asks three questions here, with one answer each
+for both integration loops (the compiled one and scipy's):
 
 - has an armed switching function left its side? — :func:`departed`, the one crossing
   predicate, used by :func:`crossed` inside the compiled loop and by :func:`crossed_mask`;

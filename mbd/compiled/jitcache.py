@@ -10,8 +10,8 @@ its file, a hash of the source of every module of the compiled core (the *guarde
 :func:`guarded_files`). numba only compares stamps for equality, so editing any guarded module
 makes every cached kernel of the project stale (it is recompiled and its cache entry rewritten
 in place), while an unchanged tree loads from the cache as before. The law kinds compiled into
-the kernels live outside the package (``forces/elastogap.py``): :mod:`mbd.compiled.registry` adds their
-sources and its generated dispatch to the hash (:func:`guard_also`).
+the kernels live outside the package (``forces/elastogap.py``): :mod:`mbd.compiled.registry` adds
+their sources and its generated dispatch to the hash (:func:`guard_also`).
 
 How: numba's cache for a dispatcher is a ``FunctionCache``; numba picks its directory as it
 would (``NUMBA_CACHE_DIR``, else the ``__pycache__`` next to the source, else the user-wide
@@ -73,8 +73,8 @@ _also = []
 
 def guard_also(part):
     """Add ``part()`` (a function returning a hex string, called when a cache key is read or
-    written) to :func:`tree_digest`: the law kinds of :mod:`mbd.compiled.registry`, which live outside
-    this package but are compiled into its kernels."""
+    written) to :func:`tree_digest`: the law kinds of :mod:`mbd.compiled.registry`, which live
+    outside this package but are compiled into its kernels."""
     _also.append(part)
 
 

@@ -1,4 +1,5 @@
-"""Compiled tree kinematics and dynamics over the System's link records (:mod:`mbd.compiled.layout`).
+"""Compiled tree kinematics and dynamics over the System's link records
+(:mod:`mbd.compiled.layout`).
 
 Everything here follows Featherstone, *Rigid Body Dynamics Algorithms* (2008), in its symbols:
 spatial motion vectors are ``[w; v]``, force vectors ``[n; f]``, and a Plücker transform

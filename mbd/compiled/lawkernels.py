@@ -1,8 +1,8 @@
 """The 1-D laws as the core's kernels call them, with their branches frozen by *sides*.
 
 Each law kind is one module of an element package (``forces/elastogap.py``: its parameter
-record, compiled functions and labels) registered with :mod:`mbd.compiled.registry`, which generates
-the dispatch over the law ``code``. The kernels call it as attributes of this module,
+record, compiled functions and labels) registered with :mod:`mbd.compiled.registry`, which
+generates the dispatch over the law ``code``. The kernels call it as attributes of this module,
 ``lawkernels.force(code, p, x, v, s)``, ``switching(code, p, x, v, s, g)``, ``armed(code, p,
 s, k)``, ``odd_at_zero(code, p)`` and ``natural_sides(code, p, x, v, s, g)``: the first read
 (numba reads them when it compiles a kernel) seals the registry. This module also holds the
@@ -60,10 +60,12 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def parameter_row(law, t=0.0, state=None):
+def parameter_row(law, t=0.0, state=None, out=None):
     """The row (``MAX_PARAMS`` floats) the compiled formulas read: the law's parameters at time
-    t (s) and ``state``, by its kind's parameter record, zeros after."""
-    row = np.zeros(MAX_PARAMS)
+    t (s) and ``state``, by its kind's parameter record, zeros after; written into ``out`` when
+    given (a run's own row, refreshed before every evaluation without allocating one)."""
+    row = np.zeros(MAX_PARAMS) if out is None else out
     values = np.asarray(law.parameters(t, state), dtype=float)
     row[:len(values)] = values
+    row[len(values):] = 0.0
     return row

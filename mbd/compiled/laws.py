@@ -11,23 +11,32 @@ class CompiledLaw(Law):
     """A law of a registered kind evaluated from Python through the compiled dispatch (the
     formulas the run integrates): every built-in law class extends it."""
 
+    def _sides(self, row, x, v):
+        s = np.ones(LAW_SWITCHES)
+        lawkernels.natural_sides(self.code, row, x, v, s, np.zeros(LAW_SWITCHES))
+        return s
+
+    def _inputs(self, x, v, t, sides):
+        """(parameter row, x, v, sides): the row built once, the sides the state's when not
+        given."""
+        row, x, v = lawkernels.parameter_row(self, t), float(x), float(v)
+        s = self._sides(row, x, v) if sides is None else np.asarray(sides, dtype=float)
+        return row, x, v, s
+
     def sides(self, x, v, t=0.0):
         """The branch the state selects: sides (LAW_SWITCHES,) in {-1, +1}."""
-        s = np.ones(LAW_SWITCHES)
-        lawkernels.natural_sides(self.code, lawkernels.parameter_row(self, t), float(x), float(v), s,
-                      np.zeros(LAW_SWITCHES))
-        return s
+        return self._sides(lawkernels.parameter_row(self, t), float(x), float(v))
 
     def __call__(self, x, v=0.0, t=0.0, sides=None):
         """The force (N) or torque (N m) on the follower along +x; by default in the branch the
         state selects."""
-        s = self.sides(x, v, t) if sides is None else np.asarray(sides, dtype=float)
-        return float(lawkernels.force(self.code, lawkernels.parameter_row(self, t), float(x), float(v), s))
+        row, x, v, s = self._inputs(x, v, t, sides)
+        return float(lawkernels.force(self.code, row, x, v, s))
 
     def switching(self, x, v=0.0, t=0.0, sides=None):
         """The switching functions (LAW_SWITCHES,) at (x, v, t); branches change at their
         zeros."""
-        s = self.sides(x, v, t) if sides is None else np.asarray(sides, dtype=float)
+        row, x, v, s = self._inputs(x, v, t, sides)
         g = np.zeros(LAW_SWITCHES)
-        lawkernels.switching(self.code, lawkernels.parameter_row(self, t), float(x), float(v), s, g)
+        lawkernels.switching(self.code, row, x, v, s, g)
         return g

@@ -52,8 +52,8 @@ SWITCHES = LAW_SWITCHES + 1
 #: parameters per law (a bushing's six stiffnesses, six dampings and six preloads: 18)
 MAX_PARAMS = 18
 
-#: what the force elements' evaluation computes (:func:`mbd.compiled.statekernels.elements_at`): their
-#: switching functions, the mode the state selects, their records
+#: what the force elements' evaluation computes (:func:`mbd.compiled.statekernels.elements_at`):
+#: their switching functions, the mode the state selects, their records
 SWITCHING, NATURAL_MODE, RECORDS = 0, 1, 2
 
 LINK = np.dtype([
@@ -179,7 +179,7 @@ DRIVER = np.dtype([
 LOOP = np.dtype([
     ("rank", np.int64),             # the constraint rows' rank, fixed by the assembled state
     ("found", np.int64),            # the rank the last check found (-1: not checked)
-    ("smallest", np.float64),       # the weakest kept direction's strength (mbd.compiled.loopsolve)
+    ("smallest", np.float64),       # the weakest kept direction's strength (compiled.loopsolve)
     ("dropped", np.float64),        # the strongest dropped direction's strength
     ("projection_tol", np.float64),  # the closure residual projection brings y to, m / rad
 ], align=True)
@@ -236,8 +236,8 @@ def records(dtype, n):
 
 def make_data(tree, elements, closures, drivers, nq, nv, pattern, buffer_size):
     """The :class:`Data` of a System's arrays with fresh scratch (one per run or analysis):
-    the constrained solve's structure ``pattern`` (int64, :func:`mbd.compiled.loopsolve.pattern`) and
-    ``buffer_size`` floats for it (:func:`mbd.compiled.loopsolve.buffer_size`)."""
+    the constrained solve's structure ``pattern`` (int64, :func:`mbd.compiled.loopsolve.pattern`)
+    and ``buffer_size`` floats for it (:func:`mbd.compiled.loopsolve.buffer_size`)."""
     nl, nf = tree.shape[0], elements.shape[0]
     m = 6 * closures.shape[0] + drivers.shape[0]
     loop = records(LOOP, 1)

@@ -13,7 +13,8 @@ a gear one, ``q_b - ratio q_a``, and a stiction element one, its rate held at ze
 sticks (a zero row while it slips: the run's rank is taken again when it changes).
 A closure's row has entries only on the coordinates of the paths from its two links to the
 ground; :func:`closure_rows` writes (and zeroes) just those, so a caller that wants the whole
-matrix passes zeros. The solve and the projection on these rows are :mod:`mbd.compiled.loopsolve`'s.
+matrix passes zeros. The solve and the projection on these rows are
+:mod:`mbd.compiled.loopsolve`'s.
 """
 import numpy as np
 

@@ -5,8 +5,8 @@ Solves, for x (nv) and the constraint forces lam (m)::
     H x = f + G^T lam,      G x = b                                       (KKT)
 
 with H the tree's mass matrix (or a metric of the same sparsity) and G the constraint rows of
-:mod:`mbd.compiled.loopkernels` (six per cut joint, then one per driver, gear or stiction lock), in a
-cost that grows about linearly with bodies and loops. Three steps, each local:
+:mod:`mbd.compiled.loopkernels` (six per cut joint, then one per driver, gear or stiction lock), in
+a cost that grows about linearly with bodies and loops. Three steps, each local:
 
 1. **The cut joints' own coordinates.** A cut joint keeps its coordinates u as a massless
    chain (zero columns of H): per cut joint c, a Householder QR of its chain's columns
@@ -45,8 +45,8 @@ its accelerations by e / s^2:
    change of second order), and leaves the directions weaker than :data:`PROJECTED` to the
    motion, which keeps them to second order until it is past;
 2. below :data:`NEAR_CROSSING` the right-hand side is evaluated at the state moved onto the
-   closures (:func:`mbd.compiled.statekernels._constrained_rhs`), so that an integrator's stage, off
-   the closures by its own error, is not turned;
+   closures (:func:`mbd.compiled.statekernels._constrained_rhs`), so that an integrator's stage,
+   off the closures by its own error, is not turned;
 3. a direction weaker than about :data:`SOFTENED` is inverted softened (Tikhonov): its
    multiplier, which grows like 1 / s at the crossing, stays bounded within round-off of it.
 
@@ -182,8 +182,8 @@ def _rows(q, V_, pat, tree, links, scratch, closures, drivers):
 
 @njit()
 def _velocity_residual(v, V_, pat, drivers, out):
-    """out (m) = G v - the drivers' rates, on the rows as :mod:`mbd.compiled.loopkernels` writes them
-    (before a factorization rotates them)."""
+    """out (m) = G v - the drivers' rates, on the rows as :mod:`mbd.compiled.loopkernels` writes
+    them (before a factorization rotates them)."""
     G = V_.G
     nc = pat[P_NC]
     cfirst, cnu = pat[pat[P_CFIRST]:], pat[pat[P_CNU]:]

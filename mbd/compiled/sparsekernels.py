@@ -1,8 +1,9 @@
-"""Compiled kernels of the sparse constrained solve (:mod:`mbd.compiled.loopsolve` says what it solves
-and why; this module is its algebra): the views of its buffer, Featherstone's LTDL factorization of the tree's mass matrix and its solves (Table 6.3), the
-assembly of K = P H^-1 P^T on the groups' pattern, its block LDL^T with the pivots'
-strengths, and the solve of the factored KKT system. The small dense blocks (a cut joint's
-chain columns, a pivot block) are factored by :mod:`mbd.compiled.smallblocks`.
+"""Compiled kernels of the sparse constrained solve (:mod:`mbd.compiled.loopsolve` says what it
+solves and why; this module is its algebra): the views of its buffer, Featherstone's LTDL
+factorization of the tree's mass matrix and its solves (Table 6.3), the assembly of K = P H^-1 P^T
+on the groups' pattern, its block LDL^T with the pivots' strengths, and the solve of the factored
+KKT system. The small dense blocks (a cut joint's chain columns, a pivot block) are factored by
+:mod:`mbd.compiled.smallblocks`.
 """
 from collections import namedtuple
 
@@ -360,9 +361,9 @@ def _unit_metric(H, pat):
 
 @njit()
 def factor(V_, pat, drivers, tree, links, scratch, threshold, mass_metric=True, soft=0.0):
-    """Factor the KKT system whose rows are in V_.G (as :mod:`mbd.compiled.loopkernels` writes them) and
-    whose metric is the mass matrix at the links' poses (or, not ``mass_metric``, the unit
-    metric of the coordinates): returns the directions kept at ``threshold`` (see
+    """Factor the KKT system whose rows are in V_.G (as :mod:`mbd.compiled.loopkernels` writes
+    them) and whose metric is the mass matrix at the links' poses (or, not ``mass_metric``, the
+    unit metric of the coordinates): returns the directions kept at ``threshold`` (see
     :func:`_eliminate`), or -1 where the mass matrix or a chain is degenerate."""
     H = V_.H
     if mass_metric:

@@ -86,7 +86,8 @@ class StateData:
 
     def call(self, function, *args):
         """``function(*args)``, a compiled function called through its entry point for these
-        argument types (:func:`mbd.compiled.native.entry`, looked up once per data and function)."""
+        argument types (:func:`mbd.compiled.native.entry`, looked up once per data and
+        function)."""
         found = self.entries.get(function)
         if found is None:
             found = self.entries[function] = native.entry(function, args)
@@ -177,7 +178,7 @@ def refresh(sd, t, y):
         params = sd.data.elements["params"]
         for i, law in sd.varying:
             try:
-                params[i] = lawkernels.parameter_row(law, t, state)
+                lawkernels.parameter_row(law, t, state, out=params[i])
             except Exception as err:
                 raise UserFunctionError(s.force_elements[i].label(), _name(law.signal), t) \
                     from err

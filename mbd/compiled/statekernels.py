@@ -158,9 +158,9 @@ def _constrained_at(y, dy, data, forced):
 def _constrained_rhs(y, dy, data, forced):
     """dy/dt at y; near a change point (a direction weaker than
     :data:`mbd.compiled.loopsolve.NEAR_CROSSING`), at y moved onto the constraints
-    (:func:`mbd.compiled.loopsolve.project`): there the motion turns off its branch by its offset over
-    the direction's strength squared, and an integrator's stage, which is off the
-    constraints by its own error, would take it along."""
+    (:func:`mbd.compiled.loopsolve.project`): there the motion turns off its branch by its offset
+    over the direction's strength squared, and an integrator's stage, which is off the constraints
+    by its own error, would take it along."""
     bad = _constrained_at(y, dy, data, forced)
     if data.closures.shape[0] == 0 or bad != 0 or \
             not data.loop[0].smallest < loopsolve.NEAR_CROSSING:

@@ -172,8 +172,8 @@ class Joint(Element):
 class Law:
     """The 1-D law contract (DESIGN §4): a scalar force on the follower along +x from (x, v, t).
 
-    A built-in law belongs to a registered law kind (``kind``, see :mod:`mbd.compiled.registry`): its
-    compiled formula, known to the core by the kind's ``code``, reads the law's parameter row,
+    A built-in law belongs to a registered law kind (``kind``, see :mod:`mbd.compiled.registry`):
+    its compiled formula, known to the core by the kind's ``code``, reads the law's parameter row,
     packed by name from the kind's parameter record; its branches are fixed by *sides* of its
     switching functions (see :mod:`mbd.compiled.lawkernels`). Subclasses (one module per kind in
     ``forces``) validate their parameters on construction and describe their switches and

@@ -1,12 +1,12 @@
 """Why a run failed, in words: the exceptions the run stage raises on the way, and the
 messages its SimulationError carries.
 
-The parts of a run (the steppers of :mod:`mbd.run.integrators`, the locks of :mod:`mbd.run.locks`, the
-rows of :mod:`mbd.run.outputrows`) raise the exceptions below where they meet a failure; the piece
-loop (:mod:`mbd.run.pieceloop`) turns each into one ``SimulationError`` with the rows computed so
-far, its message written here. A cause that can be named is named: a singular configuration,
-a stiff model and its fastest mode's element (:mod:`mbd.run.diagnosis`), a tolerance too small for
-double precision, a state that blew up and the unstable mode behind it.
+The parts of a run (the steppers of :mod:`mbd.run.integrators`, the locks of :mod:`mbd.run.locks`,
+the rows of :mod:`mbd.run.outputrows`) raise the exceptions below where they meet a failure; the
+piece loop (:mod:`mbd.run.pieceloop`) turns each into one ``SimulationError`` with the rows
+computed so far, its message written here. A cause that can be named is named: a singular
+configuration, a stiff model and its fastest mode's element (:mod:`mbd.run.diagnosis`), a tolerance
+too small for double precision, a state that blew up and the unstable mode behind it.
 """
 import numpy as np
 
@@ -79,8 +79,8 @@ def projected(sd, t, y):
 def check_singular(sd, t, y):
     """Before failing for steps that shrank to nothing at (t, y): where the constraint
     equations are that close to dependent there (their weakest direction's strength below
-    :data:`mbd.compiled.loopsolve.NEAR_SINGULAR`), the mechanism has met a singular configuration, and
-    that is the failure (raised as :class:`Singular`)."""
+    :data:`mbd.compiled.loopsolve.NEAR_SINGULAR`), the mechanism has met a singular configuration,
+    and that is the failure (raised as :class:`Singular`)."""
     if not sd.constrained or not np.all(np.isfinite(y)):
         return
     sf.derivative(sd, t, y)

@@ -35,9 +35,9 @@ COMPILED_METHODS = (integrate.DOP853, integrate.Radau)
 
 
 class Integrand:
-    """f(t, y) for scipy's solvers: the compiled right-hand side of :mod:`mbd.compiled.statefunction`,
-    raising what a nonzero status says; with ``natural=True`` every call selects the mode
-    from the state (exact switching off)."""
+    """f(t, y) for scipy's solvers: the compiled right-hand side of
+    :mod:`mbd.compiled.statefunction`, raising what a nonzero status says; with ``natural=True``
+    every call selects the mode from the state (exact switching off)."""
 
     def __init__(self, sd, natural=False):
         self.sd, self.natural = sd, natural

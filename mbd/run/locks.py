@@ -2,10 +2,10 @@
 
 A stiction element (``forces.JointStiction``) that sticks is a constraint row, its lock, which
 holds its coordinate at a rate of zero while the force the lock needs stays below f_static; one
-that slips is a kinetic friction force opposing its direction. Its mode (:mod:`mbd.compiled.layout`'s
-sides: [0] the slip direction, [1] < 0 sticking) changes only where a piece ends, at a
-crossing: :class:`Locks` decides there which locks hold, which way a released element slips,
-and which changes to log.
+that slips is a kinetic friction force opposing its direction. Its mode
+(:mod:`mbd.compiled.layout`'s sides: [0] the slip direction, [1] < 0 sticking) changes only where a
+piece ends, at a crossing: :class:`Locks` decides there which locks hold, which way a released
+element slips, and which changes to log.
 """
 import numpy as np
 

@@ -167,8 +167,8 @@ def jacobian(f, t, y, fy, J, st, tmp):
     evaluation at y + delta_j e_j, delta_j = sqrt(EPS max(1e-5, |y_j|)) (the rule of Hairer
     & Wanner's RADAU5), rounded to (y_j + delta_j) - y_j so that the step is exact. nq + nv
     evaluations, counted in st.nfev; uses tmp[STAGE] and tmp[SLOPE]. The work accumulators
-    after [q, v] (:func:`mbd.compiled.statefunction.work_size`) enter no right-hand side: their columns
-    are zero, not evaluated. Returns what a failing right-hand side returned, or 0."""
+    after [q, v] (:func:`mbd.compiled.statefunction.work_size`) enter no right-hand side: their
+    columns are zero, not evaluated. Returns what a failing right-hand side returned, or 0."""
     n = y.shape[0]
     moving = f.data.q.shape[0] + f.data.tau.shape[0]     # [q, v]; W beyond
     yp = tmp[STAGE]

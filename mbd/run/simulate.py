@@ -1,8 +1,8 @@
 """simulate(): a System integrated from its (assembled) initial state into a Result.
 
 The run stage in parts: the dynamics at a state (:mod:`mbd.compiled.statefunction`), the events
-(:mod:`mbd.compiled.events`), the piece loop (:mod:`mbd.run.pieceloop`), the two ways of stepping a piece
-(:mod:`mbd.run.integrators`) and this thin entry point, which checks the settings, picks the
+(:mod:`mbd.compiled.events`), the piece loop (:mod:`mbd.run.pieceloop`), the two ways of stepping a
+piece (:mod:`mbd.run.integrators`) and this thin entry point, which checks the settings, picks the
 stepper and assembles the initial state of a mechanism with loops or drivers
 (:mod:`mbd.compiled.assembly`).
 """

@@ -3,8 +3,8 @@
 When a compiled stepper returns CROSSED (:mod:`mbd.run.stepping`), the last step's dense output
 (DOP853's interpolant F, :func:`mbd.run.stepper.dense_value`, or Radau's collocation polynomial Q,
 :func:`mbd.run.radau.dense_value`) is where the switching function changed sign; the run finds
-where with the one Illinois iteration of :mod:`mbd.compiled.events`, compiled: :func:`locate_on_step`
-calls :func:`switching_on_step` through its address, on a context tuple
+where with the one Illinois iteration of :mod:`mbd.compiled.events`, compiled:
+:func:`locate_on_step` calls :func:`switching_on_step` through its address, on a context tuple
 (:func:`step_context`) that names the step, the method and the switching function.
 """
 from ..compiled import events

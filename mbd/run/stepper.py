@@ -9,15 +9,15 @@ the piece ends, under the compiled steppers' contract of :mod:`mbd.run.stepping`
 
 The right-hand side, the switching functions and the projection onto the constraints are
 called through their addresses (:mod:`mbd.compiled.native`; the functions of one signature in
-:mod:`mbd.compiled.statefunction`): the loop is compiled once for every mechanism, and the right-hand
-side's code once, in its own function, not again inside the loop.
+:mod:`mbd.compiled.statefunction`): the loop is compiled once for every mechanism, and the
+right-hand side's code once, in its own function, not again inside the loop.
 
 Exact switching is kept: after every accepted step the armed switching functions are checked
-with the one crossing predicate of :mod:`mbd.compiled.events`; when one changed sign the loop stops with
-the step's dense output ready, and the run locates the crossing on it
+with the one crossing predicate of :mod:`mbd.compiled.events`; when one changed sign the loop stops
+with the step's dense output ready, and the run locates the crossing on it
 (:mod:`mbd.run.steplocate`). Output rows at the requested times are written from dense output
-inside the loop. With constraints, every step's end and every output row are projected onto
-them and the rank rule's verdict is taken there.
+inside the loop. With constraints, every step's end and every output row are projected onto them
+and the rank rule's verdict is taken there.
 
 The tableau comes from scipy (``scipy.integrate._ivp.dop853_coefficients``), so both paths use
 the same numbers.
@@ -270,8 +270,8 @@ def _write_rows(f, work):
 def advance(f, work, settings):
     """Step DOP853 from (st.t, y) until the piece ends (the contract of :mod:`mbd.run.stepping`,
     ``work`` of :func:`make_work`, ``settings`` a 1-record array of
-    :data:`mbd.compiled.layout.SETTINGS`). With ``st.starting``, a new piece begins there: K[0] and the
-    initial step are computed first; else K[0] = dy/dt there from the last call.
+    :data:`mbd.compiled.layout.SETTINGS`). With ``st.starting``, a new piece begins there: K[0] and
+    the initial step are computed first; else K[0] = dy/dt there from the last call.
 
     Returns DONE, CROSSED (y_old, st.t_old, st.h_prev and the interpolant F describe the last
     step), STIFF (with ``st.stiffness_check`` on, Hairer's stiffness test found the model stiff

@@ -3,8 +3,8 @@
 numba compiles a kernel the first time it runs and keeps the machine code in its disk cache;
 a first run on a new machine therefore compiles the kernels its mechanism needs. This module
 knows the compiled entry points of the run stage by name (:data:`TARGETS`) and their argument
-types, which are the same for every mechanism (the record formats of :mod:`mbd.compiled.layout`), so
-they can be compiled without a mechanism:
+types, which are the same for every mechanism (the record formats of :mod:`mbd.compiled.layout`),
+so they can be compiled without a mechanism:
 
 - :func:`compile_targets`: compile (or load) named targets in this process;
 - :func:`prefetch`: compile, in a second process, the targets a run will need later whose
@@ -51,8 +51,9 @@ def _signatures():
     records = native.typeof
     tree, links, scratch = records(data.tree), records(data.links), records(data.scratch)
     out = {}
-    for rhs in (statekernels.tree_free_world, statekernels.tree_free_link, statekernels.tree_forced_world,
-                statekernels.tree_forced_link, statekernels.constrained_free, statekernels.constrained_forced):
+    for rhs in (statekernels.tree_free_world, statekernels.tree_free_link,
+                statekernels.tree_forced_world, statekernels.tree_forced_link,
+                statekernels.constrained_free, statekernels.constrained_forced):
         out[rhs.__name__] = (rhs, (f8, y, y, d))
     out["elements_at"] = (statekernels.elements_at, (y, m, d, i8))
     out["elements_and_locks"] = (statekernels.elements_and_locks, (y, m, d, i8))

@@ -1,4 +1,5 @@
-"""The sparse constrained solve (mbd.compiled.loopsolve, issue 24) against independent dense algebra.
+"""The sparse constrained solve (mbd.compiled.loopsolve, issue 24) against independent dense
+algebra.
 
 * Its small kernels against LAPACK (numpy): the Householder QR of a cut joint's chain columns
   and the Jacobi eigen-decomposition of a pivot block.

@@ -2,9 +2,9 @@
 
 Two implementations of the same method — scipy's ``Radau`` (Python, the reference) and the
 compiled loop — given the same right-hand side (the compiled kernel of
-:mod:`mbd.compiled.statefunction`) and the same Jacobian (the loop's own compiled finite differences,
-handed to scipy as ``jac``), must take the same steps: the same number of steps, Jacobian
-evaluations and LU factorizations, and step times and states equal up to round-off in the
+:mod:`mbd.compiled.statefunction`) and the same Jacobian (the loop's own compiled finite
+differences, handed to scipy as ``jac``), must take the same steps: the same number of steps,
+Jacobian evaluations and LU factorizations, and step times and states equal up to round-off in the
 order of operations (their LU and dot products are LAPACK's and BLAS's there, loops here).
 
 How close "up to round-off" is: the error estimate is a difference of O(1) quantities (the
@@ -343,8 +343,8 @@ def test_closed_loop_projected_rows():
 def test_crossing_located_on_the_dense_output():
     """The ElastoGap example: the loop stops at the step where the first contact begins
     (CROSSED, the step's dense output ready); the crossing located on it by
-    :func:`mbd.run.steplocate.locate_on_step` is the first event of the DOP853 run (measured: 1e-11 s
-    apart at rtol 1e-9)."""
+    :func:`mbd.run.steplocate.locate_on_step` is the first event of the DOP853 run (measured: 1e-11
+    s apart at rtol 1e-9)."""
     from mbd.compiled import events
     from tests.forces.test_reference_examples import elastogap_model
     system = elastogap_model("axial").build()

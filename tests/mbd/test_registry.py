@@ -1,5 +1,5 @@
-"""The element registry (mbd.compiled.registry): the generated dispatch covers every registered kind,
-sealing is final, every process gets the same dispatch, and the kinds' sources key the cache.
+"""The element registry (mbd.compiled.registry): the generated dispatch covers every registered
+kind, sealing is final, every process gets the same dispatch, and the kinds' sources key the cache.
 """
 import importlib.metadata
 import json
