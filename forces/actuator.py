@@ -1,33 +1,13 @@
-"""The prescribed force: Actuator, the law kind ``constant`` (a value that does not depend on
-x or v, a constant or a function of time)."""
+"""The prescribed force: Actuator, a law of the core's kind ``constant`` (a value that does
+not depend on x or v, a constant or a function of time; :mod:`mbd.compiled.constant`)."""
 from dataclasses import dataclass
 
 from mbd.compiled.laws import CompiledLaw
 from mbd.model import values
-from mbd.compiled.jitcache import njit
-from mbd.compiled.registry import register
+from mbd.compiled.constant import KIND
 from mbd.model.values import finite as _finite
 
 from .checks import Signal as _Signal, check as _check, signal as _signal
-
-#: the parameter record: the force or torque on the follower (N or N m)
-PARAMETERS = ("value",)
-VALUE = 0
-
-
-@njit(inline="always")
-def force(p, x, v, s):
-    """The value itself (N or N m)."""
-    return p[VALUE]
-
-
-@njit(inline="always")
-def odd_at_zero(p):
-    """Only no force at all is odd in v at x = 0."""
-    return p[VALUE] == 0.0
-
-
-KIND = register("constant", PARAMETERS, force=force, odd_at_zero=odd_at_zero)
 
 
 @dataclass(frozen=True)

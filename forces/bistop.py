@@ -75,7 +75,16 @@ def armed(p, s, k):
     return k <= 3 and (s[0] < 0.0 or s[1] < 0.0) and p[CMAX] > 0.0
 
 
-KIND = register("bistop", PARAMETERS, LABELS, force=force, switching=switching, armed=armed)
+@njit(inline="always")
+def energy(p, x, s):
+    """k pen^(e+1) / (e+1) of the penetration below x1 and above x2 (J)."""
+    below = max(p[X1] - x, 0.0)
+    above = max(x - p[X2], 0.0) if math.isfinite(p[X2]) else 0.0
+    return p[K] * (below ** (p[E] + 1.0) + above ** (p[E] + 1.0)) / (p[E] + 1.0)
+
+
+KIND = register("bistop", PARAMETERS, LABELS, force=force, switching=switching, armed=armed,
+                energy=energy)
 
 
 @dataclass(frozen=True)
@@ -120,12 +129,6 @@ class Bistop(CompiledLaw):
     def mirrored(self, k, sides):
         # the ramp and clamp labels are written for the lower stop; the upper one mirrors them
         return k >= 2 and sides[1] < 0
-
-    def energy(self, x, params):
-        x = np.asarray(x, dtype=float)
-        below = np.maximum(self.x1 - x, 0.0)
-        above = np.maximum(x - self.x2, 0.0) if math.isfinite(self.x2) else 0.0 * x
-        return self.k * (below ** (self.e + 1.0) + above ** (self.e + 1.0)) / (self.e + 1.0)
 
     def states(self, x, v, t, sides, params):
         contact = np.where(sides[:, 0] < 0, -1, np.where(sides[:, 1] < 0, 1, 0))

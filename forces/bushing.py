@@ -5,8 +5,8 @@ the core's bushing placement (:func:`mbd.compiled.forcekernels.bushing`) evaluat
 import math
 from dataclasses import dataclass
 
-import numpy as np
 
+from mbd.compiled.jitcache import njit
 from mbd.compiled.laws import CompiledLaw
 from mbd.model import values
 from mbd.compiled.registry import register
@@ -32,10 +32,18 @@ def check_six(what, name, value, rule, ok, error=ValueError):
     return tuple(float(x) for x in arr)
 
 
-#: the parameter record: the three vectors' components, in order
+#: the parameter record: the three vectors' components, in order (where the core's bushing
+#: placement reads them: mbd.compiled.layout.STIFFNESS, DAMPING, PRELOAD)
 PARAMETERS = sum(BUSHING_COMPONENTS.values(), ())
 
-KIND = register("bushing", PARAMETERS)
+@njit(inline="always")
+def energy(p, x, s):
+    """Its stored energy (J), which the placement measures as its x
+    (:func:`mbd.compiled.forcekernels.bushing`)."""
+    return x
+
+
+KIND = register("bushing", PARAMETERS, energy=energy)
 
 
 @dataclass(frozen=True)
@@ -62,7 +70,3 @@ class _BushingLaw(CompiledLaw):
 
     def parameters(self, t=0.0, state=None):
         return self.stiffness + self.damping + self.preload
-
-    def energy(self, x, params):
-        # the placement measures its stored energy as its x (mbd.compiled.forcekernels.bushing)
-        return np.array(x, dtype=float)

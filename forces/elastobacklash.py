@@ -119,10 +119,21 @@ def armed2(p, s, k):
     return _armed(p, s, k, False)
 
 
+@njit(inline="always")
+def energy(p, x, s):
+    """c over^2 / 2 with over the twist past the half backlash, |x - phi_rel0| - b/2 (the
+    whole twist without backlash) (J)."""
+    phid = x - p[PHI_REL0]
+    if abs(p[B]) <= B_EPS:
+        return 0.5 * p[C] * phid ** 2
+    over = max(abs(phid) - 0.5 * p[B], 0.0)
+    return 0.5 * p[C] * over ** 2
+
+
 KIND = register("elastobacklash", PARAMETERS, LABELS, force=force, switching=switching,
-                armed=armed)
+                armed=armed, energy=energy)
 KIND2 = register("elastobacklash2", PARAMETERS, LABELS[:3], force=force2, switching=switching,
-                 armed=armed2)
+                 armed=armed2, energy=energy)
 
 
 @dataclass(frozen=True)
@@ -164,13 +175,6 @@ class ElastoBacklash(CompiledLaw):
     def mirrored(self, k, sides):
         # the clamps' labels are written for the upper contact; the lower one mirrors them
         return k >= 2 and sides[1] < 0
-
-    def energy(self, x, params):
-        phid = np.asarray(x, dtype=float) - self.phi_rel0
-        if abs(self.b) <= B_EPS:
-            return 0.5 * self.c * phid ** 2
-        over = np.maximum(np.abs(phid) - 0.5 * self.b, 0.0)
-        return 0.5 * self.c * over ** 2
 
     def states(self, x, v, t, sides, params):
         if abs(self.b) <= B_EPS:

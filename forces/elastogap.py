@@ -3,7 +3,6 @@ that acts only in contact and never pulls."""
 import math
 from dataclasses import dataclass
 
-import numpy as np
 
 from mbd.compiled.laws import CompiledLaw
 from mbd.compiled.jitcache import njit
@@ -57,7 +56,15 @@ def armed(p, s, k):
     return k == 0 or (k <= 2 and s[0] < 0.0 and p[D] > 0.0)
 
 
-KIND = register("elastogap", PARAMETERS, LABELS, force=force, switching=switching, armed=armed)
+@njit(inline="always")
+def energy(p, x, s):
+    """c pen^(n+1) / (n+1) with the penetration pen = max(s_rel0 - x, 0) (J)."""
+    pen = max(p[S_REL0] - x, 0.0)
+    return p[C] * pen ** (p[N] + 1.0) / (p[N] + 1.0)
+
+
+KIND = register("elastogap", PARAMETERS, LABELS, force=force, switching=switching, armed=armed,
+                energy=energy)
 
 
 @dataclass(frozen=True)
@@ -103,10 +110,6 @@ class ElastoGap(CompiledLaw):
         _check(self, "d", ">= 0 and finite", _nonneg)
         _check(self, "s_rel0", "finite", _finite)
         _check(self, "n", ">= 1 and finite", lambda x: math.isfinite(x) and x >= 1.0)
-
-    def energy(self, x, params):
-        pen = np.maximum(self.s_rel0 - np.asarray(x, dtype=float), 0.0)
-        return self.c * pen ** (self.n + 1.0) / (self.n + 1.0)
 
     def states(self, x, v, t, sides, params):
         return {"contact": sides[:, 0] < 0}

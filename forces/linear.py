@@ -5,7 +5,6 @@ record (c, d, x0).
 """
 from dataclasses import dataclass
 
-import numpy as np
 
 from mbd.compiled.laws import CompiledLaw
 from mbd.compiled.jitcache import njit
@@ -32,7 +31,13 @@ def odd_at_zero(p):
     return p[C] * p[X0] == 0.0
 
 
-KIND = register("linear", PARAMETERS, force=force, odd_at_zero=odd_at_zero)
+@njit(inline="always")
+def energy(p, x, s):
+    """The spring's c (x - x0)^2 / 2 (J)."""
+    return 0.5 * p[C] * (x - p[X0]) ** 2
+
+
+KIND = register("linear", PARAMETERS, force=force, odd_at_zero=odd_at_zero, energy=energy)
 
 
 class _Linear(CompiledLaw):
@@ -41,9 +46,6 @@ class _Linear(CompiledLaw):
     defines it as a class attribute 0.0 (not a field)."""
 
     kind = KIND
-
-    def energy(self, x, params):
-        return 0.5 * self.c * (np.asarray(x) - self.x0) ** 2
 
 
 @dataclass(frozen=True)

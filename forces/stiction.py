@@ -62,8 +62,20 @@ def natural_sides(p, x, v, s, g):
         s[k] = 1.0
 
 
+@njit(inline="always")
+def next_mode(p, x, v, s, k):
+    """The rate reached zero (k = 0): the slip direction turns and it sticks, if its lock
+    holds (the run settles that, :mod:`mbd.run.locks`); the lock's limit crossed (k = 1): it
+    slips, the way the mechanism pushes it (set by the run, from the lock's force)."""
+    if k == 0:
+        s[0] = -s[0]
+        s[1] = -1.0
+    elif k == 1:
+        s[1] = 1.0
+
+
 KIND = register("stiction", PARAMETERS, LABELS, force=force, switching=switching, armed=armed,
-                natural_sides=natural_sides)
+                natural_sides=natural_sides, next_mode=next_mode, locks=True)
 
 
 @dataclass(frozen=True)

@@ -41,8 +41,14 @@ def armed(p, s, k):
     return k == 0
 
 
+@njit(inline="always")
+def energy(p, x, s):
+    """K (theta_init + x)^2 / 2 with the larger of K and K_min (J)."""
+    return 0.5 * max(p[K], p[K_MIN]) * (p[THETA_INIT] + x) ** 2
+
+
 KIND = register("variable_spring", PARAMETERS, LABELS, force=force, switching=switching,
-                armed=armed)
+                armed=armed, energy=energy)
 
 
 @dataclass(frozen=True)
@@ -107,10 +113,6 @@ class VariableRotationalSpring(CompiledLaw):
 
     def parameters(self, t=0.0, state=None):
         return (self.stiffness(t, state), self.K_min, self.theta_init)
-
-    def energy(self, x, params):
-        K_used = np.maximum(params[:, 0], params[:, 1])
-        return 0.5 * K_used * (self.theta_init + np.asarray(x, dtype=float)) ** 2
 
     def states(self, x, v, t, sides, params):
         K_used = np.where(sides[:, 0] > 0, params[:, 0], params[:, 1])

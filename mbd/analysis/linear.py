@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 
-from ..compiled import assembly, dynamics, registry, statefunction as sf
+from ..compiled import assembly, constant, dynamics, statefunction as sf
 from . import coordinates
 from ..model import values
 from ..model.state import State
@@ -361,7 +361,7 @@ def _input_columns(dyn, names):
     for k, name in enumerate(names):
         if name in elements:
             fe = system.force_elements[elements[name]]
-            if system.elements[elements[name]]["law"] != registry.code("constant"):
+            if system.elements[elements[name]]["law"] != constant.KIND.code:
                 raise ValueError(f"linearize: input '{name}' is a {fe.law.name} force element; "
                                  "an input must be an Actuator force element or a joint "
                                  f"coordinate (one of {coords})")

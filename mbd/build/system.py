@@ -93,6 +93,8 @@ class System:
     locks : list of int
         The force elements (indices) that stick (``forces.JointStiction``): each has a row
         after the drivers' in ``driver_table``, its rate held at zero while it sticks.
+    controls : tuple
+        The sensors, inputs and controllers (``mbd.control``), in the order they were added.
     """
 
     name: str
@@ -116,6 +118,7 @@ class System:
     drivers: list = field(default_factory=list)
     redundant: list = field(default_factory=list)
     locks: list = field(default_factory=list)
+    controls: tuple = ()
 
     @property
     def n_rows(self):
@@ -243,7 +246,7 @@ def build(model):
     """Validate ``model`` and compile it into a :class:`System` (raises ModelError listing
     every problem found)."""
     problems = []
-    joints, forces, drivers, gears = validate.check_model(model, problems)
+    joints, forces, drivers, gears, controls = validate.check_model(model, problems)
     machines = topology.find_machines(model, joints, forces + gears, problems,
                                       unreported=validate.duplicated_names(model))
     validate.check_assembled_drawing(model, joints, machines, problems)
@@ -262,11 +265,10 @@ def build(model):
     dof, redundant = assembly.mobility(laid.tree, laid.closures, laid.nq, laid.nv,
                                        laid.cut_joints, gear_table, [g.name for g in gears])
     rows = drivers + gears     # the rows on joint coordinates, in the order of driver_table
-    stiction = registry.code("stiction", None)
-    locks = [i for i, fe in enumerate(forces)
-             if stiction is not None and getattr(fe.law, "code", None) == stiction]
+    locking = registry.locking()
+    locks = [i for i, fe in enumerate(forces) if getattr(fe.law, "code", None) in locking]
     _check_locks([forces[i] for i in locks], laid.joint_maps)
-    return System(name=model.name, tree=laid.tree, nq=laid.nq, nv=laid.nv, dof=dof,
+    system = System(name=model.name, tree=laid.tree, nq=laid.nq, nv=laid.nv, dof=dof,
                   machines=machines, joints=laid.joint_maps, bodies=laid.body_maps,
                   grounds={g.name: g for g in model.grounds}, force_elements=forces,
                   rtol=min((e.rtol for e in envs), default=1e-8),
@@ -278,4 +280,15 @@ def build(model):
                   link_names=laid.link_names, cut_joints=laid.cut_joints, length_scale=scale,
                   drivers=[DriverMap(d, *topology.driven_slot(laid.joint_maps, d))
                            for d in rows],
-                  redundant=redundant, locks=locks)
+                  redundant=redundant, locks=locks, controls=tuple(controls))
+    _check_controls(system)
+    return system
+
+
+def _check_controls(system):
+    """Every sensor, input and controller checked against the built ``system`` (their names,
+    what they measure, what they read); ModelError listing every problem."""
+    named = {c.name: c for c in system.controls}
+    problems = [p for c in system.controls for p in c.check(system, named)]
+    if problems:
+        raise ModelError(problems)

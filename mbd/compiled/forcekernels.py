@@ -33,7 +33,8 @@ import numpy as np
 
 from . import lawkernels
 from .jitcache import njit
-from .layout import AXIAL, BUSHING, JOINT, LINE, PLACEMENT_SWITCH, ROTATIONAL
+from .layout import (AXIAL, BUSHING, DAMPING, JOINT, LINE, PLACEMENT_SWITCH, PRELOAD, ROTATIONAL,
+                     STIFFNESS)
 
 #: a line element restarts its piece where r turns this far from its reference (cos 60 deg)
 REFERENCE_CONE = 0.5
@@ -214,15 +215,16 @@ def bushing(i, elements, estate, links, scratch):
     f = _angle_factor(s, quat[0])
     for a in range(3):
         D[3 + a] = f * quat[1 + a]
-    p, W = E.params, X.wrench       # p: K (6), C (6), preload (6)
+    p, W = E.params, X.wrench
+    K, C, F = STIFFNESS, DAMPING, PRELOAD
     energy = 0.0
     for k in range(6):
-        energy += 0.5 * p[k] * D[k] * D[k]
-        W[k] = -p[6 + k] * V[k] + p[12 + k]
+        energy += 0.5 * p[K + k] * D[k] * D[k]
+        W[k] = -p[C + k] * V[k] + p[F + k]
     for k in range(3):
-        W[k] -= p[k] * D[k]
+        W[k] -= p[K + k] * D[k]
     t0, t1, t2 = D[3], D[4], D[5]
-    g0, g1, g2 = p[3] * t0, p[4] * t1, p[5] * t2          # K_r theta = dE/dtheta
+    g0, g1, g2 = p[K + 3] * t0, p[K + 4] * t1, p[K + 5] * t2      # K_r theta = dE/dtheta
     c0, c1, c2 = t1 * g2 - t2 * g1, t2 * g0 - t0 * g2, t0 * g1 - t1 * g0      # theta x g
     e0, e1, e2 = t1 * c2 - t2 * c1, t2 * c0 - t0 * c2, t0 * c1 - t1 * c0      # theta x (theta x g)
     b = _inverse_jacobian_factor(np.sqrt(t0 * t0 + t1 * t1 + t2 * t2))

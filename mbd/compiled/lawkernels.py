@@ -4,7 +4,8 @@ Each law kind is one module of an element package (``forces/elastogap.py``: its 
 record, compiled functions and labels) registered with :mod:`mbd.compiled.registry`, which
 generates the dispatch over the law ``code``. The kernels call it as attributes of this module,
 ``lawkernels.force(code, p, x, v, s)``, ``switching(code, p, x, v, s, g)``, ``armed(code, p,
-s, k)``, ``odd_at_zero(code, p)`` and ``natural_sides(code, p, x, v, s, g)``: the first read
+s, k)``, ``odd_at_zero(code, p)``, ``natural_sides(code, p, x, v, s, g)``, ``next_mode(code,
+p, x, v, s, k)``, ``energy(code, p, x, s)`` and ``energies(code, P, X, S, out)``: the first read
 (numba reads them when it compiles a kernel) seals the registry. This module also holds the
 small formulas several laws share (:func:`spow`, :func:`step_ramp`).
 
@@ -54,8 +55,9 @@ def step_ramp(x, x0, h0, x1, h1):
 
 
 def __getattr__(name):
-    """The dispatch functions (:data:`mbd.compiled.registry.ROLES`), from the sealed registry."""
-    if name in registry.ROLES:
+    """The dispatch functions (:data:`mbd.compiled.registry.FUNCTIONS`), from the sealed
+    registry."""
+    if name in registry.FUNCTIONS:
         return getattr(registry.seal(), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -33,6 +33,18 @@ class CompiledLaw(Law):
         row, x, v, s = self._inputs(x, v, t, sides)
         return float(lawkernels.force(self.code, row, x, v, s))
 
+    def energy(self, x, params, sides=None):
+        """Potential energy (J) stored at the rows ``x`` (n,), with the parameter rows in use
+        ``params`` (n, MAX_PARAMS) and the sides (n, LAW_SWITCHES; by default all +1), by the
+        kind's compiled ``energy`` (zeros for a kind without one)."""
+        x = np.ascontiguousarray(x, dtype=float).reshape(-1)
+        params = np.ascontiguousarray(params, dtype=float).reshape(len(x), -1)
+        sides = (np.ones((len(x), LAW_SWITCHES)) if sides is None
+                 else np.ascontiguousarray(sides, dtype=float)[:, :LAW_SWITCHES])
+        out = np.empty(len(x))
+        lawkernels.energies(self.code, params, x, sides, out)
+        return out
+
     def switching(self, x, v=0.0, t=0.0, sides=None):
         """The switching functions (LAW_SWITCHES,) at (x, v, t); branches change at their
         zeros."""

@@ -52,6 +52,10 @@ SWITCHES = LAW_SWITCHES + 1
 #: parameters per law (a bushing's six stiffnesses, six dampings and six preloads: 18)
 MAX_PARAMS = 18
 
+#: the BUSHING placement's parameter record: where its six stiffnesses, six dampings and six
+#: preloads begin in the row (along, then about, CS A's x, y, z; forces.Bushing's law)
+STIFFNESS, DAMPING, PRELOAD = 0, 6, 12
+
 #: what the force elements' evaluation computes (:func:`mbd.compiled.statekernels.elements_at`):
 #: their switching functions, the mode the state selects, their records
 SWITCHING, NATURAL_MODE, RECORDS = 0, 1, 2

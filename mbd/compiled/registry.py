@@ -7,8 +7,10 @@ and its law class reads its code from ``KIND`` (see :class:`mbd.Law`). The core 
 an element package (DESIGN §1); it calls the laws through the dispatch generated here:
 
 - ``force(code, p, x, v, s)``, ``switching(code, p, x, v, s, g)``, ``armed(code, p, s, k)``,
-  ``odd_at_zero(code, p)`` and ``natural_sides(code, p, x, v, s, g)`` (:data:`ROLES`), each
-  an ``if code == K: return kind_K.<role>(...)`` chain over the registered kinds, written as
+  ``odd_at_zero(code, p)``, ``natural_sides(code, p, x, v, s, g)``, ``next_mode(code, p, x,
+  v, s, k)`` (the sides after switching function k crossed; by default its side flips) and
+  ``energy(code, p, x, s)`` (:data:`ROLES`), each an ``if code == K: return
+  kind_K.<role>(...)`` chain over the registered kinds, and ``energies`` over many rows; written as
   a source file (numba caches only functions that have one) named by the hash of its text, in
   the cache folder, and imported from there. The core's kernels read them as attributes of
   :mod:`mbd.compiled.lawkernels`.
@@ -39,6 +41,10 @@ from .layout import LAW_SWITCHES, MAX_PARAMS
 #: the entry-point group under which element packages declare themselves (pyproject.toml)
 GROUP = "mbd.elements"
 
+#: the core's own kinds, which the core itself uses (imported when sealing, like the element
+#: packages)
+CORE_KINDS = (__package__ + ".constant",)
+
 #: the environment variable naming (comma-separated) more modules to import when sealing: how
 #: a process hands its kinds to the processes it starts (:mod:`mbd.run.warmup`)
 MODULES = "MBD_ELEMENTS"
@@ -52,6 +58,8 @@ ROLES = {
     "armed": ("p, s, k", 'inline="always"', "False"),
     "odd_at_zero": ("p", 'inline="always"', "False"),
     "natural_sides": ("p, x, v, s, g", "", None),
+    "next_mode": ("p, x, v, s, k", "", None),
+    "energy": ("p, x, s", 'inline="always"', "0.0"),
 }
 
 #: what the dispatch functions do before (``head``) and after (``tail``) the kinds' chain
@@ -64,15 +72,30 @@ _TAIL = {"natural_sides": ("    # the sides the state selects: each the sign of 
                            "        s[k] = 1.0\n"
                            "    for k in range(LAW_SWITCHES):\n"
                            "        switching(code, p, x, v, s, g)\n"
-                           "        s[k] = 1.0 if g[k] >= 0.0 else -1.0\n")}
+                           "        s[k] = 1.0 if g[k] >= 0.0 else -1.0\n"),
+         # by default a crossing of switching function k moves to its other side
+         "next_mode": "    s[k] = -s[k]\n"}
+
+#: appended to the dispatch: the functions over many rows that Python calls
+_ROWS = ('\n\n@njit()\ndef energies(code, P, X, S, out):\n'
+         '    """The stored energy (J) of law ``code`` at the rows X (n,) with the parameter '
+         'rows P\n    (n, MAX_PARAMS) and sides S (n, LAW_SWITCHES), into ``out`` (n,)."""\n'
+         '    for j in range(X.shape[0]):\n'
+         '        out[j] = energy(code, P[j], X[j], S[j])\n')
+
+#: the names of the dispatch module's functions: the roles and the row functions
+FUNCTIONS = tuple(ROLES) + ("energies",)
 
 
 class Kind:
     """One registered law kind: its name, module, parameter record (the names of its
-    parameter row, in order), event labels and compiled functions {role: function}."""
+    parameter row, in order), event labels and compiled functions {role: function}; ``locks``:
+    whether its elements stick (a lock row holds their rate at zero while their side 1 is
+    negative, :mod:`mbd.run.locks`)."""
 
-    def __init__(self, registry, name, module, parameters, labels, functions, order):
-        self.registry, self.name, self.module = registry, name, module
+    def __init__(self, registry, name, module, parameters, labels, functions, order,
+                 locks=False):
+        self.registry, self.name, self.module, self.locks = registry, name, module, locks
         self.parameters, self.labels = tuple(parameters), tuple(labels)
         self.functions, self.order = functions, order
         self._code = None
@@ -101,12 +124,13 @@ class Registry:
         self._dispatch = None
         self._digest = None
 
-    def register(self, name, parameters, labels=(), module=None, **functions):
+    def register(self, name, parameters, labels=(), module=None, locks=False, **functions):
         """Register law kind ``name`` with its parameter record ``parameters`` (names of the
         row's slots, at most ``MAX_PARAMS``), its switch labels ``labels`` (one (negative
         side, positive side) pair per switching function, at most ``LAW_SWITCHES``) and its
         compiled functions by role (:data:`ROLES`; each must be a module-level name of
-        ``module``, by default the caller's module). Returns the :class:`Kind`."""
+        ``module``, by default the caller's module); ``locks``: its elements stick (see
+        :class:`Kind`). Returns the :class:`Kind`."""
         module = module or sys._getframe(1).f_globals["__name__"]
         if self._state == "sealed":
             raise RuntimeError(f"law kind {name!r} (module {module}) is registered after the "
@@ -124,7 +148,8 @@ class Registry:
                              f"{LAW_SWITCHES} switches, got {len(parameters)} and "
                              f"{len(labels)}")
         kind = Kind(self, name, module, parameters, labels,
-                    {r: f for r, f in functions.items() if f is not None}, len(self._kinds))
+                    {r: f for r, f in functions.items() if f is not None}, len(self._kinds),
+                    locks)
         self._kinds[name] = kind
         return kind
 
@@ -140,7 +165,7 @@ class Registry:
         try:
             for entry in sorted(self.entry_points(), key=lambda e: e.name):
                 entry.load()
-            for name in filter(None, os.environ.get(MODULES, "").split(",")):
+            for name in CORE_KINDS + tuple(filter(None, os.environ.get(MODULES, "").split(","))):
                 importlib.import_module(name)
             ordered = sorted(self._kinds.values(), key=lambda k: (k.module, k.order))
             for code, kind in enumerate(ordered):
@@ -174,6 +199,10 @@ class Registry:
                            f"{', '.join(sorted(self._kinds))})")
         return self._kinds[name]._code
 
+    def locking(self):
+        """The codes of the kinds whose elements stick (seals)."""
+        return {k._code for k in self.kinds() if k.locks}
+
     def digest(self):
         """Hex hash of the registered kinds' module files and of the dispatch (seals): part
         of every compiled kernel's cache key (:mod:`mbd.compiled.jitcache`)."""
@@ -205,7 +234,7 @@ def source(kinds):
                            (f"        return {call}\n" if default else
                             f"        {call}\n        return\n"))
         out.append(_TAIL.get(role, "") + (f"    return {default}\n" if default else ""))
-    return "".join(out)
+    return "".join(out) + _ROWS
 
 
 def _name(kind, function):
@@ -268,9 +297,9 @@ def _digest(kinds, dispatch_file):
 
 #: the process's registry
 REGISTRY = Registry()
-register, seal, kinds, modules, code, digest = (
+register, seal, kinds, modules, code, locking, digest = (
     REGISTRY.register, REGISTRY.seal, REGISTRY.kinds, REGISTRY.modules, REGISTRY.code,
-    REGISTRY.digest)
+    REGISTRY.locking, REGISTRY.digest)
 
 # every cached kernel's key holds the kinds' sources and the dispatch (sealing on first use)
 jitcache.guard_also(digest)

@@ -246,6 +246,15 @@ def natural_mode(sd, t, y):
             NATURAL_MODE)
 
 
+def next_mode(sd, t, y, i, k):
+    """Move element i's sides in the data's mode to its kind's next mode after its switching
+    function k crossed at (t, y) (by default: to k's other side)."""
+    switching(sd, t, y)       # the element's x and rate at the crossing
+    E, X = sd.data.elements[i], sd.data.estate[i]
+    lawkernels.next_mode(E["law"], E["params"], X["x"], X["xdot"], sd.data.mode[i]["sides"],
+                         k)
+
+
 def armed(sd, sides=None):
     """Boolean mask (nf, SWITCHES) of the switching functions that can change a branch in the
     current mode (or the mode with the given ``sides``)."""

@@ -19,6 +19,36 @@ class Element:
     name = None
 
 
+class Signal:
+    """A value that a controller or the user sets and the run holds between the instants it
+    changes (an ``mbd.Input``, a controller's output; SPEC §9). A law parameter given one is
+    written into the law's parameter row by the run where the value changes, so the compiled
+    right-hand side stays free of Python; before the run it reads as ``float(signal)``, its
+    initial value."""
+
+    #: the value before the run sets one
+    initial = 0.0
+
+    def __float__(self):
+        return float(self.initial)
+
+    def label(self):
+        return f"signal {self!r}"
+
+
+class ControlElement(Element):
+    """A sensor, an input or a controller (``mbd.control``): named, added with
+    :meth:`mbd.Model.add` and checked against the built mechanism by :meth:`check`."""
+
+    def check(self, system, controls):
+        """The problems (list of str) of this element in ``system`` with the other control
+        elements ``controls`` (name -> element); empty when it is well formed."""
+        return []
+
+    def label(self):
+        return f"{type(self).__name__} '{self.name}'"
+
+
 class Primitive:
     """One joint primitive: ``kind`` in {"R", "P", "S"} and, for R and P, an ``axis``.
 
@@ -206,9 +236,10 @@ class Law:
         """True when the parameters depend on time or state (Python callables: slow path)."""
         return False
 
-    def energy(self, x, params):
+    def energy(self, x, params, sides=None):
         """Potential energy (J) stored at the rows ``x`` (n,), with the parameter rows in use
-        ``params`` (n, MAX_PARAMS); zeros for a law without one."""
+        ``params`` (n, MAX_PARAMS) and the sides (n, LAW_SWITCHES; by default all +1); zeros
+        for a law without one."""
         return np.zeros_like(np.asarray(x, dtype=float))
 
     def states(self, x, v, t, sides, params):

@@ -9,7 +9,7 @@ import numpy as np
 from scipy import integrate
 
 from . import values
-from .elements import ForceElement, GearConstraint, Joint, Law, MotionDriver
+from .elements import ControlElement, ForceElement, GearConstraint, Joint, Law, MotionDriver
 from .errors import ModelError
 from .builder import CS, Body, Ground
 
@@ -234,8 +234,9 @@ def check_force_element(fe, model, problems):
 
 
 def check_model(model, problems):
-    """Check names, bodies, grounds and every element of ``model``; returns the elements that
-    take part in the topology: (joints, force elements, motion drivers, gears)."""
+    """Check names, bodies, grounds and every element of ``model``; returns the elements by
+    what they are: (joints, force elements, motion drivers, gears, control elements), the
+    last checked against the built system (:meth:`mbd.model.elements.ControlElement.check`)."""
     check_names(model, problems)
     for body in model.bodies:
         check_body(body, problems)
@@ -243,6 +244,7 @@ def check_model(model, problems):
         if not np.all(np.isfinite(g.position)):
             problems.append(f"ground '{g.name}': position must be finite, got {g.position}")
     joints, forces, drivers, gears = [], [], [], []
+    controls = []
     for el in model.elements:
         if isinstance(el, Joint):
             if check_joint(el, model, problems):
@@ -256,10 +258,12 @@ def check_model(model, problems):
         elif isinstance(el, GearConstraint):
             check_gear(el, model, problems)
             gears.append(el)
+        elif isinstance(el, ControlElement):      # checked against the built system
+            controls.append(el)
         else:
             problems.append(f"{element_label(el)} is neither a joint, a force element, a "
-                            "motion driver nor a gear")
-    return joints, forces, drivers, gears
+                            "motion driver, a gear nor a sensor, input or controller")
+    return joints, forces, drivers, gears, controls
 
 
 def check_assembled_drawing(model, joints, machines, problems):

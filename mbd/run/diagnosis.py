@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..compiled import layout, registry, statefunction as sf
+from ..compiled import constant, layout, statefunction as sf
 
 
 @dataclass
@@ -109,10 +109,10 @@ def _frozen(sd, i, t, y):
     copy.data.mode[:] = sd.data.mode
     element = copy.data.elements[i]
     if element["kind"] == layout.BUSHING:   # its six loads held: all preload, no spring
-        element["params"][:12] = 0.0
-        element["params"][12:18] = records[i]["wrench"]
+        element["params"][:] = 0.0
+        element["params"][layout.PRELOAD:layout.PRELOAD + 6] = records[i]["wrench"]
     else:
-        element["law"] = registry.code("constant")
+        element["law"] = constant.KIND.code
         element["params"][:] = 0.0
         element["params"][0] = records[i]["value"]
     copy.varying = [(k, law) for k, law in copy.varying if k != i]

@@ -123,16 +123,13 @@ class Locks:
         any other crossing. Asked before the mode moves past the crossing."""
         return self.forces(t, y)[i] if k == 1 and i in self else 0.0
 
-    def cross(self, t, y, i, k, pushed):
-        """Switching function k of element i crossed at (t, y), the mode already moved past
-        it: a stiction element breaking free (its lock ``pushed``, :meth:`push`) slips that
-        way, one whose rate reached zero (k = 0) sticks if its lock holds. Returns y,
-        settled (:meth:`settle`)."""
-        sides = self.sides
-        if pushed:                         # it slips the way the mechanism pushes it
-            sides[i, 0] = -np.sign(pushed)
-        elif k == 0 and i in self:
-            sides[i, 1] = -1.0             # its rate reached zero: it sticks if it can
+    def cross(self, t, y, i, pushed):
+        """A switching function of element i crossed at (t, y), the mode already moved past
+        it (its kind's ``next_mode``: a stiction element whose rate reached zero sticks, if
+        its lock holds): one breaking free (its lock ``pushed``, :meth:`push`) slips the way
+        the mechanism pushes it. Returns y, settled (:meth:`settle`)."""
+        if pushed:
+            self.sides[i, 0] = -np.sign(pushed)
         return self.settle(t, y) if self else y
 
     def changes(self, before):

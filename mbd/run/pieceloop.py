@@ -282,8 +282,10 @@ class Run:
         h = 256.0 * tol
         sf.natural_mode(sd, t + h, dense(t + h))
         if k != layout.PLACEMENT_SWITCH:   # a line's new reference starts on its + side
-            sides[i, k] = -before[i, k]    # across, whatever round-off says at the crossing
-        y = self.locks.cross(t, y, i, k, pushed)
+            # across, whatever round-off says at the crossing: the element's next mode
+            sides[i, k] = before[i, k]
+            sf.next_mode(sd, t, y, i, k)
+        y = self.locks.cross(t, y, i, pushed)
         # log every law switch that acted before and flipped here: other elements may switch
         # at the same instant (two identical gaps); stiction elements say how they move
         flipped = armed & (before != sides)

@@ -280,7 +280,7 @@ def _start(f, work, settings):
     R.current_jac = 1
     R.lu_valid = 0
     R.has_sol = 0
-    bad = initial_step(f, work, settings, work.f, ERROR_ORDER)
+    bad = initial_step(f, work.st, work.y, work.tmp, settings, work.f, ERROR_ORDER)
     if bad != 0:
         return bad
     bad = jacobian(f, work.st[0].t, work.y, work.f, work.J, work.st, work.tmp)
@@ -458,7 +458,7 @@ def advance(f, work, settings):
         status, recompute_jac = _take_step(f, work, P)
         if status != STEPPED:
             return status
-        if armed and crossed(f, work):
+        if armed and crossed(f, y, work.g, work.armed):
             return CROSSED
         r = S.next_row
         while r < work.times.shape[0] and work.times[r] <= S.t:
@@ -466,7 +466,7 @@ def advance(f, work, settings):
             project_row(f, work.rows[r])
             r += 1
         S.next_row = r
-        if f.constrained and not project_end(f, work, S.t):
+        if f.constrained and not project_end(f, st, y, tmp, S.t):
             return FAILED
         # the next step starts from the derivative at this one's (projected) end
         if evaluate(f, S.t, y, work.f, st, tmp) != 0:

@@ -109,7 +109,7 @@ class ForceView:
     state : dict of ndarray
         The element's state per row (e.g. ``contact``, ``branch``, ``K``), as its law defines.
     energy : ndarray (n,)
-        Potential energy stored in the element, J.
+        Potential energy stored in the element, J (worked out when first read).
     """
 
     def __init__(self, result, index):
@@ -128,8 +128,14 @@ class ForceView:
             self.deflection, self.rate = rec["deflection"].copy(), rec["rate"].copy()
         sides = result.sides[:, index]
         self.state = fe.law.states(self.x, self.xdot, result.t, sides, params)
-        self.energy = fe.law.energy(self.x, params)
+        self._energy_inputs = (params, sides)
         self._t = result.t
+
+    @property
+    def energy(self):
+        """Potential energy stored in the element per row (n,), J (worked out when read)."""
+        params, sides = self._energy_inputs
+        return self.element.law.energy(self.x, params, sides)
 
     def contacts(self):
         """[(t_begin, t_end, side)] of every contact of a gap, backlash or stop element (side:

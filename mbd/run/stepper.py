@@ -93,7 +93,7 @@ def _stage_state(y, K, s, h, out):
         out[i] = y[i] + out[i] * h
 
 
-@njit()
+@njit(no_cpython_wrapper=True)
 def _rk_step(f, t, y, h, K, y_new, st, tmp):
     """One DOP853 step of size h from (t, y) with K[0] = f(t, y): stages K[1..11], y_new, and
     K[12] = f(t + h, y_new). Returns what a failing right-hand side returned, or 0."""
@@ -132,7 +132,7 @@ def _error_norm(K, h, y, y_new, settings):
     return abs(h) * e5 / np.sqrt((e5 + 0.01 * e3) * n)
 
 
-@njit()
+@njit(no_cpython_wrapper=True)
 def _dense_coefficients(f, work):
     """The 7th-order interpolant F of the last step (st.t_old, y_old) -> (st.t, y) with its
     stages in K: three more stages, then Hairer's continuous extension."""
@@ -197,12 +197,11 @@ def _stiffness_test(S, y_old, y, h, K, tmp):
 
 
 @njit(inline="always")
-def _take_step(f, work, settings):
+def _take_step(f, st, y, K, y_old, tmp, settings):
     """One accepted step from (st.t, y) by Hairer's step-size control, as scipy's
     ``DOP853._step_impl`` (line by line): y_old = y, y = the step's end, st.t_old, st.t,
     st.h_prev and st.h_abs (the next step's size) updated. Returns STEPPED, TOO_SMALL,
     FAILED or NONFINITE."""
-    st, y, K, y_old, tmp = work.st, work.y, work.K, work.y_old, work.tmp
     S = st[0]
     n = y.shape[0]
     y_new = tmp[NEW]
@@ -248,24 +247,6 @@ def _take_step(f, work, settings):
     return STEPPED
 
 
-@njit(inline="always")
-def _write_rows(f, work):
-    """The output rows due in the last step (times[st.next_row:] up to st.t), from its dense
-    output (computed first, only when a row is due), projected. Returns STEPPED, or FAILED
-    where the dense output's stages failed."""
-    S, times = work.st[0], work.times
-    r = S.next_row
-    if r < times.shape[0] and times[r] <= S.t:
-        if _dense_coefficients(f, work) != 0:
-            return FAILED
-        while r < times.shape[0] and times[r] <= S.t:
-            dense_value(times[r], S.t_old, S.h_prev, work.y_old, work.F, work.rows[r])
-            project_row(f, work.rows[r])
-            r += 1
-        S.next_row = r
-    return STEPPED
-
-
 @njit()
 def advance(f, work, settings):
     """Step DOP853 from (st.t, y) until the piece ends (the contract of :mod:`mbd.run.stepping`,
@@ -279,27 +260,35 @@ def advance(f, work, settings):
     With constraints every step's end and every row is projected, and the next step starts
     from the derivative at the projected state.
     """
-    st, y, K, tmp = work.st, work.y, work.K, work.tmp
+    st, y, K, y_old, tmp, times = work.st, work.y, work.K, work.y_old, work.tmp, work.times
     S = st[0]
     P = settings[0]
     if S.starting:
         S.starting = 0
-        if initial_step(f, work, P, K[0], ERROR_ORDER) != 0:
+        if initial_step(f, st, y, tmp, P, K[0], ERROR_ORDER) != 0:
             return FAILED
     armed = any_armed(work.armed)
     while S.nsteps < S.pause_at:
         if S.t >= S.t_bound:
             return DONE
-        status = _take_step(f, work, P)
+        status = _take_step(f, st, y, K, y_old, tmp, P)
         if status != STEPPED:
             return status
-        stiff = S.stiffness_check != 0 and _stiffness_test(S, work.y_old, y, S.h_prev, K, tmp)
-        if armed and crossed(f, work):
+        stiff = S.stiffness_check != 0 and _stiffness_test(S, y_old, y, S.h_prev, K, tmp)
+        if armed and crossed(f, y, work.g, work.armed):
             return FAILED if _dense_coefficients(f, work) != 0 else CROSSED
-        if _write_rows(f, work) != STEPPED:
-            return FAILED
+        # the rows due in the step, from its dense output (computed only when one is)
+        r = S.next_row
+        if r < times.shape[0] and times[r] <= S.t:
+            if _dense_coefficients(f, work) != 0:
+                return FAILED
+            while r < times.shape[0] and times[r] <= S.t:
+                dense_value(times[r], S.t_old, S.h_prev, y_old, work.F, work.rows[r])
+                project_row(f, work.rows[r])
+                r += 1
+            S.next_row = r
         if f.constrained:
-            if not project_end(f, work, S.t):
+            if not project_end(f, st, y, tmp, S.t):
                 return FAILED
             # the next step starts from the derivative at the projected state
             if evaluate(f, S.t, y, K[0], st, tmp) != 0:

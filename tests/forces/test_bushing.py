@@ -504,3 +504,18 @@ def test_a_bushing_on_one_body_is_refused_at_build():
     m.add(Bushing("mnt", body["cg"], body["p"], stiffness=[1.0] * 6, damping=[0.0] * 6))
     with pytest.raises(mbd.ModelError, match="Bushing 'mnt': acts between two CSs of 'body'"):
         m.build()
+
+
+def test_the_record_is_where_the_placement_reads_it():
+    """The law's parameter record puts each vector where the core's bushing placement reads
+    it (mbd.compiled.layout), component by component."""
+    from forces.bushing import BUSHING_COMPONENTS, PARAMETERS
+    from mbd.compiled import layout
+    for vector, start in (("stiffness", layout.STIFFNESS), ("damping", layout.DAMPING),
+                          ("preload", layout.PRELOAD)):
+        assert [PARAMETERS.index(c) for c in BUSHING_COMPONENTS[vector]] == \
+            list(range(start, start + 6))
+    law = _BushingLaw(K6, C6, tuple(range(6)))
+    row = np.asarray(law.parameters())
+    assert np.array_equal(row[layout.STIFFNESS:layout.STIFFNESS + 6], K6)
+    assert np.array_equal(row[layout.PRELOAD:layout.PRELOAD + 6], np.arange(6.0))

@@ -52,6 +52,19 @@ def test_the_dispatch_covers_every_registered_kind():
             for k in range(LAW_SWITCHES):
                 want = own["armed"](p, s, k) if "armed" in own else False
                 assert lawkernels.armed(kind.code, p, s, k) == want, (kind.name, k)
+                # the next mode: the kind's own, else switch k's other side
+                after, want = s.copy(), s.copy()
+                lawkernels.next_mode(kind.code, p, x, v, after, k)
+                if "next_mode" in own:
+                    own["next_mode"](p, x, v, want, k)
+                else:
+                    want[k] = -want[k]
+                np.testing.assert_array_equal(after, want, err_msg=f"{kind.name} {k}")
+            want = own["energy"](p, x, s) if "energy" in own else 0.0
+            assert lawkernels.energy(kind.code, p, x, s) == pytest.approx(want, rel=1e-14)
+            rows, out = np.array([x, x + 0.25]), np.empty(2)
+            lawkernels.energies(kind.code, np.array([p, p]), rows, np.array([s, s]), out)
+            assert out[0] == lawkernels.energy(kind.code, p, x, s), kind.name
 
 
 def test_every_switch_of_a_kind_has_its_labels():
@@ -93,7 +106,7 @@ def test_a_fresh_registry_generates_seals_and_refuses(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="'second' is registered twice"):
         reg.register("second", ("a",), module=toy.__name__)
     with pytest.raises(ValueError, match="unknown roles"):
-        reg.register("third", ("a",), module=toy.__name__, energy=toy.force)
+        reg.register("third", ("a",), module=toy.__name__, stiffness=toy.force)
     dispatch = reg.seal()
     assert (second.code, first.code) == (0, 1)
     assert dispatch.force(0, np.array([3.0]), 2.0, 0.0, np.ones(LAW_SWITCHES)) == 6.0
