@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from mbd.compiled.laws import CompiledLaw
 from mbd.model import values
 from mbd.compiled.constant import KIND
+from mbd.model.elements import Signal
 from mbd.model.values import finite as _finite
 
 from .checks import Signal as _Signal, check as _check, signal as _signal
@@ -12,9 +13,11 @@ from .checks import Signal as _Signal, check as _check, signal as _signal
 
 @dataclass(frozen=True)
 class Actuator(CompiledLaw):
-    """A prescribed force or torque on the follower along +x: a constant, or a function of
-    time ``value(t)`` (s -> N or N m), evaluated at every right-hand side call; what it
-    returns must be a real, finite number (:func:`mbd.model.values.returned`).
+    """A prescribed force or torque on the follower along +x: a constant, a function of
+    time ``value(t)`` (s -> N or N m), evaluated at every right-hand side call (what it
+    returns must be a real, finite number, :func:`mbd.model.values.returned`), or a signal
+    (an ``mbd.Input``, a controller's output): its value held by the run, written where it
+    changes (the compiled loop stays free of Python).
 
     >>> Actuator(2.5)(0.0)
     2.5
@@ -26,6 +29,8 @@ class Actuator(CompiledLaw):
     name = "Actuator"
 
     def __post_init__(self):
+        if isinstance(self.value, Signal):
+            return
         if callable(self.value):
             _signal(self, "value", ("value(t)",))
         else:
@@ -33,14 +38,14 @@ class Actuator(CompiledLaw):
 
     @property
     def signal(self):
-        """The function of time giving the value, or None for a constant."""
-        return self.value if callable(self.value) else None
+        """The function of time giving the value, or None for a constant or a signal."""
+        return self.value if self.time_varying else None
 
     @property
     def time_varying(self):
-        return callable(self.value)
+        return callable(self.value) and not isinstance(self.value, Signal)
 
     def parameters(self, t=0.0, state=None):
-        if not callable(self.value):
-            return (self.value,)
+        if not self.time_varying:     # a constant, or a signal's value before the run
+            return (float(self.value),)
         return (values.returned(self.value(t), self.name, "value(t)", t),)

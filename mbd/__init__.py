@@ -1,8 +1,8 @@
 """mbd: 3-D rigid-body multibody dynamics with force elements.
 
 Build a :class:`Model` (grounds, bodies with CSs, joints from :mod:`joints`, force elements
-from :mod:`forces`), ``build()`` it into a :class:`System`, ``simulate`` it into a
-:class:`Result`. See README.md for a tour.
+from :mod:`forces`, sensors, inputs and controllers from :mod:`mbd.control`), ``build()`` it
+into a :class:`System`, ``simulate`` it into a :class:`Result`. See README.md for a tour.
 """
 from .model.elements import (Element, ForceElement, GearConstraint, Joint, Law, MotionDriver,
                              Primitive)
@@ -11,8 +11,11 @@ from .model.builder import CS, Body, Environment, Ground, Model
 from .model.state import State
 from .compiled.events import Event
 from .build.system import Machine, System, build as _build_system
+from .control import (DiscreteController, DiscretePID, DiscreteStateSpace, Gain, Input,
+                      Sensor)
 from .run.result import ForceView, Result
 from .run.simulate import simulate as _run_simulate
+from .run.live import Simulation, Snapshot
 from .analysis.equilibrium import Equilibrium, equilibrium
 from .analysis.linear import LinearModel, linearize
 from .study.sweeps import sweep
@@ -35,13 +38,22 @@ def _simulate(self, t_end, **options):
     return _run_simulate(self, t_end, **options)
 
 
+def _start(self, **options):
+    """A live simulation from the initial state (a :class:`~mbd.run.live.Simulation`: set
+    inputs, advance, read, save and restore, the result so far); options as
+    :class:`mbd.run.live.Simulation` takes them."""
+    return Simulation(self, **options)
+
+
 Model.build = _build
 System.simulate = _simulate
-del _build, _simulate
+System.start = _start
+del _build, _simulate, _start
 
-__all__ = ["sweep", "InputError", "Model", "Environment", "Ground", "Body", "CS", "Joint", "Primitive", "ForceElement", "Law", "ForceView", "MotionDriver",
-           "GearConstraint",
+__all__ = ["sweep", "InputError", "Model", "Environment", "Ground", "Body", "CS", "Joint",
+           "Primitive", "ForceElement", "Law", "ForceView", "MotionDriver", "GearConstraint",
+           "Sensor", "Input", "DiscretePID", "DiscreteStateSpace", "DiscreteController", "Gain",
            "Element", "System", "State", "Machine", "Result", "Event", "ModelError",
            "SimulationError", "AnalysisError", "equilibrium", "Equilibrium", "linearize",
-           "LinearModel"]
+           "LinearModel", "Simulation", "Snapshot"]
 __version__ = "0.1.0"

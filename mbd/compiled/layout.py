@@ -205,6 +205,8 @@ STEPPER = np.dtype([
     ("calm_tests", np.int64),       # ... and how many in a row did not
     ("starting", np.int64),         # 1: a piece begins at (t, y); the stepper clears it
     ("pause_at", np.int64),         # the stepper pauses once nsteps reaches this
+    ("dense_on_pause", np.int64),   # 1: the last step's dense output made where it pauses
+                                    # (a live simulation reads the state inside that step)
 ], align=True)
 
 SETTINGS = np.dtype([

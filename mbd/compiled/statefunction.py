@@ -69,6 +69,10 @@ class StateData:
         The compiled right-hand side variant this mechanism uses.
     varying : list of (int, Law)
         Force elements whose law parameters are Python functions of time (and state).
+    held : object or None
+        What writes the law parameters that read signals (inputs, controllers' outputs) at
+        (t, y): its ``apply(sd, t, y)`` (:class:`mbd.run.controls.Controls`), called by
+        :func:`refresh`.
     constrained : bool
         Loops or motion drivers.
     """
@@ -79,6 +83,7 @@ class StateData:
     varying: list
     constrained: bool
     entries: dict = field(default_factory=dict)
+    held: object = None
 
     @property
     def nq(self):
@@ -165,7 +170,8 @@ def _name(function):
 
 
 def refresh(sd, t, y):
-    """Write the parameters given as Python functions and the drivers' motions at (t, y).
+    """Write the parameters given as Python functions, the signals' values (``sd.held``) and
+    the drivers' motions at (t, y).
 
     Raises
     ------
@@ -182,6 +188,8 @@ def refresh(sd, t, y):
             except Exception as err:
                 raise UserFunctionError(s.force_elements[i].label(), _name(law.signal), t) \
                     from err
+    if sd.held is not None:
+        sd.held.apply(sd, t, y)
     drivers = sd.data.drivers
     for k, d in enumerate(s.drivers):
         if not d.prescribed:         # a gear: its row's motion is always zero

@@ -227,10 +227,11 @@ class Model:
         return body
 
     def add(self, element):
-        """Add a joint or a force element and return it."""
+        """Add a joint, force element, motion driver, gear, sensor, input or controller and
+        return it."""
         if not isinstance(element, Element):
-            raise ModelError(f"model '{self.name}': add() takes a joint or a force element, "
-                             f"got {type(element).__name__}")
+            raise ModelError(f"model '{self.name}': add() takes a joint, a force element or a "
+                             f"sensor, input or controller, got {type(element).__name__}")
         self.elements.append(element)
         return element
 

@@ -23,7 +23,7 @@ from numba import types
 from scipy import integrate
 
 from ..compiled import events, native, statefunction as sf
-from . import radau, steplocate, stepper, stepping, warmup
+from . import controls, radau, steplocate, stepper, stepping, warmup
 from .failures import BlewUp, Failed, IntegratorFailed, projected, raise_status
 from .stepping import CROSSED, DONE, FAILED, NONFINITE, PAUSED, TOO_SMALL
 
@@ -139,6 +139,12 @@ class ScipyStepper:
             if events.crossed_mask(self.armed, g, self.sd.data.mode, self.mask):
                 return CROSSED
         return DONE if solver.status == "finished" else PAUSED
+
+    def state_at(self, t):
+        """The state at t (s) within the last step (its end: the state itself)."""
+        if t >= self.solver.t:
+            return self.solver.y.copy()
+        return self.dense()(t)
 
     def dense(self):
         """The last step's dense output (:class:`ScipyDense`)."""
@@ -287,6 +293,14 @@ class CompiledStepper:
                          stepping.failed_state(self.work.tmp))
         return status
 
+    def state_at(self, t):
+        """The state at t (s) within the last step (its end: the state itself)."""
+        if t >= self.t:
+            return self.work.y.copy()
+        # Radau makes its interpolant at every step; DOP853 where it paused (as after every
+        # step of a live simulation)
+        return self.dense()(t)
+
     def dense(self):
         """The last step's dense output (:class:`CompiledDense`)."""
         S = self.S
@@ -319,4 +333,4 @@ def blocker(system, method, exact_switching):
     varying = [fe.name for fe in system.force_elements if fe.law.time_varying]
     if varying:
         return f"the laws of {varying} have parameters given as Python functions of time"
-    return ""
+    return controls.blocker(system) or ""

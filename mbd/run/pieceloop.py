@@ -7,7 +7,8 @@ one place for both ways of stepping:
 - events: the end of a piece at a located crossing, the new mode, the stiction locks
   (:mod:`mbd.run.locks`), the event log and chattering (:mod:`mbd.compiled.events`);
 - the output rows (:mod:`mbd.run.outputrows`);
-- where a piece ends in time (:meth:`Run.piece_end`);
+- where a piece ends in time (:meth:`Run.piece_end`): the controllers' sample instants, where
+  they are stepped and their outputs held (:mod:`mbd.run.controls`);
 - the step budget, the progress bar, Ctrl-C, and the failures, which keep everything computed
   in ``SimulationError.result`` (their messages: :mod:`mbd.run.failures`).
 """
@@ -23,6 +24,8 @@ from .integrators import ONE_STEP
 from .locks import Locks
 from .outputrows import OutputRows
 from .progress import ProgressBar
+from .controls import Controls
+from .result import Result
 from .stepping import CROSSED, DONE, STIFF
 
 
@@ -70,7 +73,11 @@ class Run:
         self.batch = (t0, 0, self.started)   # (t, nsteps, wall time) when the batch began
         self.first_step = 0.0   # the next piece's first step, s (0: the stepper's rule)
         self.armed = None       # the piece's armed switching functions
+        self.pending = None     # a crossing located past where a live simulation stopped
         self.logged = None      # the sides last logged (exact switching off)
+        self.controls = None
+        if system.controls:
+            self.controls = self.sd.held = Controls(system, t0, Result)
         self.stepping = stepper_class(self.sd, method, self.rows, settings, exact, auto)
 
     @property
@@ -83,8 +90,13 @@ class Run:
     def go(self, y):
         """The run from (t0, y): its Result. SimulationError, holding the rows computed so
         far, where it fails or is interrupted (Ctrl-C)."""
+        return self.guarded(self._go, self.t0, y)
+
+    def guarded(self, work, *args):
+        """``work(*args)``, with what stops a run (:class:`Failed` and the failures it is made
+        of, Ctrl-C) raised as a SimulationError holding the rows computed so far."""
         try:
-            return self._go(self.t0, y)
+            return self.failing(work, *args)
         except KeyboardInterrupt as err:
             # Ctrl-C: keep what was computed; a row may be half-appended, so trim to whole rows
             n = self.rows.whole()
@@ -99,12 +111,19 @@ class Run:
             self.bar.close()
 
     def _go(self, t, y):
-        """The pieces from (t, y) to the end; what stops them raised as :class:`Failed`."""
+        """The pieces from (t, y) to the end: the Result."""
+        y = self.begin(t, y)
+        while t < self.t_end:
+            t, y = self.piece(t, y)
+            y = self.sample(t, y)
+        return self.result()
+
+    def failing(self, work, *args):
+        """``work(*args)``, with the ways a run fails (the integrator, a blow-up, an undefined
+        direction, a singular position, a user's function) raised as :class:`Failed`."""
         try:
             try:
-                y = self.begin(t, y)
-                while t < self.t_end:
-                    t, y = self.piece(t, y)
+                return work(*args)
             except IntegratorFailed as err:
                 self.integrator_failed(err)
             except BlewUp as err:
@@ -120,13 +139,14 @@ class Run:
             cause = err.__cause__
             raise Failed(f"{err.element}: {err.function} raised {type(cause).__name__} at t = "
                          f"{err.t:.9g} s: {cause}", err.t) from cause
-        return self.result()
 
     def begin(self, t, y):
         """The run's start at (t, y): the branches the state selects, the stiction elements
         settled (and logged), the rank rule's rank (with constraints), the first row. Returns
         y there, on the constraints."""
         sf.natural_mode(self.sd, t, y)
+        if self.controls is not None:      # the controllers' first sample, at t0
+            self.controls.sample(self.sd, t, y, self.sides)
         at_rest = self.sides.copy()        # stiction elements at rest stick, or slip
         y = self.locks.settle(t, y)
         self.log_all(t, y, self.locks.changes(at_rest))
@@ -138,30 +158,58 @@ class Run:
         return y
 
     def piece_end(self, t):
-        """Where the piece that starts at t (s) ends at the latest, s: the run's end.
-
-        This is where a known time ends a piece (the sample times of controllers, next): return
-        the earliest such time after t, and the loop ends the piece there exactly (the
+        """Where the piece that starts at t (s) ends at the latest, s: the run's end or the
+        next sample instant of a controller. The loop ends the piece there exactly (the
         steppers clip their last step to it) and starts the next one from that state."""
-        return self.t_end
+        if self.controls is None:
+            return self.t_end
+        return min(self.t_end, self.controls.next_sample(t))
+
+    def sample(self, t, y):
+        """Where a piece ended at t (s): step the controllers due there and hold their
+        outputs; the stiction elements settled under the new loads. Returns y."""
+        if self.controls is None or not self.controls.due(t):
+            return y
+        self.controls.sample(self.sd, t, y, self.sides)
+        return self.locks.settle(t, y) if self.locks else y
 
     def piece(self, t, y):
         """Integrate one smooth piece from (t, y), the branches frozen, until it ends: at
         :meth:`piece_end`, at a located crossing, or where a multistep method restarts after
         a projection. Returns (t, y) where the next piece starts."""
+        self.start_piece(t, y)
+        return self.go_on()
+
+    def start_piece(self, t, y):
+        """Begin a piece at (t, y): the branches frozen, the switches that can change them
+        armed."""
         self.pieces += 1
-        stepping = self.stepping
         self.armed = sf.armed(self.sd) if self.exact else None
-        stepping.start(t, y, self.piece_end(t), self.first_step, self.armed)
+        self.stepping.start(t, y, self.piece_end(t), self.first_step, self.armed)
         self.first_step = 0.0
+
+    def go_on(self, stop=np.inf):
+        """Step the piece begun by :meth:`start_piece` until it ends (returns (t, y) where the
+        next piece starts) or, for a live simulation, until a step reaches ``stop`` (s) first:
+        then returns None with the piece still open (a crossing located past ``stop`` kept in
+        :attr:`pending`, to be taken when it goes on)."""
+        stepping = self.stepping
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            return self.end_at(*pending)
         while True:
-            status = stepping.advance(self.steps_allowed())
+            status = stepping.advance(self.steps_allowed() if stop == np.inf else 1)
             t, y = stepping.t, stepping.y
             self.t_now = t
             self.bar.update(t, len(self.events))
             self.check_budget(t, y)
             if status == CROSSED:
-                return self.end_at_crossing(stepping.t_old, t, y, stepping.dense())
+                dense = stepping.dense()
+                crossing = self.locate(stepping.t_old, t, y, dense)
+                if crossing[0] > stop:      # after the time asked for: taken later
+                    self.pending = crossing
+                    return None
+                return self.end_at(*crossing)
             if status == STIFF:     # method "auto": on with Radau from this state
                 self.stiff_at = t
                 stepping.go_implicit()
@@ -174,10 +222,12 @@ class Run:
             if self.rows.due <= t:
                 self.rows.until(t, stepping.dense())
             if status == DONE:
-                return t, y
+                return None if t > stop else (t, y)   # (live: its end lies past stop)
             restart = stepping.end_step()
             if restart is not None:
                 return t, restart
+            if t >= stop:
+                return None
 
     # ------------------------------------------------------------------ budget and failures
 
@@ -238,14 +288,18 @@ class Run:
             stats.update(stiff_at=self.stiff_at, methods=[s.method.__name__] if
                          self.stiff_at is None else ["DOP853", s.method.__name__])
         stats.update(s.counts())
-        return self.rows.result(self.events, stats)
+        if self.controls is not None:
+            stats["samples"] = sum(len(v) for v in self.controls.samples.values())
+        result = self.rows.result(self.events, stats)
+        if self.controls is not None:
+            result.controls = self.controls.snapshot()
+        return result
 
     # ------------------------------------------------------------------ events
 
-    def end_at_crossing(self, ta, tb, y_b, dense):
-        """Locate the earliest crossing in the step (ta, tb] (s) that ended at y_b, on its
-        dense output; end the piece there, update the mode and log the switches; returns
-        (t, y) there."""
+    def locate(self, ta, tb, y_b, dense):
+        """The earliest crossing in the step (ta, tb] (s) that ended at y_b, located on its
+        dense output: (t, (element, switch), dense, ta, tb), the arguments of :meth:`end_at`."""
         tol = events.time_tolerance(ta, tb)
         mask = np.zeros_like(self.armed)
         events.crossed_mask(self.armed, sf.switching(self.sd, tb, y_b), self.sd.data.mode, mask)
@@ -254,6 +308,13 @@ class Run:
             t_hit = dense.locate(i, k, self.sides[i, k], ta, tb, tol)
             if t_hit < t:
                 t, first = t_hit, (i, k)
+        return t, first, dense, ta, tb
+
+    def end_at(self, t, first, dense, ta, tb):
+        """End the piece at the crossing (t, first) located in the step (ta, tb] (s) with the
+        dense output ``dense``: the mode updated and the switches logged; returns (t, y)
+        there."""
+        tol = events.time_tolerance(ta, tb)
         y = dense(t)
         self.rows.until(t, dense, inclusive=False)     # in the old branches
         y, switched = self.switch(t, y, *first, dense, tol)

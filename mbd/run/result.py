@@ -18,10 +18,13 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..compiled import layout, statefunction
+from ..control import Input, Sensor
 from ..compiled.events import Event
 from ..model.files import atomic_open
+from . import controls
 
-__all__ = ["Result", "Event", "JointView", "BodyView", "ForceView", "ReactionView",
+__all__ = ["Result", "Event", "JointView", "BodyView", "ForceView", "ControllerView",
+           "ReactionView",
            "EnergyBalance", "contact_intervals"]
 
 
@@ -85,6 +88,22 @@ class BodyView:
         R, _ = self._result._link_poses()
         V = self._result._link_velocities()[:, self._map.link]
         return np.einsum("nij,nj->ni", R[:, self._map.link], V[:, :3])
+
+
+class ControllerView:
+    """A discrete controller's samples: ``t`` (k,) the sample instants (s, exact multiples of
+    its period from t0), ``x`` (k, n) its state before each sample, ``u`` (k, m) its inputs and
+    ``y`` (k, p) its outputs, held from each instant to the next."""
+
+    def __init__(self, name, samples):
+        self.name = name
+        self.t = np.array([s[0] for s in samples])
+        k = len(samples)
+        self.x, self.u, self.y = (np.array([s[j] for s in samples]).reshape(k, -1)
+                                  for j in (1, 2, 3))
+
+    def __len__(self):
+        return len(self.t)
 
 
 class ForceView:
@@ -291,8 +310,9 @@ class Result:
         compile_time (s of it spent compiling numba kernels; 0.0 when all came from the cache).
     """
 
-    def __init__(self, system, t, y, events=(), stats=None, sides=None):
+    def __init__(self, system, t, y, events=(), stats=None, sides=None, controls=None):
         self.system = system
+        self.controls = controls
         self.t = np.asarray(t, dtype=float)
         width = system.nq + system.nv
         y = np.asarray(y, dtype=float)
@@ -322,6 +342,7 @@ class Result:
         """Run-stage data for evaluating rows (made on first use)."""
         if self._data is None:
             self._data = statefunction.state_data(self.system)
+            self._data.held = self.controls
         return self._data
 
     def __len__(self):
@@ -333,6 +354,30 @@ class Result:
             return JointView(self, self.system.joints[name])
         except KeyError:
             raise KeyError(f"no joint '{name}'; the joints are {sorted(self.system.joints)}") from None
+
+    def sensor(self, name):
+        """Sensor ``name``'s quantity at every row (n,)."""
+        sensors = {c.name: c for c in self.system.controls if isinstance(c, Sensor)}
+        if name not in sensors:
+            raise KeyError(f"no sensor '{name}'; the sensors are {sorted(sensors) or 'none'}")
+        return controls.Reader(self.system, sensors[name].what).rows(self)
+
+    def controller(self, name):
+        """Discrete controller ``name``'s samples (a ControllerView)."""
+        samples = getattr(self.controls, "samples", {})
+        if name not in samples:
+            raise KeyError(f"no discrete controller '{name}'; they are {sorted(samples)}")
+        return ControllerView(name, samples[name])
+
+    def input(self, name):
+        """The value Input ``name`` held at every row (n,)."""
+        inputs = {c.name: c for c in self.system.controls if isinstance(c, Input)}
+        if name not in inputs:
+            raise KeyError(f"no input '{name}'; the inputs are {sorted(inputs) or 'none'}")
+        if self.controls is None:
+            return np.full(len(self.t), inputs[name].initial)
+        j = self.controls.column[name]
+        return np.array([self.controls.held_at(t)[j] for t in self.t])
 
     def force(self, name):
         """The force element ``name`` over the run (a ForceView)."""

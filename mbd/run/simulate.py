@@ -93,6 +93,16 @@ def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=Non
         the run: the message says "interrupted at t = ...", ``__cause__`` is the
         KeyboardInterrupt and ``.result`` holds the rows computed so far.
     """
+    run, y = prepare(system, t_end, output_step, t0, q0, v0, rtol, atol, method, max_step,
+                     exact_switching, progress, compiled, max_steps)
+    return run.go(y)
+
+
+def prepare(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=None, atol=None,
+            method="DOP853", max_step=np.inf, exact_switching=True, progress=False,
+            compiled=None, max_steps=MAX_STEPS, times=None):
+    """The arguments of :func:`simulate` checked: (its :class:`mbd.run.pieceloop.Run`, the
+    initial state y); ``times``: other output times than ``output_step``'s (s)."""
     auto = isinstance(method, str) and method == "auto"
     t_end, output_step, t0, method_class, rtol, atol, max_step, max_steps = \
         validate.run_settings(system, METHODS, t_end, output_step, t0, q0, v0, rtol, atol,
@@ -102,10 +112,10 @@ def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=Non
                                            auto)
     run = pieceloop.Run(system, stepper_class, method_class,
                         Settings(rtol, atol, max_step, max_steps), exact_switching, t0, t_end,
-                        output_times(t0, t_end, output_step),
+                        output_times(t0, t_end, output_step) if times is None else times,
                         ProgressBar(t0, t_end, _progress_enabled(progress), label="simulating"),
                         auto=auto)
-    return run.go(_initial_state(system, run.sd.data, q0, v0, t0))
+    return run, _initial_state(system, run.sd.data, q0, v0, t0)
 
 
 def _initial_state(system, data, q0, v0, t0):

@@ -255,7 +255,7 @@ def advance(f, work, settings):
     the initial step are computed first; else K[0] = dy/dt there from the last call.
 
     Returns DONE, CROSSED (y_old, st.t_old, st.h_prev and the interpolant F describe the last
-    step), STIFF (with ``st.stiffness_check`` on, Hairer's stiffness test found the model stiff
+    step; so they do after the step where it pauses, with ``st.dense_on_pause``), STIFF (with ``st.stiffness_check`` on, Hairer's stiffness test found the model stiff
     at the reached state, rows written and projected), PAUSED, TOO_SMALL, NONFINITE or FAILED.
     With constraints every step's end and every row is projected, and the next step starts
     from the derivative at the projected state.
@@ -277,9 +277,11 @@ def advance(f, work, settings):
         stiff = S.stiffness_check != 0 and _stiffness_test(S, y_old, y, S.h_prev, K, tmp)
         if armed and crossed(f, y, work.g, work.armed):
             return FAILED if _dense_coefficients(f, work) != 0 else CROSSED
-        # the rows due in the step, from its dense output (computed only when one is)
+        # the rows due in the step, from its dense output (computed only when one is, or
+        # where the loop pauses for a live simulation, which reads the state inside the step)
         r = S.next_row
-        if r < times.shape[0] and times[r] <= S.t:
+        due = r < times.shape[0] and times[r] <= S.t
+        if due or (S.dense_on_pause != 0 and S.nsteps >= S.pause_at):
             if _dense_coefficients(f, work) != 0:
                 return FAILED
             while r < times.shape[0] and times[r] <= S.t:

@@ -249,7 +249,7 @@ def test_bad_body_arguments_raise_model_error_when_added(kwargs, fragments):
     (lambda m: mbd.Environment(gravity=GRAVITY, rtol="tight"), ["Environment: rtol", "'tight'"]),
     (lambda m: mbd.Environment(gravity=GRAVITY, assembly_tolerance=0.0),
      ["Environment: assembly_tolerance", "> 0"]),
-    (lambda m: m.add("hinge"), ["add() takes a joint or a force element", "str"]),
+    (lambda m: m.add("hinge"), ["add() takes a joint, a force element", "str"]),
     (lambda m: Revolute("r", None, None, axis=(1.0, 0.0)),
      ["Revolute 'r'", "axis must be 3 real numbers"]),
     (lambda m: Universal("u", None, None, axes=(1, 0, 0)),

@@ -1,0 +1,268 @@
+"""A run's sensors, inputs and controllers (SPEC §9): the sample instants, the held values and
+the laws that read them.
+
+- **Held values** (the inputs' and the discrete controllers' outputs) change only at known
+  instants; each change is kept (:attr:`Controls.times`, :attr:`Controls.values`), and
+  :meth:`Controls.apply` writes the values in effect at t into the parameter rows of the laws
+  that read them. The run applies them where they change, so the compiled loop reads them
+  with no Python per evaluation; a Result applies them at each row's time (the same
+  function), so every force it reports is the one the run integrated.
+- **Sample instants**: controller c samples at t0 + k T_c (k = 0, 1, ..., computed as a
+  product, so every instant is an exact multiple); the piece loop ends a piece there
+  (:meth:`next_sample`), then calls :meth:`sample`, which reads the controllers' inputs at
+  the state, steps them in the order their outputs feed each other, and holds their outputs
+  from that instant on (right-continuous: a row at a sample instant shows the new output).
+- **Static controllers** (:class:`mbd.control.Gain`) are evaluated at every right-hand side by
+  :meth:`apply` (the state function's refresh calls it), so a run with one steps with scipy.
+"""
+import bisect
+
+import numpy as np
+
+from ..control import Controller, Input, Output, Sensor, quantity
+from ..model.elements import Signal
+from .failures import Failed
+
+
+class Reader:
+    """A sensor's quantity (:func:`mbd.control.quantity`) read at a state or over a result."""
+
+    def __init__(self, system, what):
+        self.system, self.what = system, what
+        self.spec = quantity(system, what)
+
+    def rows(self, result):
+        """The quantity at every row of ``result`` (n,)."""
+        kind = self.spec[0]
+        if kind == "joint":
+            _, qv, index = self.spec
+            return (result.q if qv == "q" else result.v)[:, index].copy()
+        if kind == "cs":
+            _, body, cs, view, axis = self.spec
+            b = result.body(body)
+            if view == "angular_velocity":
+                return b.angular_velocity[:, axis]
+            return getattr(b, view)(cs)[:, axis]
+        if kind == "element":
+            _, index, field = self.spec
+            f = result.force(self.system.force_elements[index].name)
+            return {"value": f.scalar, "x": f.x, "xdot": f.xdot}[field].copy()
+        return result.energy()
+
+    def at(self, t, y, sides, one_row):
+        """The quantity at the state (t, y) in the mode ``sides``; ``one_row(t, y, sides)``
+        makes the one-row Result the quantities other than a joint's are read from."""
+        if self.spec[0] == "joint":
+            _, qv, index = self.spec
+            return float(y[index] if qv == "q" else y[self.system.nq + index])
+        return float(self.rows(one_row(t, y, sides))[0])
+
+    @property
+    def static(self):
+        """Whether it can be read at every right-hand side (a joint's or a CS's quantity: no
+        force law evaluated to read it)."""
+        return self.spec[0] in ("joint", "cs")
+
+
+class Controls:
+    """The sensors, inputs and controllers of a run of ``system`` from t0 (s).
+
+    Attributes
+    ----------
+    times : list of float
+        Where the held values changed (t0 first), s.
+    values : list of ndarray
+        The held values from each of those instants, by :attr:`keys`.
+    samples : dict
+        Per discrete controller: [(t, x_k, u_k, y_k)], one per sample.
+    """
+
+    def __init__(self, system, t0, make_result):
+        self.system, self.t0 = system, float(t0)
+        self._make_result = make_result
+        named = {c.name: c for c in system.controls}
+        self.controllers = _feeding_order([c for c in system.controls
+                                           if isinstance(c, Controller)], named)
+        self.inputs_of = {c.name: c.resolve(named) for c in self.controllers}
+        self.discrete = [c for c in self.controllers if c.period is not None]
+        self.static = [c for c in self.controllers if c.period is None]
+        self.readers = {c.name: Reader(system, c.what) for c in system.controls
+                        if isinstance(c, Sensor)}
+        self.keys = ([c.key for c in system.controls if isinstance(c, Input)]
+                     + [Output(c, k).key for c in self.discrete for k in range(c.outputs)])
+        self.column = {key: j for j, key in enumerate(self.keys)}
+        start = {c.key: c.initial for c in system.controls if isinstance(c, Input)}
+        start.update({Output(c, k).key: float(c.initial_output[k])
+                      for c in self.discrete for k in range(c.outputs)})
+        self.times = [self.t0]
+        self.values = [np.array([start[key] for key in self.keys])]
+        self.held, self.computed = _bindings(system, self.column)
+        self.k = {c.name: 0 for c in self.discrete}
+        self.x = {c.name: c.initial_state() for c in self.discrete}
+        self.samples = {c.name: [] for c in self.discrete}
+        self._sd = None
+
+    # ------------------------------------------------------------------ held values
+
+    def held_at(self, t):
+        """The held values in effect at t (s): the last change at or before t."""
+        return self.values[max(bisect.bisect_right(self.times, t) - 1, 0)]
+
+    def hold(self, t, changes):
+        """Hold the values ``changes`` {key: value} from t (s) on."""
+        row = self.values[-1].copy()
+        for key, value in changes.items():
+            row[self.column[key]] = value
+        if self.times[-1] == t:
+            self.values[-1] = row
+        else:
+            self.times.append(float(t))
+            self.values.append(row)
+
+    def apply(self, sd, t, y):
+        """Write into ``sd``'s parameter rows what the laws read at (t, y): the held values
+        in effect at t and the static controllers' outputs there."""
+        params = sd.data.elements["params"]
+        row = self.held_at(t)
+        for i, slot, j in self.held:
+            params[i][slot] = row[j]
+        for i, slot, controller, k in self.computed:
+            params[i][slot] = self.static_output(controller, t, y)[k]
+
+    # ------------------------------------------------------------------ signals
+
+    def value(self, item, t, y, sides):
+        """The value of a controller's input ``item`` (a float, Sensor, Input or Output) at
+        the state (t, y) in the mode ``sides``."""
+        if isinstance(item, float):
+            return item
+        if isinstance(item, Sensor):
+            return self.readers[item.name].at(t, y, sides, self.one_row)
+        if isinstance(item, Output) and item.controller.period is None:
+            return self.static_output(item.controller, t, y)[item.k]
+        return float(self.held_at(t)[self.column[item.key]])
+
+    def static_output(self, controller, t, y):
+        """A static controller's outputs at (t, y) (s, state)."""
+        u = np.array([self.value(item, t, y, None) for item in self.inputs_of[controller.name]])
+        return controller.output(t, u)
+
+    def one_row(self, t, y, sides):
+        """The Result of the one row (t, y) in the mode ``sides`` (for reading sensors), on
+        data of its own made once."""
+        result = self._make_result(self.system, [t], np.asarray(y)[None, :],
+                                   sides=None if sides is None else np.asarray(sides)[None],
+                                   controls=self)
+        if self._sd is None:
+            self._sd = result._state_data
+        result._data = self._sd
+        return result
+
+    # ------------------------------------------------------------------ samples
+
+    def next_sample(self, t):
+        """The earliest sample instant after t (s) (inf without discrete controllers)."""
+        return min((self.t0 + self.k[c.name] * c.period for c in self.discrete),
+                   default=np.inf)
+
+    def due(self, t):
+        """Whether a discrete controller samples at t (s)."""
+        return any(self.t0 + self.k[c.name] * c.period == t for c in self.discrete)
+
+    def sample(self, sd, t, y, sides):
+        """Step every discrete controller due at t (s) at the state y, in the order their
+        outputs feed each other, hold their outputs from t on and write them into ``sd``.
+        Raises :class:`mbd.run.failures.Failed` naming a controller that returned what it
+        must not."""
+        for c in self.discrete:
+            if self.t0 + self.k[c.name] * c.period != t:
+                continue
+            u = np.array([self.value(item, t, y, sides) for item in self.inputs_of[c.name]])
+            x = self.x[c.name]
+            try:
+                x_next, out = c.update(t, x, u)
+            except Exception as err:
+                raise Failed(f"{c.label()} raised {type(err).__name__} at t = {t:.9g} s: "
+                             f"{err}", t) from err
+            x_next, out = np.asarray(x_next, dtype=float), np.asarray(out, dtype=float)
+            _check_returned(c, t, x, x_next, out)
+            self.samples[c.name].append((float(t), x.copy(), u, out.copy()))
+            self.x[c.name] = x_next
+            self.k[c.name] += 1
+            self.hold(t, {Output(c, k).key: out[k] for k in range(c.outputs)})
+        self.apply(sd, t, y)
+
+    def set_input(self, sd, t, name, value):
+        """Hold Input ``name`` at ``value`` from t (s) on, written into ``sd``."""
+        self.hold(t, {name: value})
+        self.apply(sd, t, None)
+
+    def snapshot(self):
+        """A copy that later samples do not change (for a Result made mid-run)."""
+        copy = object.__new__(Controls)
+        copy.__dict__.update(self.__dict__)
+        copy.times, copy.values = list(self.times), list(self.values)
+        copy.samples = {name: list(s) for name, s in self.samples.items()}
+        copy.k, copy.x = dict(self.k), dict(self.x)
+        copy._sd = None
+        return copy
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_sd"] = None          # compiled data: made again where needed
+        return state
+
+
+def _check_returned(c, t, x, x_next, out):
+    """Fail naming controller c when its new state or output at t (s) has the wrong size or
+    is not finite."""
+    for what, got, size in (("its next state", x_next, x.size), ("its output", out, c.outputs)):
+        if got.size != size or not np.all(np.isfinite(got)):
+            raise Failed(f"{c.label()} at t = {t:.9g} s: {what} must be {size} finite "
+                         f"number(s), got {got.tolist()!r}", t)
+
+
+def _bindings(system, column):
+    """The law parameters that read signals: ([(element, slot, held column)], [(element,
+    slot, static controller, output)])."""
+    held, computed = [], []
+    for i, fe in enumerate(system.force_elements):
+        kind = getattr(fe.law, "kind", None)
+        for slot, name in enumerate(getattr(kind, "parameters", ())):
+            signal = getattr(fe.law, name, None)
+            if not isinstance(signal, Signal):
+                continue
+            if isinstance(signal, Controller):
+                signal = signal[0]
+            if isinstance(signal, Output) and signal.controller.period is None:
+                computed.append((i, slot, signal.controller, signal.k))
+            else:
+                held.append((i, slot, column[signal.key]))
+    return held, computed
+
+
+def _feeding_order(controllers, named):
+    """``controllers`` ordered so that each comes after those whose outputs it reads (build()
+    has refused algebraic loops)."""
+    done, out = set(), []
+
+    def visit(c):
+        if c.name in done:
+            return
+        done.add(c.name)
+        for item in c.resolve(named):
+            if isinstance(item, Output):
+                visit(item.controller)
+        out.append(c)
+
+    for c in controllers:
+        visit(c)
+    return out
+
+
+def blocker(system):
+    """Why the compiled loop cannot run ``system``'s controls (a static controller evaluated
+    at every right-hand side), or None."""
+    static = [c.name for c in system.controls
+              if isinstance(c, Controller) and c.period is None]
+    return f"static controllers {static} are evaluated from Python" if static else None

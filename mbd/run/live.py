@@ -1,0 +1,228 @@
+"""A live simulation: a run stepped from someone else's loop (SPEC §9, ``system.start``).
+
+The run is the same piece loop as :func:`mbd.run.simulate.simulate`'s, driven a stretch at a
+time: :meth:`Simulation.advance_to` steps until a step reaches the time asked for and reads
+the state there from that step's dense output, leaving the integrator where it is. Nothing
+restarts at a communication point, so a run stepped in many small stretches takes the very
+steps of one long run, and writes the same rows (with an output grid: ``t_end`` and
+``output_step``). Where something changes there (an input set to a new value, a snapshot
+taken), the run ends its piece at that instant and begins the next one from the state there:
+rows and events are then exact at the change.
+"""
+import copy
+
+import numpy as np
+
+from ..control import Controller, Input, Sensor
+from ..model import values
+from ..model.state import State
+from .controls import Reader
+from .failures import projected
+from .result import Result
+from .settings import MAX_STEPS
+from .simulate import prepare
+
+
+class Snapshot:
+    """A live simulation's state at one instant (:meth:`Simulation.save`): restored, the run
+    repeats bit for bit."""
+
+    def __init__(self, **parts):
+        self.__dict__.update(parts)
+
+    def __repr__(self):
+        return f"Snapshot(t = {self.t!r} s)"
+
+
+class Simulation:
+    """A live simulation of a built system (``system.start(...)``); see the module.
+
+    Attributes
+    ----------
+    t : float
+        The time reached, s.
+    state : mbd.State
+        The state there (q, v).
+    """
+
+    def __init__(self, system, t_end=None, output_step=None, t0=0.0, q0=None, v0=None,
+                 rtol=None, atol=None, method="DOP853", max_step=np.inf,
+                 exact_switching=True, compiled=None, max_steps=MAX_STEPS):
+        if t_end is None and output_step is not None:
+            raise ValueError("start: output_step needs t_end (the rows are t0, t0 + "
+                             "output_step, ..., t_end); without t_end a row is written at "
+                             "every time advanced to")
+        self.grid = t_end is not None
+        horizon = t_end if self.grid else values.real(t0, "start: t0") + 1.0
+        self.run, y = prepare(system, horizon, output_step, t0, q0, v0, rtol, atol, method,
+                              max_step, exact_switching, False, compiled, max_steps,
+                              times=None if self.grid else np.array([float(t0)]))
+        if not self.grid:
+            self.run.t_end = np.inf
+        stepper_record = getattr(self.run.stepping, "S", None)
+        if stepper_record is not None:      # the compiled loop: its dense output at pauses
+            stepper_record["dense_on_pause"] = 1
+        self.system = system
+        self.t_end = self.run.t_end
+        self.open = False        # a piece is being stepped (the integrator may be past t)
+        self.t = self.run.t0
+        self.y = self.run.guarded(self.run.begin, self.t, y)
+
+    # ------------------------------------------------------------------ time
+
+    @property
+    def state(self):
+        """The state at :attr:`t`: an :class:`mbd.State` (q, v)."""
+        s = self.system
+        return State(self.t, self.y[:s.nq].copy(), self.y[s.nq:s.nq + s.nv].copy())
+
+    def advance_to(self, t):
+        """Integrate to time t (s), events inside exact; returns the state there."""
+        t = values.real(t, "advance_to: t", f">= the time reached, {self.t!r} s, and <= "
+                        f"t_end = {self.t_end!r} s",
+                        lambda x: self.t <= x <= self.t_end)
+        if t > self.t:
+            self.run.guarded(self._advance, t)
+        return self.state
+
+    def step(self, dt):
+        """Integrate dt (s) on from the time reached; returns the state there."""
+        dt = values.real(dt, "step: dt", "> 0 and finite", lambda x: 0.0 < x < np.inf)
+        return self.advance_to(self.t + dt)
+
+    def _advance(self, stop):
+        run = self.run
+        while self.t < stop:
+            if self.open and self._passed(stop):
+                self.t, self.y = stop, self._state_at(stop)
+                break
+            if not self.open:
+                run.start_piece(self.t, self.y)
+                self.open = True
+            ended = run.go_on(stop)
+            if ended is None:          # a step reached stop, the piece goes on
+                self.t, self.y = stop, self._state_at(stop)
+                break
+            t, y = ended
+            self.open = False
+            self.t, self.y = t, run.sample(t, y)
+        if not self.grid:
+            run.rows.row(self.t, self.y)
+
+    def _passed(self, t):
+        """Whether the open piece's last step (or its pending crossing) lies past t (s)."""
+        pending = self.run.pending
+        return pending[0] > t if pending is not None else self.run.stepping.t >= t
+
+    def _state_at(self, t):
+        """The state at t (s) inside the open piece's last step, on the constraints."""
+        pending = self.run.pending
+        y = pending[2](t) if pending is not None else self.run.stepping.state_at(t)
+        return projected(self.run.sd, t, y) if self.run.sd.constrained else y
+
+    def _commit(self):
+        """End the open piece at the time reached: what the integrator computed past it
+        (rows, a pending crossing) is dropped, and the next piece begins there."""
+        if not self.open:
+            return
+        run = self.run
+        run.pending = None
+        self.open = False
+        rows = run.rows
+        keep = int(np.searchsorted(np.asarray(rows.t), self.t, side="right"))
+        del rows.t[keep:], rows.y[keep:], rows.sides[keep:]
+        rows.next_row = int(np.searchsorted(rows.times, self.t, side="right"))
+
+    # ------------------------------------------------------------------ inputs and reading
+
+    def set_input(self, name, value):
+        """Hold Input ``name`` at ``value`` from the time reached on (until set again)."""
+        inputs = [c.name for c in self.system.controls if isinstance(c, Input)]
+        if name not in inputs:
+            raise KeyError(f"set_input: no input '{name}'; the inputs are "
+                           f"{sorted(inputs) or 'none'}")
+        value = values.real(value, f"set_input: '{name}'", "finite", np.isfinite)
+        controls = self.run.controls
+        if controls.held_at(self.t)[controls.column[name]] == value:
+            return
+        self._commit()
+        controls.set_input(self.run.sd, self.t, name, value)
+        if self.run.locks:       # a stuck joint may break free under the new load
+            self.y = self.run.guarded(self.run.locks.settle, self.t, self.y)
+
+    def read(self, name):
+        """The value at the time reached of a sensor, an input or a controller's output (by
+        its name), or of any measured quantity (``"hinge.q"``, ``"arm.tip.z"``; see
+        :mod:`mbd.control.signals`)."""
+        named = {c.name: c for c in self.system.controls}
+        item = named.get(name)
+        controls = self.run.controls
+        held = isinstance(item, Input) or (isinstance(item, Controller)
+                                            and item.period is not None)
+        if held:
+            return float(controls.held_at(self.t)[controls.column[item.key]])
+        if isinstance(item, Controller):        # a static one
+            return float(controls.static_output(item, self.t, self.y)[0])
+        what = item.what if isinstance(item, Sensor) else name
+        try:
+            reader = Reader(self.system, what)
+        except ValueError as err:
+            raise KeyError(f"read: '{name}' is no sensor, input or controller of the model, "
+                           f"nor a measured quantity: {err}") from None
+        one_row = controls.one_row if controls is not None else self._one_row
+        return reader.at(self.t, self.y, self.run.sides.copy(), one_row)
+
+    def _one_row(self, t, y, sides):
+        return Result(self.system, [t], np.asarray(y)[None, :], sides=np.asarray(sides)[None])
+
+    # ------------------------------------------------------------------ snapshots and result
+
+    def save(self):
+        """A :class:`Snapshot` of the run at the time reached (a piece boundary from now on, so
+        that the run goes on from it exactly as a restored one does)."""
+        self._commit()
+        run, rows = self.run, self.run.rows
+        return Snapshot(t=self.t, y=self.y.copy(), mode=run.sd.data.mode.copy(),
+                        drivers=run.sd.data.drivers.copy(),
+                        rows=(list(rows.t), list(rows.y), list(rows.sides), rows.next_row),
+                        events=list(run.events), watch=copy.deepcopy(run.watch),
+                        logged=None if run.logged is None else run.logged.copy(),
+                        controls=None if run.controls is None else run.controls.snapshot())
+
+    def restore(self, snapshot):
+        """Go back (or forth) to the instant of ``snapshot`` (from :meth:`save` of this
+        simulation)."""
+        if not isinstance(snapshot, Snapshot):
+            raise TypeError(f"restore: a Snapshot from save() is needed, got {snapshot!r}")
+        run, rows = self.run, self.run.rows
+        self.open, run.pending = False, None
+        self.t, self.y = snapshot.t, snapshot.y.copy()
+        run.sd.data.mode[:] = snapshot.mode
+        run.sd.data.drivers[:] = snapshot.drivers
+        run.sd.data.loop[0]["rank"] = -1          # the lock rows may differ: rank again
+        t, y, sides, next_row = snapshot.rows
+        rows.t[:], rows.y[:], rows.sides[:], rows.next_row = list(t), list(y), list(sides), \
+            next_row
+        run.events[:] = list(snapshot.events)
+        run.watch = copy.deepcopy(snapshot.watch)
+        run.logged = None if snapshot.logged is None else snapshot.logged.copy()
+        if run.controls is not None:
+            saved = snapshot.controls.snapshot()
+            for name in ("times", "values", "samples", "k", "x"):
+                setattr(run.controls, name, getattr(saved, name))
+            run.controls.apply(run.sd, self.t, self.y)
+
+    def result(self):
+        """The rows up to the time reached, as a :class:`mbd.Result`."""
+        result = self.run.result()
+        keep = result.t <= self.t
+        if keep.all():
+            return result
+        y = np.hstack([result.q, result.v] + ([result.work] if result.work is not None
+                                                else []))
+        return Result(self.system, result.t[keep], y[keep], events=result.events,
+                      stats=result.stats, sides=result.sides[keep], controls=result.controls)
+
+    def __repr__(self):
+        return f"Simulation({self.system.name!r}, t = {self.t!r} s)"
+
