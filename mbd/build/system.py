@@ -12,7 +12,7 @@ import numpy as np
 from ..compiled import assembly, registry
 from . import topology
 from ..model import validate
-from ..model.elements import GearConstraint, Joint
+from ..model.elements import GearConstraint, Joint, Signal
 from ..model.errors import ModelError
 from ..model.builder import Body
 from ..model.state import State
@@ -290,5 +290,13 @@ def _check_controls(system):
     what they measure, what they read); ModelError listing every problem."""
     named = {c.name: c for c in system.controls}
     problems = [p for c in system.controls for p in c.check(system, named)]
+    for fe in system.force_elements:      # the signals the laws read are the model's
+        kind = getattr(fe.law, "kind", None)
+        for name in getattr(kind, "parameters", ()):
+            signal = getattr(fe.law, name, None)
+            owner = getattr(signal, "controller", signal)
+            if isinstance(signal, Signal) and named.get(getattr(owner, "name", None)) is not owner:
+                problems.append(f"{fe.label()}: its {name} reads {signal!r}, which is not "
+                                "added to the model (model.add it)")
     if problems:
         raise ModelError(problems)

@@ -232,7 +232,10 @@ def derivative(sd, t, y, dy=None):
     y = np.ascontiguousarray(y, dtype=float)
     dy = np.empty_like(y) if dy is None else dy
     refresh(sd, t, y)
-    return dy, int(sd.call(sd.rhs, float(t), y, dy, sd.data))
+    status = int(sd.call(sd.rhs, float(t), y, dy, sd.data))
+    if sd.held is not None and sd.held.n_states:     # the continuous controllers' states
+        sd.held.state_derivative(t, y, dy)
+    return dy, status
 
 
 def switching(sd, t, y, g=None):

@@ -5,17 +5,21 @@
   between samples (zero-order hold), with its own state: :class:`DiscretePID`,
   :class:`DiscreteStateSpace`, or a user ``f(t, x_k, u) -> (x_{k+1}, y)``
   (:class:`DiscreteController`);
-- **static** (continuous, no state): its output a function of its inputs at every instant,
-  evaluated at every right-hand side (from Python: the run uses scipy's stepper):
-  :class:`Gain`, ``y = K u + offset`` (a state-feedback law such as LQR's ``u = -K x``, a PD).
+- **continuous**: ``x' = f(t, x, u)``, ``y = g(t, x, u)``, its states x integrated with the
+  mechanism's (they follow [q, v, W] in the run's state and are in the result), its output a
+  function of the state at every instant, evaluated at every right-hand side (from Python:
+  the run steps with scipy's solver): :class:`PID` (with a filtered derivative, limits and
+  anti-windup), :class:`StateSpace`, a user ``f(t, x, u) -> (x', y)``
+  (:class:`ContinuousController`) and, with no state, :class:`Gain` (``y = K u + offset``:
+  LQR's ``u = -K x``, a PD on a joint's angle and rate).
 
 A controller's inputs are a sequence, each a :class:`~mbd.control.signals.Sensor`, an
 :class:`~mbd.control.signals.Input` or a controller (or the name of one in the model), an
 ``Output`` of a controller of several outputs (``controller[k]``), or a number (a constant).
 Its output is a signal: give the controller (its output 0) or ``controller[k]`` where a law
 takes a value, e.g. ``Actuator(value=pid)``. An output that depends on another output with
-no state between them (every controller here passes its input straight through) is an
-algebraic loop: ``build()`` names the cycle.
+no state between them is an algebraic loop: ``build()`` names the cycle (every controller
+here is taken to pass its inputs straight through).
 """
 import math
 
@@ -50,6 +54,12 @@ class Controller(ControlElement, Signal):
     one, None for a static one."""
 
     period = None
+
+    #: how many states a continuous controller integrates with the mechanism
+    n_states = 0
+
+    #: whether its output reads its inputs directly (no state between them)
+    feedthrough = True
 
     def __init__(self, name, inputs, outputs, initial_output=None):
         self.name = name
@@ -123,6 +133,8 @@ def loop_problems(controller, controls):
     path = [controller]
 
     def feeds(c):
+        if not c.feedthrough:
+            return []
         try:
             return [i.controller for i in c.resolve(controls) if isinstance(i, Output)]
         except ValueError:
@@ -163,6 +175,26 @@ def _matrix(value, what, shape):
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{what} must be finite, got {value!r}")
     return arr
+
+
+def _limits(owner, limits):
+    """(lo, hi) floats with lo < hi, else ValueError naming ``owner``."""
+    lo, hi = values.real_array(limits, f"{owner.label()}: limits", shape=(2,))
+    if not lo < hi:     # (a NaN fails this too)
+        raise ValueError(f"{owner.label()}: limits must be (lo, hi) with lo < hi, got "
+                         f"{tuple(limits)!r}")
+    return float(lo), float(hi)
+
+
+def _state_space(name, A, B, C, D):
+    """The matrices (A, B, C, D) of controller ``name`` checked: finite, of one state size n
+    (A (n, n), which may be 0), m inputs and p outputs (D (p, m))."""
+    where = f"controller '{name}'"
+    D = np.atleast_2d(np.asarray(D, dtype=float))
+    p, m = D.shape
+    n = int(round(np.sqrt(np.asarray(A, dtype=float).size)))
+    return (_matrix(A, f"{where}: A", (n, n)), _matrix(B, f"{where}: B", (n, m)),
+            _matrix(C, f"{where}: C", (p, n)), _matrix(D, f"{where}: D", (p, m)))
 
 
 def _period(owner, period):
@@ -209,11 +241,7 @@ class DiscretePID(Controller):
         self.period = _period(self, period)
         self.tf = values.real(tf, f"{self.label()}: tf", ">= 0 and finite (s)",
                               lambda x: math.isfinite(x) and x >= 0.0)
-        lo, hi = values.real_array(limits, f"{self.label()}: limits", shape=(2,))
-        if not lo < hi:     # (a NaN fails this too)
-            raise ValueError(f"{self.label()}: limits must be (lo, hi) with lo < hi, got "
-                             f"{tuple(limits)!r}")
-        self.limits = (float(lo), float(hi))
+        self.limits = _limits(self, limits)
         self.anti_windup = bool(anti_windup)
 
     def initial_state(self):
@@ -255,20 +283,15 @@ class DiscreteStateSpace(Controller):
     """
 
     def __init__(self, name, A, B, C, D, inputs, period, x0=None):
-        D = np.atleast_2d(np.asarray(D, dtype=float))
-        p, m = D.shape
-        super().__init__(name, inputs, p)
-        A = np.asarray(A, dtype=float)
-        n = int(np.sqrt(A.size))
-        where = self.label()
-        self.A = _matrix(A, f"{where}: A", (n, n))
-        self.B = _matrix(B, f"{where}: B", (n, m))
-        self.C = _matrix(C, f"{where}: C", (p, n))
-        self.D = _matrix(D, f"{where}: D", (p, m))
-        if len(self.inputs) != m:
-            raise ValueError(f"{where}: B and D take {m} inputs, got {len(self.inputs)}")
+        self.A, self.B, self.C, self.D = _state_space(name, A, B, C, D)
+        super().__init__(name, inputs, self.D.shape[0])
+        if len(self.inputs) != self.D.shape[1]:
+            raise ValueError(f"{self.label()}: B and D take {self.D.shape[1]} inputs, got "
+                             f"{len(self.inputs)}")
         self.period = _period(self, period)
-        self.x0 = np.zeros(n) if x0 is None else _matrix(x0, f"{where}: x0", (n,))
+        self.feedthrough = bool(np.any(self.D != 0.0))
+        n = self.A.shape[0]
+        self.x0 = np.zeros(n) if x0 is None else _matrix(x0, f"{self.label()}: x0", (n,))
 
     def initial_state(self):
         return self.x0.copy()
@@ -314,7 +337,155 @@ class DiscreteController(Controller):
         return np.asarray(x_next, dtype=float), np.asarray(y, dtype=float)
 
 
-class Gain(Controller):
+class Continuous(Controller):
+    """What a continuous controller has: ``derivative(t, x, u) -> (x', y)`` (s, its states,
+    its inputs), its ``n_states`` and their start values ``x0``."""
+
+    def initial_state(self):
+        return self.x0.copy()
+
+    def derivative(self, t, x, u):
+        """(x' (n_states,), y (outputs,)) at time t (s), state x and inputs u."""
+        raise NotImplementedError
+
+    def check(self, system, controls):
+        problems = super().check(system, controls)
+        if problems:
+            return problems
+        for item in self.resolve(controls):
+            if isinstance(item, Sensor) and quantity(system, item.what)[0] not in ("joint",
+                                                                                  "cs"):
+                problems.append(f"{self.label()}: its input {item!r} measures a force or the "
+                                "energy, which a continuous controller cannot read at every "
+                                "instant (the force may depend on its own output); sample it "
+                                "with a discrete controller")
+        return problems
+
+
+class PID(Continuous):
+    """A continuous PID on the error e = setpoint - measured::
+
+        u = clip(kp e + I + D, lo, hi),   I' = ki e  (0 while clipped and winding further:
+                                                     conditional integration)
+        D = kd (e - z) / tf,  z' = (e - z) / tf      (a first-order filtered derivative,
+                                                     kd s / (tf s + 1))
+
+    With tf = 0 the derivative needs the measured quantity's rate as an input, ``rate``
+    (e.g. a Sensor of ``"hinge.v"``): D = kd (setpoint' - rate), the setpoint taken constant.
+
+    Parameters
+    ----------
+    name : str
+    measured, setpoint : Sensor, Input, str or float
+        What is controlled, and the value it should take.
+    kp, ki, kd : float
+        Gains.
+    tf : float
+        The derivative's filter time constant, s (>= 0).
+    rate : Sensor or str, optional
+        The measured quantity's rate, for kd with tf = 0.
+    limits : (float, float)
+        The output's range.
+    anti_windup : bool
+        Conditional integration while clipped (default True).
+    """
+
+    def __init__(self, name, measured, setpoint=0.0, kp=0.0, ki=0.0, kd=0.0, tf=0.0,
+                 rate=None, limits=(-np.inf, np.inf), anti_windup=True):
+        inputs = (setpoint, measured) + (() if rate is None else (rate,))
+        super().__init__(name, inputs, 1)
+        for gain, value in (("kp", kp), ("ki", ki), ("kd", kd)):
+            setattr(self, gain, values.real(value, f"{self.label()}: {gain}", "finite",
+                                            math.isfinite))
+        self.tf = values.real(tf, f"{self.label()}: tf", ">= 0 and finite (s)",
+                              lambda x: math.isfinite(x) and x >= 0.0)
+        if self.kd != 0.0 and self.tf == 0.0 and rate is None:
+            raise ValueError(f"{self.label()}: kd = {self.kd!r} with tf = 0 needs the rate of "
+                             "what it measures (rate=, e.g. a Sensor of 'hinge.v'), or a "
+                             "filter time constant tf > 0")
+        self.limits = _limits(self, limits)
+        self.anti_windup = bool(anti_windup)
+        self.filtered = self.tf > 0.0
+        self.n_states = 2 if self.filtered else 1
+        self.x0 = np.zeros(self.n_states)
+
+    def derivative(self, t, x, u):
+        e = u[0] - u[1]
+        if self.filtered:
+            rate_of_filter = (e - x[1]) / self.tf
+            d = self.kd * rate_of_filter
+        else:
+            d = -self.kd * u[2] if self.kd != 0.0 else 0.0
+        lo, hi = self.limits
+        raw = self.kp * e + x[0] + d
+        y = min(max(raw, lo), hi)
+        winding = (raw > hi and self.ki * e > 0.0) or (raw < lo and self.ki * e < 0.0)
+        xdot = np.empty(self.n_states)
+        xdot[0] = 0.0 if (self.anti_windup and winding) else self.ki * e
+        if self.filtered:
+            xdot[1] = rate_of_filter
+        return xdot, np.array([y])
+
+
+class StateSpace(Continuous):
+    """A continuous linear controller: x' = A x + B u, y = C x + D u.
+
+    Parameters
+    ----------
+    name : str
+    A, B, C, D : array_like
+        (n, n), (n, m), (p, n), (p, m); n may be 0.
+    inputs : sequence
+        The m inputs.
+    x0 : array_like, optional
+        The start state (default zeros).
+    """
+
+    def __init__(self, name, A, B, C, D, inputs, x0=None):
+        self.A, self.B, self.C, self.D = _state_space(name, A, B, C, D)
+        super().__init__(name, inputs, self.D.shape[0])
+        if len(self.inputs) != self.D.shape[1]:
+            raise ValueError(f"{self.label()}: B and D take {self.D.shape[1]} inputs, got "
+                             f"{len(self.inputs)}")
+        self.feedthrough = bool(np.any(self.D != 0.0))
+        n = self.n_states = self.A.shape[0]
+        self.x0 = np.zeros(n) if x0 is None else _matrix(x0, f"{self.label()}: x0", (n,))
+
+    def derivative(self, t, x, u):
+        return self.A @ x + self.B @ u, self.C @ x + self.D @ u
+
+
+class ContinuousController(Continuous):
+    """A user's continuous controller: ``function(t, x, u) -> (x', y)`` with float arrays x
+    (its n states, integrated with the mechanism's) and u (its inputs); evaluated at every
+    right-hand side. What it returns must be finite and of the declared sizes.
+
+    Parameters
+    ----------
+    name : str
+    function : callable
+    inputs : sequence
+    x0 : array_like
+        The start state (its size is the number of states; default none).
+    outputs : int
+    """
+
+    def __init__(self, name, function, inputs, x0=(), outputs=1):
+        super().__init__(name, inputs, outputs)
+        if not callable(function):
+            raise ValueError(f"{self.label()}: function must be callable f(t, x, u) -> "
+                             f"(x_dot, y), got {function!r}")
+        self.function = function
+        x0 = np.atleast_1d(np.asarray(x0, dtype=float))
+        self.x0 = _matrix(x0, f"{self.label()}: x0", x0.shape)
+        self.n_states = self.x0.size
+
+    def derivative(self, t, x, u):
+        xdot, y = self.function(t, x.copy(), u.copy())
+        return np.asarray(xdot, dtype=float), np.asarray(y, dtype=float)
+
+
+class Gain(Continuous):
     """A static (continuous) controller: ``y = K u + offset`` at every instant, e.g. LQR's
     state feedback ``u = -K x`` or a PD ``-kp (q - q_ref) - kd q'``. It has no state; it is
     evaluated at every right-hand side from Python (the run steps with scipy's solver).
@@ -340,20 +511,7 @@ class Gain(Controller):
         self.offset = _matrix(np.broadcast_to(offset, (K.shape[0],)),
                               f"{self.label()}: offset", (K.shape[0],))
         self.initial_output = self.offset.copy()
+        self.x0 = np.zeros(0)
 
-    def output(self, t, u):
-        """y (p,) at time t (s) for the inputs u (m,)."""
-        return self.K @ u + self.offset
-
-    def check(self, system, controls):
-        problems = super().check(system, controls)
-        if problems:
-            return problems
-        for item in self.resolve(controls):
-            if isinstance(item, Sensor) and quantity(system, item.what)[0] not in ("joint",
-                                                                                  "cs"):
-                problems.append(f"{self.label()}: its input {item!r} measures a force or the "
-                                "energy, which a static controller cannot read at every "
-                                "instant (the force may depend on its own output); sample it "
-                                "with a discrete controller")
-        return problems
+    def derivative(self, t, x, u):
+        return x, self.K @ u + self.offset

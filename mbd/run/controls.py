@@ -12,8 +12,11 @@ the laws that read them.
   (:meth:`next_sample`), then calls :meth:`sample`, which reads the controllers' inputs at
   the state, steps them in the order their outputs feed each other, and holds their outputs
   from that instant on (right-continuous: a row at a sample instant shows the new output).
-- **Static controllers** (:class:`mbd.control.Gain`) are evaluated at every right-hand side by
-  :meth:`apply` (the state function's refresh calls it), so a run with one steps with scipy.
+- **Continuous controllers** (:class:`mbd.control.PID`, ``StateSpace``, ``Gain`` ...): their
+  states follow [q, v, W] in the run's state y (:attr:`Controls.slices`), their derivatives
+  are added to the mechanism's by :meth:`state_derivative` and their outputs written by
+  :meth:`apply` at every evaluation (the state function calls both), so a run with one steps
+  with scipy's solver.
 """
 import bisect
 
@@ -57,12 +60,6 @@ class Reader:
             return float(y[index] if qv == "q" else y[self.system.nq + index])
         return float(self.rows(one_row(t, y, sides))[0])
 
-    @property
-    def static(self):
-        """Whether it can be read at every right-hand side (a joint's or a CS's quantity: no
-        force law evaluated to read it)."""
-        return self.spec[0] in ("joint", "cs")
-
 
 class Controls:
     """The sensors, inputs and controllers of a run of ``system`` from t0 (s).
@@ -85,7 +82,14 @@ class Controls:
                                            if isinstance(c, Controller)], named)
         self.inputs_of = {c.name: c.resolve(named) for c in self.controllers}
         self.discrete = [c for c in self.controllers if c.period is not None]
-        self.static = [c for c in self.controllers if c.period is None]
+        self.continuous = [c for c in self.controllers if c.period is None]
+        # where each continuous controller's states lie in y: after [q, v, W]
+        start = system.nq + system.nv + len(system.force_elements) + len(system.drivers)
+        self.slices = {}
+        for c in self.continuous:
+            self.slices[c.name] = slice(start, start + c.n_states)
+            start += c.n_states
+        self.n_states = sum(c.n_states for c in self.continuous)
         self.readers = {c.name: Reader(system, c.what) for c in system.controls
                         if isinstance(c, Sensor)}
         self.keys = ([c.key for c in system.controls if isinstance(c, Input)]
@@ -121,13 +125,23 @@ class Controls:
 
     def apply(self, sd, t, y):
         """Write into ``sd``'s parameter rows what the laws read at (t, y): the held values
-        in effect at t and the static controllers' outputs there."""
+        in effect at t and the continuous controllers' outputs there."""
         params = sd.data.elements["params"]
         row = self.held_at(t)
         for i, slot, j in self.held:
             params[i][slot] = row[j]
         for i, slot, controller, k in self.computed:
-            params[i][slot] = self.static_output(controller, t, y)[k]
+            params[i][slot] = self.continuous_output(controller, t, y)[k]
+
+    def initial_states(self):
+        """The continuous controllers' start states, in their order in y."""
+        return np.concatenate([c.initial_state() for c in self.continuous] + [np.zeros(0)])
+
+    def state_derivative(self, t, y, dy):
+        """Write the continuous controllers' state derivatives at (t, y) into ``dy``."""
+        for c in self.continuous:
+            if c.n_states:
+                dy[self.slices[c.name]] = self._evaluate(c, t, y)[0]
 
     # ------------------------------------------------------------------ signals
 
@@ -139,13 +153,30 @@ class Controls:
         if isinstance(item, Sensor):
             return self.readers[item.name].at(t, y, sides, self.one_row)
         if isinstance(item, Output) and item.controller.period is None:
-            return self.static_output(item.controller, t, y)[item.k]
+            return self.continuous_output(item.controller, t, y)[item.k]
         return float(self.held_at(t)[self.column[item.key]])
 
-    def static_output(self, controller, t, y):
-        """A static controller's outputs at (t, y) (s, state)."""
-        u = np.array([self.value(item, t, y, None) for item in self.inputs_of[controller.name]])
-        return controller.output(t, u)
+    def continuous_output(self, controller, t, y):
+        """A continuous controller's outputs at (t, y) (s, state)."""
+        return self._evaluate(controller, t, y, outputs_only=True)[1]
+
+    def _evaluate(self, c, t, y, outputs_only=False):
+        """(x', y) of continuous controller c at (t, y); its inputs read only where they
+        are needed (an output with no feedthrough does not read them). Raises
+        :class:`mbd.run.failures.Failed` naming it where it returns what it must not."""
+        x = np.asarray(y)[self.slices[c.name]]
+        if outputs_only and not c.feedthrough:
+            u = np.zeros(len(self.inputs_of[c.name]))
+        else:
+            u = np.array([self.value(item, t, y, None) for item in self.inputs_of[c.name]])
+        try:
+            xdot, out = c.derivative(t, x.copy(), u)
+        except Exception as err:
+            raise Failed(f"{c.label()} raised {type(err).__name__} at t = {t:.9g} s: "
+                         f"{err}", t) from err
+        xdot, out = np.asarray(xdot, dtype=float), np.asarray(out, dtype=float)
+        _check_returned(c, t, x, xdot, out, "its state derivative")
+        return xdot, out
 
     def one_row(self, t, y, sides):
         """The Result of the one row (t, y) in the mode ``sides`` (for reading sensors), on
@@ -185,7 +216,7 @@ class Controls:
                 raise Failed(f"{c.label()} raised {type(err).__name__} at t = {t:.9g} s: "
                              f"{err}", t) from err
             x_next, out = np.asarray(x_next, dtype=float), np.asarray(out, dtype=float)
-            _check_returned(c, t, x, x_next, out)
+            _check_returned(c, t, x, x_next, out, "its next state")
             self.samples[c.name].append((float(t), x.copy(), u, out.copy()))
             self.x[c.name] = x_next
             self.k[c.name] += 1
@@ -213,10 +244,10 @@ class Controls:
         return state
 
 
-def _check_returned(c, t, x, x_next, out):
-    """Fail naming controller c when its new state or output at t (s) has the wrong size or
-    is not finite."""
-    for what, got, size in (("its next state", x_next, x.size), ("its output", out, c.outputs)):
+def _check_returned(c, t, x, x_next, out, state):
+    """Fail naming controller c when its new state (or state derivative: ``state`` says
+    which) or output at t (s) has the wrong size or is not finite."""
+    for what, got, size in ((state, x_next, x.size), ("its output", out, c.outputs)):
         if got.size != size or not np.all(np.isfinite(got)):
             raise Failed(f"{c.label()} at t = {t:.9g} s: {what} must be {size} finite "
                          f"number(s), got {got.tolist()!r}", t)
@@ -224,7 +255,7 @@ def _check_returned(c, t, x, x_next, out):
 
 def _bindings(system, column):
     """The law parameters that read signals: ([(element, slot, held column)], [(element,
-    slot, static controller, output)])."""
+    slot, continuous controller, output)])."""
     held, computed = [], []
     for i, fe in enumerate(system.force_elements):
         kind = getattr(fe.law, "kind", None)
@@ -261,8 +292,9 @@ def _feeding_order(controllers, named):
 
 
 def blocker(system):
-    """Why the compiled loop cannot run ``system``'s controls (a static controller evaluated
-    at every right-hand side), or None."""
-    static = [c.name for c in system.controls
-              if isinstance(c, Controller) and c.period is None]
-    return f"static controllers {static} are evaluated from Python" if static else None
+    """Why the compiled loop cannot run ``system``'s controls (a continuous controller,
+    evaluated at every right-hand side), or None."""
+    continuous = [c.name for c in system.controls
+                  if isinstance(c, Controller) and c.period is None]
+    return (f"the continuous controllers {continuous} are evaluated from Python"
+            if continuous else None)

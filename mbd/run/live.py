@@ -161,8 +161,8 @@ class Simulation:
                                             and item.period is not None)
         if held:
             return float(controls.held_at(self.t)[controls.column[item.key]])
-        if isinstance(item, Controller):        # a static one
-            return float(controls.static_output(item, self.t, self.y)[0])
+        if isinstance(item, Controller):        # a continuous one
+            return float(controls.continuous_output(item, self.t, self.y)[0])
         what = item.what if isinstance(item, Sensor) else name
         try:
             reader = Reader(self.system, what)

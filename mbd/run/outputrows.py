@@ -82,11 +82,13 @@ class OutputRows:
         del self.t[n:], self.y[n:], self.sides[n:]
         return n
 
-    def result(self, events, stats):
-        """The rows as a :class:`mbd.Result`, with the event log and the run's stats."""
+    def result(self, events, stats, controls=None):
+        """The rows as a :class:`mbd.Result`, with the event log, the run's stats and its
+        controls (:class:`mbd.run.controls.Controls`, a snapshot)."""
         system = self.sd.system
         n = len(self.t)
         sides = np.array(self.sides).reshape(n, len(system.force_elements), layout.SWITCHES)
-        width = system.nq + system.nv + sf.work_size(system)
+        width = (system.nq + system.nv + sf.work_size(system)
+                 + (controls.n_states if controls is not None else 0))
         return Result(system, np.array(self.t), np.array(self.y).reshape(n, width),
-                      events=events, stats=stats, sides=sides)
+                      events=events, stats=stats, sides=sides, controls=controls)

@@ -290,10 +290,8 @@ class Run:
         stats.update(s.counts())
         if self.controls is not None:
             stats["samples"] = sum(len(v) for v in self.controls.samples.values())
-        result = self.rows.result(self.events, stats)
-        if self.controls is not None:
-            result.controls = self.controls.snapshot()
-        return result
+        return self.rows.result(self.events, stats, None if self.controls is None
+                                else self.controls.snapshot())
 
     # ------------------------------------------------------------------ events
 

@@ -91,9 +91,11 @@ class BodyView:
 
 
 class ControllerView:
-    """A discrete controller's samples: ``t`` (k,) the sample instants (s, exact multiples of
-    its period from t0), ``x`` (k, n) its state before each sample, ``u`` (k, m) its inputs and
-    ``y`` (k, p) its outputs, held from each instant to the next."""
+    """A controller over the run. A discrete one's samples: ``t`` (k,) the sample instants (s,
+    exact multiples of its period from t0), ``x`` (k, n) its state before each sample, ``u``
+    (k, m) its inputs and ``y`` (k, p) its outputs, held from each instant to the next. A
+    continuous one's at every row: ``t`` the rows' times, ``x`` its states, ``u`` its inputs,
+    ``y`` its outputs."""
 
     def __init__(self, name, samples):
         self.name = name
@@ -317,15 +319,21 @@ class Result:
         width = system.nq + system.nv
         y = np.asarray(y, dtype=float)
         y = y.reshape(len(self.t), -1) if len(self.t) else y.reshape(0, width)
-        if y.shape[1] not in (width, width + statefunction.work_size(system)):
+        nw = statefunction.work_size(system)
+        nc = controls.n_states if controls is not None else 0
+        if y.shape[1] not in (width, width + nw, width + nw + nc):
             raise ValueError(f"Result: rows of {y.shape[1]} values; the system's state has "
-                             f"{width} (q, v), or {width + statefunction.work_size(system)} "
-                             "with the work accumulators")
+                             f"{width} (q, v), or {width + nw} with the work accumulators"
+                             + (f", {width + nw + nc} with its controllers' states" if nc
+                                else ""))
         self.q = y[:, :system.nq].copy()
         self.v = y[:, system.nq:width].copy()
         # nothing does work in a system without elements and drivers: no accumulators needed
-        nothing = statefunction.work_size(system) == 0
-        self.work = y[:, width:].copy() if y.shape[1] > width or nothing else None
+        nothing = nw == 0
+        self.work = y[:, width:width + nw].copy() if y.shape[1] > width or nothing else None
+        #: the continuous controllers' states at every row (n, their count)
+        self.controller_states = (y[:, width + nw:].copy() if y.shape[1] == width + nw + nc
+                                  else np.zeros((len(self.t), nc)))
         _normalize_quaternions(self.q, system.tree)  # report unit quaternions
         self.events = list(events)
         self.stats = dict(stats or {})
@@ -364,10 +372,25 @@ class Result:
 
     def controller(self, name):
         """Discrete controller ``name``'s samples (a ControllerView)."""
-        samples = getattr(self.controls, "samples", {})
-        if name not in samples:
-            raise KeyError(f"no discrete controller '{name}'; they are {sorted(samples)}")
-        return ControllerView(name, samples[name])
+        controls = self.controls
+        samples = getattr(controls, "samples", {})
+        if name in samples:
+            return ControllerView(name, samples[name])
+        continuous = {c.name: c for c in getattr(controls, "continuous", ())}
+        if name not in continuous:
+            raise KeyError(f"no controller '{name}'; they are "
+                           f"{sorted(samples) + sorted(continuous)}")
+        c, rows = continuous[name], self._rows()
+        u = [[controls.value(item, t, y, None) for item in controls.inputs_of[name]]
+             for t, y in zip(self.t, rows)]
+        out = [controls.continuous_output(c, t, y) for t, y in zip(self.t, rows)]
+        return ControllerView(name, list(zip(self.t, rows[:, controls.slices[name]], u, out)))
+
+    def _rows(self):
+        """The rows as the run's state had them: [q, v, W, the controllers' states]."""
+        work = self.work if self.work is not None else np.zeros(
+            (len(self.t), statefunction.work_size(self.system)))
+        return np.hstack([self.q, self.v, work, self.controller_states])
 
     def input(self, name):
         """The value Input ``name`` held at every row (n,)."""
@@ -417,7 +440,7 @@ class Result:
     def _reactions(self):
         if self._reaction_rows is None:
             sd = self._state_data
-            y = np.hstack([self.q, self.v])
+            y = self._rows()
             n = len(self.t)
             wrenches = {name: (np.zeros((n, 3)), np.zeros((n, 3))) for name in self.system.joints}
             values = {d.name: np.zeros(n) for d in self.system.drivers}
@@ -434,7 +457,7 @@ class Result:
         """Per row and element: an ``ELEMENT_STATE`` record (:mod:`mbd.compiled.layout`)."""
         if self._records is None:
             sd = self._state_data
-            y = np.hstack([self.q, self.v])
+            y = self._rows()
             nf = len(self.system.force_elements)
             records = layout.records(layout.ELEMENT_STATE, (len(self.t), nf))
             params = np.zeros((len(self.t), nf, layout.MAX_PARAMS))

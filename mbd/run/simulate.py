@@ -115,7 +115,10 @@ def prepare(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=None
                         output_times(t0, t_end, output_step) if times is None else times,
                         ProgressBar(t0, t_end, _progress_enabled(progress), label="simulating"),
                         auto=auto)
-    return run, _initial_state(system, run.sd.data, q0, v0, t0)
+    y = _initial_state(system, run.sd.data, q0, v0, t0)
+    if run.controls is not None:    # the continuous controllers' states follow
+        y = np.concatenate([y, run.controls.initial_states()])
+    return run, y
 
 
 def _initial_state(system, data, q0, v0, t0):
