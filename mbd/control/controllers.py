@@ -207,7 +207,7 @@ class DiscretePID(Controller):
 
     ::
 
-        d_k = (tf d_{k-1} + kd (e_k - e_{k-1})) / (tf + T)       (filtered derivative; e_{-1} = e_0)
+        d_k = (tf d_{k-1} + kd (e_k - e_{k-1})) / (tf + T)  (filtered derivative, e_{-1} = e_0)
         u_k = clip(kp e_k + I_k + d_k, lo, hi)                    held until the next sample
         I_{k+1} = I_k + ki T e_k                                  (forward Euler)
 

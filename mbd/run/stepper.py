@@ -255,8 +255,9 @@ def advance(f, work, settings):
     the initial step are computed first; else K[0] = dy/dt there from the last call.
 
     Returns DONE, CROSSED (y_old, st.t_old, st.h_prev and the interpolant F describe the last
-    step; so they do after the step where it pauses, with ``st.dense_on_pause``), STIFF (with ``st.stiffness_check`` on, Hairer's stiffness test found the model stiff
-    at the reached state, rows written and projected), PAUSED, TOO_SMALL, NONFINITE or FAILED.
+    step; so they do after the step where it pauses, with ``st.dense_on_pause``), STIFF (with
+    ``st.stiffness_check`` on, Hairer's stiffness test found the model stiff at the reached
+    state, rows written and projected), PAUSED, TOO_SMALL, NONFINITE or FAILED.
     With constraints every step's end and every row is projected, and the next step starts
     from the derivative at the projected state.
     """
