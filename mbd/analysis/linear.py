@@ -25,6 +25,9 @@ from ..compiled import assembly, constant, dynamics, statefunction as sf
 from . import coordinates
 from ..model import values
 from ..model.state import State
+from ..control import Controller, Input, Sensor
+from ..run.controls import Controls, Reader
+from ..run.result import Result
 
 
 # ----------------------------------------------------------------------------- derivatives
@@ -78,6 +81,15 @@ class Dynamics:
     def __init__(self, system, state, static=False, chart=None):
         self.system, self.t, self.static = system, float(state.t), static
         self.sd = sf.state_data(system)
+        self.controls = None
+        if system.controls:     # the laws read the inputs and controllers' outputs
+            with_states = [c.name for c in system.controls
+                           if isinstance(c, Controller) and c.n_states]
+            if with_states:
+                raise ValueError(f"the continuous controllers {with_states} have states, "
+                                 "which the analyses do not take as coordinates yet: analyse "
+                                 "the plant with their actuators as inputs")
+            self.controls = self.sd.held = Controls(system, self.t, Result)
         self.q0 = assembly.normalized(system.tree, np.asarray(state.q, dtype=float))
         self.v0 = np.array(state.v, dtype=float).reshape(system.nv)
         self.chart = chart or coordinates.Chart(system, self.sd.data, self.t, self.q0)
@@ -349,17 +361,32 @@ def analysis_state(system, state, who):
 
 
 def _input_columns(dyn, names):
-    """B (2 dof, nu): inputs are Actuator force elements (u: an added value, N or N m) or
-    joint coordinates (u: a generalized force on it)."""
+    """B (2 dof, nu): inputs are Actuator force elements (u: an added value, N or N m), the
+    model's Inputs and discrete controllers (u: the value they hold, which the laws reading
+    them take) or joint coordinates (u: a generalized force on it)."""
     system, chart = dyn.system, dyn.chart
     coords = coordinates.coordinate_names(system)
     elements = {fe.name: i for i, fe in enumerate(system.force_elements)}
+    held = {c.name: c.key for c in system.controls
+            if isinstance(c, Input) or (isinstance(c, Controller) and c.period is not None)}
     n = chart.dof
     B = np.zeros((2 * n, len(names)))
     q, v = dyn.q0, dyn.v0
     Minv = None
     for k, name in enumerate(names):
-        if name in elements:
+        if name in held:
+            values_now = dyn.controls.values[-1]
+            j = dyn.controls.column[held[name]]
+            base, du = values_now[j], 1.0
+            try:
+                values_now[j] = base + du
+                up = dyn.accelerations(q, v)
+                values_now[j] = base - du
+                down = dyn.accelerations(q, v)
+            finally:
+                values_now[j] = base
+            B[n:, k] = ((up - down) / (2 * du))[chart.independent]
+        elif name in elements:
             fe = system.force_elements[elements[name]]
             if system.elements[elements[name]]["law"] != constant.KIND.code:
                 raise ValueError(f"linearize: input '{name}' is a {fe.law.name} force element; "
@@ -383,7 +410,8 @@ def _coordinate_index(system, coords, name, what):
         return int(system.joints[name].v_index[0])
     elements = [fe.name for fe in system.force_elements]
     raise ValueError(f"linearize: {what} {name!r} names no joint coordinate"
-                     + (" or Actuator force element" if what == "input" else "")
+                     + (", Actuator force element, Input or discrete controller"
+                        if what == "input" else "")
                      + f"; the joint coordinates are {coords}"
                      + (f", the force elements {elements}" if what == "input" else ""))
 
@@ -396,9 +424,13 @@ def _output_function(dyn, names):
     coords = coordinates.coordinate_names(system)
     rates = [coordinates.rate_name(c) for c in coords]
     picks = []
+    sensors = {c.name: c for c in system.controls if isinstance(c, Sensor)}
     for name in names:
         if not isinstance(name, str):
             raise TypeError(f"linearize: an output name must be a string, got {name!r}")
+        if name in sensors:
+            picks.append(("sensor", Reader(system, sensors[name].what)))
+            continue
         if name in coords:
             picks.append(("q", coords.index(name)))
             continue
@@ -412,9 +444,9 @@ def _output_function(dyn, names):
             local = bm.cs_local(bm.body[parts[1]])[0]
             picks.append(("p", (bm.link, local, "xyz".index(parts[2]))))
             continue
-        raise ValueError(f"linearize: output {name!r} is not a joint coordinate ({coords}), "
-                         f"a rate ({rates}) or a CS position 'body.cs.x|y|z' (bodies "
-                         f"{sorted(system.bodies)})")
+        raise ValueError(f"linearize: output {name!r} is not a sensor ({sorted(sensors)}), a "
+                         f"joint coordinate ({coords}), a rate ({rates}) or a CS position "
+                         f"'body.cs.x|y|z' (bodies {sorted(system.bodies)})")
 
     def y(q, v):
         out = np.empty(len(picks))
@@ -425,6 +457,9 @@ def _output_function(dyn, names):
                 out[k] = dq[what]
             elif kind == "v":
                 out[k] = v[what]
+            elif kind == "sensor":
+                out[k] = what.at(dyn.t, np.concatenate([q, v]), dyn.sides,
+                                 dyn.controls.one_row)
             else:
                 if R is None:
                     R, p = dynamics.link_poses(system, q)
@@ -476,11 +511,15 @@ def linearize(system, state, inputs=(), outputs=()):
     state : State
         The operating state; a mechanism with loops must be closed there.
     inputs : sequence of str
-        Actuator force elements (u: an added value, N or N m) or joint coordinates ("hinge"
-        or "hinge.q", "joint.q1"; u: a generalized force on it, N or N m).
+        Actuator force elements (u: an added value, N or N m), the model's Inputs and
+        discrete controllers (u: the value they hold, read by the laws that take them), or
+        joint coordinates ("hinge" or "hinge.q", "joint.q1"; u: a generalized force on it,
+        N or N m).
     outputs : sequence of str
-        Joint coordinates ("hinge.q"), rates ("hinge.v") and CS positions ("arm.tip.z",
-        world, m; "arm.cg.x" for the CG), as deviations from the operating values.
+        The model's Sensors, joint coordinates ("hinge.q"), rates ("hinge.v") and CS
+        positions ("arm.tip.z", world, m; "arm.cg.x" for the CG), as deviations from the
+        operating values. Continuous controllers without states (``Gain``) act in the
+        linearized dynamics (a closed loop); ones with states are refused.
 
     Raises
     ------

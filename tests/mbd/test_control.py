@@ -182,6 +182,23 @@ def test_sensors_read_what_the_result_views_give():
     np.testing.assert_array_equal(r.input("torque"), np.full(len(r.t), 0.4))
 
 
+def test_linearize_takes_inputs_and_sensors_and_closes_static_loops():
+    """The slider with an Input force: A = [[0, 1], [0, 0]], B = [0, 1/M], C = [1, 0] for the
+    sensor ``pos``; closed by a PD Gain (u = -k x - c v), A = [[0, 1], [-k/M, -c/M]]."""
+    system = slider(mbd.Input("u", 0.0))
+    lin = mbd.linearize(system, system.initial_state(), inputs=["u"], outputs=["pos", "vel"])
+    np.testing.assert_allclose(lin.A, [[0, 1], [0, 0]], atol=1e-9)
+    np.testing.assert_allclose(lin.B, [[0], [1 / M]], rtol=1e-9)
+    np.testing.assert_allclose(lin.C, np.eye(2), rtol=1e-9, atol=1e-12)
+    k, c = 30.0, 4.0
+    closed = slider(mbd.Gain("u", [-k, -c], ["pos", "vel"]))
+    lin = mbd.linearize(closed, closed.initial_state())
+    np.testing.assert_allclose(lin.A, [[0, 1], [-k / M, -c / M]], rtol=1e-7)
+    with pytest.raises(ValueError, match=r"continuous controllers \['u'\] have states"):
+        mbd.linearize(slider(mbd.PID("u", "pos", kp=1.0, ki=1.0)),
+                      closed.initial_state())
+
+
 # ---------------------------------------------------------------------- the live simulation
 
 def gap_slider():
