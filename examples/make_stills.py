@@ -40,6 +40,9 @@ STILLS = {
     "engine_mount": (0.1, None),
     "stick_slip": (0.3, None),
     "gearbox": (0.3, None),
+    "cart_pole_lqr": (0.5, "xz"),
+    "gearbox_pid": (0.3, None),
+    "pd_pendulum": (0.25, "xz"),
 }
 #: examples drawn as their first mode about their equilibrium: name -> the mode's amplitude
 #: (None: viz.animate_mode's default)
@@ -49,7 +52,8 @@ MODE_GIFS = ("suspension_modes",)
 GIF_SIZE, GIF_FPS = (320, 240), 12
 #: paths drawn up to the picture's time, where a body alone would say little
 TRAILS = {"pendulum": [("bob", "cg")], "bistop_slot": [("block", "cg")],
-          "double_pendulum": [("lower", "tip")]}
+          "double_pendulum": [("lower", "tip")], "cart_pole_lqr": [("pole", "tip")],
+          "pd_pendulum": [("arm", "cg")]}
 
 
 def load(name):

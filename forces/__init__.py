@@ -1,7 +1,7 @@
 """Force elements: 1-D laws and the placements that apply them (DESIGN §4, SPEC §3).
 
 Laws: Spring, Damper, SpringDamper, Actuator, ElastoGap, ElastoBacklash, ElastoBacklash2,
-Bistop, Impact, VariableRotationalSpring, VariableTranslationalSpring. Each maps a relative
+Bistop, Impact, VariableRotationalSpring, VariableTranslationalSpring, TableForce. Each maps a relative
 coordinate x (m or rad), its rate v and time t to the force (N) or torque (N m) on the follower
 along +x (Modelica's laws report the cut force ``f`` of flange b, so the follower feels ``-f``;
 BISTOP already returns the force on the I marker). Each law kind is one module here (its
@@ -46,11 +46,12 @@ from .elastobacklash import ElastoBacklash, ElastoBacklash2
 from .elastogap import ElastoGap
 from .linear import Damper, Spring, SpringDamper
 from . import stiction  # noqa: F401  (the JointStiction placement's law)
+from .table import TableForce
 from .variablespring import VariableRotationalSpring, VariableTranslationalSpring
 from .placements import (AxialForce, BodySpringDamper, Bushing, JointForce, JointStiction,
                          LineForce, RotationalForce)
 
 __all__ = ["Spring", "Damper", "SpringDamper", "Actuator", "ElastoGap", "ElastoBacklash",
            "ElastoBacklash2", "Bistop", "Impact", "VariableRotationalSpring",
-           "VariableTranslationalSpring", "JointForce", "LineForce", "AxialForce",
+           "VariableTranslationalSpring", "TableForce", "JointForce", "LineForce", "AxialForce",
            "RotationalForce", "BodySpringDamper", "Bushing", "JointStiction"]

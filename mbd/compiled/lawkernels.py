@@ -71,3 +71,114 @@ def parameter_row(law, t=0.0, state=None, out=None):
     row[:len(values)] = values
     row[len(values):] = 0.0
     return row
+
+
+#: a table's parameter row (:class:`mbd.control.Table`): its header, then its breakpoints x,
+#: values y and slopes d (MAX_TABLE each, the first n used)
+TABLE_N, TABLE_INTERPOLATION, TABLE_EXTRAPOLATION, TABLE_DAMPING = range(4)
+TABLE_HEADER = 4
+MAX_TABLE = (MAX_PARAMS - TABLE_HEADER) // 3
+#: interpolation: piecewise linear, or the piecewise cubic of the slopes d (pchip, spline)
+LINEAR, HERMITE = 0, 1
+#: extrapolation: hold the end values, continue the end slopes, repeat, or not defined (nan)
+HOLD, SLOPE, PERIODIC, UNDEFINED = 0, 1, 2, 3
+
+
+@njit(inline="always")
+def _table_piece(p, u):
+    """(i, t, h, n): the interval [x_i, x_i+1] of table row p holding u (clamped to the
+    end intervals), u's place t in it (0 to 1) and its length h."""
+    n = int(p[TABLE_N])
+    x = TABLE_HEADER
+    lo, hi = 0, n - 1
+    while hi - lo > 1:             # bisection: x_lo <= u < x_hi
+        mid = (lo + hi) // 2
+        if p[x + mid] <= u:
+            lo = mid
+        else:
+            hi = mid
+    h = p[x + lo + 1] - p[x + lo]
+    return lo, (u - p[x + lo]) / h, h, n
+
+
+@njit(inline="always")
+def _end_slope(p, n, right):
+    """The slope a table continues with past its first (or last, ``right``) breakpoint."""
+    x, y, d = TABLE_HEADER, TABLE_HEADER + MAX_TABLE, TABLE_HEADER + 2 * MAX_TABLE
+    if p[TABLE_INTERPOLATION] == HERMITE:
+        return p[d + n - 1] if right else p[d]
+    if right:
+        return (p[y + n - 1] - p[y + n - 2]) / (p[x + n - 1] - p[x + n - 2])
+    return (p[y + 1] - p[y]) / (p[x + 1] - p[x])
+
+
+@njit()
+def table_value(p, u):
+    """The value of the table of row p at u: linear or cubic Hermite within its breakpoints;
+    past them held, continued along the end slope, repeated, or nan (its extrapolation)."""
+    n = int(p[TABLE_N])
+    x, y, d = TABLE_HEADER, TABLE_HEADER + MAX_TABLE, TABLE_HEADER + 2 * MAX_TABLE
+    lo, hi = p[x], p[x + n - 1]
+    mode = p[TABLE_EXTRAPOLATION]
+    if mode == PERIODIC:
+        u = lo + (u - lo) % (hi - lo)
+    elif u < lo or u > hi:
+        if mode == HOLD:
+            return p[y] if u < lo else p[y + n - 1]
+        if mode == SLOPE:
+            if u < lo:
+                return p[y] + _end_slope(p, n, False) * (u - lo)
+            return p[y + n - 1] + _end_slope(p, n, True) * (u - hi)
+        return np.nan
+    i, t, h, n = _table_piece(p, u)
+    if p[TABLE_INTERPOLATION] == LINEAR:
+        return p[y + i] + t * (p[y + i + 1] - p[y + i])
+    t2 = t * t
+    t3 = t2 * t
+    return ((2.0 * t3 - 3.0 * t2 + 1.0) * p[y + i] + (t3 - 2.0 * t2 + t) * h * p[d + i]
+            + (3.0 * t2 - 2.0 * t3) * p[y + i + 1] + (t3 - t2) * h * p[d + i + 1])
+
+
+@njit(inline="always")
+def _piece_integral(p, i, t, h):
+    """The integral of the table's piece i from its start to its fraction t (0 to 1)."""
+    y, d = TABLE_HEADER + MAX_TABLE, TABLE_HEADER + 2 * MAX_TABLE
+    t2 = t * t
+    if p[TABLE_INTERPOLATION] == LINEAR:
+        return h * (p[y + i] * t + 0.5 * (p[y + i + 1] - p[y + i]) * t2)
+    t3, t4 = t2 * t, t2 * t2
+    return h * ((0.5 * t4 - t3 + t) * p[y + i] + (0.25 * t4 - 2.0 * t3 / 3.0 + 0.5 * t2) * h
+                * p[d + i] + (t3 - 0.5 * t4) * p[y + i + 1]
+                + (0.25 * t4 - t3 / 3.0) * h * p[d + i + 1])
+
+
+@njit()
+def table_integral(p, u):
+    """The integral of the table of row p from its first breakpoint to u (hold or slope
+    extrapolation; nan for the others)."""
+    n = int(p[TABLE_N])
+    x, y = TABLE_HEADER, TABLE_HEADER + MAX_TABLE
+    lo, hi = p[x], p[x + n - 1]
+    mode = p[TABLE_EXTRAPOLATION]
+    if mode != HOLD and mode != SLOPE:
+        return np.nan
+    if u < lo:
+        s = 0.0 if mode == HOLD else _end_slope(p, n, False)
+        return (u - lo) * (p[y] + 0.5 * s * (u - lo))
+    total = 0.0
+    top = min(u, hi)
+    i, t, h, n = _table_piece(p, top)
+    for k in range(i):
+        total += _piece_integral(p, k, 1.0, p[x + k + 1] - p[x + k])
+    total += _piece_integral(p, i, t, h)
+    if u > hi:
+        s = 0.0 if mode == HOLD else _end_slope(p, n, True)
+        total += (u - hi) * (p[y + n - 1] + 0.5 * s * (u - hi))
+    return total
+
+
+@njit()
+def table_values(p, us, out):
+    """:func:`table_value` at every u of ``us`` into ``out``."""
+    for j in range(us.shape[0]):
+        out[j] = table_value(p, us[j])

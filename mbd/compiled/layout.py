@@ -49,8 +49,9 @@ JOINT, LINE, AXIAL, ROTATIONAL, BUSHING = 0, 1, 2, 3, 4
 LAW_SWITCHES = 4
 PLACEMENT_SWITCH = LAW_SWITCHES     # the line element's passage through its anchor
 SWITCHES = LAW_SWITCHES + 1
-#: parameters per law (a bushing's six stiffnesses, six dampings and six preloads: 18)
-MAX_PARAMS = 18
+#: parameters per law (a bushing's six stiffnesses, six dampings and six preloads: 18; a table
+#: law's 32 breakpoints with their values and slopes, and its header of 4: 100)
+MAX_PARAMS = 100
 
 #: the BUSHING placement's parameter record: where its six stiffnesses, six dampings and six
 #: preloads begin in the row (along, then about, CS A's x, y, z; forces.Bushing's law)

@@ -1,10 +1,12 @@
-"""Control in the loop (SPEC §9): sensors, inputs and controllers, elements of a model like
-joints and force elements. This stage defines them and checks them against a built
-mechanism; the run stage samples them (:mod:`mbd.run.controls`)."""
-from .controllers import (PID, Continuous, ContinuousController, Controller, DiscreteController,
-                          DiscretePID, DiscreteStateSpace, Gain, Output, StateSpace)
+"""Control in the loop (SPEC §9): sensors, inputs, lookup tables and controllers, elements of
+a model like joints and force elements. This stage defines them and checks them against a
+built mechanism; the run stage samples and evaluates them (:mod:`mbd.run.controls`)."""
+from .controllers import (PID, Continuous, ContinuousController, Controller,
+                          DiscreteController, DiscretePID, DiscreteStateSpace, Gain, Lookup,
+                          Output, StateSpace)
 from .signals import Input, Sensor, quantity
+from .tables import Table
 
 __all__ = ["Controller", "Continuous", "ContinuousController", "DiscreteController",
-           "DiscretePID", "DiscreteStateSpace", "Gain", "Input", "Output", "PID", "Sensor",
-           "StateSpace", "quantity"]
+           "DiscretePID", "DiscreteStateSpace", "Gain", "Input", "Lookup", "Output", "PID",
+           "Sensor", "StateSpace", "Table", "quantity"]

@@ -515,3 +515,29 @@ class Gain(Continuous):
 
     def derivative(self, t, x, u):
         return x, self.K @ u + self.offset
+
+
+class Lookup(Continuous):
+    """A table of a signal (a static continuous controller): ``y = table(u)`` at every
+    instant, u its one input (e.g. a Sensor: a gain scheduled on an angle, a measured
+    characteristic).
+
+    Parameters
+    ----------
+    name : str
+    table : mbd.control.Table
+    input : Sensor, Input, str or a controller
+    """
+
+    def __init__(self, name, table, input):
+        super().__init__(name, (input,), 1)
+        if not callable(table) or not hasattr(table, "row"):
+            raise ValueError(f"{self.label()}: table must be an mbd.control.Table, got "
+                             f"{table!r}")
+        self.table = table
+        self.x0 = np.zeros(0)
+        self.initial_output = np.array([table(0.0) if table.extrapolate != "error"
+                                        else table(table.x[0])])
+
+    def derivative(self, t, x, u):
+        return x, np.array([self.table(u[0])])

@@ -136,7 +136,7 @@ class ForceView:
     def __init__(self, result, index):
         fe = result.system.force_elements[index]
         rec = result._force_records()[:, index]
-        params = result._force_params()[:, index]
+        params = result._force_params(index)
         self.name = fe.name
         self.element = fe
         self.x, self.xdot = rec["x"].copy(), rec["xdot"].copy()
@@ -460,16 +460,26 @@ class Result:
             y = self._rows()
             nf = len(self.system.force_elements)
             records = layout.records(layout.ELEMENT_STATE, (len(self.t), nf))
-            params = np.zeros((len(self.t), nf, layout.MAX_PARAMS))
-            for i, t in enumerate(self.t):
-                records[i], params[i] = statefunction.records(sd, t, y[i], self.sides[i])
+            # rows kept only where the parameters change (functions of time, signals)
+            varying = {i for i, _ in sd.varying}
+            if self.controls is not None:
+                varying |= {b[0] for b in self.controls.held + self.controls.computed}
+            params = {i: np.zeros((len(self.t), layout.MAX_PARAMS)) for i in varying}
+            for r, t in enumerate(self.t):
+                records[r], row = statefunction.records(sd, t, y[r], self.sides[r])
+                for i in varying:
+                    params[i][r] = row[i]
             self._records, self._params = records, params
         return self._records
 
-    def _force_params(self):
-        """Per row and element: the law parameters in use (time-varying ones evaluated)."""
+    def _force_params(self, index):
+        """Force element ``index``'s parameter rows in use (n, MAX_PARAMS): evaluated per row
+        where they change, else a read-only view of its one row."""
         self._force_records()
-        return self._params
+        if index in self._params:
+            return self._params[index]
+        return np.broadcast_to(self.system.elements["params"][index],
+                               (len(self.t), layout.MAX_PARAMS))
 
     def body(self, name):
         """The motion of body ``name`` (a BodyView)."""
