@@ -21,11 +21,14 @@ Q = diag(100, 10, 10, 1), R = 1 (SI units) bring the cart back as
 quickly as the pole (the slowest closed-loop pair at Re lambda = -2.4 1/s) with a push of
 at most ~15 N for the 0.2 rad catch.
 
-Run: ``python examples/cart_pole_lqr.py`` -- prints K, the closed loop's predicted
-eigenvalues eig(A - B K), the catch of a 0.2 rad tilt (the pole's angle and the cart's
-position coming back to ~0), and the eigenvalues measured from a run: a second run from a
-1e-4 rad tilt (the nonlinear terms ~1e-8 of the linear ones), whose sampled states X_k,
-X_{k+1} = Phi X_k, give Phi by least squares and lambda = log(eig Phi) / h.
+The closed loop's eigenvalues are found twice more, independently of the design's
+eig(A - B K): ``mbd.linearize`` of the closed-loop model (no inputs: the Gain acts in the
+linearized dynamics), and a fit to a run -- a second run from a 1e-4 rad tilt (the nonlinear
+terms ~1e-8 of the linear ones), whose sampled states, X_{k+1} = Phi X_k, give Phi by least
+squares and lambda = log(eig Phi) / h.
+
+Run: ``python examples/cart_pole_lqr.py`` -- prints K, the catch of a 0.2 rad tilt (the
+pole's angle and the cart's position coming back to ~0) and the three sets of eigenvalues.
 ``python -m mbd run examples/cart_pole_lqr.py --animate`` writes the animation of the catch.
 """
 import numpy as np
@@ -113,8 +116,9 @@ def fitted_eigenvalues(result):
 
 
 def main(t_end=T_END):
-    """Design; run the catch of a TILT rad lean; fit the eigenvalues from a SMALL_TILT run;
-    print them all; return (the catch's result, predicted, measured eigenvalues)."""
+    """Design; run the catch of a TILT rad lean; linearize the closed loop; fit the
+    eigenvalues from a SMALL_TILT run; print them all; return (the catch's result, the
+    eigenvalues predicted, linearized and measured)."""
     K, A, B = design()
     predicted = np.sort_complex(np.linalg.eigvals(A - B @ K))
     print("LQR gain K (N/m, N/rad, N s/m, N s/rad):", np.array2string(K[0], precision=4))
@@ -131,11 +135,14 @@ def main(t_end=T_END):
     small = build_model(K=K, tilt=SMALL_TILT).build().simulate(
         t_end, output_step=OUTPUT_STEP, rtol=1e-12, atol=1e-16)
     measured = fitted_eigenvalues(small)
-    print("closed-loop eigenvalues (1/s)   predicted eig(A - B K)     measured from the run")
-    for p, m in zip(predicted, measured):
-        print(f"                              {p.real:+.6f} {p.imag:+.6f}j   "
-              f"{m.real:+.6f} {m.imag:+.6f}j")
-    return result, predicted, measured
+    closed = build_model(K=K, tilt=0.0).build()
+    linearized = np.sort_complex(mbd.linearize(closed, closed.initial_state()).eigenvalues())
+    print("closed-loop eigenvalues (1/s):")
+    print(f"  {'predicted eig(A - B K)':>24}  {'linearize(closed loop)':>24}  "
+          f"{'measured from the run':>24}")
+    for values in zip(predicted, linearized, measured):
+        print("  " + "  ".join(f"{v.real:+12.6f} {v.imag:+9.6f}j" for v in values))
+    return result, predicted, linearized, measured
 
 
 if __name__ == "__main__":

@@ -24,7 +24,10 @@ COVERED = {"pendulum", "tumbling_handle", "elastogap", "backlash", "bistop_slot"
 #: examples whose physical claims are checked in a test file of their own
 COVERED_APART = {"engine_mount": "test_engine_mount.py",
                  "stick_slip": "test_stick_slip_example.py",
-                 "gearbox": "test_gearbox_example.py"}
+                 "gearbox": "test_gearbox_example.py",
+                 "cart_pole_lqr": "test_control_examples.py",
+                 "gearbox_pid": "test_control_examples.py",
+                 "pd_pendulum": "test_control_examples.py"}
 #: every example script (each with a gallery row and a picture)
 ALL_EXAMPLES = COVERED | set(COVERED_APART)
 TOOLS = {"make_stills"}     # scripts in examples/ that are not examples

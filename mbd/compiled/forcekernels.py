@@ -33,6 +33,7 @@ import numpy as np
 
 from . import lawkernels
 from .jitcache import njit
+from .native import call1f
 from .layout import (AXIAL, BUSHING, DAMPING, JOINT, LINE, PLACEMENT_SWITCH, PRELOAD, ROTATIONAL,
                      STIFFNESS)
 
@@ -240,6 +241,16 @@ def bushing(i, elements, estate, links, scratch):
         T[a] = Ra[a, 0] * W[3] + Ra[a, 1] * W[4] + Ra[a, 2] * W[5]
         pA[a] = pB[a]    # the reaction on A acts at B's origin: Newton's third law, one line
     return energy, power, 0
+
+
+@njit(inline="always")
+def signal_values(t, elements):
+    """Write the parameters given as compiled functions of time (a user's numba f(t)) at t
+    (s) into their elements' rows."""
+    for i in range(elements.shape[0]):
+        E = elements[i]
+        if E.signal != 0:
+            E.params[E.signal_slot] = call1f(E.signal, t)
 
 
 @njit()

@@ -1,6 +1,7 @@
 """Laws evaluated from Python (``law(x, v)``, ``law.sides(x, v)``) through the same compiled
 dispatch the run integrates, so a law called alone and a law in a run agree to the bit."""
 import numpy as np
+from numba.core.dispatcher import Dispatcher
 
 from ..model.elements import Law
 from . import lawkernels
@@ -10,6 +11,19 @@ from .layout import LAW_SWITCHES
 class CompiledLaw(Law):
     """A law of a registered kind evaluated from Python through the compiled dispatch (the
     formulas the run integrates): every built-in law class extends it."""
+
+    #: the slot of its parameter row that its ``signal`` (a function of time) gives
+    signal_slot = 0
+
+    @property
+    def compiled_signal(self):
+        """Its ``signal`` when that is a numba function of t alone (a dispatcher), which the
+        run's compiled right-hand side calls itself (:func:`mbd.compiled.forcekernels.
+        signal_values`); None for a constant, a Python function or a function of the state."""
+        fn = getattr(self, "signal", None)
+        if isinstance(fn, Dispatcher) and getattr(self, "_arity", 1) == 1:
+            return fn
+        return None
 
     def _sides(self, row, x, v):
         s = np.ones(LAW_SWITCHES)

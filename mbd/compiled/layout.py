@@ -133,6 +133,8 @@ ELEMENT = np.dtype([
     ("frame_b", np.float64, (3, 3)),  # ... and CS B's in B's (world for a ground)
     ("eps", np.float64),            # LINE: the distance below which |r| counts as 0, m
     ("params", np.float64, MAX_PARAMS),  # the law's parameter row
+    ("signal", np.int64),           # the address of a compiled f(t) giving one of its
+    ("signal_slot", np.int64),      # parameters (0: none), and that parameter's slot
 ], align=True)
 
 ELEMENT_STATE = np.dtype([

@@ -149,6 +149,11 @@ def state_data(system, projection_tol=None):
     data.loop[0]["projection_tol"] = (1e-12 * system.length_scale if projection_tol is None
                                    else projection_tol)
     varying = [(i, fe.law) for i, fe in enumerate(system.force_elements) if fe.law.time_varying]
+    for i, fe in enumerate(system.force_elements):     # a user's numba f(t): called compiled
+        fn = getattr(fe.law, "compiled_signal", None)
+        if fn is not None:
+            data.elements[i]["signal"] = native.address(fn, types.float64(types.float64))
+            data.elements[i]["signal_slot"] = fe.law.signal_slot
     return StateData(system, data, variant(system), varying, system.constrained)
 
 

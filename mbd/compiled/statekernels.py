@@ -86,6 +86,7 @@ def _loads(q, v, data):
 @njit()
 def tree_forced_world(t, y, dy, data):
     """dy/dt of a tree with force elements and no prismatic primitives."""
+    forcekernels.signal_values(t, data.elements)
     q, v, acc = _start(y, dy, data)
     kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
     bad = _loads(q, v, data)
@@ -97,6 +98,7 @@ def tree_forced_world(t, y, dy, data):
 @njit()
 def tree_forced_link(t, y, dy, data):
     """dy/dt of a tree with force elements (link-frame ABA)."""
+    forcekernels.signal_values(t, data.elements)
     q, v, acc = _start(y, dy, data)
     kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
     bad = _loads(q, v, data)
@@ -183,6 +185,7 @@ def constrained_free(t, y, dy, data):
 @njit()
 def constrained_forced(t, y, dy, data):
     """dy/dt of a mechanism with loops or motion drivers and force elements."""
+    forcekernels.signal_values(t, data.elements)
     return _constrained_rhs(y, dy, data, True)
 
 

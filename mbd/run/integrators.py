@@ -330,7 +330,8 @@ def blocker(system, method, exact_switching):
                 "of time")
     if not exact_switching:
         return "exact_switching=False"
-    varying = [fe.name for fe in system.force_elements if fe.law.time_varying]
+    varying = [fe.name for fe in system.force_elements if fe.law.time_varying
+               and getattr(fe.law, "compiled_signal", None) is None]
     if varying:
         return f"the laws of {varying} have parameters given as Python functions of time"
     return controls.blocker(system) or ""

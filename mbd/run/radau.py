@@ -458,7 +458,7 @@ def advance(f, work, settings):
         status, recompute_jac = _take_step(f, work, P)
         if status != STEPPED:
             return status
-        if armed and crossed(f, y, work.g, work.armed):
+        if armed and crossed(f, S.t, y, work.g, work.armed):
             return CROSSED
         r = S.next_row
         while r < work.times.shape[0] and work.times[r] <= S.t:

@@ -11,6 +11,7 @@ from ..compiled import events
 from . import radau, stepper
 from ..compiled.jitcache import njit
 from ..compiled.layout import SWITCHING
+from ..compiled.forcekernels import signal_values
 from ..compiled.native import call4
 
 #: which dense output a context holds: DOP853's interpolant or Radau's polynomial
@@ -31,6 +32,7 @@ def switching_on_step(t, context):
     """Switching function (i, k) at time t of the step's dense output in ``context``."""
     method, i, k, t_old, h, y_old, coefficients, y, g, switch, data = context
     _dense_value(method, t, t_old, h, y_old, coefficients, y)
+    signal_values(t, data.elements)
     call4(switch, y, g, data, SWITCHING)
     return g[i, k]
 

@@ -276,7 +276,7 @@ def advance(f, work, settings):
         if status != STEPPED:
             return status
         stiff = S.stiffness_check != 0 and _stiffness_test(S, y_old, y, S.h_prev, K, tmp)
-        if armed and crossed(f, y, work.g, work.armed):
+        if armed and crossed(f, S.t, y, work.g, work.armed):
             return FAILED if _dense_coefficients(f, work) != 0 else CROSSED
         # the rows due in the step, from its dense output (computed only when one is, or
         # where the loop pauses for a live simulation, which reads the state inside the step)

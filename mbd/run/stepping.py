@@ -25,6 +25,7 @@ import numpy as np
 from ..compiled import events, layout
 from ..compiled.jitcache import njit
 from ..compiled.layout import SWITCHING
+from ..compiled.forcekernels import signal_values
 from ..compiled.native import call2, call4
 from .settings import weight
 
@@ -157,10 +158,11 @@ def any_armed(armed):
 
 
 @njit(inline="always")
-def crossed(f, y, g, armed):
+def crossed(f, t, y, g, armed):
     """Whether an armed switching function (mask ``armed``) left its side at the accepted
-    step's end y (the one crossing predicate of :mod:`mbd.compiled.events`); g receives their
-    values there."""
+    step's end (t, y) (the one crossing predicate of :mod:`mbd.compiled.events`); g receives
+    their values there."""
+    signal_values(t, f.data.elements)
     call4(f.switch, y, g, f.data, SWITCHING)
     return events.crossed(armed, g, f.data.mode)
 

@@ -334,3 +334,60 @@ def test_live_simulation_bad_calls_are_named():
         sim.set_input("u", np.inf)
     with pytest.raises(KeyError, match="'nothing' is no sensor"):
         sim.read("nothing")
+
+
+# ---------------------------------------------------------------------- compiled user functions
+
+def test_a_numba_function_of_time_runs_compiled_inside_the_right_hand_side():
+    """K(t) and an actuator's value(t) given as @njit functions: the compiled loop runs them
+    (no Python per evaluation), the run equals the same functions given in Python (scipy's
+    stepper, the same DOP853) to 1e-12 rad (3e-15 measured) with the same K_min switches."""
+    numba = pytest.importorskip("numba")
+    from forces import VariableRotationalSpring
+
+    @numba.njit
+    def stiffness(t):
+        return 5.0 + 4.0 * np.sin(3.0 * t)
+
+    @numba.njit
+    def drive(t):
+        return 0.3 * np.cos(2.0 * t)
+
+    def run(k, value):
+        model = mbd.Model("p")
+        g = model.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, 0)))
+        b = model.add_body("arm", mass=1.0, cg=(0.5, 0, 0), inertia=np.diag([1e-3, .02, .02]),
+                           cs={"pivot": (0, 0, 0)})
+        hinge = model.add(Revolute("hinge", g, b["pivot"], axis=(0, 1, 0), q0=0.2))
+        model.add(JointForce("spring", hinge, VariableRotationalSpring(K=k, K_min=2.0)))
+        model.add(JointForce("motor", hinge, Actuator(value)))
+        return model.build().simulate(5.0, output_step=0.01, rtol=1e-10, atol=1e-12)
+
+    fast = run(stiffness, drive)
+    slow = run(stiffness.py_func, drive.py_func)
+    assert (fast.stats["stepper"], slow.stats["stepper"]) == ("compiled", "scipy")
+    np.testing.assert_allclose(fast.q, slow.q, atol=1e-12)
+    assert len(fast.events) == len(slow.events) == 4
+    for a, b in zip(fast.events, slow.events):
+        assert a.what == b.what and a.t == pytest.approx(b.t, abs=1e-9)
+    # the stiffness in use at every row: K(t) where K >= K_min, else K_min
+    in_use = np.where(fast.sides[:, 0, 0] > 0, stiffness.py_func(fast.t), 2.0)
+    np.testing.assert_allclose(fast.force("spring").state["K"], in_use, rtol=1e-14)
+
+
+def test_a_numba_function_of_the_wrong_form_is_named_on_construction():
+    numba = pytest.importorskip("numba")
+
+    @numba.njit
+    def two(t, state):
+        return t
+
+    @numba.njit
+    def vector(t):
+        return np.array([t, t])
+
+    with pytest.raises(ValueError, match="Actuator: value must be callable as value\\(t\\)"):
+        Actuator(two)
+    with pytest.raises(ValueError, match="the numba function vector must return a float, "
+                                         "returns array"):
+        Actuator(vector)
