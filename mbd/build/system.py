@@ -295,7 +295,7 @@ def _check_controls(system):
         for name in getattr(kind, "parameters", ()):
             signal = getattr(fe.law, name, None)
             owner = getattr(signal, "controller", signal)
-            if isinstance(signal, Signal) and named.get(getattr(owner, "name", None)) is not owner:
+            if isinstance(signal, Signal) and getattr(owner, "name", None) not in named:
                 problems.append(f"{fe.label()}: its {name} reads {signal!r}, which is not "
                                 "added to the model (model.add it)")
     if problems:

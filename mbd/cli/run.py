@@ -50,6 +50,7 @@ def _summary(command, system, result, wall, lines):
         out.append(f"    t = {e.t:.9g} s  {e.element}: {e.what}")
     if len(result.events) > 10:
         out.append(f"    ... and {len(result.events) - 10} more")
+    out += _controls(system)
     balance = result.energy_balance()
     out.append(f"  energy balance over the run (rtol {stats['rtol']:g}): {balance.summary()}")
     out += [f"    {line}" for line in balance.lines()]
@@ -107,8 +108,17 @@ def check_command(args):
     lines.append(f"  force elements: {len(system.force_elements)}")
     for fe in system.force_elements:
         lines.append(f"    {_describe(fe)}")
+    lines += _controls(system)
     print("\n".join(lines))
     return 0
+
+
+def _controls(system):
+    """The report's lines on the sensors, inputs and controllers (none without them)."""
+    if not system.controls:
+        return []
+    return ([f"  sensors, inputs and controllers: {len(system.controls)}"]
+            + [f"    {c.describe()}" for c in system.controls])
 
 
 def _describe(fe):

@@ -17,13 +17,15 @@ class CompiledLaw(Law):
 
     @property
     def compiled_signal(self):
-        """Its ``signal`` when that is a numba function of t alone (a dispatcher), which the
-        run's compiled right-hand side calls itself (:func:`mbd.compiled.forcekernels.
-        signal_values`); None for a constant, a Python function or a function of the state."""
+        """Its ``signal`` when that is a numba function of t alone (a dispatcher, or a
+        :class:`mbd.control.Table`'s compiled form), which the run's compiled right-hand side
+        calls itself (:func:`mbd.compiled.forcekernels.signal_values`); None for a constant,
+        a Python function or a function of the state."""
         fn = getattr(self, "signal", None)
-        if isinstance(fn, Dispatcher) and getattr(self, "_arity", 1) == 1:
-            return fn
-        return None
+        if getattr(self, "_arity", 1) != 1:
+            return None
+        fn = getattr(fn, "compiled_function", fn)        # a Table: its compiled form
+        return fn if isinstance(fn, Dispatcher) else None
 
     def _sides(self, row, x, v):
         s = np.ones(LAW_SWITCHES)

@@ -99,6 +99,11 @@ class Controller(ControlElement, Signal):
                                      f"controller of the model (they are "
                                      f"{sorted(controls) or 'none'})")
                 item = controls[item]
+            # an element is the model's element of its name (an override may have replaced it)
+            if isinstance(item, Output):
+                item = Output(controls.get(item.controller.name, item.controller), item.k)
+            elif isinstance(item, (Sensor, Input, Controller)):
+                item = controls.get(item.name, item)
             if isinstance(item, Controller):
                 item = item[0]
             if isinstance(item, (Sensor, Input, Output)):
@@ -119,9 +124,17 @@ class Controller(ControlElement, Signal):
         problems = []
         for item in resolved:
             owner = getattr(item, "controller", item)
-            if isinstance(item, (Sensor, Input, Output)) and controls.get(owner.name) is not owner:
+            if isinstance(item, (Sensor, Input, Output)) and owner.name not in controls:
                 problems.append(f"{self.label()}: its input {item!r} is not added to the model")
         return problems + loop_problems(self, controls)
+
+    def describe(self):
+        names = ", ".join(str(getattr(i, "name", i)) for i in self.inputs)
+        timing = f"sampled every {self.period:g} s" if self.period else "continuous"
+        values_ = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.settable
+                            if k != "period" and isinstance(getattr(self, k, None), float))
+        return (f"{self.label()}: {timing}, inputs ({names}), {self.outputs} output(s)"
+                + (f", {values_}" if values_ else ""))
 
     def __repr__(self):
         return f"{type(self).__name__}({self.name!r})"
@@ -235,6 +248,7 @@ class DiscretePID(Controller):
     def __init__(self, name, measured, setpoint=0.0, kp=0.0, ki=0.0, kd=0.0, period=None,
                  tf=0.0, limits=(-np.inf, np.inf), anti_windup=True):
         super().__init__(name, (setpoint, measured), 1)
+        self.setpoint = setpoint
         for gain, value in (("kp", kp), ("ki", ki), ("kd", kd)):
             setattr(self, gain, values.real(value, f"{self.label()}: {gain}", "finite",
                                             math.isfinite))
@@ -243,6 +257,8 @@ class DiscretePID(Controller):
                               lambda x: math.isfinite(x) and x >= 0.0)
         self.limits = _limits(self, limits)
         self.anti_windup = bool(anti_windup)
+
+    settable = ("kp", "ki", "kd", "tf", "period", "setpoint")
 
     def initial_state(self):
         # [integral I, filtered derivative d, last error, whether a sample was taken]
@@ -290,6 +306,7 @@ class DiscreteStateSpace(Controller):
                              f"{len(self.inputs)}")
         self.period = _period(self, period)
         self.feedthrough = bool(np.any(self.D != 0.0))
+        self.settable = ("period",)
         n = self.A.shape[0]
         self.x0 = np.zeros(n) if x0 is None else _matrix(x0, f"{self.label()}: x0", (n,))
 
@@ -326,6 +343,7 @@ class DiscreteController(Controller):
                              f"(x_next, y), got {function!r}")
         self.function = function
         self.period = _period(self, period)
+        self.settable = ("period",)
         x0 = np.atleast_1d(np.asarray(x0, dtype=float))
         self.x0 = _matrix(x0, f"{self.label()}: x0", x0.shape)
 
@@ -394,6 +412,7 @@ class PID(Continuous):
                  rate=None, limits=(-np.inf, np.inf), anti_windup=True):
         inputs = (setpoint, measured) + (() if rate is None else (rate,))
         super().__init__(name, inputs, 1)
+        self.setpoint = setpoint
         for gain, value in (("kp", kp), ("ki", ki), ("kd", kd)):
             setattr(self, gain, values.real(value, f"{self.label()}: {gain}", "finite",
                                             math.isfinite))
@@ -406,6 +425,8 @@ class PID(Continuous):
         self.limits = _limits(self, limits)
         self.anti_windup = bool(anti_windup)
         self.filtered = self.tf > 0.0
+        self.settable = ("kp", "ki", "kd", "tf") + (("setpoint",) if isinstance(
+            setpoint, (int, float)) else ())
         self.n_states = 2 if self.filtered else 1
         self.x0 = np.zeros(self.n_states)
 

@@ -99,6 +99,9 @@ class Sensor(ControlElement):
     def __init__(self, name, what):
         self.name, self.what = name, what
 
+    def describe(self):
+        return f"{self.label()}: measures {self.what}"
+
     def check(self, system, controls):
         try:
             quantity(system, self.what)
@@ -131,6 +134,8 @@ class Input(ControlElement, Signal):
     Input('torque', 0.5, unit='N.m')
     """
 
+    settable = ("value",)
+
     def __init__(self, name, value=0.0, unit="", description=""):
         self.name = name
         self.initial = values.real(value, f"Input '{name}': value", "finite",
@@ -141,6 +146,10 @@ class Input(ControlElement, Signal):
     def key(self):
         """The name of the held value it is (:mod:`mbd.run.controls`)."""
         return self.name
+
+    def describe(self):
+        unit = f" {self.unit}" if self.unit else ""
+        return f"{self.label()}: starts at {self.initial!r}{unit}"
 
     def __repr__(self):
         return f"Input({self.name!r}, {self.initial!r}, unit={self.unit!r})"

@@ -6,6 +6,7 @@ import numpy as np
 from scipy.interpolate import CubicSpline, PchipInterpolator
 
 from ..compiled import lawkernels as lk
+from ..compiled.jitcache import njit
 from ..compiled.layout import MAX_PARAMS
 
 #: how a table interpolates between its breakpoints
@@ -75,6 +76,7 @@ class Table:
         else:
             self.slopes = np.zeros_like(x)
         self._row = self.row()
+        self._compiled = None
 
     def row(self, damping=0.0):
         """The parameter row the compiled formula reads (MAX_PARAMS floats): the header (n,
@@ -100,6 +102,20 @@ class Table:
                              f"[{float(self.x[0])!r}, {float(self.x[-1])!r}] "
                              "(extrapolate='error')")
         return float(out[0]) if us.ndim == 0 else out.reshape(us.shape)
+
+    @property
+    def compiled_function(self):
+        """This table as a numba function of one float (made once): a law parameter given the
+        table as a function of time runs it compiled inside the right-hand side."""
+        if self._compiled is None:
+            row = self._row
+            value = lk.table_value
+
+            @njit(cache=False)      # a closure over this table's row: not cached on disk
+            def table_of_time(t):
+                return value(row, t)
+            self._compiled = table_of_time
+        return self._compiled
 
     def integral(self, u):
         """The integral of the table from 0 to u (a number; hold or linear extrapolation)."""

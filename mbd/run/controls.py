@@ -100,7 +100,7 @@ class Controls:
                       for c in self.discrete for k in range(c.outputs)})
         self.times = [self.t0]
         self.values = [np.array([start[key] for key in self.keys])]
-        self.held, self.computed = _bindings(system, self.column)
+        self.held, self.computed = _bindings(system, self.column, named)
         self.k = {c.name: 0 for c in self.discrete}
         self.x = {c.name: c.initial_state() for c in self.discrete}
         self.samples = {c.name: [] for c in self.discrete}
@@ -253,9 +253,10 @@ def _check_returned(c, t, x, x_next, out, state):
                          f"number(s), got {got.tolist()!r}", t)
 
 
-def _bindings(system, column):
+def _bindings(system, column, named):
     """The law parameters that read signals: ([(element, slot, held column)], [(element,
-    slot, continuous controller, output)])."""
+    slot, continuous controller, output)]); a controller is the model's element of its name
+    ``named`` (an override may have replaced the one the law was given)."""
     held, computed = [], []
     for i, fe in enumerate(system.force_elements):
         kind = getattr(fe.law, "kind", None)
@@ -265,6 +266,8 @@ def _bindings(system, column):
                 continue
             if isinstance(signal, Controller):
                 signal = signal[0]
+            if isinstance(signal, Output):
+                signal = Output(named[signal.controller.name], signal.k)
             if isinstance(signal, Output) and signal.controller.period is None:
                 computed.append((i, slot, signal.controller, signal.k))
             else:
