@@ -9,19 +9,23 @@ gives the samples (instants, inputs, outputs); ``result.stats["samples"]`` count
 
 The gearbox is examples/gearbox.py's (J_m = 0.02, J_p = 0.005, J_l = 1.5 kg m^2, reduction
 5, backlash b = 0.02 rad at the pinion, c = 2000 N m/rad) with two changes: the load torque
-is removed (the load turns freely) and the mesh is damped in contact (d = 5 N m s/rad, a
-contact damping ratio d / (2 sqrt(c mu)) = 0.45, mu = 1 / (1/J_e + 1/J_m) as there; with the seed's undamped mesh every tooth
-impact is elastic and the loop pumps the motor's rattle between the flanks up until it runs
-away). The PID (kp = 80 N m/rad, ki = 200 N m/(rad s), kd = 8 N m s/rad, the torque limited
-to +-20 N m) moves the load from rest at 0 to 0.1 rad. Rigid and without backlash the loop
-(the inertia reflected to the load's shaft (J_m + J_p) / r^2 + J_l = 2.125 kg m^2, the
-motor's torque amplified 1/r = 5 times) would settle; with the backlash it does not: while the motor
+is removed (the load turns freely), and the mesh is damped in contact, d = 5 N m s/rad (a
+contact damping ratio d / (2 sqrt(c mu)) = 0.45, mu = 1 / (1/J_e + 1/J_m) as there). With
+the seed's undamped mesh every tooth impact is elastic, and nothing takes the energy of the
+motor's rattle between the flanks out (the PID sees only the load): it grows until the twist
+runs away.
+
+The PID (kp = 80 N m/rad, ki = 200 N m/(rad s), kd = 8 N m s/rad, the torque limited to
++-20 N m) moves the load from rest at 0 to 0.1 rad. Rigid and without backlash the loop (the
+inertia reflected to the load's shaft (J_m + J_p) / r^2 + J_l = 2.125 kg m^2, the motor's
+torque amplified 1/r = 5 times) would settle. With the backlash it does not: while the motor
 crosses the gap the load coasts free and the correction arrives late, so a small error grows
 and a large one shrinks -- the load hunts about the setpoint in a limit cycle of tooth
-contacts on both flanks, an oscillation of about +-0.57 mrad (the backlash at the load is
-r b = 4 mrad) at about 10.8 Hz that goes on for ever. Without the backlash (``build_model(
-backlash=0.0)``: the mesh a plain spring-damper) the same loop settles, its error falling at
-exp(-3.51 t), the slowest root of the sampled rigid loop.
+contacts on both flanks, about +-0.57 mrad (the backlash at the load is r b = 4 mrad) at
+about 10.8 Hz, for ever; a step of 1e-5 rad grows into the same cycle. Without the backlash
+(``build_model(backlash=0.0)``: the mesh a plain spring-damper) the same loop settles, its
+error falling as exp(-3.51 t), the slowest root of the rigid loop sampled as the run samples
+it.
 
 Run: ``python examples/gearbox_pid.py`` -- prints the samples (how many, each at k T exactly),
 the move to the setpoint and the limit cycle: its amplitude cycle by cycle, its period, the

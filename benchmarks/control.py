@@ -1,0 +1,93 @@
+"""What a signal costs (issue 26; not a test: run it by hand): the cost of one right-hand-side
+evaluation of a pendulum whose spring's stiffness is a constant (the built-in law), a numba
+function K(t), a Table K(t) or a Python function K(t); and of a table force law against the
+linear spring it tabulates. Writes benchmarks/CONTROL.md.
+
+The model: a 1 kg, 1 m arm on a hinge (no gravity) with a ``VariableRotationalSpring`` of
+K = 5 N m/rad (K_min = 2) from 0.3 rad, 20 s at rtol = atol = 1e-10. Every K(t) variant
+returns the same 5.0 at every t (a numba ``5.0 + 0.0 * t``, a Table through (0, 5) and (20,
+5), a Python lambda), so that every run takes the very same steps and only the evaluation's
+cost differs: the wall time of a run (after a first run that compiles) divided by its
+right-hand-side evaluations, median of 7 runs. The table force law: ``TableForce`` of the
+linear table through (-1, -5) and (1, 5) against ``Spring(c=5)``, both compiled.
+
+Usage::
+
+    python benchmarks/control.py           # prints and writes benchmarks/CONTROL.md
+"""
+import os
+import statistics
+import time
+
+import numpy as np
+from numba import njit
+
+import mbd
+from forces import JointForce, Spring, TableForce, VariableRotationalSpring
+from joints import Revolute
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+T_END, TOL, REPEATS = 20.0, 1e-10, 7
+
+
+@njit
+def constant_stiffness(t):
+    return 5.0 + 0.0 * t
+
+
+def pendulum(law):
+    """The arm on its hinge with ``law`` on the hinge, built."""
+    model = mbd.Model("arm")
+    g = model.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, 0)))
+    arm = model.add_body("arm", mass=1.0, cg=(0.5, 0, 0), inertia=np.diag([1e-3, .02, .02]),
+                         cs={"pivot": (0, 0, 0)})
+    hinge = model.add(Revolute("hinge", g, arm["pivot"], axis=(0, 1, 0), q0=0.3))
+    model.add(JointForce("spring", hinge, law))
+    return model.build()
+
+
+def per_evaluation(system):
+    """(us per right-hand-side evaluation, the stepper, nfev): median of REPEATS runs."""
+    run = dict(output_step=0.1, rtol=TOL, atol=TOL)
+    first = system.simulate(T_END, **run)        # compiles
+    walls = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        result = system.simulate(T_END, **run)
+        walls.append(time.perf_counter() - start)
+    assert result.stats["nfev"] == first.stats["nfev"]
+    return 1e6 * statistics.median(walls) / result.stats["nfev"], result.stats["stepper"], \
+        result.stats["nfev"]
+
+
+def main():
+    table_of_time = mbd.Table([0.0, T_END], [5.0, 5.0])
+    # (label, law, the built-in law it is compared with)
+    cases = [("built-in: K = 5 (constant)", VariableRotationalSpring(K=5.0, K_min=2.0), "K"),
+             ("numba K(t) (@njit)", VariableRotationalSpring(K=constant_stiffness, K_min=2.0),
+              "K"),
+             ("Table K(t)", VariableRotationalSpring(K=table_of_time, K_min=2.0), "K"),
+             ("Python K(t) (lambda)", VariableRotationalSpring(K=lambda t: 5.0, K_min=2.0),
+              "K"),
+             ("built-in: Spring(c=5)", Spring(c=5.0), "spring"),
+             ("TableForce (2-point linear table)",
+              TableForce(mbd.Table([-1.0, 1.0], [-5.0, 5.0], extrapolate="linear")), "spring")]
+    rows, built_in = [], {}
+    for label, law, kind in cases:
+        us, stepper, nfev = per_evaluation(pendulum(law))
+        reference = built_in.setdefault(kind, us)       # the first of each kind is built-in
+        rows.append((label, stepper, nfev, us, us / reference))
+        print(f"{label:38s} {stepper:8s} nfev {nfev:6d}  {us:7.3f} us/eval  "
+              f"{us / reference:6.2f}x")
+    lines = ["# What a signal costs (benchmarks/control.py)", "",
+             __doc__.split("Usage::")[0].strip(), "",
+             "| law | stepper | evaluations | us per evaluation | vs its built-in law |",
+             "|---|---|---|---|---|"]
+    lines += [f"| {label} | {stepper} | {nfev} | {us:.3f} | {ratio:.2f}x |"
+              for label, stepper, nfev, us, ratio in rows]
+    with open(os.path.join(HERE, "CONTROL.md"), "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
