@@ -32,6 +32,8 @@ the move to the setpoint and the limit cycle: its amplitude cycle by cycle, its 
 tooth contacts and the motor torque in the second half of the run.
 ``python -m mbd run examples/gearbox_pid.py`` writes the CSV and the plot.
 """
+import itertools
+
 import numpy as np
 
 import mbd
@@ -94,7 +96,7 @@ def cycles(t, error, t_from):
     t, error = t[keep], error[keep]
     k = np.flatnonzero((error[:-1] < 0.0) & (error[1:] >= 0.0))
     ups = t[k] - error[k] * (t[k + 1] - t[k]) / (error[k + 1] - error[k])
-    spans = [error[(t >= a) & (t < b)] for a, b in zip(ups[:-1], ups[1:])]
+    spans = [error[(t >= a) & (t < b)] for a, b in itertools.pairwise(ups)]
     return ups, np.array([s.max() - s.min() for s in spans])
 
 

@@ -43,6 +43,8 @@ STILLS = {
     "cart_pole_lqr": (0.5, "xz"),
     "gearbox_pid": (0.3, None),
     "pd_pendulum": (0.25, "xz"),
+    "rubber_stop": (0.12, "xz"),
+    "external_controller": (0.5, "xz"),
 }
 #: examples drawn as their first mode about their equilibrium: name -> the mode's amplitude
 #: (None: viz.animate_mode's default)
@@ -53,7 +55,7 @@ GIF_SIZE, GIF_FPS = (320, 240), 12
 #: paths drawn up to the picture's time, where a body alone would say little
 TRAILS = {"pendulum": [("bob", "cg")], "bistop_slot": [("block", "cg")],
           "double_pendulum": [("lower", "tip")], "cart_pole_lqr": [("pole", "tip")],
-          "pd_pendulum": [("arm", "cg")]}
+          "pd_pendulum": [("arm", "cg")], "external_controller": [("arm", "tip")]}
 
 
 def load(name):

@@ -27,8 +27,9 @@ from rest at q = 0 (e0 = -q_eq)
 
 The remainder f drives the difference d = e_run - e_closed through the same oscillator from
 zero, so |d| <= max |f| * int |h| <= max |f| / (J w_d zeta w_n), h the impulse response: the
-bound main() prints (3.5e-4 rad here; the difference itself is a few times smaller). It is
-cubic in the step: q_ref ten times smaller, the difference a thousand times smaller.
+bound main() prints (3.5e-4 rad here; the difference itself, 2.2e-5 rad, is 16 times
+smaller). It is cubic in the step: q_ref ten times smaller, the difference a thousand times
+smaller.
 
 Run: ``python examples/pd_pendulum.py`` -- prints q_eq, w_n, zeta, the angle against the closed
 form at a few instants, the largest difference and its bound.
@@ -105,7 +106,7 @@ def bound(e_max, q_ref=Q_REF):
 def main(t_end=T_END, q_ref=Q_REF):
     """Simulate; print the angle against the closed form; return (result, the largest
     difference, its bound)."""
-    q_eq, k, w_n, zeta, w_d = linear_constants(q_ref)
+    q_eq, k, w_n, zeta, _ = linear_constants(q_ref)
     print(f"setpoint {q_ref} rad, rest at q_eq = {q_eq:.6f} rad (the P term's offset "
           f"{q_ref - q_eq:.6f} rad); k = kp + m g l cos q_eq = {k:.4f} N m/rad, "
           f"w_n = {w_n:.4f} rad/s, zeta = {zeta:.4f}")

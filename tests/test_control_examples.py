@@ -14,6 +14,9 @@ out here from their docstrings.
   nonlinear pendulum (scipy) and lies within the nonlinear remainder's bound of the closed
   form, the difference cubic in the step.
 """
+import contextlib
+import io
+
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
@@ -26,18 +29,21 @@ gp = load("gearbox_pid")
 pd = load("pd_pendulum")
 
 
+def printed(function):
+    """(what function() returns, what it printed)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        found = function()
+    return found, out.getvalue()
+
+
 # ----------------------------------------------------------------------------- cart-pole
 
 @pytest.fixture(scope="module")
 def cart_pole():
     """main()'s (result of the catch, predicted, linearized, measured eigenvalues) and its
     printout."""
-    import contextlib
-    import io
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        found = cp.main()
-    return found, out.getvalue()
+    return printed(cp.main)
 
 
 def lagrange_linearisation():
@@ -73,14 +79,14 @@ def test_the_tilt_is_caught_as_the_nonlinear_cart_pole_moves(cart_pole):
     with F = -K x (measured 1.4e-10, asserted 1e-8; the run's rtol is 1e-10): the pole and the
     cart come back, |theta| < 1e-3 rad and |x| < 1e-2 m from 3.5 s on (measured 2.2e-4 rad and
     7e-4 m);
-    the push is the Gain's -K x at every row (round-off)."""
+    the push is the Gain's -K x at every row (round-off), largest at the start."""
     (result, _, _, _), out = cart_pole
     K = cp.design()[0]
     m, l, g = cp.M_POLE, cp.L, cp.G
     J = cp.J_POLE + m * l ** 2
 
     def rhs(t, z):
-        x, th, xd, thd = z
+        _, th, xd, thd = z
         F = -(K @ z)[0]
         mass = [[cp.M_CART + m, m * l * np.cos(th)], [m * l * np.cos(th), J]]
         force = [F + m * l * np.sin(th) * thd ** 2, m * g * l * np.sin(th)]
@@ -93,7 +99,9 @@ def test_the_tilt_is_caught_as_the_nonlinear_cart_pole_moves(cart_pole):
     late = result.t >= 3.5
     assert np.abs(X[1, late]).max() < 1e-3 and np.abs(X[0, late]).max() < 1e-2
     assert X[0].max() > 0.3          # the cart ran under the pole to catch it
-    np.testing.assert_allclose(result.force("push").value, -(K @ X)[0], rtol=0, atol=1e-12)
+    push = result.force("push").value
+    np.testing.assert_allclose(push, -(K @ X)[0], rtol=0, atol=1e-12)
+    assert np.abs(push).max() == pytest.approx(abs(K[0, 1]) * cp.TILT, rel=1e-12)  # at t = 0
     assert f"caught from a {cp.TILT} rad tilt" in out
 
 
@@ -111,7 +119,7 @@ def test_the_closed_loops_eigenvalues_are_the_designs(cart_pole):
     K, A, B = cp.design()
     np.testing.assert_allclose(predicted, np.sort_complex(np.linalg.eigvals(A - B @ K)),
                                rtol=1e-14)
-    assert np.all(predicted.real < 0)
+    assert predicted.real.max() == pytest.approx(-2.3856, abs=1e-4)     # the docstring's
     np.testing.assert_allclose(linearized, predicted, rtol=1e-9)
     system = cp.build_model(K=K, tilt=0.0).build()
     linear = mbd.linearize(system, system.initial_state())
@@ -125,12 +133,7 @@ def test_the_closed_loops_eigenvalues_are_the_designs(cart_pole):
 
 @pytest.fixture(scope="module")
 def gearbox_pid():
-    import contextlib
-    import io
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        result = gp.main()
-    return result, out.getvalue()
+    return printed(gp.main)
 
 
 def pid_law(u, kp, ki, kd, T, tf, limits):
@@ -256,7 +259,7 @@ def test_the_closed_form_solves_the_linearised_equation():
     """q_eq balances gravity and the P term (1e-15 N m), and the closed form is scipy's
     solution of J e'' + kd e' + (kp + m g l cos q_eq) e = 0 from rest at e = -q_eq (measured
     9e-15 rad; asserted 1e-11, the integration's tolerance)."""
-    q_eq, k, w_n, zeta, w_d = pd.linear_constants()
+    q_eq, k, _, zeta, _ = pd.linear_constants()
     assert abs(pd.KP * (pd.Q_REF - q_eq) - pd.M * pd.G * pd.L * np.sin(q_eq)) < 1e-14
     assert zeta == pytest.approx(0.2, abs=1e-3) and q_eq == pytest.approx(0.0803, abs=1e-4)
     t = np.linspace(0.0, pd.T_END, 401)
@@ -267,12 +270,7 @@ def test_the_closed_form_solves_the_linearised_equation():
 
 @pytest.fixture(scope="module")
 def pd_run():
-    import contextlib
-    import io
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        found = pd.main()
-    return found, out.getvalue()
+    return printed(pd.main)
 
 
 def test_the_pd_pendulum_is_the_nonlinear_equation_under_the_gain(pd_run):

@@ -3,7 +3,6 @@
 (``forces.TableForce``), evaluated by one compiled formula
 (:func:`mbd.compiled.lawkernels.table_value`) wherever it is used."""
 import numpy as np
-from scipy.interpolate import CubicSpline, PchipInterpolator
 
 from ..compiled import lawkernels as lk
 from ..compiled.jitcache import njit
@@ -68,6 +67,8 @@ class Table:
             raise ValueError(f"{where}: a periodic table must end where it begins, got y[0] = "
                              f"{float(y[0])!r} and y[-1] = {float(y[-1])!r}")
         self.x, self.y, self.kind, self.extrapolate = x, y, kind, extrapolate
+        # (scipy.interpolate imported here: it costs a tenth of a second at every import of mbd)
+        from scipy.interpolate import CubicSpline, PchipInterpolator
         if kind == "pchip":
             self.slopes = PchipInterpolator(x, y).derivative()(x)
         elif kind == "cubic":
