@@ -11,6 +11,12 @@ cost differs: the wall time of a run (after a first run that compiles) divided b
 right-hand-side evaluations, median of 7 runs. The table force law: ``TableForce`` of the
 linear table through (-1, -5) and (1, 5) against ``Spring(c=5)``, both compiled.
 
+For the record, the LQR cart-pole of ``examples/cart_pole_lqr.py`` closed by a ``Gain`` (a
+continuous controller: scipy's DOP853 stepping mbd's right-hand side, the Gain evaluated from
+Python), 5 s from a 0.2 rad tilt at rtol 1e-10, against the same loop on the linear plant,
+x' = (A - B K) x, by scipy's solve_ivp (DOP853, same tolerances) and scipy.signal.lsim: the
+wall time of each (median of 3).
+
 Usage::
 
     python benchmarks/control.py           # prints and writes benchmarks/CONTROL.md
@@ -23,6 +29,8 @@ import numpy as np
 from numba import njit
 
 import mbd
+import scipy.integrate
+import scipy.signal
 from forces import JointForce, Spring, TableForce, VariableRotationalSpring
 from joints import Revolute
 
@@ -60,6 +68,39 @@ def per_evaluation(system):
         result.stats["nfev"]
 
 
+def lqr_loop():
+    """[(label, wall time s)]: the cart-pole's closed loop in mbd, and on its linear plant in
+    scipy."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "cart_pole_lqr", os.path.join(HERE, "..", "examples", "cart_pole_lqr.py"))
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    K, A, B = example.design()
+    system = example.build_model().build()
+    closed = A - B @ K
+    x0 = np.array([0.0, example.TILT, 0.0, 0.0])
+    t = np.linspace(0.0, 5.0, 501)
+
+    def timed(fn):
+        fn()
+        walls = []
+        for _ in range(3):
+            start = time.perf_counter()
+            fn()
+            walls.append(time.perf_counter() - start)
+        return statistics.median(walls)
+    return [("mbd: the nonlinear cart-pole, Gain from Python (scipy DOP853)",
+             timed(lambda: system.simulate(5.0, output_step=0.01, rtol=1e-10, atol=1e-12))),
+            ("scipy solve_ivp (DOP853) of the linear closed loop",
+             timed(lambda: scipy.integrate.solve_ivp(lambda _, x: closed @ x, (0.0, 5.0), x0,
+                                                     method="DOP853", t_eval=t, rtol=1e-10,
+                                                     atol=1e-12))),
+            ("scipy.signal.lsim of the linear closed loop",
+             timed(lambda: scipy.signal.lsim((closed, np.zeros((4, 1)), np.eye(4),
+                                              np.zeros((4, 1))), np.zeros_like(t), t, x0)))]
+
+
 def main():
     table_of_time = mbd.Table([0.0, T_END], [5.0, 5.0])
     # (label, law, the built-in law it is compared with)
@@ -79,12 +120,17 @@ def main():
         rows.append((label, stepper, nfev, us, us / reference))
         print(f"{label:38s} {stepper:8s} nfev {nfev:6d}  {us:7.3f} us/eval  "
               f"{us / reference:6.2f}x")
+    lqr = lqr_loop()
+    for label, wall in lqr:
+        print(f"{label:58s} {wall * 1e3:9.1f} ms")
     lines = ["# What a signal costs (benchmarks/control.py)", "",
              __doc__.split("Usage::")[0].strip(), "",
              "| law | stepper | evaluations | us per evaluation | vs its built-in law |",
              "|---|---|---|---|---|"]
     lines += [f"| {label} | {stepper} | {nfev} | {us:.3f} | {ratio:.2f}x |"
               for label, stepper, nfev, us, ratio in rows]
+    lines += ["", "| LQR cart-pole, 5 s | wall time (ms) |", "|---|---|"]
+    lines += [f"| {label} | {wall * 1e3:.1f} |" for label, wall in lqr]
     with open(os.path.join(HERE, "CONTROL.md"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
 
