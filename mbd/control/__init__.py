@@ -1,9 +1,9 @@
 """Control in the loop (SPEC §9): sensors, inputs, lookup tables and controllers, elements of
 a model like joints and force elements. This stage defines them and checks them against a
 built mechanism; the run stage samples and evaluates them (:mod:`mbd.run.controls`)."""
-from .controllers import (PID, Continuous, ContinuousController, Controller,
-                          DiscreteController, DiscretePID, DiscreteStateSpace, Gain, Lookup,
-                          Output, StateSpace)
+from .controllers import Controller, Output
+from .continuous import PID, Continuous, ContinuousController, Gain, Lookup, StateSpace
+from .discrete import DiscreteController, DiscretePID, DiscreteStateSpace
 from .signals import Input, Sensor, quantity
 from .tables import Table
 

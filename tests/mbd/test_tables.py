@@ -75,9 +75,10 @@ def test_a_table_force_law_is_a_rubber_stop():
 
 
 def test_tables_of_time_and_of_a_sensor():
-    """K(t) from a Table equals the same K given as a Python function (identical runs); an
-    Actuator's value from a Table of time; a Lookup of a sensor (a table of the angle) acts
-    as the function it tabulates where that function is linear (a torsion spring)."""
+    """K(t) from a Table (run compiled) equals the same K given as a Python function (scipy's
+    stepper, the same DOP853 steps) to 1e-10 rad (4e-12 measured); so does an Actuator's
+    value from a Table of time; a Lookup of a sensor (a table of the angle) acts as the
+    function it tabulates where that function is linear (a torsion spring)."""
     def pendulum(k_law=None, torque=None, lookup=None):
         model = mbd.Model("p")
         g = model.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, 0)))
@@ -97,10 +98,11 @@ def test_tables_of_time_and_of_a_sensor():
     times, ks = [0.0, 0.5, 1.0], [2.0, 8.0, 4.0]
     a = pendulum(k_law=mbd.Table(times, ks))
     b = pendulum(k_law=lambda t: float(np.interp(t, times, ks)))
-    np.testing.assert_array_equal(a.joint("hinge").q, b.joint("hinge").q)
+    assert (a.stats["stepper"], b.stats["stepper"]) == ("compiled", "scipy")
+    np.testing.assert_allclose(a.joint("hinge").q, b.joint("hinge").q, atol=1e-10)
     c = pendulum(torque=mbd.Table(times, [0.0, 1.0, 1.0]))
     d = pendulum(torque=lambda t: float(np.interp(t, times, [0.0, 1.0, 1.0])))
-    np.testing.assert_array_equal(c.joint("hinge").q, d.joint("hinge").q)
+    np.testing.assert_allclose(c.joint("hinge").q, d.joint("hinge").q, atol=1e-10)
     k = 3.0                     # a torsion spring -k q as a table of the angle
     e = pendulum(lookup=mbd.Table([-1.0, 1.0], [k, -k], extrapolate="linear"))
     from forces import Spring

@@ -1,0 +1,218 @@
+"""Continuous controllers (SPEC §9): their states integrated with the mechanism's, their
+outputs functions of the state at every instant; see :mod:`mbd.control.controllers`."""
+import math
+
+import numpy as np
+
+from ..model import values
+from .controllers import Controller, _limits, _matrix, _state_space
+from .signals import Sensor, quantity
+
+
+class Continuous(Controller):
+    """What a continuous controller has: ``derivative(t, x, u) -> (x', y)`` (s, its states,
+    its inputs), its ``n_states`` and their start values ``x0``."""
+
+    def initial_state(self):
+        return self.x0.copy()
+
+    def derivative(self, t, x, u):
+        """(x' (n_states,), y (outputs,)) at time t (s), state x and inputs u."""
+        raise NotImplementedError
+
+    def check(self, system, controls):
+        problems = super().check(system, controls)
+        if problems:
+            return problems
+        for item in self.resolve(controls):
+            if isinstance(item, Sensor) and quantity(system, item.what)[0] not in ("joint",
+                                                                                  "cs"):
+                problems.append(f"{self.label()}: its input {item!r} measures a force or the "
+                                "energy, which a continuous controller cannot read at every "
+                                "instant (the force may depend on its own output); sample it "
+                                "with a discrete controller")
+        return problems
+
+
+class PID(Continuous):
+    """A continuous PID on the error e = setpoint - measured::
+
+        u = clip(kp e + I + D, lo, hi),   I' = ki e  (0 while clipped and winding further:
+                                                     conditional integration)
+        D = kd (e - z) / tf,  z' = (e - z) / tf      (a first-order filtered derivative,
+                                                     kd s / (tf s + 1))
+
+    With tf = 0 the derivative needs the measured quantity's rate as an input, ``rate``
+    (e.g. a Sensor of ``"hinge.v"``): D = kd (setpoint' - rate), the setpoint taken constant.
+
+    Parameters
+    ----------
+    name : str
+    measured, setpoint : Sensor, Input, str or float
+        What is controlled, and the value it should take.
+    kp, ki, kd : float
+        Gains.
+    tf : float
+        The derivative's filter time constant, s (>= 0).
+    rate : Sensor or str, optional
+        The measured quantity's rate, for kd with tf = 0.
+    limits : (float, float)
+        The output's range.
+    anti_windup : bool
+        Conditional integration while clipped (default True).
+    """
+
+    def __init__(self, name, measured, setpoint=0.0, kp=0.0, ki=0.0, kd=0.0, tf=0.0,
+                 rate=None, limits=(-np.inf, np.inf), anti_windup=True):
+        inputs = (setpoint, measured) + (() if rate is None else (rate,))
+        super().__init__(name, inputs, 1)
+        self.setpoint = setpoint
+        for gain, value in (("kp", kp), ("ki", ki), ("kd", kd)):
+            setattr(self, gain, values.real(value, f"{self.label()}: {gain}", "finite",
+                                            math.isfinite))
+        self.tf = values.real(tf, f"{self.label()}: tf", ">= 0 and finite (s)",
+                              lambda x: math.isfinite(x) and x >= 0.0)
+        if self.kd != 0.0 and self.tf == 0.0 and rate is None:
+            raise ValueError(f"{self.label()}: kd = {self.kd!r} with tf = 0 needs the rate of "
+                             "what it measures (rate=, e.g. a Sensor of 'hinge.v'), or a "
+                             "filter time constant tf > 0")
+        self.limits = _limits(self, limits)
+        self.anti_windup = bool(anti_windup)
+        self.filtered = self.tf > 0.0
+        self.settable = ("kp", "ki", "kd", "tf") + (("setpoint",) if isinstance(
+            setpoint, (int, float)) else ())
+        self.n_states = 2 if self.filtered else 1
+        self.x0 = np.zeros(self.n_states)
+
+    def derivative(self, t, x, u):
+        e = u[0] - u[1]
+        if self.filtered:
+            rate_of_filter = (e - x[1]) / self.tf
+            d = self.kd * rate_of_filter
+        else:
+            d = -self.kd * u[2] if self.kd != 0.0 else 0.0
+        lo, hi = self.limits
+        raw = self.kp * e + x[0] + d
+        y = min(max(raw, lo), hi)
+        winding = (raw > hi and self.ki * e > 0.0) or (raw < lo and self.ki * e < 0.0)
+        xdot = np.empty(self.n_states)
+        xdot[0] = 0.0 if (self.anti_windup and winding) else self.ki * e
+        if self.filtered:
+            xdot[1] = rate_of_filter
+        return xdot, np.array([y])
+
+
+class StateSpace(Continuous):
+    """A continuous linear controller: x' = A x + B u, y = C x + D u.
+
+    Parameters
+    ----------
+    name : str
+    A, B, C, D : array_like
+        (n, n), (n, m), (p, n), (p, m); n may be 0.
+    inputs : sequence
+        The m inputs.
+    x0 : array_like, optional
+        The start state (default zeros).
+    """
+
+    def __init__(self, name, A, B, C, D, inputs, x0=None):
+        self.A, self.B, self.C, self.D = _state_space(name, A, B, C, D)
+        super().__init__(name, inputs, self.D.shape[0])
+        if len(self.inputs) != self.D.shape[1]:
+            raise ValueError(f"{self.label()}: B and D take {self.D.shape[1]} inputs, got "
+                             f"{len(self.inputs)}")
+        self.feedthrough = bool(np.any(self.D != 0.0))
+        n = self.n_states = self.A.shape[0]
+        self.x0 = np.zeros(n) if x0 is None else _matrix(x0, f"{self.label()}: x0", (n,))
+
+    def derivative(self, t, x, u):
+        return self.A @ x + self.B @ u, self.C @ x + self.D @ u
+
+
+class ContinuousController(Continuous):
+    """A user's continuous controller: ``function(t, x, u) -> (x', y)`` with float arrays x
+    (its n states, integrated with the mechanism's) and u (its inputs); evaluated at every
+    right-hand side. What it returns must be finite and of the declared sizes.
+
+    Parameters
+    ----------
+    name : str
+    function : callable
+    inputs : sequence
+    x0 : array_like
+        The start state (its size is the number of states; default none).
+    outputs : int
+    """
+
+    def __init__(self, name, function, inputs, x0=(), outputs=1):
+        super().__init__(name, inputs, outputs)
+        if not callable(function):
+            raise ValueError(f"{self.label()}: function must be callable f(t, x, u) -> "
+                             f"(x_dot, y), got {function!r}")
+        self.function = function
+        x0 = np.atleast_1d(np.asarray(x0, dtype=float))
+        self.x0 = _matrix(x0, f"{self.label()}: x0", x0.shape)
+        self.n_states = self.x0.size
+
+    def derivative(self, t, x, u):
+        xdot, y = self.function(t, x.copy(), u.copy())
+        return np.asarray(xdot, dtype=float), np.asarray(y, dtype=float)
+
+
+class Gain(Continuous):
+    """A static (continuous) controller: ``y = K u + offset`` at every instant, e.g. LQR's
+    state feedback ``u = -K x`` or a PD ``-kp (q - q_ref) - kd q'``. It has no state; it is
+    evaluated at every right-hand side from Python (the run steps with scipy's solver).
+
+    Parameters
+    ----------
+    name : str
+    K : array_like
+        (p, m) gains, or (m,) for one output.
+    inputs : sequence
+        The m inputs (see the module).
+    offset : array_like
+        (p,) added to the output (default zeros).
+    """
+
+    def __init__(self, name, K, inputs, offset=0.0):
+        K = np.atleast_2d(np.asarray(K, dtype=float))
+        super().__init__(name, inputs, K.shape[0])
+        self.K = _matrix(K, f"{self.label()}: K", K.shape)
+        if len(self.inputs) != K.shape[1]:
+            raise ValueError(f"{self.label()}: K takes {K.shape[1]} inputs, got "
+                             f"{len(self.inputs)}")
+        self.offset = _matrix(np.broadcast_to(offset, (K.shape[0],)),
+                              f"{self.label()}: offset", (K.shape[0],))
+        self.initial_output = self.offset.copy()
+        self.x0 = np.zeros(0)
+
+    def derivative(self, t, x, u):
+        return x, self.K @ u + self.offset
+
+
+class Lookup(Continuous):
+    """A table of a signal (a static continuous controller): ``y = table(u)`` at every
+    instant, u its one input (e.g. a Sensor: a gain scheduled on an angle, a measured
+    characteristic).
+
+    Parameters
+    ----------
+    name : str
+    table : mbd.control.Table
+    input : Sensor, Input, str or a controller
+    """
+
+    def __init__(self, name, table, input):
+        super().__init__(name, (input,), 1)
+        if not callable(table) or not hasattr(table, "row"):
+            raise ValueError(f"{self.label()}: table must be an mbd.control.Table, got "
+                             f"{table!r}")
+        self.table = table
+        self.x0 = np.zeros(0)
+        self.initial_output = np.array([table(0.0) if table.extrapolate != "error"
+                                        else table(table.x[0])])
+
+    def derivative(self, t, x, u):
+        return x, np.array([self.table(u[0])])

@@ -1,0 +1,148 @@
+"""Digital controllers (SPEC §9): called exactly at t0 + k T, their outputs held between
+samples (zero-order hold), each with its own state; see :mod:`mbd.control.controllers`."""
+import math
+
+import numpy as np
+
+from ..model import values
+from .controllers import Controller, _limits, _matrix, _period, _state_space
+
+
+class DiscretePID(Controller):
+    """A digital PID at sample period T: the error e_k = setpoint - measured at t0 + k T,
+
+    ::
+
+        d_k = (tf d_{k-1} + kd (e_k - e_{k-1})) / (tf + T)  (filtered derivative, e_{-1} = e_0)
+        u_k = clip(kp e_k + I_k + d_k, lo, hi)                    held until the next sample
+        I_{k+1} = I_k + ki T e_k                                  (forward Euler)
+
+    with anti-windup by conditional integration: while the output is clipped, I does not
+    grow further into the limit.
+
+    Parameters
+    ----------
+    name : str
+    measured : Sensor, str or signal
+        What is controlled (e.g. a Sensor of a joint angle).
+    setpoint : float, Sensor, Input or str
+    kp, ki, kd : float
+        Gains (output unit per error unit; per error unit and s; times s).
+    period : float
+        Sample period T, s (> 0).
+    tf : float
+        Time constant of the derivative's filter, s (>= 0; 0: a plain difference).
+    limits : (float, float)
+        The output's range (lo < hi; infinite: unlimited).
+    anti_windup : bool
+        Conditional integration while clipped (default True).
+    """
+
+    def __init__(self, name, measured, setpoint=0.0, kp=0.0, ki=0.0, kd=0.0, period=None,
+                 tf=0.0, limits=(-np.inf, np.inf), anti_windup=True):
+        super().__init__(name, (setpoint, measured), 1)
+        self.setpoint = setpoint
+        for gain, value in (("kp", kp), ("ki", ki), ("kd", kd)):
+            setattr(self, gain, values.real(value, f"{self.label()}: {gain}", "finite",
+                                            math.isfinite))
+        self.period = _period(self, period)
+        self.tf = values.real(tf, f"{self.label()}: tf", ">= 0 and finite (s)",
+                              lambda x: math.isfinite(x) and x >= 0.0)
+        self.limits = _limits(self, limits)
+        self.anti_windup = bool(anti_windup)
+
+    settable = ("kp", "ki", "kd", "tf", "period", "setpoint")
+
+    def initial_state(self):
+        # [integral I, filtered derivative d, last error, whether a sample was taken]
+        return np.zeros(4)
+
+    def update(self, t, x, u):
+        """(x_{k+1}, y_k) of the sample at t (s) in state x with the inputs u = [setpoint,
+        measured]."""
+        integral, d, e_prev, started = x
+        T, (lo, hi) = self.period, self.limits
+        e = u[0] - u[1]
+        if not started:
+            e_prev = e                  # no derivative kick at the first sample
+        d = (self.tf * d + self.kd * (e - e_prev)) / (self.tf + T)
+        raw = self.kp * e + integral + d
+        y = min(max(raw, lo), hi)
+        winding = (raw > hi and self.ki * e > 0.0) or (raw < lo and self.ki * e < 0.0)
+        if not (self.anti_windup and winding):
+            integral = integral + self.ki * T * e
+        return np.array([integral, d, e, 1.0]), np.array([y])
+
+
+class DiscreteStateSpace(Controller):
+    """A discrete linear controller at sample period T: x_{k+1} = A x_k + B u_k, y_k = C x_k
+    + D u_k (u, y held between samples).
+
+    Parameters
+    ----------
+    name : str
+    A, B, C, D : array_like
+        (n, n), (n, m), (p, n), (p, m); n may be 0 (a static gain D sampled).
+    inputs : sequence
+        The m inputs (see the module).
+    period : float
+        Sample period T, s (> 0).
+    x0 : array_like, optional
+        The state before the first sample (default zeros).
+    """
+
+    def __init__(self, name, A, B, C, D, inputs, period, x0=None):
+        self.A, self.B, self.C, self.D = _state_space(name, A, B, C, D)
+        super().__init__(name, inputs, self.D.shape[0])
+        if len(self.inputs) != self.D.shape[1]:
+            raise ValueError(f"{self.label()}: B and D take {self.D.shape[1]} inputs, got "
+                             f"{len(self.inputs)}")
+        self.period = _period(self, period)
+        self.feedthrough = bool(np.any(self.D != 0.0))
+        self.settable = ("period",)
+        n = self.A.shape[0]
+        self.x0 = np.zeros(n) if x0 is None else _matrix(x0, f"{self.label()}: x0", (n,))
+
+    def initial_state(self):
+        return self.x0.copy()
+
+    def update(self, t, x, u):
+        return self.A @ x + self.B @ u, self.C @ x + self.D @ u
+
+
+class DiscreteController(Controller):
+    """A user's digital controller: ``function(t, x_k, u) -> (x_{k+1}, y_k)`` called at every
+    sample t0 + k T (s), with float arrays x_k (its state) and u (its inputs); y_k held until
+    the next sample. What it returns must be finite and of the declared sizes, else the run
+    stops naming the controller and the time.
+
+    Parameters
+    ----------
+    name : str
+    function : callable
+    inputs : sequence
+    period : float
+        Sample period T, s (> 0).
+    x0 : array_like
+        The state before the first sample (default: no state).
+    outputs : int
+        How many outputs it has.
+    """
+
+    def __init__(self, name, function, inputs, period, x0=(), outputs=1):
+        super().__init__(name, inputs, outputs)
+        if not callable(function):
+            raise ValueError(f"{self.label()}: function must be callable f(t, x, u) -> "
+                             f"(x_next, y), got {function!r}")
+        self.function = function
+        self.period = _period(self, period)
+        self.settable = ("period",)
+        x0 = np.atleast_1d(np.asarray(x0, dtype=float))
+        self.x0 = _matrix(x0, f"{self.label()}: x0", x0.shape)
+
+    def initial_state(self):
+        return self.x0.copy()
+
+    def update(self, t, x, u):
+        x_next, y = self.function(t, x.copy(), u.copy())
+        return np.asarray(x_next, dtype=float), np.asarray(y, dtype=float)
