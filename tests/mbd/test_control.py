@@ -391,3 +391,41 @@ def test_a_numba_function_of_the_wrong_form_is_named_on_construction():
     with pytest.raises(ValueError, match="the numba function vector must return a float, "
                                          "returns array"):
         Actuator(vector)
+
+
+# ---------------------------------------------------------------------- overrides and sweeps
+
+def test_controllers_are_overridden_and_swept_like_any_element(tmp_path):
+    """``--set pid.kp=...`` and a sweep's grid over a DiscretePID's kp and an Input's value:
+    each run is the model built with those numbers (its final position equals the zero-order
+    hold recurrence at that gain); an unknown parameter is named."""
+    from mbd.study import scripts
+    script = tmp_path / "slider_pid.py"
+    script.write_text(
+        "import numpy as np, mbd\n"
+        "from forces import Actuator, JointForce\n"
+        "from joints import Prismatic\n"
+        "T_END, OUTPUT_STEP = 0.3, 0.01\n"
+        "def build_model():\n"
+        "    m = mbd.Model('slider')\n"
+        "    g = m.add_ground('ground', environment=mbd.Environment(gravity=(0, 0, 0)))\n"
+        "    b = m.add_body('block', mass=2.0, cg=(0, 0, 0), inertia=np.eye(3) * 0.1)\n"
+        "    s = m.add(Prismatic('slide', g, b['cg'], axis=(1, 0, 0)))\n"
+        "    m.add(mbd.Sensor('pos', 'slide.q'))\n"
+        "    target = m.add(mbd.Input('target', 1.0))\n"
+        "    pid = m.add(mbd.DiscretePID('pid', 'pos', setpoint=target, kp=50.0, "
+        "period=0.01))\n"
+        "    m.add(JointForce('push', s, Actuator(pid)))\n"
+        "    return m\n")
+    study = mbd.sweep(str(script), {"pid.kp": [20.0, 60.0], "target.value": [0.5]},
+                      outputs={"x": "final:joint.slide.q"}, workers=1,
+                      rtol=1e-11, atol=1e-12)
+    assert list(study["pid.kp"]) == [20.0, 60.0]
+    for kp, x in zip(study["pid.kp"], study["x"]):
+        # the row at 0.3 s: the state after the holds of the samples at 0 ... 0.29 s
+        want = zoh(0.01, 31, discrete_pid(kp, 0.0, 0.0, 0.0, 0.01, setpoint=0.5))
+        assert x == pytest.approx(want[-1, 0], abs=1e-9), kp
+    model = __import__("runpy").run_path(str(script))["build_model"]()
+    with pytest.raises(mbd.InputError, match="DiscretePID 'pid' has no settable parameter "
+                                             "'kx'; its settable parameters are: kp, ki"):
+        scripts.apply_setting(model, "pid.kx=3")
