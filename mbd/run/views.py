@@ -260,7 +260,8 @@ class EnergyBalance:
         out = []
         for name, work in self.work.items():
             if name in self.stored:
-                out.append(f"{name}: work {work[-1]:+.6g} J = -(stored {self.stored[name][-1]:+.6g}"
+                out.append(f"{name}: work {work[-1]:+.6g} J = -(stored "
+                           f"{self.stored[name][-1]:+.6g}"
                            f" + dissipated {self.dissipated[name][-1]:+.6g})")
             else:
                 out.append(f"{name}: work {work[-1]:+.6g} J (motion driver)")

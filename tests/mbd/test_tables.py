@@ -39,9 +39,9 @@ def test_a_table_force_law_is_a_rubber_stop():
     """A 1 kg block on a vertical slider dropped on the stop (TableForce, pchip): the run
     equals solve_ivp of m x'' = m g - stop(x) with scipy's PchipInterpolator to 1e-8 m; the
     element's energy is the curve's integral (its derivative is minus the force: 2e-8 N
-    measured by central differences, 1e-6 N asked), and with no damping the total energy stays to 1e-7 of itself
-    (3.4e-8 measured at rtol 1e-11: the curve's second derivative jumps at every breakpoint,
-    where the steps' local error is largest)."""
+    measured by central differences, 1e-6 N asked), and with no damping the total energy
+    stays to 1e-7 of itself (3.4e-8 measured at rtol 1e-11: the curve's second derivative
+    jumps at every breakpoint, where the steps' local error is largest)."""
     m, g, x0 = 1.0, 9.81, 0.01
     model = mbd.Model("stop")
     ground = model.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, -g)))
