@@ -126,6 +126,8 @@ class Simulation:
         if not self.open:
             return
         run = self.run
+        if run.pending is not None:    # the rows of the step with the crossing, up to t
+            run.rows.until(self.t, run.pending[2])
         run.pending = None
         self.open = False
         rows = run.rows

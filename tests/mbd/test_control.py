@@ -252,6 +252,24 @@ def test_an_input_set_mid_run_acts_from_that_instant():
     np.testing.assert_array_equal(r.input("u"), np.where(r.t >= 0.3, 4.0, 0.0))
 
 
+def test_an_input_set_before_a_crossing_inside_the_step_keeps_every_row():
+    """A step that holds a contact begin past the time asked for: the crossing waits; an input
+    set there ends the piece, and the rows up to that time are all written (none lost with
+    the dropped step)."""
+    system = gap_slider()
+    whole = system.simulate(0.6, output_step=1e-3)
+    contact = next(e.t for e in whole.events if e.what == "contact begins")
+    sim = system.start(t_end=1.0, output_step=1e-3)
+    stop = np.floor(contact * 1e3) / 1e3 + 2e-4         # inside the step of the crossing?
+    sim.advance_to(stop)
+    sim.set_input("u", -4.0 + 1e-9)                    # a new value: the piece ends here
+    sim.advance_to(0.6)
+    r = sim.result()
+    np.testing.assert_array_equal(r.t[r.t < contact], whole.t[whole.t < contact])
+    np.testing.assert_allclose(r.q, whole.q[:len(r.q)], atol=1e-9)
+    assert any(e.what == "contact begins" and abs(e.t - contact) < 1e-9 for e in r.events)
+
+
 def test_save_and_restore_repeat_bit_for_bit():
     """A snapshot restored and run on with the same inputs repeats the rows, events and state
     exactly; restored and run with another input, it differs."""
