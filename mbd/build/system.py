@@ -12,7 +12,7 @@ import numpy as np
 from ..compiled import assembly, registry
 from . import topology
 from ..model import validate
-from ..model.elements import GearConstraint, Joint, Signal
+from ..model.elements import GearConstraint, Joint
 from ..model.errors import ModelError
 from ..model.builder import Body
 from ..model.state import State
@@ -291,11 +291,9 @@ def _check_controls(system):
     named = {c.name: c for c in system.controls}
     problems = [p for c in system.controls for p in c.check(system, named)]
     for fe in system.force_elements:      # the signals the laws read are the model's
-        kind = getattr(fe.law, "kind", None)
-        for name in getattr(kind, "parameters", ()):
-            signal = getattr(fe.law, name, None)
+        for _, name, signal in fe.law.signals():
             owner = getattr(signal, "controller", signal)
-            if isinstance(signal, Signal) and getattr(owner, "name", None) not in named:
+            if getattr(owner, "name", None) not in named:
                 problems.append(f"{fe.label()}: its {name} reads {signal!r}, which is not "
                                 "added to the model (model.add it)")
     if problems:

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from ..model import values
-from .controllers import Controller, _limits, _matrix, _state_space
+from .controllers import Controller, _limits, _matrix, _state_space, pid_output
 from .signals import Sensor, quantity
 
 
@@ -91,12 +91,9 @@ class PID(Continuous):
             d = self.kd * rate_of_filter
         else:
             d = -self.kd * u[2] if self.kd != 0.0 else 0.0
-        lo, hi = self.limits
-        raw = self.kp * e + x[0] + d
-        y = min(max(raw, lo), hi)
-        winding = (raw > hi and self.ki * e > 0.0) or (raw < lo and self.ki * e < 0.0)
+        y, integrating = pid_output(self, e, x[0], d)
         xdot = np.empty(self.n_states)
-        xdot[0] = 0.0 if (self.anti_windup and winding) else self.ki * e
+        xdot[0] = self.ki * e if integrating else 0.0
         if self.filtered:
             xdot[1] = rate_of_filter
         return xdot, np.array([y])

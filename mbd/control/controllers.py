@@ -214,6 +214,16 @@ def _state_space(name, A, B, C, D):
             _matrix(C, f"{where}: C", (p, n)), _matrix(D, f"{where}: D", (p, m)))
 
 
+def pid_output(pid, e, integral, d):
+    """(the output clip(kp e + integral + d, lo, hi), whether the integral may grow) of the
+    PID ``pid`` (kp, ki, limits, anti_windup) at the error e: it may not while the output is
+    clipped and ki e would wind it further into the limit (conditional integration)."""
+    lo, hi = pid.limits
+    raw = pid.kp * e + integral + d
+    winding = (raw > hi and pid.ki * e > 0.0) or (raw < lo and pid.ki * e < 0.0)
+    return min(max(raw, lo), hi), not (pid.anti_windup and winding)
+
+
 def _period(owner, period):
     return values.real(period, f"{owner.label()}: period", "> 0 and finite (s)",
                        lambda x: math.isfinite(x) and x > 0.0)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from ..model import values
-from .controllers import Controller, _limits, _matrix, _period, _state_space
+from .controllers import Controller, _limits, _matrix, _period, _state_space, pid_output
 
 
 class DiscretePID(Controller):
@@ -61,15 +61,13 @@ class DiscretePID(Controller):
         """(x_{k+1}, y_k) of the sample at t (s) in state x with the inputs u = [setpoint,
         measured]."""
         integral, d, e_prev, started = x
-        T, (lo, hi) = self.period, self.limits
+        T = self.period
         e = u[0] - u[1]
         if not started:
             e_prev = e                  # no derivative kick at the first sample
         d = (self.tf * d + self.kd * (e - e_prev)) / (self.tf + T)
-        raw = self.kp * e + integral + d
-        y = min(max(raw, lo), hi)
-        winding = (raw > hi and self.ki * e > 0.0) or (raw < lo and self.ki * e < 0.0)
-        if not (self.anti_windup and winding):
+        y, integrating = pid_output(self, e, integral, d)
+        if integrating:
             integral = integral + self.ki * T * e
         return np.array([integral, d, e, 1.0]), np.array([y])
 

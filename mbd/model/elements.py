@@ -264,6 +264,13 @@ class Law:
         """The compiled formula's code (int), None for a law of no registered kind."""
         return None if self.kind is None else self.kind.code
 
+    def signals(self):
+        """[(slot, parameter name, signal)]: the parameters of its kind's record given a
+        :class:`Signal` (an Input, a controller's output), whose values the run holds."""
+        names = getattr(self.kind, "parameters", ())
+        return [(slot, name, getattr(self, name)) for slot, name in enumerate(names)
+                if isinstance(getattr(self, name, None), Signal)]
+
     def parameters(self, t=0.0, state=None):
         """The parameter row (at most ``MAX_PARAMS`` floats) at time t (s) and ``state``: the
         kind's parameters, by name."""

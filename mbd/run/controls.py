@@ -23,7 +23,6 @@ import bisect
 import numpy as np
 
 from ..control import Controller, Input, Output, Sensor, quantity
-from ..model.elements import Signal
 from .failures import Failed
 
 
@@ -259,11 +258,7 @@ def _bindings(system, column, named):
     ``named`` (an override may have replaced the one the law was given)."""
     held, computed = [], []
     for i, fe in enumerate(system.force_elements):
-        kind = getattr(fe.law, "kind", None)
-        for slot, name in enumerate(getattr(kind, "parameters", ())):
-            signal = getattr(fe.law, name, None)
-            if not isinstance(signal, Signal):
-                continue
+        for slot, _, signal in fe.law.signals():
             if isinstance(signal, Controller):
                 signal = signal[0]
             if isinstance(signal, Output):

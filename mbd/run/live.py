@@ -63,6 +63,7 @@ class Simulation:
         if stepper_record is not None:      # the compiled loop: its dense output at pauses
             stepper_record["dense_on_pause"] = 1
         self.system = system
+        self.named = {c.name: c for c in system.controls}     # read by every step's calls
         self.t_end = self.run.t_end
         self.open = False        # a piece is being stepped (the integrator may be past t)
         self.t = self.run.t0
@@ -139,8 +140,8 @@ class Simulation:
 
     def set_input(self, name, value):
         """Hold Input ``name`` at ``value`` from the time reached on (until set again)."""
-        inputs = [c.name for c in self.system.controls if isinstance(c, Input)]
-        if name not in inputs:
+        inputs = [n for n, c in self.named.items() if isinstance(c, Input)]
+        if not isinstance(self.named.get(name), Input):
             raise KeyError(f"set_input: no input '{name}'; the inputs are "
                            f"{sorted(inputs) or 'none'}")
         value = values.real(value, f"set_input: '{name}'", "finite", np.isfinite)
@@ -156,8 +157,7 @@ class Simulation:
         """The value at the time reached of a sensor, an input or a controller's output (by
         its name), or of any measured quantity (``"hinge.q"``, ``"arm.tip.z"``; see
         :mod:`mbd.control.signals`)."""
-        named = {c.name: c for c in self.system.controls}
-        item = named.get(name)
+        item = self.named.get(name)
         controls = self.run.controls
         held = isinstance(item, Input) or (isinstance(item, Controller)
                                             and item.period is not None)
