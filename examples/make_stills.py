@@ -45,6 +45,7 @@ STILLS = {
     "pd_pendulum": (0.25, "xz"),
     "rubber_stop": (0.12, "xz"),
     "external_controller": (0.5, "xz"),
+    "gearbox_fmu": (0.3, None),
 }
 #: examples drawn as their first mode about their equilibrium: name -> the mode's amplitude
 #: (None: viz.animate_mode's default)

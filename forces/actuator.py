@@ -25,6 +25,8 @@ class Actuator(CompiledLaw):
 
     value: _Signal
 
+    #: the parameters' units ({F}: N or N.m, {L}: m or rad, by the coordinate)
+    units = {'value': '{F}'}
     kind = KIND
     name = "Actuator"
 

@@ -27,7 +27,7 @@ LABELS = (("lower stop contact begins", "lower stop contact ends"),
           ("stop would pull: zero", "stop pushes"))
 
 
-@njit(inline="always")
+@njit()
 def _raw(p, x, v, s):
     """The force before the clamp, in the contact branch the sides select."""
     x1, x2, cmax, d = p[X1], p[X2], p[CMAX], p[D]
@@ -38,7 +38,7 @@ def _raw(p, x, v, s):
     return -p[K] * spow(x - x2, p[E]) - damp * v
 
 
-@njit(inline="always")
+@njit()
 def force(p, x, v, s):
     """The stop's force (N or N m) in contact, clamped so it never pulls (s[3]); else 0.
     Without damping the raw force is the spring's, which never pulls in contact (the clamp is
@@ -50,7 +50,7 @@ def force(p, x, v, s):
     return 0.0
 
 
-@njit(inline="always")
+@njit()
 def switching(p, x, v, s, g):
     """g[0] = x - x1, g[1] = x2 - x (the contacts, while < 0: x = x1 or x2 exactly is in the
     gap, as SPEC says); in contact, g[2] where the damping ramp ends (full cmax past it) and
@@ -65,17 +65,19 @@ def switching(p, x, v, s, g):
         g[3] = _raw(p, x, v, s)
 
 
-@njit(inline="always")
+@njit()
 def armed(p, s, k):
     """The contacts, and in contact the ramp and the clamp; without damping (cmax = 0) the
     ramp changes nothing and the clamp's function is the spring force, zero only where
-    contact begins or ends."""
+    contact begins or ends; nothing without stiffness and damping (k = cmax = 0: no force)."""
+    if p[K] == 0.0 and p[CMAX] == 0.0:
+        return False
     if k <= 1:
         return True
     return k <= 3 and (s[0] < 0.0 or s[1] < 0.0) and p[CMAX] > 0.0
 
 
-@njit(inline="always")
+@njit()
 def energy(p, x, s):
     """k pen^(e+1) / (e+1) of the penetration below x1 and above x2 (J)."""
     below = max(p[X1] - x, 0.0)
@@ -112,6 +114,8 @@ class Bistop(CompiledLaw):
     cmax: float
     d: float
 
+    #: the parameters' units ({F}: N or N.m, {L}: m or rad, by the coordinate)
+    units = {'x1': '{L}', 'x2': '{L}', 'k': '{F}/{L}^e', 'cmax': '{F}.s/{L}', 'd': '{L}'}
     kind = KIND
     switch_names = LABELS
     name = "Bistop"

@@ -36,7 +36,7 @@ def check_six(what, name, value, rule, ok, error=ValueError):
 #: placement reads them: mbd.compiled.layout.STIFFNESS, DAMPING, PRELOAD)
 PARAMETERS = sum(BUSHING_COMPONENTS.values(), ())
 
-@njit(inline="always")
+@njit()
 def energy(p, x, s):
     """Its stored energy (J), which the placement measures as its x
     (:func:`mbd.compiled.forcekernels.bushing`)."""

@@ -33,7 +33,7 @@ LABELS = (("upper contact begins", "upper contact ends"),
           ("damping torque in use", "damping limited to the spring torque"))
 
 
-@njit(inline="always")
+@njit()
 def _force(p, x, v, s, limited):
     """The torque on the follower (N m) in the branch the sides select; ``limited``:
     ElastoBacklash's damping limited to the spring torque (s[3])."""
@@ -61,19 +61,19 @@ def _force(p, x, v, s, limited):
     return 0.0
 
 
-@njit(inline="always")
+@njit()
 def force(p, x, v, s):
     """ElastoBacklash's torque on the follower (N m)."""
     return _force(p, x, v, s, True)
 
 
-@njit(inline="always")
+@njit()
 def force2(p, x, v, s):
     """ElastoBacklash2's torque on the follower (N m)."""
     return _force(p, x, v, s, False)
 
 
-@njit(inline="always")
+@njit()
 def switching(p, x, v, s, g):
     """g[0], g[1]: the upper and lower contacts (while < 0); in contact (read from s), g[2] =
     tau_c + d w (the contact torque would pull, and is zero instead) and g[3] = d w - tau_c
@@ -95,7 +95,7 @@ def switching(p, x, v, s, g):
     g[3] = d * v - tc
 
 
-@njit(inline="always")
+@njit()
 def _armed(p, s, k, limited):
     if abs(p[B]) <= B_EPS:
         return False
@@ -107,19 +107,19 @@ def _armed(p, s, k, limited):
     return in_contact and p[D] > 0.0 and (k == 2 or limited)
 
 
-@njit(inline="always")
+@njit()
 def armed(p, s, k):
     """The contacts, and in contact with damping the clamps (no switch with b <= B_EPS)."""
     return _armed(p, s, k, True)
 
 
-@njit(inline="always")
+@njit()
 def armed2(p, s, k):
     """As :func:`armed`, without the damping limit (k = 3)."""
     return _armed(p, s, k, False)
 
 
-@njit(inline="always")
+@njit()
 def energy(p, x, s):
     """c over^2 / 2 with over the twist past the half backlash, |x - phi_rel0| - b/2 (the
     whole twist without backlash) (J)."""
@@ -162,6 +162,8 @@ class ElastoBacklash(CompiledLaw):
     b: float
     phi_rel0: float = 0.0
 
+    #: the parameters' units ({F}: N or N.m, {L}: m or rad, by the coordinate)
+    units = {'c': '{F}/{L}', 'd': '{F}.s/{L}', 'b': '{L}', 'phi_rel0': '{L}'}
     kind = KIND
     switch_names = LABELS
     name = "ElastoBacklash"

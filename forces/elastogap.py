@@ -23,11 +23,11 @@ LABELS = (("contact begins", "contact ends"),
           ("damping no longer clamped", "damping clamped: the gap never pulls"))
 
 
-@njit(inline="always")
+@njit()
 def force(p, x, v, s):
     """-(f_c + f_d) in contact (s[0] < 0), f_d = d v clamped by the sides s[1], s[2]; else 0
     (N)."""
-    if s[0] > 0.0:
+    if s[0] > 0.0 or p[C] == 0.0:     # without a spring the clamps leave nothing (0 N)
         return 0.0
     fc = -p[C] * spow(p[S_REL0] - x, p[N])
     fd = p[D] * v
@@ -39,7 +39,7 @@ def force(p, x, v, s):
     return -(fc + fd)    # Modelica's f is the cut force: the follower feels -f
 
 
-@njit(inline="always")
+@njit()
 def switching(p, x, v, s, g):
     """g[0] = x - s_rel0 (contact while < 0), g[1] = d v - f_c (damping clamped at f_c while
     < 0), g[2] = d v + f_c (clamped at -f_c, never pulling, while > 0)."""
@@ -49,14 +49,17 @@ def switching(p, x, v, s, g):
     g[2] = p[D] * v + fc
 
 
-@njit(inline="always")
+@njit()
 def armed(p, s, k):
     """Contact, and in contact the clamps; no clamp without damping (their functions are then
-    the spring force itself, zero only where contact begins or ends)."""
+    the spring force itself, zero only where contact begins or ends); nothing without a
+    spring (c = 0: the damping clamped between +-0 is no force on either side)."""
+    if p[C] == 0.0:
+        return False
     return k == 0 or (k <= 2 and s[0] < 0.0 and p[D] > 0.0)
 
 
-@njit(inline="always")
+@njit()
 def energy(p, x, s):
     """c pen^(n+1) / (n+1) with the penetration pen = max(s_rel0 - x, 0) (J)."""
     pen = max(p[S_REL0] - x, 0.0)
@@ -101,6 +104,8 @@ class ElastoGap(CompiledLaw):
     s_rel0: float = 0.0
     n: float = 1.0
 
+    #: the parameters' units ({F}: N or N.m, {L}: m or rad, by the coordinate)
+    units = {'c': '{F}/{L}^n', 'd': '{F}.s/{L}', 's_rel0': '{L}'}
     kind = KIND
     switch_names = LABELS
     name = "ElastoGap"

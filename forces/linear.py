@@ -19,19 +19,19 @@ PARAMETERS = ("c", "d", "x0")
 C, D, X0 = range(3)
 
 
-@njit(inline="always")
+@njit()
 def force(p, x, v, s):
     """-c (x - x0) - d v (N or N m)."""
     return -p[C] * (x - p[X0]) - p[D] * v
 
 
-@njit(inline="always")
+@njit()
 def odd_at_zero(p):
     """f(0, v) = -d v is odd in v when there is no spring force at x = 0."""
     return p[C] * p[X0] == 0.0
 
 
-@njit(inline="always")
+@njit()
 def energy(p, x, s):
     """The spring's c (x - x0)^2 / 2 (J)."""
     return 0.5 * p[C] * (x - p[X0]) ** 2
@@ -45,6 +45,8 @@ class _Linear(CompiledLaw):
     kind with the parameter row (c, d, x0). A subclass that lacks one of the three parameters
     defines it as a class attribute 0.0 (not a field)."""
 
+    #: the parameters' units ({F}: N or N.m, {L}: m or rad, by the coordinate)
+    units = {'c': '{F}/{L}', 'd': '{F}.s/{L}', 'x0': '{L}'}
     kind = KIND
 
 

@@ -113,6 +113,10 @@ class JointStiction(JointForce):
     -3.0
     """
 
+    #: the units of the parameters ``with_parameters`` changes ({F}: N or N.m, {L}: m or
+    #: rad, by the coordinate)
+    units = {'f_static': '{F}', 'f_kinetic': '{F}', 'd': '{F}.s/{L}'}
+
     def __init__(self, name, joint, f_static, f_kinetic, d=0.0, primitive=0):
         name = _check_name("JointStiction", name)
         label = f"JointStiction '{name}'"
@@ -233,6 +237,10 @@ class BodySpringDamper(LineForce):
     """
 
     vector_valued = True
+
+    #: the units of the parameters ``with_parameters`` changes ({F}: N or N.m, {L}: m or
+    #: rad, by the coordinate)
+    units = {'k': 'N/m', 'b': 'N.s/m', 'r0': 'm'}
 
     def __init__(self, name, cs_a, cs_b, k, b, r0=0.0):
         name = _check_name("BodySpringDamper", name)

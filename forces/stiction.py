@@ -26,7 +26,7 @@ F_STATIC, F_KINETIC, D = range(3)
 LABELS = (("slips backwards", "slips forwards"), ("sticks", "breaks free"))
 
 
-@njit(inline="always")
+@njit()
 def force(p, x, v, s):
     """Slipping: -f_kinetic sign(v) - d v; sticking, the lock's force holds it (the rate is
     zero, and so the viscous part)."""
@@ -34,7 +34,7 @@ def force(p, x, v, s):
     return -kinetic - p[D] * v
 
 
-@njit(inline="always")
+@njit()
 def switching(p, x, v, s, g):
     """g[0] = v: slipping, the rate reaches zero (stick or reverse); g[1] (sticking: |lambda|
     - f_s, with lambda the force the lock needs) is written by
@@ -43,13 +43,13 @@ def switching(p, x, v, s, g):
     g[1] = -1.0
 
 
-@njit(inline="always")
+@njit()
 def armed(p, s, k):
     """The rate's zero while slipping, the lock's limit while sticking."""
     return (k == 0 and s[1] > 0.0) or (k == 1 and s[1] < 0.0)
 
 
-@njit(inline="always")
+@njit()
 def natural_sides(p, x, v, s, g):
     """Whether it sticks is decided where the rate reaches zero, from the force the lock needs
     (mbd.run.integrators): the state keeps a sticking element stuck, sticks one at rest (v = 0
@@ -62,7 +62,7 @@ def natural_sides(p, x, v, s, g):
         s[k] = 1.0
 
 
-@njit(inline="always")
+@njit()
 def next_mode(p, x, v, s, k):
     """The rate reached zero (k = 0): the slip direction turns and it sticks, if its lock
     holds (the run settles that, :mod:`mbd.run.locks`); the lock's limit crossed (k = 1): it

@@ -66,6 +66,8 @@ class TableForce(CompiledLaw):
     table: Table
     d: float = 0.0
 
+    #: the parameters' units ({F}: N or N.m, {L}: m or rad, by the coordinate)
+    units = {'d': '{F}.s/{L}'}
     kind = KIND
     name = "TableForce"
 

@@ -22,26 +22,26 @@ K, K_MIN, THETA_INIT = range(3)
 LABELS = (("K below K_min: K_min in use", "K in use"),)
 
 
-@njit(inline="always")
+@njit()
 def force(p, x, v, s):
     """-K (theta_init + x), with K_min in place of K while s[0] < 0 (N m or N)."""
     stiffness = p[K] if s[0] > 0.0 else p[K_MIN]
     return -stiffness * (p[THETA_INIT] + x)
 
 
-@njit(inline="always")
+@njit()
 def switching(p, x, v, s, g):
     """g[0] = K - K_min: K in use while >= 0."""
     g[0] = p[K] - p[K_MIN]
 
 
-@njit(inline="always")
+@njit()
 def armed(p, s, k):
     """The one switch."""
     return k == 0
 
 
-@njit(inline="always")
+@njit()
 def energy(p, x, s):
     """K (theta_init + x)^2 / 2 with the larger of K and K_min (J)."""
     return 0.5 * max(p[K], p[K_MIN]) * (p[THETA_INIT] + x) ** 2
@@ -81,6 +81,8 @@ class VariableRotationalSpring(CompiledLaw):
     #: how K is called: 0 a constant, 1 K(t), 2 K(t, state); set on construction
     _arity: int = field(default=0, init=False, repr=False, compare=False)
 
+    #: the parameters' units ({F}: N or N.m, {L}: m or rad, by the coordinate)
+    units = {'K': '{F}/{L}', 'K_min': '{F}/{L}', 'theta_init': '{L}'}
     kind = KIND
     switch_names = LABELS
     name = "VariableRotationalSpring"

@@ -29,7 +29,8 @@ COVERED_APART = {"engine_mount": "test_engine_mount.py",
                  "gearbox_pid": "test_control_examples.py",
                  "pd_pendulum": "test_control_examples.py",
                  "rubber_stop": "test_table_and_stepping_examples.py",
-                 "external_controller": "test_table_and_stepping_examples.py"}
+                 "external_controller": "test_table_and_stepping_examples.py",
+                 "gearbox_fmu": "mbd/test_fmu.py"}
 #: every example script (each with a gallery row and a picture)
 ALL_EXAMPLES = COVERED | set(COVERED_APART)
 TOOLS = {"make_stills"}     # scripts in examples/ that are not examples

@@ -63,8 +63,8 @@ def test_ci_runs_the_readme_commands():
 #: earlier stages', never a later one's. The package face (mbd/__init__.py, which binds the
 #: stage facades Model.build and System.simulate) and, above it, the command line (a user of
 #: the public API) sit on top.
-STAGES = ("model", "compiled", "build", "control", "run", "analysis", "study", "__init__", "cli",
-          "__main__")
+STAGES = ("model", "compiled", "build", "control", "run", "analysis", "study", "exchange",
+          "__init__", "cli", "__main__")
 
 
 def module_name(path, root=ROOT):

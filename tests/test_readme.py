@@ -21,6 +21,8 @@ def test_readme_python_example_runs(tmp_path, monkeypatch):
     rows = (tmp_path / "slot-study" / "sweep.csv").read_text().splitlines()
     assert len(rows) == 1 + 6 and all(",ok," in row for row in rows[1:])
     assert len(list((tmp_path / "slot-study" / "runs").glob("*.npz"))) == 6
+    # the FMU of the FMI section, written whole
+    assert (tmp_path / "gearbox.fmu").stat().st_size > 0
 
 
 def test_adding_an_element_quotes_the_real_elastogap():

@@ -96,7 +96,7 @@ def mode_frames(linear, k, amplitude=None, cycles=2, fps=30):
     result : mbd.Result
         The frames (q on the mechanism, v the linear mode's rates T z'), the force laws'
         branches those of the operating state.
-    mode : mbd.analysis.linear.Mode
+    mode : mbd.analysis.linearmodel.Mode
     amplitude : float
 
     Raises

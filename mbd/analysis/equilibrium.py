@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ..compiled import assembly, dynamics, layout, statefunction as sf
+from ..compiled import assembly, dynamics, statefunction as sf
+from ..control.signals import coordinate_unit
 from . import coordinates
 from ..model import validate, values
 from ..model.errors import AnalysisError
@@ -60,7 +61,7 @@ class Equilibrium:
         Force element name -> its law's state at rest (e.g. ``{"contact": True}`` for an
         ElastoGap in contact, ``{"contact": -1}`` for a BISTOP against its lower stop x1);
         empty for smooth laws.
-    linear : mbd.analysis.linear.LinearModel
+    linear : mbd.analysis.linearmodel.LinearModel
         The linearization about the state.
     system : System
     """
@@ -241,7 +242,7 @@ def _relax(statics, q, t):
             r = statics.force(q)
             worst = np.abs(moved / chart.scale)
             runners = [f"{_coordinate_label(system, names[i])} (moved {moved[i]:+.3g} "
-                       f"{_unit(system, i)})" for i in np.argsort(-worst)
+                       f"{coordinate_unit(system, i)})" for i in np.argsort(-worst)
                        if worst[i] >= 0.5 * worst.max()][:4]
             raise AnalysisError(
                 f"equilibrium: system '{system.name}' has no static equilibrium reachable from "
@@ -263,13 +264,6 @@ def _relax(statics, q, t):
 def _coordinate_label(system, name):
     joint, coordinate = name.rsplit(".", 1)
     return f"joint '{joint}' {coordinate}"
-
-
-def _unit(system, i):
-    for L in system.tree:
-        if L["vadr"] <= i < L["vadr"] + L["nd"]:
-            return "m" if L["jtype"] == layout.PRISMATIC else "rad"
-    return ""
 
 
 def _active(system, sd, t, q):

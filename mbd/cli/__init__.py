@@ -1,6 +1,6 @@
 """The command line: ``mbd demo``, ``mbd run MODEL.py``, ``mbd check MODEL.py``,
-``mbd equilibrium MODEL.py``, ``mbd modes MODEL.py``, ``mbd sweep MODEL.py``, ``mbd warmup`` (also
-``python -m mbd ...``).
+``mbd equilibrium MODEL.py``, ``mbd modes MODEL.py``, ``mbd sweep MODEL.py``, ``mbd fmu MODEL.py``,
+``mbd warmup`` (also ``python -m mbd ...``).
 
 This is the composition root (DESIGN §1): the only part of ``mbd`` that may import ``joints``,
 ``forces`` and ``viz``.
@@ -44,6 +44,10 @@ every run. ``--output peak=absmax:force.stop.value`` names an output (REDUCTION:
 ``--workers N`` sets the local processes; the same command into the same ``--out`` resumes.
 ``--plot COLUMN`` also draws that output against the parameters (``DIR/sweep_COLUMN.png``).
 
+``mbd fmu MODEL.py -o MODEL.fmu [--fmi 3|2] [--set ...]`` exports the script as an FMI
+co-simulation FMU (:func:`mbd.exchange.export_fmu`): its Inputs, Sensors and the parameters
+``--set`` changes become the FMU's inputs, outputs and parameters.
+
 ``--out DIR`` is the output folder, made if missing; a path that is a file, or a folder that
 cannot be made or written into, is refused before the simulation (or analysis) starts. Every
 file is written whole or not at all.
@@ -63,7 +67,7 @@ from ..model.errors import AnalysisError, InputError, ModelError, SimulationErro
 # the loading, --set and run-settings rules live in mbd.study.scripts (mbd.sweep uses them too);
 # they are part of the command line's face (tests and scripts use them from here)
 from ..study.scripts import apply_setting, load_script, model_of, run_settings
-from . import analysis as analyses, run as running, sweep as sweeping
+from . import analysis as analyses, fmu as exporting, run as running, sweep as sweeping
 from .run import INTERRUPTED
 
 __all__ = ["main", "argument_parser", "apply_setting", "load_script", "model_of",
@@ -105,6 +109,7 @@ def argument_parser():
     running.add_parsers(sub, progress, setting)
     analyses.add_parsers(sub, setting)
     sweeping.add_parsers(sub, progress, setting)
+    exporting.add_parsers(sub, setting)
     warm = sub.add_parser("warmup", help="compile the kernels into numba's cache now (the first "
                           "run of any model then starts in seconds)")
     warm.set_defaults(run=warmup_command)

@@ -10,13 +10,13 @@ PARAMETERS = ("value",)
 VALUE = 0
 
 
-@njit(inline="always")
+@njit()
 def force(p, x, v, s):
     """The value itself (N or N m)."""
     return p[VALUE]
 
 
-@njit(inline="always")
+@njit()
 def odd_at_zero(p):
     """Only no force at all is odd in v at x = 0."""
     return p[VALUE] == 0.0

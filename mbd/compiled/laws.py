@@ -56,7 +56,7 @@ class CompiledLaw(Law):
         x = np.ascontiguousarray(x, dtype=float).reshape(-1)
         params = np.ascontiguousarray(params, dtype=float).reshape(len(x), -1)
         sides = (np.ones((len(x), LAW_SWITCHES)) if sides is None
-                 else np.ascontiguousarray(sides, dtype=float)[:, :LAW_SWITCHES])
+                 else np.ascontiguousarray(np.asarray(sides, dtype=float)[:, :LAW_SWITCHES]))
         out = np.empty(len(x))
         lawkernels.energies(self.code, params, x, sides, out)
         return out

@@ -30,7 +30,8 @@ import math
 import numpy as np
 
 from ..model import values
-from ..model.elements import ControlElement, Signal
+from ..model.controls import ControlElement
+from ..model.elements import Signal
 from .signals import Input, Sensor
 
 

@@ -13,8 +13,10 @@ A sensor names a measured quantity with the names the analyses use (SPEC §6, §
 """
 import math
 
+from ..compiled import layout
 from ..model import values
-from ..model.elements import ControlElement, Signal
+from ..model.controls import ControlElement
+from ..model.elements import Signal
 
 #: the quantities of a CS: position, velocity and the body's angular velocity, world axes
 CS_QUANTITIES = {"x": ("position", 0), "y": ("position", 1), "z": ("position", 2),
@@ -77,6 +79,41 @@ def quantity(system, what):
                      f"quantity is one of: {'; '.join(FORMS)} (joints "
                      f"{sorted(system.joints)}, force elements {sorted(system.force_index)}, "
                      f"bodies {sorted(system.bodies)})")
+
+
+def coordinate_unit(system, i):
+    """The unit of joint velocity coordinate ``i`` of ``system``'s tree: "m" on a prismatic
+    primitive, else "rad" (a coordinate's rate is in it per second)."""
+    for link in system.tree:
+        if link["vadr"] <= i < link["vadr"] + link["nd"]:
+            return "m" if link["jtype"] == layout.PRISMATIC else "rad"
+    return ""
+
+
+def element_units(system, element):
+    """(force unit, coordinate unit) of a 1-D force element of ``system``: ("N", "m") on a
+    translational coordinate or line, ("N.m", "rad") on a rotational one."""
+    if element.placement == "joint":
+        jm = system.joints[element.joint.name]
+        length = coordinate_unit(system, int(jm.v_index[element.primitive]))
+    else:
+        length = "rad" if element.placement == "rotational" else "m"
+    return ("N", "m") if length == "m" else ("N.m", "rad")
+
+
+def unit(system, what):
+    """The unit of measured quantity ``what`` in ``system`` (see :func:`quantity`): "m",
+    "rad", "m/s", "rad/s", "N", "N.m" or "J"."""
+    found = quantity(system, what)
+    if found[0] == "energy":
+        return "J"
+    if found[0] == "joint":
+        length = coordinate_unit(system, found[2])
+        return length if found[1] == "q" else length + "/s"
+    if found[0] == "cs":
+        return {"position": "m", "velocity": "m/s", "angular_velocity": "rad/s"}[found[3]]
+    force, length = element_units(system, system.force_elements[found[1]])
+    return {"value": force, "x": length, "xdot": length + "/s"}[found[2]]
 
 
 class Sensor(ControlElement):

@@ -3,8 +3,6 @@
 Concrete joints live in the ``joints`` package and concrete force elements in ``forces``; the
 core knows only these contracts (DESIGN §1).
 """
-import functools
-import inspect
 
 import numpy as np
 
@@ -37,54 +35,6 @@ class Signal:
 
     def label(self):
         return f"signal {self!r}"
-
-
-class ControlElement(Element):
-    """A sensor, an input or a controller (``mbd.control``): named, added with
-    :meth:`mbd.Model.add` and checked against the built mechanism by :meth:`check`. Its
-    numeric parameters in :attr:`settable` can be overridden (``--set pid.kp=40``, sweeps):
-    :meth:`with_parameters` makes a new element through its constructor, which checks them."""
-
-    #: the parameters an override may change (numbers its constructor takes)
-    settable = ()
-
-    def __init_subclass__(cls, **options):
-        # remember the arguments each element is made with, for with_parameters
-        super().__init_subclass__(**options)
-        init = cls.__dict__.get("__init__")
-        if init is None:
-            return
-        signature = inspect.signature(init)
-
-        @functools.wraps(init)
-        def recording(self, *args, **kwargs):
-            if "_arguments" not in self.__dict__:        # the class made, not a base
-                bound = signature.bind(self, *args, **kwargs)
-                bound.apply_defaults()
-                self._arguments = dict(list(bound.arguments.items())[1:])
-            init(self, *args, **kwargs)
-        cls.__init__ = recording
-
-    def with_parameters(self, **changes):
-        """A new element like this one with the numbers ``changes`` (from :attr:`settable`),
-        made and checked by its constructor."""
-        unknown = [k for k in changes if k not in self.settable]
-        if unknown:
-            raise ValueError(f"{self.label()} has no settable parameter {unknown[0]!r}; its "
-                             f"settable parameters are: {', '.join(self.settable) or 'none'}")
-        return type(self)(**{**self._arguments, **changes})
-
-    def describe(self):
-        """One line for a report: what it is and its parameters."""
-        return self.label()
-
-    def check(self, system, controls):
-        """The problems (list of str) of this element in ``system`` with the other control
-        elements ``controls`` (name -> element); empty when it is well formed."""
-        return []
-
-    def label(self):
-        return f"{type(self).__name__} '{self.name}'"
 
 
 class Primitive:
@@ -258,6 +208,9 @@ class Law:
 
     kind = None
     switch_names = ()
+    #: the units of its parameters, for exchange (an FMU's parameters): name -> unit, "{F}"
+    #: the force's (N or N.m) and "{L}" the coordinate's (m or rad) where they depend on it
+    units = {}
 
     @property
     def code(self):
@@ -325,6 +278,8 @@ class ForceElement(Element):
 
     placement = None
     law = None
+    #: the units of the parameters its ``with_parameters`` changes, as :attr:`Law.units`
+    units = {}
     joint = None
     primitive = 0
     cs_a = None

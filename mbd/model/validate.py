@@ -9,7 +9,8 @@ import numpy as np
 from scipy import integrate
 
 from . import values
-from .elements import ControlElement, ForceElement, GearConstraint, Joint, Law, MotionDriver
+from .controls import ControlElement
+from .elements import ForceElement, GearConstraint, Joint, Law, MotionDriver
 from .errors import ModelError
 from .builder import CS, Body, Ground
 
@@ -236,7 +237,7 @@ def check_force_element(fe, model, problems):
 def check_model(model, problems):
     """Check names, bodies, grounds and every element of ``model``; returns the elements by
     what they are: (joints, force elements, motion drivers, gears, control elements), the
-    last checked against the built system (:meth:`mbd.model.elements.ControlElement.check`)."""
+    last checked against the built system (:meth:`mbd.model.controls.ControlElement.check`)."""
     check_names(model, problems)
     for body in model.bodies:
         check_body(body, problems)

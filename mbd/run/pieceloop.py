@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from ..compiled import events, layout, statefunction as sf
+from ..compiled import events, interrupts, layout, statefunction as sf
 from . import failures
 from ..model.errors import SimulationError
 from .failures import BlewUp, Failed, IntegratorFailed, Singular, Undefined
@@ -202,6 +202,7 @@ class Run:
             t, y = stepping.t, stepping.y
             self.t_now = t
             self.bar.update(t, len(self.events))
+            interrupts.run_pending()    # a Ctrl-C another thread received acts between batches
             self.check_budget(t, y)
             if status == CROSSED:
                 dense = stepping.dense()

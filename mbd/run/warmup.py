@@ -96,6 +96,13 @@ def _signatures():
     for role, name in LAW_TARGETS.items():
         args = ["code"] + registry.ROLES[role][0].split(", ")
         out[name] = (getattr(lawkernels, role), tuple(law_args[a] for a in args))
+    out["law_energies"] = (lawkernels.energies, (i8, m, y, m, y))
+    # the same dispatch as the kernels call it, on an element's record fields
+    element, mode = records(data.elements).dtype, records(data.mode).dtype
+    law_args.update(p=element.typeof("params"), s=mode.typeof("sides"))
+    for role, name in ELEMENT_LAW_TARGETS.items():
+        args = ["code"] + registry.ROLES[role][0].split(", ")
+        out[name] = (getattr(lawkernels, role), tuple(law_args[a] for a in args))
     return out
 
 
@@ -103,6 +110,12 @@ def _signatures():
 #: their target names
 LAW_TARGETS = {role: "law_" + role for role, (_, options, _) in registry.ROLES.items()
                if "inline" not in options}
+
+
+#: the law dispatch's functions the kernels call (:mod:`mbd.compiled.forcekernels`), on the
+#: element records' fields, by their target names
+ELEMENT_LAW_TARGETS = {role: "element_law_" + role
+                       for role in ("force", "switching", "natural_sides")}
 
 
 _CACHE = {}
@@ -124,7 +137,8 @@ TARGETS = ("tree_free_world", "tree_free_link", "tree_forced_world", "tree_force
            "dense_value", "radau_advance", "radau_dense_value", "crossed_mask", "armed",
            "normalize_quaternions", "link_transforms",
            "link_velocities", "constraint_rows", "closure_rows", "retract",
-           *LAW_TARGETS.values(), "aba_world", "aba")
+           *LAW_TARGETS.values(), "law_energies", *ELEMENT_LAW_TARGETS.values(),
+           "aba_world", "aba")
 
 def run_targets(sd, compiled, method="DOP853"):
     """The targets a run of ``sd``'s mechanism needs besides its right-hand side, in the
@@ -158,9 +172,11 @@ def first_right_hand_side(sd, compiled, method="DOP853"):
     targets of the run (:func:`run_targets`, those missing from the cache), then wait for it:
     a run's first compilation on two cores.
 
-    Both need the kinematics and the force elements; the second process starts with them,
-    while this one starts with the articulated-body algorithm, which only it needs, so that
-    by the time it needs the shared kernels they are mostly in the cache.
+    The work is split so that no kernel is compiled twice (:func:`_plan`): both processes need
+    the kinematics and the force elements, which take most of the time; the second process
+    starts with them, while this one compiles what only it needs (the articulated-body
+    algorithm, the integration loop), then waits for them before it compiles the right-hand
+    side, which then loads them from the cache.
 
     Returns
     -------
@@ -174,14 +190,37 @@ def first_right_hand_side(sd, compiled, method="DOP853"):
     _STARTED.add((sd.rhs, compiled, method))
     targets = run_targets(sd, compiled, method)
     compiling = not all(cached(n) for n in [sd.rhs.__name__, *targets])
-    child = prefetch(targets)
-    dynamics = _DYNAMICS.get(sd.rhs.__name__)
-    if dynamics and child.process is not None:
-        compile_targets([dynamics])
+    here, shared, rest = _plan(sd, targets)
+    child = prefetch(shared, rest, later_targets(sd))
+    if child.process is not None:
+        compile_targets(here)
+        child.wait(SHARED)
     y = np.zeros(sd.system.nq + sd.system.nv)
     native.entry(sd.rhs, (0.0, y, y, sd.data))
-    child.wait()
+    child.wait(READY)
     return time.perf_counter() - started if compiling else 0.0
+
+
+def _plan(sd, targets):
+    """How a first run's compilation is split, from the run's targets besides its right-hand
+    side: (compiled here first, compiled by the second process first (its right-hand side
+    waits for them), compiled by the second process then).
+
+    Without force elements the processes share only the kinematics (small): this one compiles
+    the tree dynamics, the other everything else. With force elements, the force elements'
+    kernels (``elements_at``: the measures, the laws and the loads, about half the work) are
+    shared with the right-hand side: the other process compiles them first, and this one
+    meanwhile the laws' dispatch, which ``elements_at`` calls only after the measures (it then
+    loads them from the cache), and the integration loop, which nothing else calls.
+    """
+    dynamics = _DYNAMICS.get(sd.rhs.__name__)
+    here = [dynamics] if dynamics else []
+    if not sd.system.force_elements:
+        return here, [], targets
+    loop = [n for n in targets if n.endswith(("advance", "dense_value"))]
+    shared = [n for n in targets if n == "elements_at"]
+    return (here + list(ELEMENT_LAW_TARGETS.values()) + loop, shared,
+            [n for n in targets if n not in loop and n not in shared])
 
 
 def cached(name):
@@ -210,11 +249,14 @@ def compile_targets(names, report=None):
             report(name, time.perf_counter() - started)
 
 
-#: what a first run's second process compiles after the run's own targets (the results')
-LATER = ("kinematics_rows",)
+def later_targets(sd):
+    """What a first run's second process compiles after the run's own targets: the kernels
+    of ``sd``'s results (its bodies' motion; its force elements' energies)."""
+    return ["kinematics_rows"] + (["law_energies"] if sd.system.force_elements else [])
 
-#: the line a child prints when the run's own targets are compiled
-READY = "ready"
+#: the lines a child prints when the targets its parent's right-hand side shares are compiled
+#: (SHARED), then when the run's own targets are (READY)
+SHARED, READY = "shared", "ready"
 
 
 class Prefetch:
@@ -222,17 +264,21 @@ class Prefetch:
 
     def __init__(self, process):
         self.process = process
+        self.seen = set()
 
-    def wait(self, timeout=300.0):
-        """Wait until the child has compiled the run's own targets (at most ``timeout`` s; it
-        goes on with :data:`LATER` by itself); whatever it did not finish is compiled where
-        it is needed."""
-        if self.process is None:
-            return
-        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
-        if ready:
-            self.process.stdout.readline()     # READY, or end of output: done either way
-        self.process.stdout.close()
+    def wait(self, line=READY, timeout=300.0):
+        """Wait until the child has printed ``line`` (:data:`SHARED` or :data:`READY`; at most
+        ``timeout`` s; after READY it goes on with the later targets by itself); whatever it did
+        not finish is compiled where it is needed."""
+        deadline = time.perf_counter() + timeout
+        while self.process is not None and line not in self.seen:
+            ready, _, _ = select.select([self.process.stdout], [], [],
+                                        max(0.0, deadline - time.perf_counter()))
+            said = self.process.stdout.readline().strip() if ready else ""
+            self.seen.add(said)
+            if said in ("", READY):      # done, gone or too slow: stop listening
+                self.seen.update((SHARED, READY))
+                self.process.stdout.close()
 
 
 def _child_environment():
@@ -245,23 +291,25 @@ def _child_environment():
                 **{registry.MODULES: ",".join(registry.modules())})
 
 
-def prefetch(names):
-    """Start compiling the targets ``names`` whose cache is missing in a second process (and
-    then :data:`LATER`), and return a :class:`Prefetch` to wait for (nothing starts when all
+def prefetch(shared, rest=(), later=()):
+    """Start compiling, in a second process, the targets ``shared`` whose cache is missing,
+    then (after printing :data:`SHARED`) those of ``rest``, then (after :data:`READY`)
+    those of ``later``, and return a :class:`Prefetch` to wait for (nothing starts when all
     are cached, on a machine with one core, on Windows, where a pipe cannot be waited on with
     a timeout, or with ``MBD_PREFETCH=0``)."""
     if (os.environ.get("MBD_PREFETCH", "1") == "0" or (os.cpu_count() or 1) < 2
             or os.name == "nt"):
         return Prefetch(None)
-    missing = [n for n in names if not cached(n)]
-    later = [n for n in LATER if not cached(n)]
-    if not missing and not later:
+    first, then, later = ([n for n in group if not cached(n)]
+                          for group in (shared, rest, later))
+    if not first and not then and not later:
         return Prefetch(None)
     env = _child_environment()
     try:
-        process = subprocess.Popen([sys.executable, "-m", "mbd.run.warmup", *missing, "--later",
-                                    *later], env=env, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        process = subprocess.Popen([sys.executable, "-m", "mbd.run.warmup", *first, "--then",
+                                    *then, "--later", *later], env=env,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL, text=True)
     except OSError:
         return Prefetch(None)
     return Prefetch(process)
@@ -276,7 +324,7 @@ GROUPS = (("aba_world", "tree_free_world", "tree_forced_world", "constrained_fre
            "radau_advance", "radau_dense_value", "no_switching", "armed",
            "crossed_mask", "kinematics_rows", "normalize_quaternions", "link_transforms",
            "link_velocities", "constraint_rows", "closure_rows", "retract",
-           *LAW_TARGETS.values()))
+           *LAW_TARGETS.values(), "law_energies", *ELEMENT_LAW_TARGETS.values()))
 
 
 def everything(jobs=2, report=None):
@@ -312,9 +360,10 @@ def everything(jobs=2, report=None):
 
 
 def main(argv=None):
-    """``python -m mbd.run.warmup [--report] NAME ... [--later NAME ...]``: compile the named
-    targets (``--report``: a line ``compiled NAME SECONDS`` after each), print READY, then
-    compile the later ones (every target without names)."""
+    """``python -m mbd.run.warmup [--report] NAME ... [--then NAME ...] [--later NAME ...]``:
+    compile the named targets (``--report``: a line ``compiled NAME SECONDS`` after each),
+    print SHARED and compile those after ``--then``, print READY, then compile the later
+    ones (every target without names)."""
     argv = sys.argv[1:] if argv is None else argv
     report = None
     if argv[:1] == ["--report"]:
@@ -322,24 +371,27 @@ def main(argv=None):
 
         def report(name, seconds):
             print(f"compiled {name} {seconds:.3f}", flush=True)
-    first, _, later = _split(argv)
+    argv, later = _split(argv, "--later")
+    first, then = _split(argv, "--then")
     known = signatures()
-    compile_targets([n for n in (first or ([] if later else list(TARGETS))) if n in known],
-                    report)
-    try:
-        print(READY, flush=True)
-    except (BrokenPipeError, OSError):    # the parent stopped listening: compile on
-        pass
+    if not (first or then or later):
+        first = list(TARGETS)
+    for names, line in ((first, SHARED), (then, READY)):
+        compile_targets([n for n in names if n in known], report)
+        try:
+            print(line, flush=True)
+        except (BrokenPipeError, OSError):    # the parent stopped listening: compile on
+            pass
     compile_targets([n for n in later if n in known])
     return 0
 
 
-def _split(argv):
-    """(names before --later, None, names after it)."""
-    if "--later" in argv:
-        k = argv.index("--later")
-        return argv[:k], None, argv[k + 1:]
-    return argv, None, []
+def _split(argv, option):
+    """(names before ``option``, names after it)."""
+    if option in argv:
+        k = argv.index(option)
+        return argv[:k], argv[k + 1:]
+    return argv, []
 
 
 if __name__ == "__main__":

@@ -118,7 +118,8 @@ def prepare(source, t_end, options):
     warmup.first_right_hand_side(sd, compiled=bool(compiled), method=method)
     # load what the helper process compiled here too, so that forked workers inherit it
     # rather than each loading it from the cache in its first run
-    warmup.compile_targets([*warmup.run_targets(sd, bool(compiled), method), *warmup.LATER])
+    warmup.compile_targets([*warmup.run_targets(sd, bool(compiled), method),
+                             *warmup.later_targets(sd)])
     return time.perf_counter() - started
 
 

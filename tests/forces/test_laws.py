@@ -78,7 +78,9 @@ class _RefElastoGap:
         self.c, self.d, self.s0, self.n = c, d, s_rel0, n
 
     def value(self, x, v, t=0.0):
-        if not x < self.s0:
+        if not x < self.s0 or self.c == 0:
+            # without a spring the damping is clamped between +-0: no force in any branch,
+            # one branch (the law is the same on both sides of contact: no real switch)
             return 0.0, ("free",)
         f_c = -self.c * abs(x - self.s0) ** self.n
         f_d2 = self.d * v
@@ -422,9 +424,10 @@ def _all_branches(ref):
     if isinstance(ref, _RefLinear):
         return {("linear",)}
     if isinstance(ref, _RefElastoGap):
-        if ref.d == 0 or ref.c == 0:   # d v = 0 lies in [f_c, -f_c]; c = 0 clamps to 0
-            pieces = ["damping"] if ref.c > 0 else ["damping clamped at f_c",
-                                                    "damping clamped at -f_c"]
+        if ref.c == 0:       # no force anywhere: one branch
+            return {("free",)}
+        if ref.d == 0:       # d v = 0 lies in [f_c, -f_c]
+            pieces = ["damping"]
         else:
             pieces = ["damping", "damping clamped at f_c", "damping clamped at -f_c"]
         return {("free",)} | {("contact", p) for p in pieces}
@@ -572,7 +575,7 @@ def test_branch_changes_exactly_where_an_armed_switching_function_changes_sign(
                     assert got == pytest.approx(want, rel=1e-12, abs=1e-12 * scale), (p, label0)
                     _check_boundary(law, ref, scale, p0, p)
             prev = (p, s, row, label)
-    assert changes >= 1
+    assert changes >= 1 or len(_all_branches(ref)) == 1      # (ElastoGap c = 0: one branch)
 
 
 def _check_boundary(law, ref, scale, pa, pb):

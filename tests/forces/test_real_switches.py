@@ -100,3 +100,21 @@ def test_stiction_logs_its_stick_and_slip_changes_only():
     """Kinetic friction 0.5 N stops the block released at 1 m/s after 2 s, where it sticks
     (nothing pushes it): one switch."""
     assert_log(run(stiction=dict(f_static=0.8, f_kinetic=0.5)), [(2.0, "sticks")])
+
+
+@pytest.mark.parametrize("law", [ElastoGap(c=0.0, d=2.0, s_rel0=-0.5),
+                                 Bistop(x1=-0.5, x2=0.5, k=0.0, e=1.0, cmax=0.0, d=0.1)],
+                         ids=["ElastoGap c=0", "Bistop k=cmax=0"])
+def test_a_contact_law_that_exerts_no_force_logs_nothing(law):
+    """Without a spring (ElastoGap c = 0: its damping is clamped between +-0) or without
+    stiffness and damping (Bistop), contact changes nothing: no switch is logged, and the
+    block moves freely through the contacts (x = v0 t, 1 m/s, to 1e-9 m)."""
+    assert run(law, v0=-1.0) == []
+    model = mbd.Model("block")
+    ground = model.add_ground("ground", environment=mbd.Environment(gravity=(0.0, 0.0, 0.0)))
+    block = model.add_body("block", mass=1.0, cg=(0.0, 0.0, 0.0), inertia=[1.0, 1.0, 1.0])
+    slide = model.add(Prismatic("slide", ground, block["cg"], axis=(1.0, 0.0, 0.0), v0=-1.0))
+    model.add(JointForce("law", slide, law))
+    result = model.simulate(T_END, output_step=0.1, rtol=1e-10, atol=1e-12)
+    assert result.joint("slide").q[-1] == pytest.approx(-T_END, abs=1e-9)
+    assert max(abs(result.force("law").value)) == 0.0

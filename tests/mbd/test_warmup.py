@@ -32,3 +32,62 @@ def test_a_runs_targets_are_known():
             assert set(names) <= set(warmup.TARGETS), (compiled, method)
             assert "elements_and_locks" in names
             assert compiled == any(n.endswith("advance") for n in names)
+
+
+def test_a_first_runs_work_is_split_with_no_target_twice():
+    """The first run's split (warmup._plan): this process and the helper compile disjoint
+    targets; with force elements the helper starts with elements_at (the kernels the
+    right-hand side shares) and this process compiles the laws' dispatch and the loop."""
+    import numpy as np
+
+    import mbd
+    from forces import JointForce, Spring
+    from joints import Prismatic
+    from mbd.compiled import statefunction as sf
+
+    m = mbd.Model("block")
+    g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, 0)))
+    b = m.add_body("b", mass=1.0, cg=(0, 0, 0), inertia=np.eye(3))
+    j = m.add(Prismatic("slide", g, b["cg"], axis=(1, 0, 0)))
+    bare = sf.state_data(m.build())
+    m.add(JointForce("spring", j, Spring(c=1.0)))
+    forced = sf.state_data(m.build())
+    for sd, elements in ((bare, False), (forced, True)):
+        for compiled in (False, True):
+            targets = warmup.run_targets(sd, compiled)
+            here, shared, rest = warmup._plan(sd, targets)
+            everything = here + shared + rest
+            assert len(everything) == len(set(everything))
+            assert set(targets) <= set(everything) <= set(warmup.TARGETS)
+            assert shared == (["elements_at"] if elements else [])
+            laws = set(warmup.ELEMENT_LAW_TARGETS.values())
+            assert laws <= set(here) if elements else not laws & set(everything)
+            assert compiled == ("advance" in here if elements else "advance" in rest)
+        assert ("law_energies" in warmup.later_targets(sd)) == elements
+
+
+def test_ctrl_c_while_numba_compiles_is_held_until_the_compilation_ends():
+    """SIGINT during a numba compilation (its compile event, as every compilation of the
+    main thread triggers it; nested ones inside) is held: the compilation finishes, and
+    KeyboardInterrupt is raised when the outermost one ends; the handler before is back."""
+    import os
+    import signal
+    import time
+
+    import pytest
+    from numba.core import event
+
+    from mbd.compiled import interrupts
+
+    before = signal.getsignal(signal.SIGINT)
+    finished = []
+    with pytest.raises(KeyboardInterrupt):
+        with event.trigger_event("numba:compile", data={}):
+            with event.trigger_event("numba:compile", data={}):     # a callee's
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)
+                finished.append("inner")
+            finished.append("outer")
+    assert finished == ["inner", "outer"]
+    assert signal.getsignal(signal.SIGINT) is before
+    assert interrupts.LISTENER.depth == 0

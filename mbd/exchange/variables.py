@@ -1,0 +1,130 @@
+"""What a model shows another tool (SPEC §10): its inputs, outputs and parameters as named
+scalar variables, each with its start value, unit and description.
+
+- inputs: the model's :class:`mbd.Input`\\ s (their unit as given);
+- outputs: its :class:`mbd.Sensor`\\ s (the unit of what they measure);
+- parameters: what ``--set`` can change, one number each: a body's ``mass``, a joint's
+  ``q0``/``v0`` (joints of one coordinate), a force element's law parameters (numbers, not
+  functions or signals) or its own (``with_parameters``), a controller's ``settable`` gains.
+  A law or element declares its parameters' units (``units``); a controller's gains have
+  the units of its signals and are left without one.
+"""
+import dataclasses
+import math
+import re
+
+from ..control import Controller, Input, Sensor
+from ..control.signals import coordinate_unit, element_units, unit as quantity_unit
+from ..model.elements import ForceElement, Joint
+
+
+@dataclasses.dataclass
+class Variable:
+    """One scalar variable of the exchange: ``name`` (``"torque"``, ``"arm.mass"``),
+    ``causality`` ("input", "output" or "parameter"), ``start`` value, ``unit`` ("" when it
+    has none) and ``description``."""
+
+    name: str
+    causality: str
+    start: float
+    unit: str
+    description: str
+
+
+def variables(model, system):
+    """The variables of ``model`` (built as ``system``): its inputs, outputs and parameters
+    (:class:`Variable`), in the model's order."""
+    out = [Variable(c.name, "input", c.initial, c.unit, c.description or f"input {c.name}")
+           for c in system.controls if isinstance(c, Input)]
+    out += [Variable(c.name, "output", 0.0, quantity_unit(system, c.what),
+                     f"sensor {c.name}: {c.what}")
+            for c in system.controls if isinstance(c, Sensor)]
+    return out + parameters(model, system)
+
+
+def parameters(model, system):
+    """The parameters of ``model`` a master can set (:class:`Variable`), see the module."""
+    out = [Variable(f"{b.name}.mass", "parameter", float(b.mass), "kg",
+                    f"mass of body {b.name}") for b in model.bodies]
+    for e in model.elements:
+        if isinstance(e, Joint):
+            out += _joint(e, system)
+        elif isinstance(e, ForceElement):
+            out += _force_element(e, system)
+        elif isinstance(e, Controller):
+            out += [Variable(f"{e.name}.{p}", "parameter", float(getattr(e, p)), "",
+                             f"{p} of {e.label()}") for p in e.settable
+                    if _number(getattr(e, p, None))]
+    return out
+
+
+def _joint(joint, system):
+    """q0 and v0 of a joint of one coordinate."""
+    jm = system.joints.get(joint.name)
+    if jm is None or len(jm.v_index) != 1 or len(jm.q_index) != 1:
+        return []
+    length = coordinate_unit(system, int(jm.v_index[0]))
+    q0, v0 = (_scalar(getattr(joint, p, 0.0)) for p in ("q0", "v0"))
+    return [Variable(f"{joint.name}.q0", "parameter", q0, length,
+                     f"initial coordinate of joint {joint.name}"),
+            Variable(f"{joint.name}.v0", "parameter", v0, length + "/s",
+                     f"initial rate of joint {joint.name}")]
+
+
+def _scalar(value):
+    """A joint's q0/v0 as one float (None or a one-element list allowed)."""
+    if value is None:
+        return 0.0
+    if isinstance(value, (list, tuple)):
+        return float(value[0]) if value else 0.0
+    return float(value)
+
+
+def _force_element(element, system):
+    """The numbers ``--set`` changes on a force element: its own (``with_parameters``, those
+    its ``units`` names) or its law's."""
+    force, length = element_units(system, element)
+    if callable(getattr(element, "with_parameters", None)):
+        names, owner, units = list(element.units), element, element.units
+    elif dataclasses.is_dataclass(element.law):
+        names = [f.name for f in dataclasses.fields(element.law) if f.init]
+        owner, units = element.law, element.law.units
+    else:
+        return []
+    return [Variable(f"{element.name}.{p}", "parameter", float(getattr(owner, p)),
+                     units.get(p, "").format(F=force, L=length),
+                     f"{p} of {element.label()}")
+            for p in names if _number(getattr(owner, p, None))]
+
+
+def _number(value):
+    """Whether ``value`` is one finite number (not a function, a signal or a table)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+# ----------------------------------------------------------------------------- units
+
+#: the SI base units of the unit names mbd uses, as exponents (kg, m, s, rad)
+_BASE = {"kg": {"kg": 1}, "m": {"m": 1}, "s": {"s": 1}, "rad": {"rad": 1},
+         "N": {"kg": 1, "m": 1, "s": -2}, "J": {"kg": 1, "m": 2, "s": -2}}
+
+_FACTOR = re.compile(r"^([A-Za-z]+)(?:\^(-?\d+))?$")
+
+
+def base_units(name):
+    """The SI base-unit exponents of a unit name such as "N.m/rad", "N.s/m" or "m/s^2"
+    ({"kg": 1, "m": 2, ...}, zeros left out), or None when it is not made of kg, m, s, rad,
+    N and J with integer powers (such as "N/m^n", whose power is a parameter)."""
+    exponents = {}
+    numerator, *denominators = name.split("/")
+    parts = [(p, 1) for p in numerator.split(".")] + [
+        (p, -1) for d in denominators for p in d.split(".")]
+    for part, sign in parts:
+        match = _FACTOR.match(part)
+        if match is None or match.group(1) not in _BASE:
+            return None
+        power = sign * int(match.group(2) or 1)
+        for base, k in _BASE[match.group(1)].items():
+            exponents[base] = exponents.get(base, 0) + power * k
+    return {k: v for k, v in exponents.items() if v}
