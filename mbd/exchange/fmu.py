@@ -19,6 +19,7 @@ import sys
 import tempfile
 import warnings
 
+from ..model import files
 from ..model.errors import InputError
 
 #: what the modelDescription says the FMU needs
@@ -163,22 +164,8 @@ def _build(spec, script, path, fmi):
             raise InputError(f"export_fmu: {library} could not pack the FMU of model "
                              f"'{spec['model']}':\n{done.stderr[-3000:]}")
         built = done.stdout.strip().splitlines()[-1]
-        os.replace(built, path) if _same_device(built, path) else _copy_whole(built, path)
+        with files.atomic_path(path) as temporary:      # whole or not at all
+            shutil.copyfile(built, temporary)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-
-def _same_device(a, b):
-    return os.stat(a).st_dev == os.stat(os.path.dirname(b)).st_dev
-
-
-def _copy_whole(source, path):
-    """Copy ``source`` to ``path`` through a temporary file beside it (whole or not at all)."""
-    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".fmu.part")
-    os.close(handle)
-    try:
-        shutil.copyfile(source, temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise

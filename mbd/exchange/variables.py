@@ -16,6 +16,7 @@ import re
 from ..control import Controller, Input, Sensor
 from ..control.signals import coordinate_unit, element_units, unit as quantity_unit
 from ..model.elements import ForceElement, Joint
+from ..study.scripts import law_parameters
 
 
 @dataclasses.dataclass
@@ -64,33 +65,23 @@ def _joint(joint, system):
     if jm is None or len(jm.v_index) != 1 or len(jm.q_index) != 1:
         return []
     length = coordinate_unit(system, int(jm.v_index[0]))
-    q0, v0 = (_scalar(getattr(joint, p, 0.0)) for p in ("q0", "v0"))
+    q0, v0 = float(joint.initial_q()[0]), float(joint.initial_v()[0])
     return [Variable(f"{joint.name}.q0", "parameter", q0, length,
                      f"initial coordinate of joint {joint.name}"),
             Variable(f"{joint.name}.v0", "parameter", v0, length + "/s",
                      f"initial rate of joint {joint.name}")]
 
 
-def _scalar(value):
-    """A joint's q0/v0 as one float (None or a one-element list allowed)."""
-    if value is None:
-        return 0.0
-    if isinstance(value, (list, tuple)):
-        return float(value[0]) if value else 0.0
-    return float(value)
-
-
 def _force_element(element, system):
     """The numbers ``--set`` changes on a force element: its own (``with_parameters``, those
     its ``units`` names) or its law's."""
     force, length = element_units(system, element)
+    names, owner = law_parameters(element.law), element.law
     if callable(getattr(element, "with_parameters", None)):
-        names, owner, units = list(element.units), element, element.units
-    elif dataclasses.is_dataclass(element.law):
-        names = [f.name for f in dataclasses.fields(element.law) if f.init]
-        owner, units = element.law, element.law.units
-    else:
+        names, owner = list(element.units), element
+    elif names is None:          # a law of the user's own that is not a dataclass
         return []
+    units = owner.units
     return [Variable(f"{element.name}.{p}", "parameter", float(getattr(owner, p)),
                      units.get(p, "").format(F=force, L=length),
                      f"{p} of {element.label()}")

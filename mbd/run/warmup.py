@@ -93,16 +93,14 @@ def _signatures():
     out["retract"] = (loopkernels.retract, (y, y, tree))
     # the law dispatch Python calls (the laws' __call__), its types by argument name
     law_args = {"code": i8, "p": y, "x": f8, "v": f8, "s": y, "g": y, "k": i8}
-    for role, name in LAW_TARGETS.items():
-        args = ["code"] + registry.ROLES[role][0].split(", ")
-        out[name] = (getattr(lawkernels, role), tuple(law_args[a] for a in args))
-    out["law_energies"] = (lawkernels.energies, (i8, m, y, m, y))
     # the same dispatch as the kernels call it, on an element's record fields
     element, mode = records(data.elements).dtype, records(data.mode).dtype
-    law_args.update(p=element.typeof("params"), s=mode.typeof("sides"))
-    for role, name in ELEMENT_LAW_TARGETS.items():
-        args = ["code"] + registry.ROLES[role][0].split(", ")
-        out[name] = (getattr(lawkernels, role), tuple(law_args[a] for a in args))
+    kernel_args = dict(law_args, p=element.typeof("params"), s=mode.typeof("sides"))
+    for targets, types_of in ((LAW_TARGETS, law_args), (ELEMENT_LAW_TARGETS, kernel_args)):
+        for role, name in targets.items():
+            args = ["code"] + registry.ROLES[role][0].split(", ")
+            out[name] = (getattr(lawkernels, role), tuple(types_of[a] for a in args))
+    out["law_energies"] = (lawkernels.energies, (i8, m, y, m, y))
     return out
 
 

@@ -193,7 +193,7 @@ def apply_override(model, name, param, value, where):
     return f"{name}.{param} = {value}"
 
 
-def _law_parameters(law):
+def law_parameters(law):
     """The parameters of a law: the fields its constructor takes (a dataclass law, as every
     law in ``forces`` is), or None for a law that is not a dataclass."""
     if not dataclasses.is_dataclass(law) or isinstance(law, type):
@@ -236,7 +236,7 @@ def _set_force(fe, param, value, where):
             raise InputError(f"{where}: {err}") from None
     law = fe.law
     what = f"the {type(law).__name__} law of '{fe.name}'"
-    names = _law_parameters(law)
+    names = law_parameters(law)
     if names is not None:
         if param not in names:
             raise InputError(f"{where}: {what} has no parameter {param!r}; "
