@@ -5,7 +5,10 @@ Three scripts:
 - ``pendulum``: ``examples/pendulum.py`` (a tree without force elements);
 - ``one element``: an arm on a hinge with one ``VariableRotationalSpring`` (K = 5, K_min = 2),
   10 s (the force kernels: what every model with force elements compiles first);
-- ``demo``: ``python -m mbd demo`` (optional: ``--demo``).
+- ``demo``: ``python -m mbd demo`` (optional: ``--demo``);
+- ``numba controller``: the arm with an ``Actuator`` driven by a ``ContinuousController`` of a
+  user's numba ``@njit`` f(t, x, u) on a Sensor of the hinge, 10 s (optional:
+  ``--controller``; needs a tree with compiled controllers).
 
 Each tree is given as a folder holding its ``mbd`` package (a checkout, or ``git archive REV |
 tar -x -C DIR``). The trees run in turn, round after round, so that the machine's drift hits
@@ -38,6 +41,30 @@ model.add(JointForce("spring", hinge, VariableRotationalSpring(K=5.0, K_min=2.0)
 model.build().simulate(10.0)
 '''
 
+ONE_CONTROLLER = '''
+import numpy as np, mbd
+from numba import njit
+from joints import Revolute
+from forces import Actuator, JointForce
+
+@njit
+def pd(t, x, u):
+    out = np.empty(1)
+    out[0] = -5.0 * u[0] - 0.1 * u[1]
+    return x, out
+
+model = mbd.Model("arm")
+g = model.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, -9.81)))
+arm = model.add_body("arm", mass=1.0, cg=(0.5, 0, 0), inertia=np.diag([1e-3, .02, .02]),
+                     cs={"pivot": (0, 0, 0)})
+hinge = model.add(Revolute("hinge", g, arm["pivot"], axis=(0, 1, 0), q0=0.3))
+model.add(mbd.Sensor("angle", "hinge.q"))
+model.add(mbd.Sensor("rate", "hinge.v"))
+pd_controller = model.add(mbd.ContinuousController("pd", pd, ["angle", "rate"]))
+model.add(JointForce("motor", hinge, Actuator(pd_controller)))
+assert model.build().simulate(10.0).stats["stepper"] == "compiled"
+'''
+
 
 def timed(command, tree, cache, work):
     """Wall time (s) of ``command`` run with ``tree`` first on the path and ``cache`` as numba's
@@ -55,6 +82,8 @@ def main(argv=None):
     parser.add_argument("trees", nargs="+", help="folders holding an mbd package")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--demo", action="store_true", help="time `mbd demo` too")
+    parser.add_argument("--controller", action="store_true",
+                        help="time a model with one numba controller too")
     args = parser.parse_args(argv)
     work = tempfile.mkdtemp(prefix="mbd-coldstart-")
     script = os.path.join(work, "one_element.py")
@@ -63,6 +92,11 @@ def main(argv=None):
     cases = {"pendulum": lambda tree: [sys.executable,
                                        os.path.join(tree, "examples", "pendulum.py")],
              "one element": lambda tree: [sys.executable, script]}
+    if args.controller:
+        controller = os.path.join(work, "one_controller.py")
+        with open(controller, "w") as fh:
+            fh.write(ONE_CONTROLLER)
+        cases["numba controller"] = lambda tree: [sys.executable, controller]
     if args.demo:
         cases["demo"] = lambda tree: [sys.executable, "-m", "mbd", "demo", "--out",
                                       os.path.join(work, "demo-out")]

@@ -1,7 +1,9 @@
 """What a signal costs (issue 26; not a test: run it by hand): the cost of one right-hand-side
 evaluation of a pendulum whose spring's stiffness is a constant (the built-in law), a numba
-function K(t), a Table K(t) or a Python function K(t); and of a table force law against the
-linear spring it tabulates. Writes benchmarks/CONTROL.md.
+function K(t), a Table K(t) or a Python function K(t); of a table force law against the
+linear spring it tabulates; and of the same spring made by a continuous controller (a Gain,
+a numba controller, a Python one) reading the hinge angle through a Sensor and driving an
+Actuator. Writes benchmarks/CONTROL.md.
 
 The model: a 1 kg, 1 m arm on a hinge (no gravity) with a ``VariableRotationalSpring`` of
 K = 5 N m/rad (K_min = 2) from 0.3 rad, 20 s at rtol = atol = 1e-10. Every K(t) variant
@@ -9,11 +11,14 @@ returns the same 5.0 at every t (a numba ``5.0 + 0.0 * t``, a Table through (0, 
 5), a Python lambda), so that every run takes the very same steps and only the evaluation's
 cost differs: the wall time of a run (after a first run that compiles) divided by its
 right-hand-side evaluations, median of 15 runs. The table force law: ``TableForce`` of the
-linear table through (-1, -5) and (1, 5) against ``Spring(c=5)``, both compiled.
+linear table through (-1, -5) and (1, 5) against ``Spring(c=5)``, both compiled. The
+controllers: ``Gain([-5], [angle])``, a ``ContinuousController`` of a numba ``f(t, x, u) ->
+(x, [-5 u0])`` and of the same f as a plain Python function, each driving
+``Actuator(controller)``, against ``Spring(c=5)`` (the same force, -5 q).
 
 For the record, the LQR cart-pole of ``examples/cart_pole_lqr.py`` closed by a ``Gain`` (a
-continuous controller: scipy's DOP853 stepping mbd's right-hand side, the Gain evaluated from
-Python), 5 s from a 0.2 rad tilt at rtol 1e-10, against the same loop on the linear plant,
+continuous controller, compiled: the compiled DOP853 loop), 5 s from a 0.2 rad tilt at
+rtol 1e-10, against the same loop on the linear plant,
 x' = (A - B K) x, by scipy's solve_ivp (DOP853, same tolerances) and scipy.signal.lsim: the
 wall time of each (median of 3).
 
@@ -31,7 +36,7 @@ from numba import njit
 import mbd
 import scipy.integrate
 import scipy.signal
-from forces import JointForce, Spring, TableForce, VariableRotationalSpring
+from forces import Actuator, JointForce, Spring, TableForce, VariableRotationalSpring
 from joints import Revolute
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -43,13 +48,28 @@ def constant_stiffness(t):
     return 5.0 + 0.0 * t
 
 
+@njit
+def numba_spring(t, x, u):
+    out = np.empty(1)
+    out[0] = -5.0 * u[0]
+    return x, out
+
+
+def python_spring(t, x, u):
+    return x, np.array([-5.0 * u[0]])
+
+
 def pendulum(law):
-    """The arm on its hinge with ``law`` on the hinge, built."""
+    """The arm on its hinge with ``law`` on the hinge, built; ``law`` may be a continuous
+    controller, which then reads the hinge angle (Sensor ``angle``) and drives an Actuator."""
     model = mbd.Model("arm")
     g = model.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, 0)))
     arm = model.add_body("arm", mass=1.0, cg=(0.5, 0, 0), inertia=np.diag([1e-3, .02, .02]),
                          cs={"pivot": (0, 0, 0)})
     hinge = model.add(Revolute("hinge", g, arm["pivot"], axis=(0, 1, 0), q0=0.3))
+    if isinstance(law, mbd.ContinuousController) or isinstance(law, mbd.Gain):
+        model.add(mbd.Sensor("angle", "hinge.q"))
+        law = Actuator(model.add(law))
     model.add(JointForce("spring", hinge, law))
     return model.build()
 
@@ -90,7 +110,7 @@ def lqr_loop():
             fn()
             walls.append(time.perf_counter() - start)
         return statistics.median(walls)
-    return [("mbd: the nonlinear cart-pole, Gain from Python (scipy DOP853)",
+    return [("mbd: the nonlinear cart-pole, Gain compiled (compiled DOP853)",
              timed(lambda: system.simulate(5.0, output_step=0.01, rtol=1e-10, atol=1e-12))),
             ("scipy solve_ivp (DOP853) of the linear closed loop",
              timed(lambda: scipy.integrate.solve_ivp(lambda _, x: closed @ x, (0.0, 5.0), x0,
@@ -112,7 +132,12 @@ def main():
               "K"),
              ("built-in: Spring(c=5)", Spring(c=5.0), "spring"),
              ("TableForce (2-point linear table)",
-              TableForce(mbd.Table([-1.0, 1.0], [-5.0, 5.0], extrapolate="linear")), "spring")]
+              TableForce(mbd.Table([-1.0, 1.0], [-5.0, 5.0], extrapolate="linear")), "spring"),
+             ("Gain controller (u = -5 angle)", mbd.Gain("c", [-5.0], ["angle"]), "spring"),
+             ("numba controller (@njit f(t, x, u))",
+              mbd.ContinuousController("c", numba_spring, ["angle"]), "spring"),
+             ("Python controller (plain f(t, x, u))",
+              mbd.ContinuousController("c", python_spring, ["angle"]), "spring")]
     # a first model, thrown away: the compiling helper process started by the first run
     # goes on in the background for a while and would slow the first case
     per_evaluation(pendulum(Spring(c=1.0)))

@@ -1,13 +1,13 @@
 """Force elements: 1-D laws and the placements that apply them (DESIGN §4, SPEC §3).
 
 Laws: Spring, Damper, SpringDamper, Actuator, ElastoGap, ElastoBacklash, ElastoBacklash2,
-Bistop, Impact, VariableRotationalSpring, VariableTranslationalSpring, TableForce. Each maps a relative
-coordinate x (m or rad), its rate v and time t to the force (N) or torque (N m) on the follower
-along +x (Modelica's laws report the cut force ``f`` of flange b, so the follower feels ``-f``;
-BISTOP already returns the force on the I marker). Each law kind is one module here (its
-parameter record, compiled formulas, switch labels and classes), registered with
-:mod:`mbd.compiled.registry` when imported: one import line per kind below
-(docs/adding-an-element.md).
+Bistop, Impact, VariableRotationalSpring, VariableTranslationalSpring, TableForce,
+Table2DForce. Each maps a relative coordinate x (m or rad), its rate v and time t to the force
+(N) or torque (N m) on the follower along +x (Modelica's laws report the cut force ``f`` of
+flange b, so the follower feels ``-f``; BISTOP already returns the force on the I marker).
+Each law kind is one module here (its parameter record, compiled formulas, switch labels and
+classes), registered with :mod:`mbd.compiled.registry` when imported: one import line per
+kind below (docs/adding-an-element.md).
 
 Placements (``forces.placements``): JointForce (a joint primitive), LineForce (the distance
 between two CSs), AxialForce and RotationalForce (along/about an axis fixed in CS A), the
@@ -46,12 +46,12 @@ from .elastobacklash import ElastoBacklash, ElastoBacklash2
 from .elastogap import ElastoGap
 from .linear import Damper, Spring, SpringDamper
 from . import stiction  # noqa: F401  (the JointStiction placement's law)
-from .table import TableForce
+from .table import Table2DForce, TableForce
 from .variablespring import VariableRotationalSpring, VariableTranslationalSpring
 from .placements import (AxialForce, BodySpringDamper, Bushing, JointForce, JointStiction,
                          LineForce, RotationalForce)
 
 __all__ = ["Spring", "Damper", "SpringDamper", "Actuator", "ElastoGap", "ElastoBacklash",
            "ElastoBacklash2", "Bistop", "Impact", "VariableRotationalSpring",
-           "VariableTranslationalSpring", "TableForce", "JointForce", "LineForce", "AxialForce",
-           "RotationalForce", "BodySpringDamper", "Bushing", "JointStiction"]
+           "VariableTranslationalSpring", "TableForce", "Table2DForce", "JointForce", "LineForce",
+           "AxialForce", "RotationalForce", "BodySpringDamper", "Bushing", "JointStiction"]

@@ -12,7 +12,8 @@ from .model.state import State
 from .compiled.events import Event
 from .build.system import Machine, System, build as _build_system
 from .control import (PID, ContinuousController, DiscreteController, DiscretePID,
-                      DiscreteStateSpace, Gain, Input, Lookup, Sensor, StateSpace, Table)
+                      DiscreteStateSpace, Gain, Input, Lookup, Sensor, StateSpace, Table,
+                      Table2D)
 from .run.result import ForceView, Result
 from .run.simulate import simulate as _run_simulate
 from .run.live import Simulation, Snapshot
@@ -54,7 +55,7 @@ del _build, _simulate, _start
 __all__ = ["sweep", "export_fmu", "InputError", "Model", "Environment", "Ground", "Body", "CS", "Joint",
            "Primitive", "ForceElement", "Law", "ForceView", "MotionDriver", "GearConstraint",
            "Sensor", "Input", "DiscretePID", "DiscreteStateSpace", "DiscreteController", "Gain",
-           "PID", "StateSpace", "ContinuousController", "Table", "Lookup",
+           "PID", "StateSpace", "ContinuousController", "Table", "Table2D", "Lookup",
            "Element", "System", "State", "Machine", "Result", "Event", "ModelError",
            "SimulationError", "AnalysisError", "equilibrium", "Equilibrium", "linearize",
            "LinearModel", "Simulation", "Snapshot"]

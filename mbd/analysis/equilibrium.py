@@ -19,6 +19,11 @@ Two stages, as Adams' STATICS:
    scipy's BDF (stiff contacts are fine) until at rest; Newton then polishes. A coordinate
    that travels without bound (a free body in gravity, an unresisted torque) ends the search
    with an :class:`mbd.AnalysisError` naming it and the residual.
+
+Continuous controllers with states (``PID``, ``StateSpace``, ...) are refused, named: their
+states are not unknowns here. Simulate the closed loop to rest and linearize its last row
+(:func:`mbd.linearize` takes them), or find the plant's equilibrium with their actuators
+held.
 """
 from dataclasses import dataclass, field
 
@@ -30,7 +35,7 @@ from ..control.signals import coordinate_unit
 from . import coordinates
 from ..model import validate, values
 from ..model.errors import AnalysisError
-from .linear import Dynamics, _linear_model
+from .linear import Dynamics, _linear_model, controllers_with_states, static_refusal
 from ..model.state import State
 
 #: Newton's step, at most this many radians (or length scales) per iteration
@@ -307,8 +312,11 @@ def equilibrium(system, q0=None, t=0.0, tol=1e-10, max_iterations=50):
         No equilibrium: the coordinates that run away and the residual are named; or the
         forces' round-off is larger than ``tol`` (the message says which tol is reachable).
     ValueError, TypeError
-        Bad arguments, or a motion driver that moves at t.
+        Bad arguments, a motion driver that moves at t, or continuous controllers with
+        states (named; :func:`mbd.linearize` takes them about a state at rest).
     """
+    if controllers_with_states(system):
+        raise ValueError(static_refusal(system, "equilibrium"))
     t = values.real(t, "equilibrium: t", "finite", np.isfinite, ValueError, TypeError)
     tol = values.real(tol, "equilibrium: tol", "> 0 and finite",
                       lambda x: np.isfinite(x) and x > 0, ValueError, TypeError)

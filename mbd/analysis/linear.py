@@ -15,6 +15,14 @@ until the extrapolation's own error estimate stops falling, and that estimate is
 (:attr:`LinearModel.error`, measured: 1e-10 relative or better on the reference tests).
 Inputs enter linearly, so B is exact: a generalized force through the reduced mass matrix,
 an actuator's value by a difference of the linear response.
+
+Continuous controllers with states (``PID``, ``StateSpace``, ``ContinuousController``) close
+the loop in the linear model: their states x_c follow [z, w] in x (in the order the run
+integrates them, :attr:`mbd.run.controls.Controls.continuous`), the laws read their outputs
+at (q, v, x_c) and x_c' is the controllers' own. Their operating values are the ones given
+(``controller_states=``, or a state's ``controller_states`` attribute), else the controllers'
+start states. An Input feeding a controller moves x_c' too (B has rows for x_c); outputs may
+name a controller's states ("pid.x0") and outputs ("pid", "ss[1]").
 """
 import numpy as np
 
@@ -65,7 +73,8 @@ def ridders(f, x, h0, shrink=1.6, levels=16, noise=0.0):
 
 class Dynamics:
     """The mechanism's dynamics in the minimal coordinates of a :class:`Chart` about
-    ``state``, the force laws frozen in the branches that state selects.
+    ``state``, the force laws frozen in the branches that state selects, with the continuous
+    controllers' states x_c (the closed loop).
 
     Parameters
     ----------
@@ -73,37 +82,62 @@ class Dynamics:
     state : State
         The operating state (consistent: closed loops, drivers on their motion).
     static : bool
-        Hold the motion drivers at rest at their positions at state.t (for equilibrium).
+        Hold the motion drivers at rest at their positions at state.t (for equilibrium);
+        refused with continuous controllers that have states.
+    chart : Chart, optional
+    controller_states : array_like, optional
+        The continuous controllers' states at the operating point (their units), in the
+        order of :attr:`mbd.run.controls.Controls.continuous`; default: the start states.
+
+    Attributes
+    ----------
+    xc0 : ndarray
+        The controllers' operating states (nc,).
     """
 
-    def __init__(self, system, state, static=False, chart=None):
+    def __init__(self, system, state, static=False, chart=None, controller_states=None):
         self.system, self.t, self.static = system, float(state.t), static
         self.sd = sf.state_data(system)
         self.controls = None
+        self.xc0 = np.zeros(0)
         if system.controls:     # the laws read the inputs and controllers' outputs
-            with_states = [c.name for c in system.controls
-                           if isinstance(c, Controller) and c.n_states]
-            if with_states:
-                raise ValueError(f"the continuous controllers {with_states} have states, "
-                                 "which the analyses do not take as coordinates yet: analyse "
-                                 "the plant with their actuators as inputs")
             self.controls = self.sd.held = Controls(system, self.t, Result)
+            if self.controls.n_states:
+                if static:
+                    raise ValueError(static_refusal(system, "a static analysis"))
+                self.xc0 = operating_controller_states(self.controls, controller_states)
+        if not len(self.xc0) and controller_states is not None and np.size(controller_states):
+            raise ValueError(f"linearize: controller_states {controller_states!r} given, but "
+                             "the model has no continuous controller with states")
+        self.nc = len(self.xc0)
+        self._plain = None
+        # where x_c lies in the run's state y = [q, v, W, x_c]
+        self.xc_start = system.nq + system.nv + sf.work_size(system)
         self.q0 = assembly.normalized(system.tree, np.asarray(state.q, dtype=float))
         self.v0 = np.array(state.v, dtype=float).reshape(system.nv)
         self.chart = chart or coordinates.Chart(system, self.sd.data, self.t, self.q0)
         self.mode(self.q0, self.v0)
 
+    def full_state(self, q, v, xc=None):
+        """The run's state y at (q, v, x_c): [q, v] without controller states, else
+        [q, v, W = 0, x_c] (the controllers read x_c at their slices of it)."""
+        if not self.nc:
+            return np.ascontiguousarray(np.concatenate([q, v]))
+        y = np.zeros(self.xc_start + self.nc)
+        y[:self.system.nq] = q
+        y[self.system.nq:self.system.nq + self.system.nv] = v
+        y[self.xc_start:] = self.xc0 if xc is None else xc
+        return y
+
     def mode(self, q, v):
-        """Freeze the force laws in the branches (q, v) selects."""
-        sf.natural_mode(self.sd, self.t, np.concatenate([q, v]))
+        """Freeze the force laws in the branches (q, v) (and the operating x_c) select."""
+        sf.natural_mode(self.sd, self.t, self.full_state(q, v))
         self.sides = self.sd.data.mode["sides"].copy()
 
-    def accelerations(self, q, v, tau=None, extra=None):
-        """vdot (nv) at (q, v) in the frozen branches; ``tau`` (nv) an added generalized force,
-        ``extra`` (element index, added value) an added law value of a constant law."""
-        sd = self.sd
-        y = np.ascontiguousarray(np.concatenate([q, v]))
-        dy = np.empty_like(y)
+    def _rhs(self, sd, y, extra=None):
+        """vdot (nv) of ``sd``'s right-hand side at the run's state y, refreshed (the laws
+        read the inputs and the controllers' outputs at y), ``extra`` (element index, added
+        value) added to a constant law's value."""
         sf.refresh(sd, self.t, y)
         if self.static:
             sd.data.drivers["velocity"] = 0.0
@@ -114,6 +148,8 @@ class Dynamics:
             i, du = extra
             saved = params[i, 0]
             params[i, 0] = saved + du
+        # the whole y: a right-hand side that evaluates the controllers reads x_c from it
+        dy = np.zeros_like(y)
         try:
             status = int(sd.call(sd.rhs, self.t, y, dy, sd.data))
         finally:
@@ -121,10 +157,41 @@ class Dynamics:
                 params[extra[0], 0] = saved
         if status:
             raise ArithmeticError(f"the state function failed (status {status})")
-        acc = dy[self.system.nq:]
+        return dy[self.system.nq:self.system.nq + self.system.nv]
+
+    def derivatives(self, q, v, xc=None, tau=None, extra=None):
+        """(vdot (nv), x_c' (nc)) at (q, v, x_c) in the frozen branches; ``tau`` (nv) an added
+        generalized force, ``extra`` (element index, added value) an added law value of a
+        constant law. x_c defaults to the operating states."""
+        y = self.full_state(q, v, xc)
+        acc = self._rhs(self.sd, y, extra)
         if tau is not None:
             acc = acc + self.inverse_mass(q) @ tau
-        return acc
+        if not self.nc:
+            return acc, np.zeros(0)
+        rates = np.zeros_like(y)
+        self.controls.state_derivative(self.t, y, rates)
+        return acc, rates[self.xc_start:]
+
+    def accelerations(self, q, v, tau=None, extra=None):
+        """vdot (nv) at (q, v) (the controllers at their operating states) in the frozen
+        branches; ``tau`` and ``extra`` as :meth:`derivatives`."""
+        return self.derivatives(q, v, None, tau, extra)[0]
+
+    def value_column(self, i, du=1.0):
+        """d vdot / d (constant law i's value) (nv) at the operating state. With continuous
+        controllers the difference is taken on data of its own that no controller writes
+        into (a right-hand side that evaluates them would overwrite an added value of an
+        actuator they drive); the value enters linearly, so its own value does not matter."""
+        sd, y = self.sd, self.full_state(self.q0, self.v0)
+        if self.controls is not None and self.controls.continuous:
+            if self._plain is None:
+                self._plain = sf.state_data(self.system)
+            sd, y = self._plain, np.concatenate([self.q0, self.v0])
+            sd.data.mode[:] = self.sd.data.mode       # the same branches
+        up = self._rhs(sd, y, (i, du))
+        down = self._rhs(sd, y, (i, -du))
+        return (up - down) / (2.0 * du)
 
     def inverse_mass(self, q):
         """d vdot / d tau (nv, nv) at q: T (T^T H T)^-1 T^T with the chart's tangent at q
@@ -139,15 +206,63 @@ class Dynamics:
         return q, self.chart.velocity(q, w)
 
     def rates(self, x, tau=None, extra=None):
-        """x' = [z', w'] (2 dof) at x = [z, w]."""
+        """x' = [z', w', x_c'] (2 dof + nc) at x = [z, w, x_c]."""
         n = self.chart.dof
-        q, v = self.state_at(x[:n], x[n:])
-        acc = self.accelerations(q, v, tau, extra)
-        return np.concatenate([self.chart.coordinate_rates(q, v), acc[self.chart.independent]])
+        q, v = self.state_at(x[:n], x[n:2 * n])
+        acc, xc_rate = self.derivatives(q, v, x[2 * n:], tau, extra)
+        return np.concatenate([self.chart.coordinate_rates(q, v), acc[self.chart.independent],
+                               xc_rate])
 
     def operating_point(self):
-        """x0 = [0, w0]: the chart coordinates of the operating state."""
-        return np.concatenate([np.zeros(self.chart.dof), self.v0[self.chart.independent]])
+        """x0 = [0, w0, x_c0]: the chart coordinates of the operating state and the
+        controllers' operating states."""
+        return np.concatenate([np.zeros(self.chart.dof), self.v0[self.chart.independent],
+                               self.xc0])
+
+
+def controllers_with_states(system):
+    """The names of ``system``'s continuous controllers that have states."""
+    return [c.name for c in system.controls
+            if isinstance(c, Controller) and c.period is None and c.n_states]
+
+
+def static_refusal(system, who):
+    """Why ``who`` (e.g. "equilibrium") refuses ``system``'s continuous controllers with
+    states: they are named, and linearize is pointed to."""
+    return (f"{who}: the continuous controllers {controllers_with_states(system)} have states, "
+            "which a static analysis does not solve for: simulate the closed loop to rest and "
+            "linearize there (mbd.linearize(system, state, controller_states=...), which takes "
+            "them), or analyse the plant with their actuators as inputs")
+
+
+def controller_state_names(controls):
+    """The names of the continuous controllers' states in their order in x: "pid.x" for a
+    controller of one state, "pid.x0", "pid.x1", ... otherwise (as joint coordinates are
+    named)."""
+    names = []
+    for c in controls.continuous:
+        names += [f"{c.name}.x" if c.n_states == 1 else f"{c.name}.x{k}"
+                  for k in range(c.n_states)]
+    return names
+
+
+def operating_controller_states(controls, given):
+    """The controllers' operating states: ``given`` (checked: nc finite numbers) or, when
+    None, their start states (:meth:`Controls.initial_states`)."""
+    if given is None:
+        return np.asarray(controls.initial_states(), dtype=float).copy()
+    names = controller_state_names(controls)
+    try:
+        x = np.asarray(given, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise TypeError(f"linearize: controller_states must be numbers, got {given!r}") \
+            from None
+    if x.size != len(names):
+        raise ValueError(f"linearize: controller_states must have {len(names)} values "
+                         f"({names}), got {x.size}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"linearize: controller_states must be finite, got {x.tolist()}")
+    return x.copy()
 
 
 def analysis_state(system, state, who):
@@ -173,46 +288,57 @@ def analysis_state(system, state, who):
 
 
 
+def _held_inputs(system):
+    """Name -> held-value key of the model's Inputs and discrete controllers."""
+    return {c.name: c.key for c in system.controls
+            if isinstance(c, Input) or (isinstance(c, Controller) and c.period is not None)}
+
+
+def _with_held(dyn, key, du, f):
+    """f() with the held value ``key`` raised by ``du`` (restored after)."""
+    values_now = dyn.controls.values[-1]
+    j = dyn.controls.column[key]
+    base = values_now[j]
+    try:
+        values_now[j] = base + du
+        return f()
+    finally:
+        values_now[j] = base
+
+
 def _input_columns(dyn, names):
-    """B (2 dof, nu): inputs are Actuator force elements (u: an added value, N or N m), the
-    model's Inputs and discrete controllers (u: the value they hold, which the laws reading
-    them take) or joint coordinates (u: a generalized force on it)."""
+    """B (2 dof + nc, nu): inputs are Actuator force elements (u: an added value, N or N m),
+    the model's Inputs and discrete controllers (u: the value they hold, which the laws and
+    the continuous controllers reading them take: B has rows for the controllers' states
+    too) or joint coordinates (u: a generalized force on it)."""
     system, chart = dyn.system, dyn.chart
     coords = coordinates.coordinate_names(system)
     elements = {fe.name: i for i, fe in enumerate(system.force_elements)}
-    held = {c.name: c.key for c in system.controls
-            if isinstance(c, Input) or (isinstance(c, Controller) and c.period is not None)}
+    held = _held_inputs(system)
     n = chart.dof
-    B = np.zeros((2 * n, len(names)))
+    B = np.zeros((2 * n + dyn.nc, len(names)))
     q, v = dyn.q0, dyn.v0
+    idx = chart.independent
     Minv = None
     for k, name in enumerate(names):
         if name in held:
-            values_now = dyn.controls.values[-1]
-            j = dyn.controls.column[held[name]]
-            base, du = values_now[j], 1.0
-            try:
-                values_now[j] = base + du
-                up = dyn.accelerations(q, v)
-                values_now[j] = base - du
-                down = dyn.accelerations(q, v)
-            finally:
-                values_now[j] = base
-            B[n:, k] = ((up - down) / (2 * du))[chart.independent]
+            du = 1.0
+            up = _with_held(dyn, held[name], du, lambda: dyn.derivatives(q, v))
+            down = _with_held(dyn, held[name], -du, lambda: dyn.derivatives(q, v))
+            B[n:2 * n, k] = ((up[0] - down[0]) / (2 * du))[idx]
+            B[2 * n:, k] = (up[1] - down[1]) / (2 * du)
         elif name in elements:
             fe = system.force_elements[elements[name]]
             if system.elements[elements[name]]["law"] != constant.KIND.code:
                 raise ValueError(f"linearize: input '{name}' is a {fe.law.name} force element; "
                                  "an input must be an Actuator force element or a joint "
                                  f"coordinate (one of {coords})")
-            du = 1.0
-            up = dyn.accelerations(q, v, extra=(elements[name], du))
-            down = dyn.accelerations(q, v, extra=(elements[name], -du))
-            B[n:, k] = ((up - down) / (2 * du))[chart.independent]
+            # (the controllers read no force element's value: x_c's rows stay 0)
+            B[n:2 * n, k] = dyn.value_column(elements[name])[idx]
         else:
             i = _coordinate_index(system, coords, name, "input")
             Minv = dyn.inverse_mass(q) if Minv is None else Minv
-            B[n:, k] = Minv[chart.independent, i]
+            B[n:2 * n, k] = Minv[idx, i]
     return B
 
 
@@ -230,25 +356,45 @@ def _coordinate_index(system, coords, name, what):
 
 
 def _output_function(dyn, names):
-    """y(q, v) for the named outputs: joint coordinates ("hinge.q", measured from the
-    operating state as the chart measures them), rates ("hinge.v") and CS positions
-    ("body.cs.x", world, m)."""
+    """y(q, v, x_c) for the named outputs: joint coordinates ("hinge.q", measured from the
+    operating state as the chart measures them), rates ("hinge.v"), CS positions
+    ("body.cs.x", world, m), Sensors, controllers' states ("pid.x0") and controllers'
+    outputs ("pid", "pid[k]")."""
     system = dyn.system
     coords = coordinates.coordinate_names(system)
     rates = [coordinates.rate_name(c) for c in coords]
     picks = []
     sensors = {c.name: c for c in system.controls if isinstance(c, Sensor)}
+    controllers = {c.name: c for c in system.controls if isinstance(c, Controller)}
+    state_names = controller_state_names(dyn.controls) if dyn.nc else []
+    states = {name: k for k, name in enumerate(state_names)}
+    for k, name in enumerate(state_names):      # "pid.x0" for a controller of one state too
+        if name.endswith(".x"):
+            states.setdefault(name + "0", k)
     for name in names:
         if not isinstance(name, str):
             raise TypeError(f"linearize: an output name must be a string, got {name!r}")
         if name in sensors:
-            picks.append(("sensor", Reader(system, sensors[name].what)))
+            reader = Reader(system, sensors[name].what)
+            if reader.size != 1:      # one output is one number
+                raise ValueError(f"linearize: output '{name}' is a sensor of {reader.size} "
+                                 f"numbers ({sensors[name].what}); name a sensor of one of "
+                                 "its components as the output (e.g. WHAT[0], or qw/rx... "
+                                 "for an orientation)")
+            picks.append(("sensor", reader))
             continue
         if name in coords:
             picks.append(("q", coords.index(name)))
             continue
         if name in rates:
             picks.append(("v", rates.index(name)))
+            continue
+        if name in states:
+            picks.append(("x", states[name]))
+            continue
+        found = _controller_output(controllers, name)
+        if found is not None:
+            picks.append(found)
             continue
         parts = name.split(".")
         if (len(parts) == 3 and parts[0] in system.bodies and parts[2] in ("x", "y", "z")
@@ -258,21 +404,31 @@ def _output_function(dyn, names):
             picks.append(("p", (bm.link, local, "xyz".index(parts[2]))))
             continue
         raise ValueError(f"linearize: output {name!r} is not a sensor ({sorted(sensors)}), a "
-                         f"joint coordinate ({coords}), a rate ({rates}) or a CS position "
-                         f"'body.cs.x|y|z' (bodies {sorted(system.bodies)})")
+                         f"joint coordinate ({coords}), a rate ({rates}), a controller's "
+                         f"state ({state_names}), a controller's output "
+                         f"({_output_names(controllers)}) or a CS position 'body.cs.x|y|z' "
+                         f"(bodies {sorted(system.bodies)})")
 
-    def y(q, v):
+    def y(q, v, xc=None):
         out = np.empty(len(picks))
         dq = assembly.difference(system.tree, system.nv, q, dyn.q0)
+        full = None
         R = p = None
         for k, (kind, what) in enumerate(picks):
             if kind == "q":
                 out[k] = dq[what]
             elif kind == "v":
                 out[k] = v[what]
-            elif kind == "sensor":
-                out[k] = what.at(dyn.t, np.concatenate([q, v]), dyn.sides,
-                                 dyn.controls.one_row)
+            elif kind == "x":
+                out[k] = (dyn.xc0 if xc is None else xc)[what]
+            elif kind in ("sensor", "controller"):
+                full = dyn.full_state(q, v, xc) if full is None else full
+                if kind == "sensor":
+                    out[k] = what.at(dyn.t, full, dyn.sides, dyn.controls.one_row)
+                else:
+                    out[k] = dyn.controls.continuous_output(what[0], dyn.t, full)[what[1]]
+            elif kind == "held":
+                out[k] = dyn.controls.held_at(dyn.t)[dyn.controls.column[what]]
             else:
                 if R is None:
                     R, p = dynamics.link_poses(system, q)
@@ -281,6 +437,29 @@ def _output_function(dyn, names):
         return out
 
     return y
+
+
+def _controller_output(controllers, name):
+    """("controller", (controller, k)) for a continuous controller's output ``name`` ("pid"
+    or "pid[k]"), ("held", key) for a discrete one's, else None."""
+    head, k = name, 0
+    if name.endswith("]") and "[" in name:
+        head, index = name[:-1].split("[", 1)
+        if not index.isdigit():
+            return None
+        k = int(index)
+    c = controllers.get(head)
+    if c is None or k >= c.outputs:
+        return None
+    if c.period is not None:
+        return ("held", c[k].key)
+    return ("controller", (c, k))
+
+
+def _output_names(controllers):
+    """How outputs name the controllers' outputs: "pid", or "ss[0]", "ss[1]", ..."""
+    return [name if c.outputs == 1 else f"{name}[{k}]"
+            for name, c in controllers.items() for k in range(c.outputs)]
 
 
 def _round_off(along, f0, step):
@@ -314,9 +493,9 @@ def _jacobian(f, x0, steps):
     return J, worst
 
 
-def linearize(system, state, inputs=(), outputs=()):
+def linearize(system, state, inputs=(), outputs=(), controller_states=None):
     """The :class:`LinearModel` of ``system`` about ``state`` (an :class:`mbd.State`: an
-    equilibrium's, or any consistent state).
+    equilibrium's, or any consistent state), continuous controllers in the loop.
 
     Parameters
     ----------
@@ -325,51 +504,83 @@ def linearize(system, state, inputs=(), outputs=()):
         The operating state; a mechanism with loops must be closed there.
     inputs : sequence of str
         Actuator force elements (u: an added value, N or N m), the model's Inputs and
-        discrete controllers (u: the value they hold, read by the laws that take them), or
-        joint coordinates ("hinge" or "hinge.q", "joint.q1"; u: a generalized force on it,
-        N or N m).
+        discrete controllers (u: the value they hold, read by the laws and controllers that
+        take them), or joint coordinates ("hinge" or "hinge.q", "joint.q1"; u: a generalized
+        force on it, N or N m).
     outputs : sequence of str
-        The model's Sensors, joint coordinates ("hinge.q"), rates ("hinge.v") and CS
-        positions ("arm.tip.z", world, m; "arm.cg.x" for the CG), as deviations from the
-        operating values. Continuous controllers without states (``Gain``) act in the
-        linearized dynamics (a closed loop); ones with states are refused.
+        The model's Sensors, joint coordinates ("hinge.q"), rates ("hinge.v"), CS positions
+        ("arm.tip.z", world, m; "arm.cg.x" for the CG), controllers' states ("pid.x0") and
+        controllers' outputs ("pid" for its output 0, "ss[1]"), as deviations from the
+        operating values.
+    controller_states : array_like, optional
+        The continuous controllers' states at the operating point (their own units), in the
+        order of the run's state (``result.controller_states[i]`` of a row i); default: the
+        ``controller_states`` ``state`` carries, if it has that attribute, else the
+        controllers' start states (``x0``; a PID's integral and filter start at 0).
+
+    Returns
+    -------
+    LinearModel
+        Its state is [z, w, x_c]: the independent coordinates and their rates, then every
+        continuous controller's states (named "pid.x" for a controller of one state,
+        "pid.x0", "pid.x1", ... otherwise). Continuous controllers act in the linearized
+        dynamics (the closed loop): the laws read their outputs at (q, v, x_c), and x_c'
+        is theirs.
 
     Raises
     ------
     ValueError
-        An unknown input or output name, or a state off the constraints.
+        An unknown input or output name, a state off the constraints, or controller_states
+        of the wrong size.
     """
+    if controller_states is None:      # (before analysis_state makes a plain State)
+        controller_states = getattr(state, "controller_states", None)
     state = analysis_state(system, state, "linearize")
-    dyn = Dynamics(system, state)
+    dyn = Dynamics(system, state, controller_states=controller_states)
     return _linear_model(dyn, list(inputs), list(outputs))
 
 
 def _linear_model(dyn, inputs, outputs):
     system, chart = dyn.system, dyn.chart
-    n = chart.dof
+    n, nc = chart.dof, dyn.nc
     x0 = dyn.operating_point()
     B = _input_columns(dyn, inputs)
     yfun = _output_function(dyn, outputs)
     scale = chart.scale[chart.independent]
-    rate_scale = np.maximum(np.abs(x0[n:]) / scale, 1.0) * scale
-    steps = 0.1 * np.concatenate([scale, rate_scale])
-    if n:
+    rate_scale = np.maximum(np.abs(x0[n:2 * n]) / scale, 1.0) * scale
+    # a controller's state has the units of its own signals: steps of a tenth of its size
+    # (or of 1 at 0); its laws are mostly linear, so Ridders is exact for any step
+    xc_scale = np.maximum(np.abs(dyn.xc0), 1.0)
+    steps = 0.1 * np.concatenate([scale, rate_scale, xc_scale])
+    size = 2 * n + nc
+    if size:
         A, err = _jacobian(dyn.rates, x0, steps)
 
         def out(x):
-            q, v = dyn.state_at(x[:n], x[n:])
-            return yfun(q, v)
-        C = _jacobian(out, x0, steps)[0] if outputs else np.zeros((0, 2 * n))
+            q, v = dyn.state_at(x[:n], x[n:2 * n])
+            return yfun(q, v, x[2 * n:])
+        C = _jacobian(out, x0, steps)[0] if outputs else np.zeros((0, size))
     else:
         A, err, C = np.zeros((0, 0)), 0.0, np.zeros((len(outputs), 0))
+    D = np.zeros((len(outputs), len(inputs)))
+    held = _held_inputs(system)
+    if outputs:      # outputs that read a held input directly (a controller's feedthrough)
+        q, v = dyn.state_at(x0[:n], x0[n:2 * n])
+        for k, name in enumerate(inputs):
+            if name in held:
+                up = _with_held(dyn, held[name], 1.0, lambda: yfun(q, v))
+                down = _with_held(dyn, held[name], -1.0, lambda: yfun(q, v))
+                D[:, k] = (up - down) / 2.0
     H = dynamics.mass_matrix(system, dyn.q0)
     M = chart.T.T @ H @ chart.T
-    K = -M @ A[n:, :n]
-    Cd = -M @ A[n:, n:]
-    names = chart.names + [coordinates.rate_name(c) for c in chart.names]
-    return LinearModel(A=A, B=B, C=C, D=np.zeros((len(outputs), len(inputs))), M=M, K=K,
+    K = -M @ A[n:2 * n, :n]
+    Cd = -M @ A[n:2 * n, n:2 * n]
+    names = (chart.names + [coordinates.rate_name(c) for c in chart.names]
+             + (controller_state_names(dyn.controls) if nc else []))
+    return LinearModel(A=A, B=B, C=C, D=D, M=M, K=K,
                        Cd=Cd, state_names=names, input_names=list(inputs),
                        output_names=list(outputs), system=system,
                        state=State(dyn.t, dyn.q0.copy(), dyn.v0.copy()),
                        coordinates=coordinates.coordinate_names(system), T=chart.T.copy(),
-                       error=float(err), independent=chart.independent.copy())
+                       error=float(err), independent=chart.independent.copy(),
+                       controller_states=dyn.xc0.copy())

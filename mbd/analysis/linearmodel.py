@@ -66,20 +66,22 @@ class Mode:
 @dataclass
 class LinearModel:
     """The linearized dynamics x' = A x + B u, y = C x + D u about ``state``, in minimal
-    coordinates (see :mod:`mbd.analysis.linear`).
+    coordinates (see :mod:`mbd.analysis.linear`), continuous controllers' states appended.
 
     Attributes
     ----------
     A, B, C, D : ndarray
-        (2 dof, 2 dof), (2 dof, nu), (ny, 2 dof), (ny, nu); SI units of the named states,
-        inputs and outputs.
+        (2 dof + nc, 2 dof + nc), (2 dof + nc, nu), (ny, 2 dof + nc), (ny, nu); SI units of
+        the named states, inputs and outputs; nc the continuous controllers' states.
     M, K, Cd : ndarray (dof, dof)
-        Second-order form M z'' + Cd z' + K z = M B[dof:] u: the reduced mass matrix
-        (kg, kg m^2), stiffness (N/m, N m/rad) and damping (N s/m, N m s/rad), from A and
-        the mass matrix.
+        Second-order form M z'' + Cd z' + K z = M B[dof:2 dof] u (the controllers' states
+        held at their operating values): the reduced mass matrix (kg, kg m^2), stiffness
+        (N/m, N m/rad) and damping (N s/m, N m s/rad), from A and the mass matrix.
     state_names, input_names, output_names : list of str
         States: the independent coordinates ("hinge.q", "joint.q0"; a spherical primitive's
-        are small rotation angles about its follower axes), then their rates ("hinge.v").
+        are small rotation angles about its follower axes), then their rates ("hinge.v"),
+        then the continuous controllers' states ("pid.x0", "pid.x1"; "pi.x" for a
+        controller of one state).
     system : System
     state : State
         The operating state.
@@ -89,6 +91,8 @@ class LinearModel:
         All joint coordinates' increments per independent coordinate (dq = T z).
     error : float
         Ridders' estimate of the largest absolute error of A's entries.
+    controller_states : ndarray (nc,)
+        The continuous controllers' states at the operating point (their units).
     """
 
     A: np.ndarray
@@ -107,6 +111,7 @@ class LinearModel:
     T: np.ndarray = None
     error: float = 0.0
     independent: np.ndarray = None
+    controller_states: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
     def dof(self):
@@ -122,7 +127,7 @@ class LinearModel:
         return scipy.signal.StateSpace(self.A, B, C, D)
 
     def eigenvalues(self):
-        """The eigenvalues of A (2 dof), 1/s."""
+        """The eigenvalues of A (2 dof + nc), 1/s."""
         return np.linalg.eigvals(self.A) if len(self.A) else np.zeros(0, dtype=complex)
 
     def stability_tolerance(self, lams=None):
@@ -134,7 +139,8 @@ class LinearModel:
 
     def modes(self):
         """The modes (a list of :class:`Mode`), sorted by undamped frequency: one per
-        conjugate pair of eigenvalues and one per real eigenvalue."""
+        conjugate pair of eigenvalues and one per real eigenvalue (with controllers' states,
+        the closed loop's)."""
         if not len(self.A):
             return []
         lams, vecs = np.linalg.eig(self.A)
@@ -155,7 +161,9 @@ class LinearModel:
                 continue            # neutral (above), or the conjugate standing for a pair
             if abs(lam.imag) <= tol:
                 lam = complex(lam.real, 0.0)
-            z = vecs[:n, k] if np.any(np.abs(vecs[:n, k]) > 0) else vecs[n:, k]
+            # the coordinates' amplitudes, else the rates' (the controllers' states have
+            # none in joint coordinates: a mode of a controller alone has a zero shape)
+            z = vecs[:n, k] if np.any(np.abs(vecs[:n, k]) > 0) else vecs[n:2 * n, k]
             out.append(Mode(complex(lam), self._shape(z, real=lam.imag == 0.0), tol))
         # frequencies equal to 10 digits tie (a saddle's +-s pair): the growing one first
         out.sort(key=lambda m: (float(f"{m.frequency:.10e}"), -m.eigenvalue.real))

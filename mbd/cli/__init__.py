@@ -16,7 +16,10 @@ the script made the Model and before the build: a body's ``mass``, a joint's ``q
 ``stop.x1=0.4``; a BodySpringDamper's ``k``, ``b``, ``r0``), validated as the constructor
 validates it. Laws are frozen: a law parameter makes a new law (``dataclasses.replace``) in a
 new force element that takes the old one's place in the model; the old law and element are
-left as they were.
+left as they were. A parameter holding a lookup table is changed one point at a time,
+``--set NAME.PARAM.POINT=VALUE`` with POINT ``xK`` (breakpoint K) or ``yK`` (value K), or
+``zI_J`` of a Table2D (``stop.table.y2=450``, ``spring.K.y0=4``, ``lookup.table.y1=2.5``): a
+new table, checked as its constructor checks one.
 
 The analyses (SPEC §6) take the same script, ``--set`` and ``--out``, and ``--t T`` (the
 analysis time, s, default 0):
@@ -105,7 +108,8 @@ def argument_parser():
                           help="draw a progress bar on stderr (default: when it is a terminal)")
     setting = dict(action="append", default=[], metavar="NAME.PARAM=VALUE",
                    help="change a parameter by element name before the build: a body's mass, "
-                   "a joint's q0/v0, a force law's parameter (gap.c=20); repeatable")
+                   "a joint's q0/v0, a force law's parameter (gap.c=20), a point of a "
+                   "table (stop.table.y2=450); repeatable")
     running.add_parsers(sub, progress, setting)
     analyses.add_parsers(sub, setting)
     sweeping.add_parsers(sub, progress, setting)

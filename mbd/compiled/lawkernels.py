@@ -85,20 +85,26 @@ HOLD, SLOPE, PERIODIC, UNDEFINED = 0, 1, 2, 3
 
 
 @njit(inline="always")
+def _grid_piece(p, start, n, u):
+    """(i, t): the interval [b_i, b_i+1] of the n breakpoints b = p[start:start + n] holding u
+    (clamped to the end intervals) and u's place t in it (0 to 1 inside, beyond outside)."""
+    lo, hi = 0, n - 1
+    while hi - lo > 1:             # bisection: b_lo <= u < b_hi
+        mid = (lo + hi) // 2
+        if p[start + mid] <= u:
+            lo = mid
+        else:
+            hi = mid
+    return lo, (u - p[start + lo]) / (p[start + lo + 1] - p[start + lo])
+
+
+@njit(inline="always")
 def _table_piece(p, u):
     """(i, t, h, n): the interval [x_i, x_i+1] of table row p holding u (clamped to the
     end intervals), u's place t in it (0 to 1) and its length h."""
     n = int(p[TABLE_N])
-    x = TABLE_HEADER
-    lo, hi = 0, n - 1
-    while hi - lo > 1:             # bisection: x_lo <= u < x_hi
-        mid = (lo + hi) // 2
-        if p[x + mid] <= u:
-            lo = mid
-        else:
-            hi = mid
-    h = p[x + lo + 1] - p[x + lo]
-    return lo, (u - p[x + lo]) / h, h, n
+    i, t = _grid_piece(p, TABLE_HEADER, n, u)
+    return i, t, p[TABLE_HEADER + i + 1] - p[TABLE_HEADER + i], n
 
 
 @njit(inline="always")
@@ -182,3 +188,39 @@ def table_values(p, us, out):
     """:func:`table_value` at every u of ``us`` into ``out``."""
     for j in range(us.shape[0]):
         out[j] = table_value(p, us[j])
+
+
+#: a 2-D table's parameter row (:class:`mbd.control.Table2D`): its header (nx, ny, the
+#: extrapolation), then its breakpoints x (nx), y (ny) and values z (nx ny, z[i, j] at
+#: i ny + j): packed end to end, so nx ny + nx + ny + TABLE2D_HEADER <= MAX_PARAMS
+TABLE2D_NX, TABLE2D_NY, TABLE2D_EXTRAPOLATION = range(3)
+TABLE2D_HEADER = 3
+
+
+@njit()
+def table2d_value(p, u, w):
+    """The value of the 2-D table of row p at (u, w): bilinear in the grid cell holding it;
+    past the breakpoints held (u and w clamped), continued along the end cells' bilinear form,
+    or nan (its extrapolation)."""
+    nx, ny = int(p[TABLE2D_NX]), int(p[TABLE2D_NY])
+    x = TABLE2D_HEADER
+    y = x + nx
+    z = y + ny
+    mode = p[TABLE2D_EXTRAPOLATION]
+    if mode == HOLD:
+        u = min(max(u, p[x]), p[x + nx - 1])
+        w = min(max(w, p[y]), p[y + ny - 1])
+    elif mode != SLOPE and (u < p[x] or u > p[x + nx - 1] or w < p[y] or w > p[y + ny - 1]):
+        return np.nan
+    i, t = _grid_piece(p, x, nx, u)
+    j, s = _grid_piece(p, y, ny, w)
+    k = z + i * ny + j
+    return ((1.0 - t) * ((1.0 - s) * p[k] + s * p[k + 1])
+            + t * ((1.0 - s) * p[k + ny] + s * p[k + ny + 1]))
+
+
+@njit()
+def table2d_values(p, us, ws, out):
+    """:func:`table2d_value` at every (u, w) of ``us`` and ``ws`` into ``out``."""
+    for j in range(us.shape[0]):
+        out[j] = table2d_value(p, us[j], ws[j])

@@ -26,6 +26,9 @@ record            one per ...
                   array, :meth:`mbd.settings.Settings.record`)
 ``RADAU``         run of the compiled Radau IIA loop: its method state between calls (a 1-record
                   array, beside ``STEPPER``)
+``CONTROL``       continuous controller evaluated compiled (:mod:`mbd.compiled.controlkernels`):
+                  where its inputs come from, its parameters, its inputs, states, state rates
+                  and outputs of the last evaluation, the law parameters its outputs feed
 ================  ===========================================================================
 
 All of one evaluation's data travel together in :class:`Data` (a named tuple of these arrays,
@@ -233,9 +236,39 @@ RADAU = np.dtype([
     ("nlu", np.int64),              # LU factorizations over the run (two per step size)
 ], align=True)
 
+#: a compiled controller's most inputs, outputs, states and the law parameters it feeds
+MAX_CONTROL_IO = 16
+#: its parameter row (a state space's A, B, C and D; a PID's gains; a lookup table's row)
+MAX_CONTROL_PARAMS = 256
+
+#: where a compiled controller's input comes from (``CONTROL.source``)
+HELD, JOINT_Q, JOINT_V, CS_POSITION, CS_VELOCITY, CS_ANGULAR_VELOCITY, OUTPUT = range(7)
+
+CONTROL = np.dtype([
+    ("address", np.int64),          # its kind's compiled kernel (0: evaluated from Python)
+    ("n_in", np.int64),             # inputs, outputs and states
+    ("n_out", np.int64),
+    ("n_states", np.int64),
+    ("state_at", np.int64),         # where its states lie in the run's state y
+    ("source", np.int64, MAX_CONTROL_IO),   # per input: HELD, JOINT_Q ... OUTPUT
+    ("index", np.int64, MAX_CONTROL_IO),    # ... q / v index, link (-1: ground), controller
+    ("axis", np.int64, MAX_CONTROL_IO),     # ... world axis, or the controller's output
+    ("point", np.float64, (MAX_CONTROL_IO, 3)),  # ... a CS's origin in its link's frame, m
+    ("u", np.float64, MAX_CONTROL_IO),      # its inputs (HELD ones written from Python)
+    ("t", np.float64),              # the time of the evaluation, s
+    ("x", np.float64, MAX_CONTROL_IO),      # its states, rates and outputs there
+    ("xdot", np.float64, MAX_CONTROL_IO),
+    ("out", np.float64, MAX_CONTROL_IO),
+    ("n_bind", np.int64),           # the law parameters its outputs are: element, slot, output
+    ("bind_element", np.int64, MAX_CONTROL_IO),
+    ("bind_slot", np.int64, MAX_CONTROL_IO),
+    ("bind_output", np.int64, MAX_CONTROL_IO),
+    ("params", np.float64, MAX_CONTROL_PARAMS),
+], align=True)
+
 #: everything one evaluation reads and writes (see the module docstring)
 Data = namedtuple("Data", "tree links scratch q tau elements estate mode closures drivers "
-                          "pattern loopbuf loop")
+                          "pattern loopbuf loop control")
 
 
 def records(dtype, n):
@@ -243,10 +276,11 @@ def records(dtype, n):
     return np.zeros(n, dtype=dtype)
 
 
-def make_data(tree, elements, closures, drivers, nq, nv, pattern, buffer_size):
+def make_data(tree, elements, closures, drivers, nq, nv, pattern, buffer_size, controllers=0):
     """The :class:`Data` of a System's arrays with fresh scratch (one per run or analysis):
     the constrained solve's structure ``pattern`` (int64, :func:`mbd.compiled.loopsolve.pattern`)
-    and ``buffer_size`` floats for it (:func:`mbd.compiled.loopsolve.buffer_size`)."""
+    and ``buffer_size`` floats for it (:func:`mbd.compiled.loopsolve.buffer_size`), and a
+    ``CONTROL`` record per continuous controller (not evaluated until a run installs them)."""
     nl, nf = tree.shape[0], elements.shape[0]
     m = 6 * closures.shape[0] + drivers.shape[0]
     loop = records(LOOP, 1)
@@ -257,7 +291,7 @@ def make_data(tree, elements, closures, drivers, nq, nv, pattern, buffer_size):
                 estate=records(ELEMENT_STATE, nf), mode=initial_mode(nf),
                 closures=closures, drivers=drivers.copy(),
                 pattern=pattern, loopbuf=np.zeros(buffer_size if m else 0),
-                loop=loop)
+                loop=loop, control=records(CONTROL, controllers))
 
 
 def initial_mode(nf):

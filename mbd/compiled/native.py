@@ -7,11 +7,12 @@ every caller), once per kind of mechanism; called through its address, each is c
 in its own function, and the integrator once for all of them.
 
 :func:`address` gives the entry address of a compiled function for a signature (compiling it
-if need be); :func:`call2` and :func:`call4` call such an address with numba's own calling
-convention from compiled code. numba's first-class function types do the same, but look the
-address up in Python at every call from Python (tens of microseconds each); here it is looked
-up once per run. :func:`call2f` is :func:`call2` for a function returning a float, and
-:func:`call1f` calls a user's compiled f(t) (a law parameter given as a numba function).
+if need be); :func:`call2`, :func:`call3` and :func:`call4` call such an address with numba's
+own calling convention from compiled code. numba's first-class function types do the same,
+but look the address up in Python at every call from Python (tens of microseconds each);
+here it is looked up once per run. :func:`call2f` is :func:`call2` for a function returning a
+float, and :func:`call1f` calls a user's compiled f(t) (a law parameter given as a numba
+function).
 """
 import numpy as np
 from numba import typeof as _numba_typeof
@@ -98,6 +99,14 @@ def call2f(typingctx, fn, a, b):
     if not isinstance(fn, types.Integer):
         return None
     return types.float64(fn, a, b), _codegen
+
+
+@intrinsic
+def call3(typingctx, fn, a, b, c):
+    """fn(a, b, c) -> int64, fn the address of a compiled function of that signature."""
+    if not isinstance(fn, types.Integer):
+        return None
+    return types.int64(fn, a, b, c), _codegen
 
 
 @intrinsic

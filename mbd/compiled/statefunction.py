@@ -113,13 +113,19 @@ class StateData:
 
 def variant(system):
     """The compiled right-hand side for ``system``'s kind of mechanism."""
-    forced = len(system.force_elements) > 0
+    # (continuous controllers are evaluated where the loads are)
+    forced = len(system.force_elements) > 0 or continuous_controllers(system) > 0
     if system.constrained:
         return constrained_forced if forced else constrained_free
     sliding = bool(np.any(system.tree["jtype"] == layout.PRISMATIC))
     if forced:
         return tree_forced_link if sliding else tree_forced_world
     return tree_free_link if sliding else tree_free_world
+
+
+def continuous_controllers(system):
+    """How many continuous controllers ``system`` has (a ``CONTROL`` record each)."""
+    return sum(1 for c in system.controls if c.continuous)
 
 
 def work_size(system):
@@ -145,7 +151,7 @@ def state_data(system, projection_tol=None):
     pat = loopstructure.pattern(system.tree, system.closures, system.driver_table, system.nv)
     data = layout.make_data(system.tree, system.elements, system.closures,
                             system.driver_table, system.nq, system.nv, pat,
-                            sparsekernels.buffer_size(pat))
+                            sparsekernels.buffer_size(pat), continuous_controllers(system))
     data.loop[0]["projection_tol"] = (1e-12 * system.length_scale if projection_tol is None
                                    else projection_tol)
     varying = [(i, fe.law) for i, fe in enumerate(system.force_elements) if fe.law.time_varying]
@@ -238,8 +244,8 @@ def derivative(sd, t, y, dy=None):
     dy = np.empty_like(y) if dy is None else dy
     refresh(sd, t, y)
     status = int(sd.call(sd.rhs, float(t), y, dy, sd.data))
-    if sd.held is not None and sd.held.n_states:     # the continuous controllers' states
-        sd.held.state_derivative(t, y, dy)
+    if sd.held is not None and sd.held.n_states and not sd.held.compiled:
+        sd.held.state_derivative(t, y, dy)      # the rates of controllers run from Python
     return dy, status
 
 

@@ -12,9 +12,9 @@ index + 1 of a force element whose load direction is undefined; or a negative co
 """
 import numpy as np
 
-from . import forcekernels, kernels, loopkernels, loopsolve, sparsekernels
+from . import controlkernels, forcekernels, kernels, loopkernels, loopsolve, sparsekernels
 from .jitcache import njit
-from .layout import NATURAL_MODE, SWITCHING
+from .layout import NATURAL_MODE, RECORDS, SWITCHING
 
 
 
@@ -77,7 +77,12 @@ def tree_free_link(t, y, dy, data):
 
 @njit(inline="always")
 def _loads(q, v, data):
-    """The force elements' loads into the links' fext and data.tau; returns their status."""
+    """The compiled controllers' outputs into the laws they feed
+    (:mod:`mbd.compiled.controlkernels`), then the force elements' loads into the links' fext and data.tau; returns their status
+    (or the first failing controller's)."""
+    failed = controlkernels.evaluate(v, data)
+    if failed != 0:
+        return failed
     kernels.clear_loads(data.links, data.tau)
     return forcekernels.element_loads(q, v, data.elements, data.estate, data.mode, data.links,
                                       data.scratch, data.tau)
@@ -87,11 +92,13 @@ def _loads(q, v, data):
 def tree_forced_world(t, y, dy, data):
     """dy/dt of a tree with force elements and no prismatic primitives."""
     forcekernels.signal_values(t, data.elements)
+    controlkernels.take(t, y, data)
     q, v, acc = _start(y, dy, data)
     kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
     bad = _loads(q, v, data)
     kernels.aba_world(v, data.tau, data.tree, data.links, data.scratch, acc)
     _work_rates(v, dy, data)
+    controlkernels.give(dy, data)
     return bad
 
 
@@ -99,11 +106,13 @@ def tree_forced_world(t, y, dy, data):
 def tree_forced_link(t, y, dy, data):
     """dy/dt of a tree with force elements (link-frame ABA)."""
     forcekernels.signal_values(t, data.elements)
+    controlkernels.take(t, y, data)
     q, v, acc = _start(y, dy, data)
     kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
     bad = _loads(q, v, data)
     kernels.aba(v, data.tau, data.tree, data.links, data.scratch, acc)
     _work_rates(v, dy, data)
+    controlkernels.give(dy, data)
     return bad
 
 
@@ -186,7 +195,10 @@ def constrained_free(t, y, dy, data):
 def constrained_forced(t, y, dy, data):
     """dy/dt of a mechanism with loops or motion drivers and force elements."""
     forcekernels.signal_values(t, data.elements)
-    return _constrained_rhs(y, dy, data, True)
+    controlkernels.take(t, y, data)
+    bad = _constrained_rhs(y, dy, data, True)
+    controlkernels.give(dy, data)
+    return bad
 
 
 @njit()
@@ -207,6 +219,8 @@ def elements_at(y, g, data, task):
     v = y[nq:nq + data.tau.shape[0]]
     kernels.normalize_quaternions(y[:nq], data.tree, q)
     kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
+    if task != RECORDS:      # (the loads evaluate them for the records)
+        controlkernels.evaluate(v, data)     # the laws' parameters that controllers give
     if task == SWITCHING:
         forcekernels.switching_values(q, v, data.elements, data.estate, data.mode, data.links,
                                       data.scratch, g)
@@ -307,6 +321,20 @@ def transmitted_loads(y, dy, data, lam, tau):
             _add_closure_force(links, closures[c].base, -sign, lam, c, p)
         if sign > 0.0:
             kernels.rnea(dy[nq:nq + nv], tree, links, scratch, tau)
+
+
+@njit()
+def controls_at(t, y, data):
+    """The compiled controllers at (t, y) (s, the run's state with their states): their
+    records' inputs, outputs and state rates, their outputs in the laws they feed (for Python:
+    a controller's output or rates at a row). Returns 0 or a controller's failure."""
+    q = data.q
+    nq = q.shape[0]
+    v = y[nq:nq + data.tau.shape[0]]
+    kernels.normalize_quaternions(y[:nq], data.tree, q)
+    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
+    controlkernels.take(t, y, data)
+    return controlkernels.evaluate(v, data)
 
 
 @njit()

@@ -5,8 +5,8 @@ from .controllers import Controller, Output
 from .continuous import PID, Continuous, ContinuousController, Gain, Lookup, StateSpace
 from .discrete import DiscreteController, DiscretePID, DiscreteStateSpace
 from .signals import Input, Sensor, quantity
-from .tables import Table
+from .tables import Table, Table2D
 
 __all__ = ["Controller", "Continuous", "ContinuousController", "DiscreteController",
            "DiscretePID", "DiscreteStateSpace", "Gain", "Input", "Lookup", "Output", "PID",
-           "Sensor", "StateSpace", "Table", "quantity"]
+           "Sensor", "StateSpace", "Table", "Table2D", "quantity"]

@@ -3,18 +3,36 @@ outputs functions of the state at every instant; see :mod:`mbd.control.controlle
 import math
 
 import numpy as np
+from numba import types
+from numba.core.dispatcher import Dispatcher
 
+from ..compiled import controlkernels as ck
 from ..model import values
 from .controllers import Controller, _limits, _matrix, _state_space, pid_output
-from .signals import Sensor, quantity
+from .signals import STATE_KINDS, Sensor, quantity
+from .tables import Table2D
 
 
 class Continuous(Controller):
     """What a continuous controller has: ``derivative(t, x, u) -> (x', y)`` (s, its states,
-    its inputs), its ``n_states`` and their start values ``x0``."""
+    its inputs), its ``n_states`` and their start values ``x0``; and, when it can be evaluated
+    inside the compiled right-hand side, its :meth:`compiled_form`."""
+
+    continuous = True
 
     def initial_state(self):
         return self.x0.copy()
+
+    def compiled_form(self):
+        """(its kind's kernel, its parameter row) for the compiled right-hand side
+        (:mod:`mbd.compiled.controlkernels`), or None where it is evaluated from Python."""
+        return None
+
+    def describe(self):
+        text = super().describe()
+        if self.compiled_form() is None:
+            return text.replace("continuous", "continuous, evaluated from Python", 1)
+        return text
 
     def derivative(self, t, x, u):
         """(x' (n_states,), y (outputs,)) at time t (s), state x and inputs u."""
@@ -25,12 +43,11 @@ class Continuous(Controller):
         if problems:
             return problems
         for item in self.resolve(controls):
-            if isinstance(item, Sensor) and quantity(system, item.what)[0] not in ("joint",
-                                                                                  "cs"):
-                problems.append(f"{self.label()}: its input {item!r} measures a force or the "
-                                "energy, which a continuous controller cannot read at every "
-                                "instant (the force may depend on its own output); sample it "
-                                "with a discrete controller")
+            if isinstance(item, Sensor) and quantity(system, item.what)[0] not in STATE_KINDS:
+                problems.append(f"{self.label()}: its input {item!r} measures a force, an "
+                                "acceleration, a reaction or the energy, which a continuous "
+                                "controller cannot read at every instant (they may depend on "
+                                "its own output); sample it with a discrete controller")
         return problems
 
 
@@ -98,6 +115,11 @@ class PID(Continuous):
             xdot[1] = rate_of_filter
         return xdot, np.array([y])
 
+    def compiled_form(self):
+        lo, hi = self.limits
+        return ck.KERNELS["pid"], np.array([self.kp, self.ki, self.kd, self.tf, lo, hi,
+                                            float(self.anti_windup)])
+
 
 class StateSpace(Continuous):
     """A continuous linear controller: x' = A x + B u, y = C x + D u.
@@ -126,11 +148,18 @@ class StateSpace(Continuous):
     def derivative(self, t, x, u):
         return self.A @ x + self.B @ u, self.C @ x + self.D @ u
 
+    def compiled_form(self):
+        return ck.KERNELS["state_space"], np.concatenate(
+            [self.A.ravel(), self.B.ravel(), self.C.ravel(), self.D.ravel()])
+
 
 class ContinuousController(Continuous):
     """A user's continuous controller: ``function(t, x, u) -> (x', y)`` with float arrays x
     (its n states, integrated with the mechanism's) and u (its inputs); evaluated at every
-    right-hand side. What it returns must be finite and of the declared sizes.
+    right-hand side. What it returns must be finite and of the declared sizes. A numba
+    ``@njit`` function (returning two 1-D float arrays; checked at ``build()``) runs compiled
+    inside the right-hand side; a plain Python function is called from Python (~20x slower
+    per evaluation, and the run steps with scipy's solver).
 
     Parameters
     ----------
@@ -151,16 +180,39 @@ class ContinuousController(Continuous):
         x0 = np.atleast_1d(np.asarray(x0, dtype=float))
         self.x0 = _matrix(x0, f"{self.label()}: x0", x0.shape)
         self.n_states = self.x0.size
+        self._kernel = None
 
     def derivative(self, t, x, u):
         xdot, y = self.function(t, x.copy(), u.copy())
         return np.asarray(xdot, dtype=float), np.asarray(y, dtype=float)
 
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_kernel"] = None      # compiled for this process: made again where needed
+        return state
+
+    def compiled_form(self):
+        """A numba function's kernel (made once; see :meth:`check` for its signature), or None
+        for a Python function."""
+        if not isinstance(self.function, Dispatcher):
+            return None
+        if self._kernel is None:
+            self._kernel = ck.user_kernel(self.function, self.n_states, self.outputs)
+        return self._kernel, np.zeros(0)
+
+    def check(self, system, controls):
+        problems = super().check(system, controls)
+        if isinstance(self.function, Dispatcher):
+            problem = numba_signature_problem(self.function, len(self.inputs))
+            if problem:
+                problems.append(f"{self.label()}: {problem}")
+        return problems
+
 
 class Gain(Continuous):
     """A static (continuous) controller: ``y = K u + offset`` at every instant, e.g. LQR's
     state feedback ``u = -K x`` or a PD ``-kp (q - q_ref) - kd q'``. It has no state; it is
-    evaluated at every right-hand side from Python (the run steps with scipy's solver).
+    evaluated at every right-hand side, compiled.
 
     Parameters
     ----------
@@ -188,28 +240,72 @@ class Gain(Continuous):
     def derivative(self, t, x, u):
         return x, self.K @ u + self.offset
 
+    def compiled_form(self):
+        return ck.KERNELS["gain"], np.concatenate([self.K.ravel(), self.offset])
+
 
 class Lookup(Continuous):
     """A table of a signal (a static continuous controller): ``y = table(u)`` at every
     instant, u its one input (e.g. a Sensor: a gain scheduled on an angle, a measured
-    characteristic).
+    characteristic); or, of a :class:`~mbd.control.Table2D`, ``y = table(u0, u1)`` of its two
+    inputs (a gain scheduled on an angle and a speed).
+
+    Its table's points can be overridden like a gain (``--set NAME.table.y1=2.5``, sweeps):
+    a new table through :meth:`with_parameters`.
 
     Parameters
     ----------
     name : str
-    table : mbd.control.Table
-    input : Sensor, Input, str or a controller
+    table : mbd.control.Table or mbd.control.Table2D
+    input : Sensor, Input, str or a controller; for a Table2D a pair of them (u0, u1)
     """
 
+    #: its parameter holding a table, whose points an override may change
+    tables = ("table",)
+
     def __init__(self, name, table, input):
-        super().__init__(name, (input,), 1)
-        if not callable(table) or not hasattr(table, "row"):
-            raise ValueError(f"{self.label()}: table must be an mbd.control.Table, got "
-                             f"{table!r}")
-        self.table = table
+        two = isinstance(table, Table2D)
+        pair = isinstance(input, (tuple, list))
+        super().__init__(name, tuple(input) if two and pair else (input,), 1)
+        if not two and (not callable(table) or not hasattr(table, "row")):
+            raise ValueError(f"{self.label()}: table must be an mbd.control.Table or "
+                             f"Table2D, got {table!r}")
+        if two and not (pair and len(input) == 2):
+            raise ValueError(f"{self.label()}: a Table2D looks up two inputs, give them as a "
+                             f"pair (u0, u1), got {input!r}")
+        if pair and not two:
+            raise ValueError(f"{self.label()}: a Table looks up one input, got {len(input)}: "
+                             f"{input!r} (a Table2D looks up two)")
+        self.table, self.two = table, two
         self.x0 = np.zeros(0)
-        self.initial_output = np.array([table(0.0) if table.extrapolate != "error"
-                                        else table(table.x[0])])
+        # the output before the first evaluation: at zero inputs, or at the table's first
+        # point where it has no value off its breakpoints
+        start = ((0.0, 0.0) if two else (0.0,)) if table.extrapolate != "error" else (
+            (table.x[0], table.y[0]) if two else (table.x[0],))
+        self.initial_output = np.array([table(*start)])
 
     def derivative(self, t, x, u):
-        return x, np.array([self.table(u[0])])
+        return x, np.array([self.table(u[0], u[1]) if self.two else self.table(u[0])])
+
+    def compiled_form(self):
+        return ck.KERNELS["lookup2d" if self.two else "lookup"], self.table.row()
+
+
+def numba_signature_problem(function, n_inputs):
+    """What is wrong with a user's numba controller ``function(t, x, u) -> (x', y)`` (t a
+    float, x and u float64 arrays, x' and y float64 arrays), or "" when it compiles for that
+    and returns two 1-D arrays. ``n_inputs`` (for the message) is the length of u."""
+    signature = (types.float64, types.float64[::1], types.float64[::1])
+    wanted = (f"its numba function must be f(t: float, x: float64 array, u: float64 array of "
+              f"{n_inputs}) -> (x_dot, y), two 1-D float arrays")
+    try:
+        function.compile(signature)
+    except Exception as err:        # numba's typing errors: their first lines say why
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        return f"{wanted}; numba cannot compile it for that: {first}"
+    returned = function.overloads[signature].signature.return_type
+    if not (isinstance(returned, types.BaseTuple) and len(returned) == 2 and all(
+            isinstance(r, types.Array) and r.ndim == 1 and isinstance(r.dtype, types.Float)
+            for r in returned)):
+        return f"{wanted}; it returns {returned}"
+    return ""

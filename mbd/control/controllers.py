@@ -7,11 +7,13 @@
   (:class:`DiscreteController`);
 - **continuous**: ``x' = f(t, x, u)``, ``y = g(t, x, u)``, its states x integrated with the
   mechanism's (they follow [q, v, W] in the run's state and are in the result), its output a
-  function of the state at every instant, evaluated at every right-hand side (from Python:
-  the run steps with scipy's solver): :class:`PID` (with a filtered derivative, limits and
-  anti-windup), :class:`StateSpace`, a user ``f(t, x, u) -> (x', y)``
-  (:class:`ContinuousController`) and, with no state, :class:`Gain` (``y = K u + offset``:
-  LQR's ``u = -K x``, a PD on a joint's angle and rate).
+  function of the state at every instant, evaluated at every right-hand side: :class:`PID`
+  (with a filtered derivative, limits and anti-windup), :class:`StateSpace`, a user ``f(t,
+  x, u) -> (x', y)`` (:class:`ContinuousController`) and, with no state, :class:`Gain` (``y =
+  K u + offset``: LQR's ``u = -K x``, a PD on a joint's angle and rate). The built-in kinds
+  and a user's numba ``@njit`` f run compiled inside the right-hand side (the compiled loop
+  steps the run; :mod:`mbd.compiled.controlkernels`); a plain Python f is evaluated from
+  Python, and then the run steps with scipy's solver.
 
 A controller's inputs are a sequence, each a :class:`~mbd.control.signals.Sensor`, an
 :class:`~mbd.control.signals.Input` or a controller (or the name of one in the model), an
@@ -32,7 +34,7 @@ import numpy as np
 from ..model import values
 from ..model.controls import ControlElement
 from ..model.elements import Signal
-from .signals import Input, Sensor
+from .signals import Input, Sensor, components, quantity, size
 
 
 class Output(Signal):
@@ -131,6 +133,8 @@ class Controller(ControlElement, Signal):
             owner = getattr(item, "controller", item)
             if isinstance(item, (Sensor, Input, Output)) and owner.name not in controls:
                 problems.append(f"{self.label()}: its input {item!r} is not added to the model")
+            if isinstance(item, Sensor):
+                problems += _vector_input(self, system, item)
         return problems + loop_problems(self, controls)
 
     def describe(self):
@@ -143,6 +147,22 @@ class Controller(ControlElement, Signal):
 
     def __repr__(self):
         return f"{type(self).__name__}({self.name!r})"
+
+
+def _vector_input(controller, system, sensor):
+    """The problem of a sensor input measuring a vector (a controller's input is one
+    number), naming its components; nothing for a scalar one (or a bad name, which the
+    sensor's own check names)."""
+    try:
+        found = quantity(system, sensor.what)
+    except ValueError:
+        return []
+    if size(found) == 1:
+        return []
+    names = components(sensor.what, found)
+    return [f"{controller.label()}: its input {sensor!r} measures a vector of {len(names)} "
+            f"numbers, and a controller's input is one number: give a Sensor of one of its "
+            f"components ({', '.join(repr(c) for c in names)})"]
 
 
 def loop_problems(controller, controls):

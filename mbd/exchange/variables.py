@@ -2,19 +2,24 @@
 scalar variables, each with its start value, unit and description.
 
 - inputs: the model's :class:`mbd.Input`\\ s (their unit as given);
-- outputs: its :class:`mbd.Sensor`\\ s (the unit of what they measure);
+- outputs: its :class:`mbd.Sensor`\\ s (the unit of what they measure); a vector sensor
+  (a quaternion, a rotation vector) gives one output per component, ``name[k]`` (k from 0);
 - parameters: what ``--set`` can change, one number each: a body's ``mass``, a joint's
   ``q0``/``v0`` (joints of one coordinate), a force element's law parameters (numbers, not
-  functions or signals) or its own (``with_parameters``), a controller's ``settable`` gains.
-  A law or element declares its parameters' units (``units``); a controller's gains have
-  the units of its signals and are left without one.
+  functions or signals) or its own (``with_parameters``), a controller's ``settable`` gains;
+  and every point of a parameter holding a lookup table (``stop.table.y2``: a law's, a
+  Lookup's), as ``--set`` names them. A law or element declares its parameters' units
+  (``units``; a table's points by axis, ``"table.x"``, else a table of time: x in s, y in its
+  parameter's unit); a controller's gains have the units of its signals and are left without
+  one.
 """
 import dataclasses
 import math
 import re
 
-from ..control import Controller, Input, Sensor
-from ..control.signals import coordinate_unit, element_units, unit as quantity_unit
+from ..control import Controller, Input, Sensor, Table, Table2D
+from ..control.signals import (components, coordinate_unit, element_units, quantity, size,
+                               unit as quantity_unit)
 from ..model.elements import ForceElement, Joint
 from ..study.scripts import law_parameters
 
@@ -37,10 +42,23 @@ def variables(model, system):
     (:class:`Variable`), in the model's order."""
     out = [Variable(c.name, "input", c.initial, c.unit, c.description or f"input {c.name}")
            for c in system.controls if isinstance(c, Input)]
-    out += [Variable(c.name, "output", 0.0, quantity_unit(system, c.what),
-                     f"sensor {c.name}: {c.what}")
-            for c in system.controls if isinstance(c, Sensor)]
+    for c in system.controls:
+        if isinstance(c, Sensor):
+            out += _outputs(c, system)
     return out + parameters(model, system)
+
+
+def _outputs(sensor, system):
+    """The output variables of a sensor: itself, or one per component of a vector one
+    (``name[k]``, k from 0, as :func:`mbd.control.quantity` reads them)."""
+    unit = quantity_unit(system, sensor.what)
+    found = quantity(system, sensor.what)
+    if size(found) == 1:
+        return [Variable(sensor.name, "output", 0.0, unit, f"sensor {sensor.name}: "
+                         f"{sensor.what}")]
+    return [Variable(f"{sensor.name}[{k}]", "output", 0.0, unit,
+                     f"sensor {sensor.name}: {sensor.what}, component {k} ({name})")
+            for k, name in enumerate(components(sensor.what, found))]
 
 
 def parameters(model, system):
@@ -56,6 +74,8 @@ def parameters(model, system):
             out += [Variable(f"{e.name}.{p}", "parameter", float(getattr(e, p)), "",
                              f"{p} of {e.label()}") for p in e.settable
                     if _number(getattr(e, p, None))]
+            for p in getattr(e, "tables", ()):
+                out += _table_points(e, p, {}, e.label())
     return out
 
 
@@ -81,11 +101,36 @@ def _force_element(element, system):
         names, owner = list(element.units), element
     elif names is None:          # a law of the user's own that is not a dataclass
         return []
-    units = owner.units
-    return [Variable(f"{element.name}.{p}", "parameter", float(getattr(owner, p)),
-                     units.get(p, "").format(F=force, L=length),
-                     f"{p} of {element.label()}")
-            for p in names if _number(getattr(owner, p, None))]
+    units = {k: u.format(F=force, L=length) for k, u in owner.units.items()}
+    out = [Variable(f"{element.name}.{p}", "parameter", float(getattr(owner, p)),
+                    units.get(p, ""), f"{p} of {element.label()}")
+           for p in names if _number(getattr(owner, p, None))]
+    for p in names:
+        out += _table_points(element, p, units, element.label(), owner)
+    return out
+
+
+def _table_points(element, param, units, label, owner=None):
+    """The points of the table ``param`` of ``owner`` (default ``element``) holds, as
+    ``--set`` names them (``stop.table.y2``), with the units ``units`` gives by axis
+    (``"table.x"``), else those of a table of time (x in s, y in the parameter's unit); none
+    when it holds no table."""
+    table = getattr(element if owner is None else owner, param, None)
+    if not isinstance(table, (Table, Table2D)):
+        return []
+    # the axes' units: a table of the law's own (TableForce's) declares them; a parameter
+    # given as a table of time (a K(t)) has its own unit
+    value_axis = "z" if isinstance(table, Table2D) else "y"
+    axis_units = {a: units.get(f"{param}.{a}") for a in ("x", "y", "z")}
+    if axis_units["x"] is None:
+        axis_units = {"x": "s" if param in units else "", value_axis: units.get(param, "")}
+        axis_units.setdefault("y", "")
+    words = ({"x": "breakpoint of u", "y": "breakpoint of w", "z": "value"} if value_axis == "z"
+             else {"x": "breakpoint", "y": "value"})
+    return [Variable(f"{element.name}.{param}.{point}", "parameter", value,
+                     axis_units.get(point[0]) or "",
+                     f"{words[point[0]]} {point[1:]} of {param} of {label}")
+            for point, value in table.points().items()]
 
 
 def _number(value):

@@ -11,10 +11,19 @@ class ControlElement(Element):
     """A sensor, an input or a controller (``mbd.control``): named, added with
     :meth:`mbd.Model.add` and checked against the built mechanism by :meth:`check`. Its
     numeric parameters in :attr:`settable` can be overridden (``--set pid.kp=40``, sweeps):
-    :meth:`with_parameters` makes a new element through its constructor, which checks them."""
+    :meth:`with_parameters` makes a new element through its constructor, which checks them;
+    so are the points of its tables in :attr:`tables` (``--set lookup.table.y1=2.5``)."""
 
     #: the parameters an override may change (numbers its constructor takes)
     settable = ()
+
+    #: the parameters holding a lookup table (:class:`mbd.control.Table`, ``Table2D``), whose
+    #: points an override may change (``--set lookup.table.y1=2.5``): a new table each time
+    tables = ()
+
+    #: whether it is a continuous controller (evaluated at every right-hand side; a run's
+    #: compiled data holds a record for each, :mod:`mbd.compiled.controlkernels`)
+    continuous = False
 
     def __init_subclass__(cls, **options):
         # remember the arguments each element is made with, for with_parameters
@@ -34,12 +43,13 @@ class ControlElement(Element):
         cls.__init__ = recording
 
     def with_parameters(self, **changes):
-        """A new element like this one with the numbers ``changes`` (from :attr:`settable`),
-        made and checked by its constructor."""
-        unknown = [k for k in changes if k not in self.settable]
+        """A new element like this one with the numbers ``changes`` (from :attr:`settable`)
+        or new tables (from :attr:`tables`), made and checked by its constructor."""
+        known = tuple(self.settable) + tuple(self.tables)
+        unknown = [k for k in changes if k not in known]
         if unknown:
             raise ValueError(f"{self.label()} has no settable parameter {unknown[0]!r}; its "
-                             f"settable parameters are: {', '.join(self.settable) or 'none'}")
+                             f"settable parameters are: {', '.join(known) or 'none'}")
         return type(self)(**{**self._arguments, **changes})
 
     def describe(self):

@@ -13,28 +13,49 @@ the laws that read them.
   the state, steps them in the order their outputs feed each other, and holds their outputs
   from that instant on (right-continuous: a row at a sample instant shows the new output).
 - **Continuous controllers** (:class:`mbd.control.PID`, ``StateSpace``, ``Gain`` ...): their
-  states follow [q, v, W] in the run's state y (:attr:`Controls.slices`), their derivatives
-  are added to the mechanism's by :meth:`state_derivative` and their outputs written by
-  :meth:`apply` at every evaluation (the state function calls both), so a run with one steps
-  with scipy's solver.
+  states follow [q, v, W] in the run's state y (:attr:`Controls.slices`). When every one has
+  a compiled form (the built-in kinds, a user's numba function) and reads only what the
+  compiled code can measure (joint coordinates and rates, CS positions, velocities and
+  angular velocities, other controllers' outputs, held values), :meth:`Controls.install`
+  writes them into the run's compiled data and the right-hand side evaluates them itself
+  (:mod:`mbd.compiled.controlkernels`: no Python per evaluation, and the compiled
+  integrator can run the model). Otherwise their derivatives are added to the mechanism's by
+  :meth:`Controls.state_derivative` and their outputs written by :meth:`Controls.apply` at
+  every evaluation (the state function calls both), from Python, and the run steps with
+  scipy's solver.
 """
 import bisect
 
 import numpy as np
 
-from ..control import Controller, Input, Output, Sensor, quantity
+from numba import types
+from scipy.spatial.transform import Rotation
+
+from ..compiled import controlkernels as ck, native, statefunction as sf, statekernels
+from ..compiled.layout import (CS_ANGULAR_VELOCITY, CS_POSITION, CS_VELOCITY, HELD, JOINT_Q,
+                               JOINT_V, MAX_CONTROL_IO, MAX_CONTROL_PARAMS, OUTPUT)
+from ..control import Controller, Input, Output, Sensor, quantity, signals
 from .failures import Failed
 
 
 class Reader:
-    """A sensor's quantity (:func:`mbd.control.quantity`) read at a state or over a result."""
+    """A sensor's quantity (:func:`mbd.control.quantity`) read at a state or over a result.
+
+    Attributes
+    ----------
+    spec : tuple
+        What it measures (:func:`mbd.control.quantity`).
+    size : int
+        How many numbers it is: 1, or 4 (a quaternion), 3 (a rotation vector).
+    """
 
     def __init__(self, system, what):
         self.system, self.what = system, what
         self.spec = quantity(system, what)
+        self.size = signals.size(self.spec)
 
     def rows(self, result):
-        """The quantity at every row of ``result`` (n,)."""
+        """The quantity at every row of ``result``: (n,), or (n, size) for a vector."""
         kind = self.spec[0]
         if kind == "joint":
             _, qv, index = self.spec
@@ -45,6 +66,20 @@ class Reader:
             if view == "angular_velocity":
                 return b.angular_velocity[:, axis]
             return getattr(b, view)(cs)[:, axis]
+        if kind in ("relative", "cs_acceleration"):
+            _, body, cs, view, axis, ref = self.spec
+            out = result._cs_motion(self._cs(body, cs), view)
+            if ref is not None:    # Adams: the world difference, in the reference's axes
+                reference = signals.cs_of(self.system, ref)
+                out = np.einsum("nji,nj->ni", result._cs_frame(reference)[0],
+                                out - result._cs_motion(reference, view))
+            return out[:, axis]
+        if kind == "orientation":
+            return self._orientation(result)
+        if kind == "reaction":
+            _, name, part, axis = self.spec
+            view = result.reaction(name)
+            return view.value.copy() if part == "value" else getattr(view, part)[:, axis]
         if kind == "element":
             _, index, field = self.spec
             f = result.force(self.system.force_elements[index].name)
@@ -52,12 +87,39 @@ class Reader:
         return result.energy()
 
     def at(self, t, y, sides, one_row):
-        """The quantity at the state (t, y) in the mode ``sides``; ``one_row(t, y, sides)``
-        makes the one-row Result the quantities other than a joint's are read from."""
+        """The quantity at the state (t, y) in the mode ``sides``: a float, or an array
+        (size,) for a vector; ``one_row(t, y, sides)`` makes the one-row Result the
+        quantities other than a joint's are read from (their accelerations and reactions
+        evaluated at that state with the held values in effect at t)."""
         if self.spec[0] == "joint":
             _, qv, index = self.spec
             return float(y[index] if qv == "q" else y[self.system.nq + index])
-        return float(self.rows(one_row(t, y, sides))[0])
+        row = self.rows(one_row(t, y, sides))[0]
+        return float(row) if self.size == 1 else np.array(row, dtype=float)
+
+    def _cs(self, body, cs):
+        return self.system.bodies[body].body[cs]
+
+    def _orientation(self, result):
+        """A CS's orientation (relative to the reference's, if any) at every row: the
+        quaternion [w, x, y, z] with a sign continuous over the rows and w >= 0 at the first,
+        or the rotation vector (angle in [0, pi], rad), whole or one component."""
+        _, body, cs, form, axis, ref = self.spec
+        R = result._cs_frame(self._cs(body, cs))[0]
+        if ref is not None:
+            R = np.swapaxes(result._cs_frame(signals.cs_of(self.system, ref))[0], 1, 2) @ R
+        if not len(R):
+            out = np.zeros((0, self.size if axis is None else axis + 1))
+        elif form == "rotation_vector":
+            out = Rotation.from_matrix(R).as_rotvec()
+        else:
+            out = Rotation.from_matrix(R).as_quat()[:, [3, 0, 1, 2]]
+            # q and -q are one rotation: keep the sign of the row before (w's at the first)
+            dots = np.einsum("ni,ni->n", out[1:], out[:-1])
+            sign = np.cumprod(np.concatenate([[-1.0 if out[0, 0] < 0.0 else 1.0],
+                                              np.where(dots < 0.0, -1.0, 1.0)]))
+            out *= sign[:, None]
+        return out if axis is None else out[:, axis].copy()
 
 
 class Controls:
@@ -100,6 +162,11 @@ class Controls:
         self.times = [self.t0]
         self.values = [np.array([start[key] for key in self.keys])]
         self.held, self.computed = _bindings(system, self.column, named)
+        self.program, self.interpreted = _program(system, self.continuous, self.inputs_of,
+                                                  self.column, self.computed)
+        #: whether the continuous controllers are evaluated compiled (see the module)
+        self.compiled = self.program is not None and bool(self.continuous)
+        self._evaluation = None
         self.k = {c.name: 0 for c in self.discrete}
         self.x = {c.name: c.initial_state() for c in self.discrete}
         self.samples = {c.name: [] for c in self.discrete}
@@ -124,13 +191,77 @@ class Controls:
 
     def apply(self, sd, t, y):
         """Write into ``sd``'s parameter rows what the laws read at (t, y): the held values
-        in effect at t and the continuous controllers' outputs there."""
+        in effect at t and the continuous controllers' outputs there (compiled: the held
+        values they read, and their evaluation at (t, y) when y is given)."""
         params = sd.data.elements["params"]
         row = self.held_at(t)
         for i, slot, j in self.held:
             params[i][slot] = row[j]
+        if self.compiled:
+            self.install(sd)
+            control = sd.data.control
+            for i, j, column in self.program.held:
+                control[i]["u"][j] = row[column]
+            if y is not None:
+                sd.call(statekernels.controls_at, float(t),
+                        np.ascontiguousarray(y, dtype=float), sd.data)
+            return
         for i, slot, controller, k in self.computed:
             params[i][slot] = self.continuous_output(controller, t, y)[k]
+
+    def install(self, sd):
+        """Write the compiled controllers into ``sd``'s data (once per data): their records
+        (:data:`mbd.compiled.layout.CONTROL`) and their kinds' kernels' addresses."""
+        control = sd.data.control
+        if not len(control) or control[0]["address"] != 0:
+            return
+        signature = types.int64(types.float64[::1], native.typeof(sd.data), types.int64)
+        for i, (c, entry) in enumerate(zip(self.continuous, self.program.entries)):
+            kernel, params = c.compiled_form()
+            R = control[i]
+            R["n_in"], R["n_out"], R["n_states"] = len(entry.sources), c.outputs, c.n_states
+            R["state_at"] = self.slices[c.name].start
+            for j, (source, index, axis, point, value) in enumerate(entry.sources):
+                R["source"][j], R["index"][j], R["axis"][j] = source, index, axis
+                R["point"][j], R["u"][j] = point, value
+            R["params"][:len(params)] = params
+            R["x"][:c.n_states] = c.initial_state()
+            R["n_bind"] = len(entry.bindings)
+            for b, (element, slot, k) in enumerate(entry.bindings):
+                R["bind_element"][b], R["bind_slot"][b], R["bind_output"][b] = element, slot, k
+            R["address"] = native.address(kernel, signature)
+
+    def failure_message(self, data, status, t):
+        """What the compiled controller that made the right-hand side's ``status`` (see
+        :func:`mbd.compiled.controlkernels.failed`) returned at t (s), as
+        :func:`_check_returned` says it for one evaluated from Python."""
+        i, code = ck.failed(status)
+        c, R = self.continuous[i], data.control[i]
+        if code == ck.WRONG_RATES:
+            return (f"{c.label()} at t = {t:.9g} s: its state derivative must be "
+                    f"{c.n_states} finite number(s); it returned another number of them")
+        if code == ck.WRONG_OUTPUTS:
+            return (f"{c.label()} at t = {t:.9g} s: its output must be {c.outputs} finite "
+                    "number(s); it returned another number of them")
+        out, rates = R["out"][:c.outputs], R["xdot"][:c.n_states]
+        what, got, size = (("its output", out, c.outputs) if not np.all(np.isfinite(out))
+                           else ("its state derivative", rates, c.n_states))
+        return (f"{c.label()} at t = {t:.9g} s: {what} must be {size} finite number(s), got "
+                f"{got.tolist()!r}")
+
+    def _compiled_record(self, c, t, y):
+        """Compiled controller c's record after an evaluation at (t, y) (on data of this
+        object's own, made once)."""
+        if self._evaluation is None:
+            self._evaluation = sf.state_data(self.system)
+            self._evaluation.held = self
+        sd = self._evaluation
+        y = np.ascontiguousarray(y, dtype=float)
+        sf.refresh(sd, t, y)
+        status = int(sd.call(statekernels.controls_at, float(t), y, sd.data))
+        if status != 0:
+            raise Failed(self.failure_message(sd.data, status, t), t)
+        return sd.data.control[self.continuous.index(c)]
 
     def initial_states(self):
         """The continuous controllers' start states, in their order in y."""
@@ -140,7 +271,8 @@ class Controls:
         """Write the continuous controllers' state derivatives at (t, y) into ``dy``."""
         for c in self.continuous:
             if c.n_states:
-                dy[self.slices[c.name]] = self._evaluate(c, t, y)[0]
+                dy[self.slices[c.name]] = (self._compiled_record(c, t, y)["xdot"][:c.n_states]
+                                           if self.compiled else self._evaluate(c, t, y)[0])
 
     # ------------------------------------------------------------------ signals
 
@@ -157,6 +289,8 @@ class Controls:
 
     def continuous_output(self, controller, t, y):
         """A continuous controller's outputs at (t, y) (s, state)."""
+        if self.compiled:
+            return self._compiled_record(controller, t, y)["out"][:controller.outputs].copy()
         return self._evaluate(controller, t, y, outputs_only=True)[1]
 
     def _evaluate(self, c, t, y, outputs_only=False):
@@ -234,12 +368,12 @@ class Controls:
         copy.times, copy.values = list(self.times), list(self.values)
         copy.samples = {name: list(s) for name, s in self.samples.items()}
         copy.k, copy.x = dict(self.k), dict(self.x)
-        copy._sd = None
+        copy._sd = copy._evaluation = None
         return copy
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_sd"] = None          # compiled data: made again where needed
+        state["_sd"] = state["_evaluation"] = None   # compiled data: made again where needed
         return state
 
 
@@ -289,10 +423,82 @@ def _feeding_order(controllers, named):
     return out
 
 
+class Program:
+    """The compiled controllers of a run: per controller (in feeding order) an
+    :class:`Entry`, and the held values they read, ``held`` [(controller, input, held
+    column)]."""
+
+    def __init__(self, entries, held):
+        self.entries, self.held = entries, held
+
+
+class Entry:
+    """One compiled controller's inputs, ``sources`` [(source, index, axis, point, value)]
+    (:data:`mbd.compiled.layout.CONTROL`'s fields), and the law parameters its outputs are,
+    ``bindings`` [(element, slot, output)]."""
+
+    def __init__(self, sources, bindings):
+        self.sources, self.bindings = sources, bindings
+
+
+_CS_SOURCES = {"position": CS_POSITION, "velocity": CS_VELOCITY,
+               "angular_velocity": CS_ANGULAR_VELOCITY}
+
+
+def _program(system, continuous, inputs_of, column, computed):
+    """(the :class:`Program` of the continuous controllers ``continuous`` (in feeding order),
+    None) when all of them can be evaluated compiled, else (None, why not)."""
+    order = {c.name: i for i, c in enumerate(continuous)}
+    entries, held = [], []
+    for i, c in enumerate(continuous):
+        form = c.compiled_form()
+        if form is None:
+            return None, f"{c.label()} is a Python function"
+        inputs = inputs_of[c.name]
+        if (max(len(inputs), c.outputs, c.n_states) > MAX_CONTROL_IO
+                or form[1].size > MAX_CONTROL_PARAMS):
+            return None, (f"{c.label()} is larger than the compiled records hold (at most "
+                          f"{MAX_CONTROL_IO} inputs, outputs and states and "
+                          f"{MAX_CONTROL_PARAMS} parameters)")
+        sources = []
+        for j, item in enumerate(inputs):
+            zero = np.zeros(3)
+            if isinstance(item, float):
+                sources.append((HELD, 0, 0, zero, item))
+            elif isinstance(item, Input) or (isinstance(item, Output)
+                                             and item.controller.period is not None):
+                sources.append((HELD, 0, 0, zero, item.initial))
+                held.append((i, j, column[item.key]))
+            elif isinstance(item, Output):
+                k = order[item.controller.name]
+                if k >= i:      # a state-only output read before it is evaluated
+                    return None, (f"{c.label()} reads the output of {item.controller.label()}, "
+                                  "evaluated after it")
+                sources.append((OUTPUT, k, item.k, zero, 0.0))
+            else:
+                spec = quantity(system, item.what)
+                if spec[0] == "joint":
+                    sources.append((JOINT_Q if spec[1] == "q" else JOINT_V, spec[2], 0, zero,
+                                    0.0))
+                elif spec[0] == "cs" and spec[3] in _CS_SOURCES:
+                    bm = system.bodies[spec[1]]
+                    point = bm.cs_local(bm.body[spec[2]])[0]
+                    sources.append((_CS_SOURCES[spec[3]], bm.link, spec[4], point, 0.0))
+                else:
+                    return None, (f"{c.label()} reads {item!r}, which is measured from "
+                                  "Python")
+        bindings = [(e, slot, k) for e, slot, controller, k in computed
+                    if controller.name == c.name]
+        if len(bindings) > MAX_CONTROL_IO:
+            return None, f"{c.label()} feeds more than {MAX_CONTROL_IO} law parameters"
+        entries.append(Entry(sources, bindings))
+    return Program(entries, held), None
+
+
 def blocker(system):
-    """Why the compiled loop cannot run ``system``'s controls (a continuous controller,
-    evaluated at every right-hand side), or None."""
-    continuous = [c.name for c in system.controls
-                  if isinstance(c, Controller) and c.period is None]
-    return (f"the continuous controllers {continuous} are evaluated from Python"
-            if continuous else None)
+    """Why the compiled loop cannot run ``system``'s controls (a continuous controller
+    evaluated from Python at every right-hand side), or None."""
+    controls = Controls(system, 0.0, None)
+    if controls.continuous and not controls.compiled:
+        return f"the continuous controllers are evaluated from Python: {controls.interpreted}"
+    return None

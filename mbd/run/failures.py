@@ -11,7 +11,7 @@ too small for double precision, a state that blew up and the unstable mode behin
 import numpy as np
 
 from . import diagnosis
-from ..compiled import loopsolve, statefunction as sf, statekernels
+from ..compiled import controlkernels, loopsolve, statefunction as sf, statekernels
 
 #: a state entry past this (in SI units) has blown up, whatever made the integrator stop
 HUGE = 1e100
@@ -57,8 +57,19 @@ class Singular(Exception):
         self.code, self.t = code, t
 
 
+class ControllerFailed(Exception):
+    """A compiled controller returned what it must not at time t (s): the right-hand side's
+    ``status`` says which and how (:func:`mbd.compiled.controlkernels.failed`)."""
+
+    def __init__(self, status, t):
+        super().__init__(status)
+        self.status, self.t = status, t
+
+
 def raise_status(status, t, y):
     """Raise what a compiled function's nonzero return says (:mod:`mbd.compiled.statekernels`)."""
+    if controlkernels.failed(status) is not None:
+        raise ControllerFailed(status, t)
     if status > 0:
         raise Undefined(status - 1, t, np.array(y, dtype=float))
     if status < 0:

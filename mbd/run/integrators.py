@@ -203,7 +203,9 @@ class CompiledStepper:
     def __init__(self, sd, method, rows, settings, exact, auto):
         self.sd, self.rows = sd, rows
         system = sd.system
-        n = system.nq + system.nv + sf.work_size(system)
+        # [q, v, W] and the continuous controllers' states (compiled ones run here)
+        n = system.nq + system.nv + sf.work_size(system) + (
+            sd.held.n_states if sd.held is not None else 0)
         self.piece = stepping.piece_arrays(n, rows.times, len(system.force_elements))
         self.st = self.piece["st"]
         self.S = self.st[0]     # a view of the one record, kept: each st[0] makes a new one

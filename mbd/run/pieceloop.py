@@ -135,6 +135,9 @@ class Run:
         except Singular as err:
             raise Failed(failures.singular_message(self.system, self.sd.data.loop[0], err),
                          err.t) from None
+        except failures.ControllerFailed as err:
+            raise Failed(self.controls.failure_message(self.sd.data, err.status, err.t),
+                         err.t) from None
         except sf.UserFunctionError as err:
             cause = err.__cause__
             raise Failed(f"{err.element}: {err.function} raised {type(cause).__name__} at t = "

@@ -102,11 +102,84 @@ class Result:
             raise KeyError(f"no joint '{name}'; the joints are {sorted(self.system.joints)}") from None
 
     def sensor(self, name):
-        """Sensor ``name``'s quantity at every row (n,)."""
+        """Sensor ``name``'s quantity at every row: (n,) for a scalar quantity, (n, 4) for a
+        quaternion [w, x, y, z] and (n, 3) for a rotation vector (rad), in the units and
+        axes :mod:`mbd.control.signals` gives.
+
+        Raises
+        ------
+        KeyError
+            For a name that is no sensor of the model (the sensors named).
+        """
         sensors = {c.name: c for c in self.system.controls if isinstance(c, Sensor)}
         if name not in sensors:
             raise KeyError(f"no sensor '{name}'; the sensors are {sorted(sensors) or 'none'}")
         return controls.Reader(self.system, sensors[name].what).rows(self)
+
+    def _cs_frame(self, cs):
+        """(R (n, 3, 3), p (n, 3)) of a CS (a body's or a ground): its axes (columns) and
+        origin in world coordinates at every row, m."""
+        link, local_p, local_R = self.system.cs_placement(cs)
+        n = len(self.t)
+        if link < 0:         # a ground: fixed in the world
+            return np.broadcast_to(local_R, (n, 3, 3)), np.broadcast_to(local_p, (n, 3))
+        R, p = self._link_poses()
+        return R[:, link] @ local_R, p[:, link] + R[:, link] @ local_p
+
+    def _cs_motion(self, cs, view):
+        """A CS's motion at every row (n, 3), world axes: ``view`` "position" (m) or
+        "velocity" (m/s) of its origin, "acceleration" (m/s^2) of its origin,
+        "angular_velocity" (rad/s) or "angular_acceleration" (rad/s^2) of what carries it
+        (zero for a ground)."""
+        link, local_p, _ = self.system.cs_placement(cs)
+        n = len(self.t)
+        if link < 0:
+            return np.tile(local_p, (n, 1)) if view == "position" else np.zeros((n, 3))
+        if view == "position":
+            return self._cs_frame(cs)[1]
+        R = self._link_poses()[0][:, link]
+        V = self._link_velocities()[:, link]
+        w, v = V[:, :3], V[:, 3:] + np.cross(V[:, :3], local_p)     # link axes
+        if view in ("acceleration", "angular_acceleration"):
+            A = self._link_accelerations()[:, link]
+            if view == "angular_acceleration":
+                local = A[:, :3]
+            else:
+                # the spatial acceleration's linear part is d/dt of the velocity field at a
+                # fixed point; the point moving with the body adds w x v
+                local = A[:, 3:] + np.cross(A[:, :3], local_p) + np.cross(w, v)
+        else:
+            local = w if view == "angular_velocity" else v
+        return np.einsum("nij,nj->ni", R, local)
+
+    def _link_accelerations(self):
+        """Every link's spatial acceleration [alpha; a] (n, n_links, 6) in link coordinates
+        (a: of the link-fixed point at the link origin, the spatial vector's linear part),
+        from the right-hand side at each row (the forces, constraints and held signals of the
+        run there); the joints' reactions come from the same evaluation and are kept."""
+        if getattr(self, "_accelerations", None) is None:
+            sd = self._state_data
+            y = self._rows()
+            n, nl = len(self.t), self.system.n_links
+            acc = np.zeros((n, nl, 6))
+            wrenches = {name: (np.zeros((n, 3)), np.zeros((n, 3)))
+                        for name in self.system.joints}
+            values = {d.name: np.zeros(n) for d in self.system.drivers}
+            for i, t in enumerate(self.t):
+                w, d, _ = statefunction.reactions(sd, t, y[i], self.sides[i])
+                # the RNEA of the reactions leaves each link's acceleration in the data
+                acc[i] = sd.data.links["acc"]
+                for name, (F, M) in w.items():
+                    wrenches[name][0][i], wrenches[name][1][i] = F, M
+                for name, value in d.items():
+                    values[name][i] = value
+            # gravity enters the RNEA as the base's upward acceleration -g: take it out
+            R = self._link_poses()[0]
+            acc[:, :, 3:] += np.einsum("nlji,lj->nli", R, self.system.tree["gravity"])
+            self._accelerations = acc
+            if self._reaction_rows is None:
+                self._reaction_rows = (wrenches, values)
+        return self._accelerations
 
     def controller(self, name):
         """Discrete controller ``name``'s samples (a ControllerView)."""

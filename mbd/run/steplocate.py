@@ -11,6 +11,7 @@ from ..compiled import events
 from . import radau, stepper
 from ..compiled.jitcache import njit
 from ..compiled.layout import SWITCHING
+from ..compiled.controlkernels import take
 from ..compiled.forcekernels import signal_values
 from ..compiled.native import call4
 
@@ -33,6 +34,7 @@ def switching_on_step(t, context):
     method, i, k, t_old, h, y_old, coefficients, y, g, switch, data = context
     _dense_value(method, t, t_old, h, y_old, coefficients, y)
     signal_values(t, data.elements)
+    take(t, y, data)
     call4(switch, y, g, data, SWITCHING)
     return g[i, k]
 

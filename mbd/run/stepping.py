@@ -25,6 +25,7 @@ import numpy as np
 from ..compiled import events, layout
 from ..compiled.jitcache import njit
 from ..compiled.layout import SWITCHING
+from ..compiled.controlkernels import take
 from ..compiled.forcekernels import signal_values
 from ..compiled.native import call2, call4
 from .settings import weight
@@ -163,6 +164,7 @@ def crossed(f, t, y, g, armed):
     step's end (t, y) (the one crossing predicate of :mod:`mbd.compiled.events`); g receives
     their values there."""
     signal_values(t, f.data.elements)
+    take(t, y, f.data)
     call4(f.switch, y, g, f.data, SWITCHING)
     return events.crossed(armed, g, f.data.mode)
 

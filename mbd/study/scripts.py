@@ -5,8 +5,11 @@ accepted as well), or a module-level ``model``; it may set ``T_END``, ``OUTPUT_S
 ``RTOL`` and ``ATOL``. An *override* ``NAME.PARAM = VALUE`` changes a parameter by element
 name after the script made the Model and before the build: a body's ``mass``, a joint's
 ``q0``/``v0``, a force element's law parameter (``gap.c``) or its own (a BodySpringDamper's
-``k``, ``b``, ``r0``: any element with ``with_parameters``). The command line's ``--set`` and
-:func:`mbd.sweep`'s grids use them.
+``k``, ``b``, ``r0``: any element with ``with_parameters``). A parameter holding a lookup table
+(a TableForce's ``table``, a K given as a Table, a Lookup's ``table``) is changed one point at a
+time, ``NAME.PARAM.POINT = VALUE`` with POINT ``xK`` or ``yK`` (``zI_J`` of a Table2D): a new
+table, checked by its constructor. The command line's ``--set``, :func:`mbd.sweep`'s grids and
+an FMU's parameters use them.
 """
 import copy
 import dataclasses
@@ -18,6 +21,7 @@ import traceback
 import numpy as np
 
 from ..compiled import lawkernels
+from ..control.tables import Table, Table2D
 from ..model.elements import ForceElement, Joint
 from ..model.errors import InputError, ModelError
 from ..model.builder import Model
@@ -146,6 +150,10 @@ def apply_override(model, name, param, value, where):
     (a float, or a tuple of floats for a joint of several coordinates), validated as its
     constructor validates it; ``where`` starts every message. Returns a description.
 
+    A ``name`` ``ELEMENT.PARAM`` that names no element but whose ELEMENT does sets point
+    ``param`` (``xK``, ``yK``, ``zI_J``) of the table that ELEMENT's PARAM holds: ``--set
+    stop.table.y2=450`` comes here as ("stop.table", "y2").
+
     Raises
     ------
     InputError
@@ -153,7 +161,11 @@ def apply_override(model, name, param, value, where):
     """
     bodies = {b.name: b for b in model.bodies}
     elements = {getattr(e, "name", None): e for e in model.elements}
-    if name in bodies:
+    owner, dot, table_param = name.rpartition(".")
+    if name not in bodies and name not in elements and dot and (
+            owner in bodies or owner in elements):
+        _set_table_point(model, bodies, elements, owner, table_param, param, value, where)
+    elif name in bodies:
         if param != "mass":
             raise InputError(f"{where}: body '{name}' has no settable parameter {param!r}; "
                              "a body's settable parameter is: mass")
@@ -175,6 +187,9 @@ def apply_override(model, name, param, value, where):
     elif isinstance(elements.get(name), ForceElement):
         _replace_element(model, elements[name], _set_force(elements[name], param, value, where))
     elif callable(getattr(elements.get(name), "with_parameters", None)):   # a gear's ratio
+        if param in getattr(elements[name], "tables", ()):
+            raise InputError(_table_whole(where, elements[name].label(), name, param,
+                                          getattr(elements[name], param)))
         if not isinstance(value, float):
             raise InputError(f"{where}: {elements[name].label()}: {param} takes one number, "
                              f"got {value!r}")
@@ -187,7 +202,9 @@ def apply_override(model, name, param, value, where):
         grounds = [g.name for g in model.grounds]
         known = sorted(bodies) + sorted(n for n in elements if n is not None)
         extra = (f" ('{name}' is a ground: its environment cannot be changed by an override)"
-                 if name in grounds else "")
+                 if name in grounds else
+                 f" (nor, for a table's point ELEMENT.PARAM.POINT, one named '{owner}')"
+                 if dot else "")
         raise InputError(f"{where}: no body, joint or force element named '{name}'{extra}; "
                          f"the model has: {', '.join(known) or 'nothing'}")
     return f"{name}.{param} = {value}"
@@ -242,6 +259,8 @@ def _set_force(fe, param, value, where):
             raise InputError(f"{where}: {what} has no parameter {param!r}; "
                              f"its parameters are: {', '.join(names)}")
         current = getattr(law, param)
+        if isinstance(current, (Table, Table2D)):
+            raise InputError(_table_whole(where, what, fe.name, param, current))
         if callable(current):
             fn = getattr(current, "__qualname__", type(current).__name__)
             raise InputError(f"{where}: {what} has {param} given as a Python function ({fn}); "
@@ -263,6 +282,64 @@ def _set_force(fe, param, value, where):
         return _with_law(fe, new)
     except Exception as err:
         raise InputError(f"{where}: {what} rejects {param} = {value}: {err}") from None
+
+
+def _point_forms(table):
+    """The points of ``table`` as a phrase: 'xK or yK (K = 0 to 7)'."""
+    if isinstance(table, Table2D):
+        return (f"xI, yJ or zI_J (I = 0 to {len(table.x) - 1}, J = 0 to "
+                f"{len(table.y) - 1})")
+    return f"xK or yK (K = 0 to {len(table.x) - 1})"
+
+
+def _table_whole(where, what, name, param, table):
+    """The message refusing one number for the table parameter ``param``."""
+    return (f"{where}: {what} has {param} given as {table!r}: a table is changed one point at "
+            f"a time, {name}.{param}.POINT=VALUE with POINT {_point_forms(table)}")
+
+
+def _set_table_point(model, bodies, elements, name, param, point, value, where):
+    """Put in ``model`` the element ``name`` with point ``point`` of the table its parameter
+    ``param`` holds set to ``value`` (a new table, law and element; the old ones unchanged);
+    InputError naming what is wrong."""
+    if not isinstance(value, float):
+        raise InputError(f"{where}: a table's point takes one number, got {value!r}")
+    element = elements.get(name)
+    if isinstance(element, ForceElement) and not callable(getattr(element, "with_parameters",
+                                                                  None)):
+        law = element.law
+        what = f"the {type(law).__name__} law of '{name}'"
+        names = law_parameters(law)
+        if names is None or param not in names:
+            raise InputError(f"{where}: {what} has no parameter {param!r}"
+                             + (f"; its parameters are: {', '.join(names)}" if names else ""))
+        table = getattr(law, param)
+    elif getattr(element, "tables", None) is not None and callable(
+            getattr(element, "with_parameters", None)):       # a controller
+        what = element.label()
+        names = tuple(element.settable) + tuple(element.tables)
+        if param not in names:
+            raise InputError(f"{where}: {what} has no parameter {param!r}; its settable "
+                             f"parameters are: {', '.join(names) or 'none'}")
+        table = getattr(element, param, None)
+    else:
+        what = f"body '{name}'" if name in bodies else element.label()
+        raise InputError(f"{where}: {what} holds no table: NAME.PARAM.POINT sets a point of a "
+                         "parameter holding a Table or Table2D (a TableForce's table, a K "
+                         "given as a Table, a Lookup's table)")
+    if not isinstance(table, (Table, Table2D)):
+        raise InputError(f"{where}: {what} has {param} = {table!r}, not a table: "
+                         f"{name}.{param}.POINT sets a point of a parameter holding a Table or "
+                         f"Table2D; set a number as {name}.{param}=VALUE")
+    try:
+        new_table = table.with_point(point, value)
+        if isinstance(element, ForceElement):
+            new = _with_law(element, dataclasses.replace(element.law, **{param: new_table}))
+        else:
+            new = element.with_parameters(**{param: new_table})
+    except (TypeError, ValueError) as err:
+        raise InputError(f"{where}: {what}: {err}") from None
+    _replace_element(model, element, new)
 
 
 #: the run settings a model script may set as module-level numbers, with the defaults of

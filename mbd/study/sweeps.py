@@ -139,7 +139,7 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
         the first name varying slowest); or ``[{"strap.k": 50.3, ...}, ...]``: given cases
         (e.g. Monte-Carlo samples). Names are overrides as for ``--set``: a body's ``mass``,
         a joint's ``q0``/``v0`` (a tuple for several coordinates), a force element's law
-        parameter or its own (``strap.k``).
+        parameter or its own (``strap.k``), a point of a table (``stop.table.y2``).
     t_end : float, optional
         End time of every run, s (default: the script's ``T_END``; required for a function).
     outputs : dict, optional

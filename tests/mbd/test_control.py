@@ -125,7 +125,7 @@ def test_continuous_pid_is_integrated_with_the_mechanism():
     kp, ki, kd = 20.0, 10.0, 6.0
     pid = mbd.PID("u", "pos", setpoint=1.0, kp=kp, ki=ki, kd=kd, rate="vel")
     result = slider(pid).simulate(3.0, output_step=0.01, rtol=1e-10, atol=1e-12)
-    assert result.stats["stepper"] == "scipy"
+    assert result.stats["stepper"] == "compiled"     # the PID evaluated in the compiled loop
 
     def f(t, z):
         x, v, integral = z
@@ -184,7 +184,8 @@ def test_sensors_read_what_the_result_views_give():
 
 def test_linearize_takes_inputs_and_sensors_and_closes_static_loops():
     """The slider with an Input force: A = [[0, 1], [0, 0]], B = [0, 1/M], C = [1, 0] for the
-    sensor ``pos``; closed by a PD Gain (u = -k x - c v), A = [[0, 1], [-k/M, -c/M]]."""
+    sensor ``pos``; closed by a PD Gain (u = -k x - c v), A = [[0, 1], [-k/M, -c/M]]; by a PI,
+    whose integral is a third state."""
     system = slider(mbd.Input("u", 0.0))
     lin = mbd.linearize(system, system.initial_state(), inputs=["u"], outputs=["pos", "vel"])
     np.testing.assert_allclose(lin.A, [[0, 1], [0, 0]], atol=1e-9)
@@ -194,9 +195,14 @@ def test_linearize_takes_inputs_and_sensors_and_closes_static_loops():
     closed = slider(mbd.Gain("u", [-k, -c], ["pos", "vel"]))
     lin = mbd.linearize(closed, closed.initial_state())
     np.testing.assert_allclose(lin.A, [[0, 1], [-k / M, -c / M]], rtol=1e-7)
+    # a PI (u = -x + I, I' = -x): its state joins the mechanism's, after it
+    pi = slider(mbd.PID("u", "pos", kp=1.0, ki=1.0))
+    lin = mbd.linearize(pi, pi.initial_state())
+    assert lin.state_names == ["slide.q", "slide.v", "u.x"]
+    np.testing.assert_allclose(lin.A, [[0, 1, 0], [-1 / M, 0, 1 / M], [-1, 0, 0]], rtol=1e-9,
+                               atol=1e-12)
     with pytest.raises(ValueError, match=r"continuous controllers \['u'\] have states"):
-        mbd.linearize(slider(mbd.PID("u", "pos", kp=1.0, ki=1.0)),
-                      closed.initial_state())
+        mbd.equilibrium(pi)
 
 
 # ---------------------------------------------------------------------- the live simulation
