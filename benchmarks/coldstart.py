@@ -7,8 +7,8 @@ Three scripts:
   10 s (the force kernels: what every model with force elements compiles first);
 - ``demo``: ``python -m mbd demo`` (optional: ``--demo``);
 - ``numba controller``: the arm with an ``Actuator`` driven by a ``ContinuousController`` of a
-  user's numba ``@njit`` f(t, x, u) on a Sensor of the hinge, 10 s (optional:
-  ``--controller``; needs a tree with compiled controllers).
+  user's numba ``@njit`` f(t, x, u) on Sensors of the hinge, 10 s (optional:
+  ``--controller``; a tree without compiled controllers runs it from Python).
 
 Each tree is given as a folder holding its ``mbd`` package (a checkout, or ``git archive REV |
 tar -x -C DIR``). The trees run in turn, round after round, so that the machine's drift hits
@@ -62,7 +62,7 @@ model.add(mbd.Sensor("angle", "hinge.q"))
 model.add(mbd.Sensor("rate", "hinge.v"))
 pd_controller = model.add(mbd.ContinuousController("pd", pd, ["angle", "rate"]))
 model.add(JointForce("motor", hinge, Actuator(pd_controller)))
-assert model.build().simulate(10.0).stats["stepper"] == "compiled"
+print(model.build().simulate(10.0).stats["stepper"])
 '''
 
 

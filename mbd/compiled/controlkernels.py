@@ -95,7 +95,7 @@ def evaluate(v, data):
     return 0
 
 
-@njit()
+@njit(inline="always")
 def gather(v, data, i):
     """Controller i's inputs into its record's ``u``: held values stay as Python wrote them."""
     C = data.control[i]
@@ -119,7 +119,7 @@ def gather(v, data, i):
                 C.u[j] = w[C.axis[j]]
 
 
-@njit()
+@njit(inline="always")
 def finish(data, i):
     """Check controller i's new outputs and state rates, and write its outputs into the law
     parameters they feed; returns 0 or NOT_FINITE."""

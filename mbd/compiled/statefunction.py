@@ -14,7 +14,7 @@ function of that data:
 - :func:`reactions`: what every joint transmits and every driver applies;
 - :func:`kinematics`: every link's pose and velocity, and the energy, at rows of states.
 
-A mechanism uses one of the six right-hand side variants (:func:`variant`), so it compiles
+A mechanism uses one of the nine right-hand side variants (:func:`variant`), so it compiles
 only the code it uses, and the integrator (:mod:`mbd.run.stepper`) calls whichever it is given
 through its address (see :func:`addresses`), compiled once for all of them. Parameters given as
 Python functions (a stiffness K(t)) and motion drivers' motions are written into the data by
@@ -28,9 +28,11 @@ from numba import types
 from . import forcekernels, lawkernels, layout, loopstructure, native, sparsekernels
 from .layout import NATURAL_MODE, RECORDS, SWITCHING
 from .statekernels import (constrained_forced, constrained_free, constraint_forces,
-                           elements_and_locks, elements_at, kinematics_rows, no_projection,
-                           no_switching, projection, transmitted_loads, tree_forced_link,
-                           tree_forced_world, tree_free_link, tree_free_world)
+                           controlled_constrained, controlled_tree_link,
+                           controlled_tree_world, elements_and_locks, elements_at,
+                           kinematics_rows, no_projection, no_switching, projection,
+                           transmitted_loads, tree_forced_link, tree_forced_world,
+                           tree_free_link, tree_free_world)
 from ..model.state import State
 
 
@@ -113,11 +115,14 @@ class StateData:
 
 def variant(system):
     """The compiled right-hand side for ``system``'s kind of mechanism."""
-    # (continuous controllers are evaluated where the loads are)
-    forced = len(system.force_elements) > 0 or continuous_controllers(system) > 0
+    forced = len(system.force_elements) > 0
+    sliding = bool(np.any(system.tree["jtype"] == layout.PRISMATIC))
+    if continuous_controllers(system):      # evaluated where the loads are
+        if system.constrained:
+            return controlled_constrained
+        return controlled_tree_link if sliding else controlled_tree_world
     if system.constrained:
         return constrained_forced if forced else constrained_free
-    sliding = bool(np.any(system.tree["jtype"] == layout.PRISMATIC))
     if forced:
         return tree_forced_link if sliding else tree_forced_world
     return tree_free_link if sliding else tree_free_world

@@ -1,6 +1,8 @@
-"""The compiled dynamics at a state: the right-hand side in six variants with one signature —
-tree or constrained (loops, motion drivers), with or without force elements, and for trees the
-world-frame or the link-frame articulated-body algorithm — and its companions: the switching
+"""The compiled dynamics at a state: the right-hand side in nine variants with one signature —
+tree or constrained (loops, motion drivers), with or without force elements, with or without
+continuous controllers evaluated compiled (:mod:`mbd.compiled.controlkernels`; the variants
+without them never touch their records), and for trees the world-frame or the link-frame
+articulated-body algorithm — and its companions: the switching
 functions, the projection onto the closures, the constraint forces and what every joint
 transmits, the kinematics of rows of states. :mod:`mbd.compiled.statefunction` is their Python
 side (the data, which variant, calling them).
@@ -76,44 +78,63 @@ def tree_free_link(t, y, dy, data):
 
 
 @njit(inline="always")
-def _loads(q, v, data):
-    """The compiled controllers' outputs into the laws they feed
-    (:mod:`mbd.compiled.controlkernels`), then the force elements' loads into the links' fext and data.tau; returns their status
-    (or the first failing controller's)."""
-    failed = controlkernels.evaluate(v, data)
-    if failed != 0:
-        return failed
+def _loads(q, v, data, controlled):
+    """The force elements' loads into the links' fext and data.tau, after (``controlled``)
+    the compiled controllers' outputs into the laws they feed
+    (:mod:`mbd.compiled.controlkernels`); returns their status (or the first failing
+    controller's)."""
+    if controlled:     # (a constant in the variants: no cost without controllers)
+        failed = controlkernels.evaluate(v, data)
+        if failed != 0:
+            return failed
     kernels.clear_loads(data.links, data.tau)
     return forcekernels.element_loads(q, v, data.elements, data.estate, data.mode, data.links,
                                       data.scratch, data.tau)
 
 
+@njit(inline="always")
+def _tree_forced(t, y, dy, data, link_frame, controlled):
+    """dy/dt of a tree with force elements (the link-frame ABA where ``link_frame``), with
+    compiled controllers where ``controlled``: their states taken from y, their rates into
+    dy. Both flags are constants of the variant."""
+    forcekernels.signal_values(t, data.elements)
+    if controlled:
+        controlkernels.take(t, y, data)
+    q, v, acc = _start(y, dy, data)
+    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
+    bad = _loads(q, v, data, controlled)
+    if link_frame:
+        kernels.aba(v, data.tau, data.tree, data.links, data.scratch, acc)
+    else:
+        kernels.aba_world(v, data.tau, data.tree, data.links, data.scratch, acc)
+    _work_rates(v, dy, data)
+    if controlled:
+        controlkernels.give(dy, data)
+    return bad
+
+
 @njit()
 def tree_forced_world(t, y, dy, data):
     """dy/dt of a tree with force elements and no prismatic primitives."""
-    forcekernels.signal_values(t, data.elements)
-    controlkernels.take(t, y, data)
-    q, v, acc = _start(y, dy, data)
-    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
-    bad = _loads(q, v, data)
-    kernels.aba_world(v, data.tau, data.tree, data.links, data.scratch, acc)
-    _work_rates(v, dy, data)
-    controlkernels.give(dy, data)
-    return bad
+    return _tree_forced(t, y, dy, data, False, False)
 
 
 @njit()
 def tree_forced_link(t, y, dy, data):
     """dy/dt of a tree with force elements (link-frame ABA)."""
-    forcekernels.signal_values(t, data.elements)
-    controlkernels.take(t, y, data)
-    q, v, acc = _start(y, dy, data)
-    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
-    bad = _loads(q, v, data)
-    kernels.aba(v, data.tau, data.tree, data.links, data.scratch, acc)
-    _work_rates(v, dy, data)
-    controlkernels.give(dy, data)
-    return bad
+    return _tree_forced(t, y, dy, data, True, False)
+
+
+@njit()
+def controlled_tree_world(t, y, dy, data):
+    """dy/dt of a tree with continuous controllers (compiled) and no prismatic primitives."""
+    return _tree_forced(t, y, dy, data, False, True)
+
+
+@njit()
+def controlled_tree_link(t, y, dy, data):
+    """dy/dt of a tree with continuous controllers (compiled; link-frame ABA)."""
+    return _tree_forced(t, y, dy, data, True, True)
 
 
 @njit(inline="always")
@@ -156,23 +177,24 @@ def _constrained(q, v, acc, dy, data, bad):
 
 
 @njit()
-def _constrained_at(y, dy, data, forced):
+def _constrained_at(y, dy, data, forced, controlled):
     """dy/dt at y of a mechanism with loops or motion drivers (and force elements where
-    ``forced``); compiled once, called up to twice per evaluation (not inlined)."""
+    ``forced``, compiled controllers where ``controlled``); compiled once, called up to twice
+    per evaluation (not inlined)."""
     q, v, acc = _start(y, dy, data)
     kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
-    bad = _loads(q, v, data) if forced else 0
+    bad = _loads(q, v, data, controlled) if forced else 0
     return _constrained(q, v, acc, dy, data, bad)
 
 
 @njit(inline="always")
-def _constrained_rhs(y, dy, data, forced):
+def _constrained_rhs(y, dy, data, forced, controlled=False):
     """dy/dt at y; near a change point (a direction weaker than
     :data:`mbd.compiled.loopsolve.NEAR_CROSSING`), at y moved onto the constraints
     (:func:`mbd.compiled.loopsolve.project`): there the motion turns off its branch by its offset
     over the direction's strength squared, and an integrator's stage, which is off the constraints
     by its own error, would take it along."""
-    bad = _constrained_at(y, dy, data, forced)
+    bad = _constrained_at(y, dy, data, forced, controlled)
     if data.closures.shape[0] == 0 or bad != 0 or \
             not data.loop[0].smallest < loopsolve.NEAR_CROSSING:
         return bad
@@ -181,8 +203,8 @@ def _constrained_rhs(y, dy, data, forced):
     for i in range(nq + nv):
         yp[i] = y[i]
     if projection(yp, data) != 0:       # not onto the branch here: as it is
-        return _constrained_at(y, dy, data, forced)
-    return _constrained_at(yp, dy, data, forced)
+        return _constrained_at(y, dy, data, forced, controlled)
+    return _constrained_at(yp, dy, data, forced, controlled)
 
 
 @njit()
@@ -195,8 +217,16 @@ def constrained_free(t, y, dy, data):
 def constrained_forced(t, y, dy, data):
     """dy/dt of a mechanism with loops or motion drivers and force elements."""
     forcekernels.signal_values(t, data.elements)
+    return _constrained_rhs(y, dy, data, True)
+
+
+@njit()
+def controlled_constrained(t, y, dy, data):
+    """dy/dt of a mechanism with loops or motion drivers and continuous controllers
+    (compiled): their states taken from y, their rates into dy."""
+    forcekernels.signal_values(t, data.elements)
     controlkernels.take(t, y, data)
-    bad = _constrained_rhs(y, dy, data, True)
+    bad = _constrained_rhs(y, dy, data, True, True)
     controlkernels.give(dy, data)
     return bad
 
@@ -228,7 +258,7 @@ def elements_at(y, g, data, task):
         forcekernels.natural_mode(q, v, data.elements, data.estate, data.mode, data.links,
                                   data.scratch, g)
     else:
-        return _loads(q, v, data)
+        return _loads(q, v, data, True)
     return 0
 
 
@@ -250,7 +280,7 @@ def elements_and_locks(y, g, data, task):
         return 0
     q = data.q
     v = y[q.shape[0]:q.shape[0] + data.tau.shape[0]]
-    _loads(q, v, data)
+    _loads(q, v, data, True)
     V_ = sparsekernels.views(data.loopbuf, data.pattern)
     _solve(q, v, data, V_.x)     # the accelerations into work (only lam is wanted)
     m = 6 * data.closures.shape[0] + nd

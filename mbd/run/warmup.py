@@ -53,7 +53,9 @@ def _signatures():
     out = {}
     for rhs in (statekernels.tree_free_world, statekernels.tree_free_link,
                 statekernels.tree_forced_world, statekernels.tree_forced_link,
-                statekernels.constrained_free, statekernels.constrained_forced):
+                statekernels.constrained_free, statekernels.constrained_forced,
+                statekernels.controlled_tree_world, statekernels.controlled_tree_link,
+                statekernels.controlled_constrained):
         out[rhs.__name__] = (rhs, (f8, y, y, d))
     out["elements_at"] = (statekernels.elements_at, (y, m, d, i8))
     out["elements_and_locks"] = (statekernels.elements_and_locks, (y, m, d, i8))
@@ -128,7 +130,8 @@ def signatures():
 
 #: every target, by name
 TARGETS = ("tree_free_world", "tree_free_link", "tree_forced_world", "tree_forced_link",
-           "constrained_free", "constrained_forced", "elements_at", "elements_and_locks",
+           "constrained_free", "constrained_forced", "controlled_tree_world",
+           "controlled_tree_link", "controlled_constrained", "elements_at", "elements_and_locks",
            "no_switching",
            "projection", "no_projection", "kinematics_rows", "constraint_forces",
            "transmitted_loads", "advance", "switching_on_step", "locate_on_step",
@@ -162,7 +165,8 @@ _STARTED = set()
 
 #: the tree dynamics each right-hand side variant is made of, compiled first (see below)
 _DYNAMICS = {"tree_free_world": "aba_world", "tree_forced_world": "aba_world",
-             "tree_free_link": "aba", "tree_forced_link": "aba"}
+             "controlled_tree_world": "aba_world", "tree_free_link": "aba",
+             "tree_forced_link": "aba", "controlled_tree_link": "aba"}
 
 
 def first_right_hand_side(sd, compiled, method="DOP853"):
@@ -316,9 +320,10 @@ def prefetch(shared, rest=(), later=()):
 #: the targets of ``mbd warmup`` in two groups of about equal work, for two processes (each
 #: starts with what the other does not need, so their shared kernels are compiled once)
 GROUPS = (("aba_world", "tree_free_world", "tree_forced_world", "constrained_free",
-           "constrained_forced", "projection", "no_projection", "advance", "dense_value",
+           "constrained_forced", "controlled_tree_world", "controlled_constrained", "projection", "no_projection", "advance", "dense_value",
            "switching_on_step", "locate_on_step", "constraint_forces", "transmitted_loads"),
           ("aba", "tree_free_link", "elements_at", "elements_and_locks", "tree_forced_link",
+           "controlled_tree_link",
            "radau_advance", "radau_dense_value", "no_switching", "armed",
            "crossed_mask", "kinematics_rows", "normalize_quaternions", "link_transforms",
            "link_velocities", "constraint_rows", "closure_rows", "retract",
