@@ -99,7 +99,10 @@ def report(sizes):
 #: the benchmarks that write their own files (each takes minutes of its own)
 OTHERS = ("Also: stiff models (Radau and method=\"auto\" against scipy, Pinocchio, MuJoCo and "
           "Exudyn) in `STIFF.md`, by `python benchmarks/stiff.py`; sweep throughput in "
-          "`SWEEP.md`, by `python benchmarks/sweep.py`.")
+          "`SWEEP.md`, by `python benchmarks/sweep.py`; URDF robots (the Talos humanoid "
+          "built and its forward dynamics against Pinocchio and MuJoCo) in `URDF.md`, by "
+          "`python benchmarks/urdf.py`; what a signal or a controller costs in `CONTROL.md`, "
+          "by `python benchmarks/control.py`.")
 
 
 def main(argv=None):

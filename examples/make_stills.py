@@ -5,6 +5,8 @@ run with ``viz.snapshot`` (320x240, isometric camera fitted to the motion so far
 about a rest state (:data:`MODE_STILLS`) is drawn instead as its first mode's animation
 (``viz.animate_mode``) shows it, at the frame of largest deflection about its equilibrium;
 for those in :data:`MODE_GIFS` the animation itself is written too, ``images/NAME_mode1.gif``.
+An example in :data:`ANIMATIONS` (a robot's motion says more than a frame of it) is also
+animated whole, its run at its own ``T_END`` and ``OUTPUT_STEP``, into ``images/NAME.gif``.
 
 Run: ``python examples/make_stills.py`` (all) or ``python examples/make_stills.py NAME ...``.
 
@@ -46,13 +48,21 @@ STILLS = {
     "rubber_stop": (0.12, "xz"),
     "external_controller": (0.5, "xz"),
     "gearbox_fmu": (0.3, None),
+    "panda_urdf": (0.6, "panda"),
+    "ur5_backlash_pid": (0.1, None),
 }
+#: cameras of their own (pyvista camera positions: position, focal point, view-up; m),
+#: named in STILLS: a robot arm seen from its front right, close enough to fill the picture
+CAMERAS = {"panda": [(2.1, -1.45, 1.35), (0.15, 0.25, 0.4), (0.0, 0.0, 1.0)]}
 #: examples drawn as their first mode about their equilibrium: name -> the mode's amplitude
 #: (None: viz.animate_mode's default)
 MODE_STILLS = {"slot_at_rest": None, "suspension_modes": 0.25}
 #: examples whose first mode is also written as a small GIF (GIF_SIZE, one cycle)
 MODE_GIFS = ("suspension_modes",)
 GIF_SIZE, GIF_FPS = (320, 240), 12
+#: examples whose whole run is also written as a GIF (GIF_SIZE, GIF_FPS, real time):
+#: images/NAME.gif
+ANIMATIONS = ("panda_urdf",)
 #: paths drawn up to the picture's time, where a body alone would say little
 TRAILS = {"pendulum": [("bob", "cg")], "bistop_slot": [("block", "cg")],
           "double_pendulum": [("lower", "tip")], "cart_pole_lqr": [("pole", "tip")],
@@ -71,6 +81,7 @@ def still(name, path=None, size=SIZE):
     """Simulate example ``name`` briefly and write its picture; returns the path."""
     import viz
     t_end, camera = STILLS[name]
+    camera = CAMERAS.get(camera, camera)
     path = IMAGES / f"{name}.png" if path is None else pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     module = load(name)
@@ -111,6 +122,22 @@ def mode_gif(name, path=None, size=GIF_SIZE, fps=GIF_FPS):
     path.parent.mkdir(parents=True, exist_ok=True)
     viz.animate_mode(_first_mode(load(name)), 0, str(path), amplitude=MODE_STILLS[name],
                      cycles=1, fps=fps, size=size, camera=STILLS[name][1], progress=False)
+    return path
+
+
+def animation(name, path=None, size=GIF_SIZE, fps=GIF_FPS):
+    """The example's run (its T_END, OUTPUT_STEP, RTOL, ATOL) as a GIF at ``fps`` frames per
+    simulated second, the camera of its still; returns the path."""
+    import viz
+    path = IMAGES / f"{name}.gif" if path is None else pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    module = load(name)
+    options = {k.lower(): getattr(module, k) for k in ("RTOL", "ATOL") if hasattr(module, k)}
+    result = module.build_model().build().simulate(module.T_END,
+                                                   output_step=module.OUTPUT_STEP, **options)
+    camera = STILLS[name][1]
+    viz.animate(result, str(path), fps=fps, size=size, camera=CAMERAS.get(camera, camera),
+                trails=TRAILS.get(name, ()), progress=False)
     return path
 
 
@@ -157,6 +184,8 @@ def main(args=None):
         print(still(name).relative_to(HERE))
         if name in MODE_GIFS:
             print(mode_gif(name).relative_to(HERE))
+        if name in ANIMATIONS:
+            print(animation(name).relative_to(HERE))
 
 
 if __name__ == "__main__":

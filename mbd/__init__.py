@@ -20,7 +20,7 @@ from .run.live import Simulation, Snapshot
 from .analysis.equilibrium import Equilibrium, equilibrium
 from .analysis.linear import LinearModel, linearize
 from .study.sweeps import sweep
-from .exchange import export_fmu
+from .exchange import export_fmu, from_urdf
 
 
 # The stage facades (DESIGN §9). A model builds into a System and a System runs: each method
@@ -52,7 +52,7 @@ System.simulate = _simulate
 System.start = _start
 del _build, _simulate, _start
 
-__all__ = ["sweep", "export_fmu", "InputError", "Model", "Environment", "Ground", "Body", "CS", "Joint",
+__all__ = ["sweep", "export_fmu", "from_urdf", "InputError", "Model", "Environment", "Ground", "Body", "CS", "Joint",
            "Primitive", "ForceElement", "Law", "ForceView", "MotionDriver", "GearConstraint",
            "Sensor", "Input", "DiscretePID", "DiscreteStateSpace", "DiscreteController", "Gain",
            "PID", "StateSpace", "ContinuousController", "Table", "Table2D", "Lookup",

@@ -20,7 +20,7 @@ def load(name):
 
 COVERED = {"pendulum", "tumbling_handle", "elastogap", "backlash", "bistop_slot",
            "body_spring_damper", "variable_spring", "fourbar_backlash", "slider_crank_stop",
-           "double_pendulum", "two_machines", "slot_at_rest", "suspension_modes"}
+           "double_pendulum", "two_machines", "slot_at_rest", "suspension_modes", "panda_urdf"}
 #: examples whose physical claims are checked in a test file of their own
 COVERED_APART = {"engine_mount": "test_engine_mount.py",
                  "stick_slip": "test_stick_slip_example.py",
@@ -30,7 +30,8 @@ COVERED_APART = {"engine_mount": "test_engine_mount.py",
                  "pd_pendulum": "test_control_examples.py",
                  "rubber_stop": "test_table_and_stepping_examples.py",
                  "external_controller": "test_table_and_stepping_examples.py",
-                 "gearbox_fmu": "mbd/test_fmu.py"}
+                 "gearbox_fmu": "mbd/test_fmu.py",
+                 "ur5_backlash_pid": "test_urdf_example.py"}
 #: every example script (each with a gallery row and a picture)
 ALL_EXAMPLES = COVERED | set(COVERED_APART)
 TOOLS = {"make_stills"}     # scripts in examples/ that are not examples
@@ -616,6 +617,58 @@ def test_slider_crank_stop_force_at_the_deepest_point_is_the_spring_force(slider
     entry = abs(result.joint("slide").v).max()
     assert spring - damping <= abs(force.value).max() <= spring + stops["cmax"] * entry
     assert 1000.0 < spring < 1500.0
+
+
+# A robot from its URDF: the Panda held by a joint-space PD
+
+def test_panda_urdf_rests_where_the_pd_torques_carry_pinocchios_gravity(capsys):
+    """The Panda read by mbd.from_urdf comes to rest where kp (q_ref - q) = g(q), g from
+    Pinocchio's reading of the same URDF (masses, centres, frames: an independent check of
+    the import), the arm sagging from the target by g / kp; the run ends there, no limit
+    touched."""
+    pytest.importorskip("yourdfpy")
+    pytest.importorskip("pinocchio")
+    module = load("panda_urdf")
+    result, rest, torques, gravity = module.main()
+    np.testing.assert_allclose(torques, gravity, rtol=0, atol=1e-9)
+    assert abs(gravity[1]) > 30.0 and abs(gravity[3]) > 15.0    # the shoulder and elbow
+    sag = np.array(module.TARGET) - rest
+    np.testing.assert_allclose(sag, gravity / np.array(module.KP), rtol=1e-9, atol=1e-12)
+    final = np.array([result.joint(name).q[-1] for name in module.ARM])
+    assert np.abs(final - rest).max() < 1e-3
+    assert np.abs([result.joint(name).v[-1] for name in module.ARM]).max() < 5e-3
+    # it swung over: joint 1 turned by 1 rad, the hand moved ~0.6 m
+    assert result.joint("panda_joint1").q[0] == 0.0
+    tcp = result.body("panda_link7").position("panda_hand_tcp")
+    assert np.linalg.norm(tcp[-1] - tcp[0]) > 0.5
+    # the URDF's limits are stops that never touched; the fingers stay geared, half open
+    assert result.events == []
+    for name in module.ARM:
+        assert np.all(result.force(f"{name}_limit").value == 0.0)
+    np.testing.assert_allclose(result.joint("panda_finger_joint1").q,
+                               result.joint("panda_finger_joint2").q, atol=1e-8)
+    out = capsys.readouterr().out
+    assert "largest difference from Pinocchio's" in out and "panda_joint7" in out
+
+
+def test_panda_urdf_is_drawn_in_its_meshes_and_animated_in_the_gallery():
+    """Every link drawn by its COLLADA mesh (the base on the ground), and the run's GIF in
+    the gallery, small."""
+    pytest.importorskip("yourdfpy")
+    module = load("panda_urdf")
+    model = module.build_model()
+    assert all(type(shape).__name__ == "Mesh" and shape.path.endswith(".dae")
+               for body in model.bodies for shape, _ in body.shapes)
+    base = {g.name: g for g in model.grounds}["panda_link0_visual0"]
+    assert [s.path.endswith("link0.dae") for s in base.shapes] == [True]
+    stills = load("make_stills")
+    assert set(stills.ANIMATIONS) <= ALL_EXAMPLES and "panda_urdf" in stills.ANIMATIONS
+    for name in stills.ANIMATIONS:
+        gif = EXAMPLES / "images" / f"{name}.gif"
+        assert f"(images/{name}.gif)" in (EXAMPLES / "README.md").read_text()
+        assert gif.is_file() and gif.stat().st_size < 500_000
+        with Image.open(gif) as picture:
+            assert picture.size == stills.GIF_SIZE and picture.n_frames > 20
 
 
 # 3-D double pendulum

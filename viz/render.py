@@ -98,7 +98,7 @@ def animate(result, path, fps=30, speed=1.0, size=(640, 480), camera=None, progr
         Print a progress bar on stderr; None: when stderr is a terminal.
     **scene_options
         Passed to :class:`viz.scene.Scene` (``show_cs``, ``trails``, ``lighting``,
-        ``background``).
+        ``background``, ``annotations``, ``title``, ``floor``, ``markers``, ``labels``).
 
     Returns
     -------

@@ -2,13 +2,17 @@
 
 What is drawn:
 
-- bodies: their shapes (``body.add_shape``); a body without shapes is drawn as its
+- bodies: their shapes (``body.add_shape``), in their colour, else in the colours a mesh
+  file gives its parts (a robot's COLLADA meshes), else one of the palette's; a body without
+  shapes is drawn as its
   *inertia-equivalent ellipsoid*: the uniform solid ellipsoid with the body's mass and
   principal moments, semi-axes ``a_i^2 = 5/(2m) (I_j + I_k - I_i)`` along the principal axes,
   centred on the CG (each semi-axis at least 2 % of the drawing's size, so that point masses
   stay visible);
-- grounds: small dark cubes;
-- joints, at the follower CS (the base CS when the follower is a ground), one marker per
+- grounds: their shapes (``ground.add_shape``: a robot's base), else small dark cubes
+  (with the joints' markers);
+- joints (unless ``markers`` is off, as it is by default for a robot drawn in its meshes),
+  at the follower CS (the base CS when the follower is a ground), one marker per
   primitive: revolute a pin along its axis, prismatic a thin rail along its axis, spherical a
   ball (axes after the first primitive of a joint are drawn as in the reference pose);
 - line and axial force elements (and BodySpringDamper): a coil between the two CS origins,
@@ -30,7 +34,8 @@ What is drawn:
 - annotations (:mod:`viz.overlay`): a title (the model's name and what it holds), the time
   (``t = 1.234 s``), a label per force element (its kind and name, e.g. ``Bistop 'stops'``:
   :func:`viz.naming.element_label`) joined to it by a leader line and framed in its contact
-  colour, and a legend of the colours (grounds, and the contact states);
+  colour (by default only up to :data:`MAX_LABELS` of them), and a legend of the colours
+  (grounds, and the contact states);
 - optional CS triads (``show_cs``: x red, y green, z blue) and trails (paths of named CSs).
 
 Every body actor moves by its 4x4 ``user_matrix`` (no re-meshing per frame); only coils and
@@ -54,7 +59,11 @@ from .elements import (bushing_parts, ellipsoid, gear_parts, joint_force_marker,
 from .framing import floor_meshes, view_position
 from .naming import default_title, element_label
 from .overlay import Overlay
-from .shapes import coil_points, polyline, pose_matrix, transformed, triad
+from .shapes import Mesh, coil_points, polyline, pose_matrix, transformed, triad
+
+
+#: the most force elements a picture labels by default (``Scene(labels=None)``)
+MAX_LABELS = 8
 
 
 class RenderError(RuntimeError):
@@ -88,6 +97,16 @@ class Scene:
         machines, bodies, joints and force elements (:func:`viz.naming.default_title`).
     floor : bool
         Draw a floor under the motion (placed by :meth:`fit`).
+    markers : bool or None
+        Draw the joints (pins, rails, balls), the force elements on joints (washers,
+        spirals, collars), the gears and the grounds without shapes (cubes); None: unless
+        every body is drawn with a mesh read from a file (a robot's visual model, as
+        :func:`mbd.from_urdf` gives it, whose links show their joints themselves). Coils and
+        bushings are drawn either way.
+    labels : bool or None
+        Label the force elements (with ``annotations``); None: when there are at most
+        :data:`MAX_LABELS` of them (a robot's two dozen limits, dampers and motors would
+        hide it).
 
     Attributes
     ----------
@@ -95,6 +114,11 @@ class Scene:
     body_actors : dict
         Body name -> list of its actors (one per shape, joint marker and triad), all moved by
         the body's pose.
+    ground_actors : dict
+        Ground name -> the actors of its shapes (grounds with shapes only).
+    markers : bool
+        Whether the joints, the force elements on joints, the gears and the grounds' cubes are
+        drawn.
     coils : dict
         Force element name -> (actor, polydata) of its coil.
     contact_actors : dict
@@ -114,7 +138,7 @@ class Scene:
 
     def __init__(self, system, show_cs=False, trails=(), size=(640, 480), off_screen=True,
                  lighting=True, background="white", annotations=True, title=None,
-                 floor=True):
+                 floor=True, markers=None, labels=None):
         self.system = system
         self.size = (int(size[0]), int(size[1]))
         self.lighting = bool(lighting)
@@ -135,6 +159,8 @@ class Scene:
                               "rendering needs an OpenGL backend (a display, EGL or OSMesa)") from err
         self.plotter.set_background(background)
         self.body_actors = {name: [] for name in system.bodies}
+        self.ground_actors = {}
+        self._cubes = 0        # grounds drawn as cubes
         self._local_bounds = {name: [] for name in system.bodies}  # corner points, link frame
         self.coils = {}
         self.contact_actors = {}
@@ -145,11 +171,15 @@ class Scene:
         self._static_points = []
         self._result = None
         self._cache = None
+        self.markers = (bool(markers) if markers is not None else
+                        not (system.bodies and all(
+                            any(isinstance(shape, Mesh) for shape, _ in bm.body.shapes)
+                            for bm in system.bodies.values())))
         self._build(show_cs)
         self.camera = None
         self.floor = bool(floor)
         self.floor_actors, self._floor_corners = [], None
-        self.overlay = self._annotate(title) if annotations else None
+        self.overlay = self._annotate(title, labels) if annotations else None
 
     # ------------------------------------------------------------------------- building
 
@@ -175,8 +205,7 @@ class Scene:
             if body.shapes:
                 for shape, cs_name in body.shapes:
                     p, R = bm.cs_local(body.frames[cs_name])
-                    color = shape.color if shape.color is not None else PALETTE[i % len(PALETTE)]
-                    self._add(transformed(shape.polydata(), R, p), name, color, shape.opacity)
+                    self._shape(shape, R, p, name, PALETTE[i % len(PALETTE)])
             else:
                 self._add(ellipsoid(bm, L), name, PALETTE[i % len(PALETTE)])
             if show_cs:
@@ -185,17 +214,25 @@ class Scene:
                     self._add(transformed(triad(0.08 * L), R, p), name, None, scalars="rgb",
                               rgb=True, line_width=2)
         for g in s.grounds.values():
-            c = 0.03 * L
-            self._add(pv.Box(bounds=(-c, c, -c, c, -c, c)).translate(g.position, inplace=False),
-                      None, GROUND_COLOR)
+            shapes = getattr(g, "shapes", ())
+            if shapes:                 # fixed in the world (a robot's base): no cube then
+                self.ground_actors[g.name] = [
+                    self._shape(shape, g.rotation, g.position, None, GROUND_COLOR)
+                    for shape in shapes]
+            elif self.markers:
+                self._cubes += 1
+                c = 0.03 * L
+                self._add(pv.Box(bounds=(-c, c, -c, c, -c, c)).translate(g.position,
+                                                                           inplace=False),
+                          None, GROUND_COLOR)
             if show_cs:
                 self._add(transformed(triad(0.08 * L), g.rotation, g.position), None, None,
                           scalars="rgb", rgb=True, line_width=2)
-        for jm in s.joints.values():
+        for jm in s.joints.values() if self.markers else ():
             self._joint(jm.joint)
         for fe in s.force_elements:
             self._force(fe)
-        for dm in s.drivers:
+        for dm in s.drivers if self.markers else ():
             if hasattr(dm.driver, "joint_a") and hasattr(dm.driver, "joint_b"):
                 self._gear(dm.driver)
         for key in self.trails:
@@ -204,8 +241,19 @@ class Scene:
                                           lighting=False)
             self.trail_lines[key] = (actor, line)
 
-    def _annotate(self, title):
-        """The overlay: title, time stamp, one label per force element it can place, and
+    def _shape(self, shape, R, p, owner, default):
+        """Draw ``shape`` placed by (R, p) in its owner's link frame (the world for a ground's
+        shape, owner None): in its own colour, else in the colours its file gives its parts
+        (a robot's COLLADA meshes), else in ``default``."""
+        mesh = transformed(shape.polydata(), R, p)
+        if shape.color is None and "rgb" in mesh.cell_data:
+            return self._add(mesh, owner, None, shape.opacity, scalars="rgb", rgb=True)
+        color = shape.color if shape.color is not None else default
+        return self._add(mesh, owner, color, shape.opacity)
+
+    def _annotate(self, title, show_labels=None):
+        """The overlay: title, time stamp, one label per force element it can place (none
+        with ``show_labels`` False, or None and more than :data:`MAX_LABELS` of them), and
         the legend: the grounds' colour, and the contact colours when something shows a
         contact state."""
         if title is None:
@@ -216,7 +264,9 @@ class Scene:
             heading, subtitle = title, None
         labels = [(fe.name, element_label(fe)) for fe in self.system.force_elements
                   if fe.name in self._anchors]
-        legend = [(GROUND_COLOR, "ground")]
+        if show_labels is False or (show_labels is None and len(labels) > MAX_LABELS):
+            labels = []
+        legend = [(GROUND_COLOR, "ground")] if self._cubes else []
         if self.contact_actors:
             legend += [(FREE_COLOR, "not in contact"), (CONTACT_COLOR, "in contact")]
         if self.stiction_actors:
@@ -241,6 +291,8 @@ class Scene:
                 self.contact_actors[fe.name] = actor
             self._anchors[fe.name] = ("coil", fe.name)
         elif placement == "joint" and fe.joint is not None:
+            if not self.markers:
+                return
             stiction = law_name(fe) in STICTION_LAWS
             owner, p, mesh = joint_force_marker(
                 self.system, fe, contact or stiction, self.length, self._local_bounds)
@@ -299,6 +351,8 @@ class Scene:
         if self.overlay is not None:
             self.overlay.set_time(t)
             for name, how in self._anchors.items():
+                if name not in self.overlay.labels:     # left unlabelled (``labels``)
+                    continue
                 self.overlay.set_anchor(name, self._anchor_point(how, ends, Rl, pl))
                 state = contact.get(name)
                 if name in self.contact_actors:

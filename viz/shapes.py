@@ -122,24 +122,142 @@ class Capsule(Shape):
 
 
 class Mesh(Shape):
-    """A surface read from a file by pyvista (STL, OBJ, PLY, VTK, ...), its coordinates
-    multiplied by ``scale`` and taken as CS coordinates (m after scaling)."""
+    """A surface read from a file (STL, OBJ, PLY, VTK, ... by pyvista; COLLADA ``.dae``, as
+    robot descriptions ship them, by trimesh, an optional extra), its coordinates multiplied
+    by ``scale`` and taken as CS coordinates (m after scaling).
+
+    A file of several parts (a COLLADA scene) is read whole, each part placed by the scene's
+    transforms. Where the file gives its parts colours (COLLADA materials, coloured PLY or OBJ)
+    and ``color`` is None, the parts are drawn in them; ``color`` paints the whole mesh in one
+    colour (as a URDF ``<material>`` does).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    scale : float or sequence of 3 float
+        One factor, or one per axis (a negative one mirrors the mesh, as URDFs do for a
+        robot's left and right links); nonzero and finite.
+    color, opacity : as :class:`Shape`.
+    """
+
+    #: the file types read through trimesh rather than pyvista
+    TRIMESH_TYPES = (".dae",)
 
     def __init__(self, path, scale=1.0, color=None, opacity=1.0):
         super().__init__(color, opacity)
         self.path = os.fspath(path)
         if not os.path.isfile(self.path):
             raise ValueError(f"Mesh: no file {self.path!r}")
-        self.scale = _positive("Mesh", "scale", scale)
+        if np.ndim(scale) == 0:
+            self.scale = _positive("Mesh", "scale", scale)
+        else:
+            try:
+                factors = np.asarray(scale, dtype=float).reshape(3)
+            except (TypeError, ValueError):
+                raise ValueError(f"Mesh: scale must be a number or 3 numbers, got "
+                                 f"{scale!r}") from None
+            if not (np.all(np.isfinite(factors)) and np.all(factors != 0.0)):
+                raise ValueError(f"Mesh: scale factors must be nonzero and finite, got "
+                                 f"{scale!r}")
+            self.scale = tuple(float(f) for f in factors)
         self._mesh = None
 
+    @property
+    def mirrored(self):
+        """Whether the scale mirrors the mesh (an odd number of negative factors)."""
+        return float(np.prod(np.broadcast_to(self.scale, 3))) < 0.0
+
     def polydata(self):
+        """The surface (CS coordinates, m); its cell array ``rgb`` (uint8) holds the file's
+        own colours where it has them."""
         if self._mesh is None:
-            mesh = pv.read(self.path)
+            mesh = _read_mesh(self.path).scale(self.scale, inplace=False)
+            if self.mirrored:
+                # a mirror turns the faces inside out: reverse their winding so that their
+                # normals point out again, and the lighting falls on the outside
+                mesh = mesh.flip_faces(inplace=False)
+            self._mesh = mesh
+        return self._mesh.copy()
+
+
+#: surfaces read from files, by (path, modification time, size): a robot's meshes are read
+#: once however many scenes draw them
+_READ = {}
+_READ_LIMIT = 64
+
+
+def _read_mesh(path):
+    """The surface in the file ``path`` (a PolyData, the file's units, not to be modified)."""
+    path = os.path.abspath(path)
+    stat = os.stat(path)
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    if key not in _READ:
+        if path.lower().endswith(Mesh.TRIMESH_TYPES):
+            mesh = _trimesh_polydata(path)
+        else:
+            mesh = pv.read(path)
             if not isinstance(mesh, pv.PolyData):
                 mesh = mesh.extract_surface()
-            self._mesh = mesh.scale(self.scale, inplace=False)
-        return self._mesh.copy()
+        if len(_READ) >= _READ_LIMIT:
+            _READ.pop(next(iter(_READ)))
+        _READ[key] = mesh
+    return _READ[key]
+
+
+def _trimesh_polydata(path):
+    """The surfaces of a file trimesh reads, one PolyData: every part of a scene placed by
+    the scene's transforms, its colour (the material's, or the part's face colours) in the
+    cell array ``rgb`` (uint8) when the file gives any."""
+    try:
+        import trimesh
+    except ImportError as err:
+        raise ImportError(f"Mesh {path!r}: reading this type needs trimesh (and pycollada for "
+                          ".dae): pip install 'mbd[urdf]'") from err
+    loaded = trimesh.load(path)
+    if isinstance(loaded, trimesh.Scene):
+        parts = []
+        for node in loaded.graph.nodes_geometry:
+            transform, name = loaded.graph[node]
+            geometry = loaded.geometry[name]
+            if isinstance(geometry, trimesh.Trimesh) and len(geometry.faces):
+                parts.append((geometry, np.asarray(transform, dtype=float)))
+    else:
+        parts = [(loaded, np.eye(4))] if len(getattr(loaded, "faces", ())) else []
+    if not parts:
+        raise ValueError(f"Mesh: {path!r} holds no surface (no triangles)")
+    points, faces, colors, offset = [], [], [], 0
+    for geometry, transform in parts:
+        vertices = np.asarray(geometry.vertices, dtype=float)
+        points.append(vertices @ transform[:3, :3].T + transform[:3, 3])
+        tris = np.asarray(geometry.faces, dtype=np.int64) + offset
+        if np.linalg.det(transform[:3, :3]) < 0.0:    # a mirroring node: keep faces outward
+            tris = tris[:, ::-1]
+        faces.append(tris)
+        colors.append(_part_colors(geometry))
+        offset += len(vertices)
+    tris = np.vstack(faces)
+    mesh = pv.PolyData(np.vstack(points),
+                       np.column_stack([np.full(len(tris), 3), tris]).ravel())
+    if any(c is not None for c in colors):
+        grey = np.array([180, 180, 180], dtype=np.uint8)   # a part without a colour
+        mesh.cell_data["rgb"] = np.vstack([
+            np.broadcast_to(grey if c is None else c, (len(f), 3))
+            for c, f in zip(colors, faces)]).astype(np.uint8)
+    return mesh
+
+
+def _part_colors(geometry):
+    """The colour of a trimesh part: (3,) or (faces, 3) uint8, or None when it has none."""
+    visual = getattr(geometry, "visual", None)
+    if visual is None:
+        return None
+    material = getattr(visual, "material", None)
+    if material is not None:
+        color = getattr(material, "main_color", None)
+        return None if color is None else np.asarray(color, dtype=np.uint8)[:3]
+    if getattr(visual, "kind", None) in ("face", "vertex"):
+        return np.asarray(visual.face_colors, dtype=np.uint8)[:, :3]
+    return None
 
 
 # ----------------------------------------------------------------------------- scene meshes

@@ -1,6 +1,6 @@
-"""The command line: ``mbd demo``, ``mbd run MODEL.py``, ``mbd check MODEL.py``,
-``mbd equilibrium MODEL.py``, ``mbd modes MODEL.py``, ``mbd sweep MODEL.py``, ``mbd fmu MODEL.py``,
-``mbd warmup`` (also ``python -m mbd ...``).
+"""The command line: ``mbd demo``, ``mbd run MODEL.py|ROBOT.urdf``, ``mbd check
+MODEL.py|ROBOT.urdf``, ``mbd equilibrium MODEL.py``, ``mbd modes MODEL.py``, ``mbd sweep
+MODEL.py``, ``mbd fmu MODEL.py``, ``mbd warmup`` (also ``python -m mbd ...``).
 
 This is the composition root (DESIGN §1): the only part of ``mbd`` that may import ``joints``,
 ``forces`` and ``viz``.
@@ -20,6 +20,18 @@ left as they were. A parameter holding a lookup table is changed one point at a 
 ``--set NAME.PARAM.POINT=VALUE`` with POINT ``xK`` (breakpoint K) or ``yK`` (value K), or
 ``zI_J`` of a Table2D (``stop.table.y2=450``, ``spring.K.y0=4``, ``lookup.table.y1=2.5``): a
 new table, checked as its constructor checks one.
+
+A robot description is a model too: ``mbd run ROBOT.urdf`` and ``mbd check ROBOT.urdf`` (and
+``mbd equilibrium``, ``mbd modes``) read a path ending in ``.urdf`` with :func:`mbd.from_urdf`
+(gravity 9.81 m/s^2 along -z) instead of importing it, and run it at the defaults of a script
+that sets nothing (T_END 5 s, OUTPUT_STEP 0.01 s, the Environment's tolerances); ``--set``
+works on it as on a script's model (``--set elbow_joint.q0=0.5``, ``--set
+elbow_joint_limit.k=1e6``). Its options: ``--package-dir DIR`` (repeatable) where the
+``package://PACKAGE/...`` meshes are found (DIR/PACKAGE/...; the URDF's folder and its
+parents are searched too), ``--floating`` (a free-floating base), ``--limits stops|ignore``
+(limits as Bistop end stops, the default, or not modelled). A mesh not found is named, with
+its link and the ``--package-dir`` to give; ``mbd sweep`` and ``mbd fmu`` take a script only
+(one whose ``build_model()`` returns ``mbd.from_urdf(...)``).
 
 The analyses (SPEC §6) take the same script, ``--set`` and ``--out``, and ``--t T`` (the
 analysis time, s, default 0):
@@ -110,8 +122,20 @@ def argument_parser():
                    help="change a parameter by element name before the build: a body's mass, "
                    "a joint's q0/v0, a force law's parameter (gap.c=20), a point of a "
                    "table (stop.table.y2=450); repeatable")
-    running.add_parsers(sub, progress, setting)
-    analyses.add_parsers(sub, setting)
+    robot = argparse.ArgumentParser(add_help=False)
+    urdf = robot.add_argument_group("a URDF robot (MODEL ending in .urdf)")
+    urdf.add_argument("--floating", action="store_true", default=False,
+                      help="a free-floating base (a SixDof from the world to the root link) "
+                      "instead of the root link fixed as the ground")
+    urdf.add_argument("--package-dir", action="append", default=[], metavar="DIR",
+                      help="a folder holding the package a package://PACKAGE/... mesh path "
+                      "names (DIR/PACKAGE/...; the URDF's folder and its parents are searched "
+                      "too); repeatable")
+    urdf.add_argument("--limits", choices=("stops", "ignore"), default=None,
+                      help="joint position limits as end stops (a Bistop per limited joint: "
+                      "the default) or not modelled")
+    running.add_parsers(sub, progress, setting, [robot])
+    analyses.add_parsers(sub, setting, [robot])
     sweeping.add_parsers(sub, progress, setting)
     exporting.add_parsers(sub, setting)
     warm = sub.add_parser("warmup", help="compile the kernels into numba's cache now (the first "

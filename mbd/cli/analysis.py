@@ -151,23 +151,26 @@ def modes_command(args):
     return 0
 
 
-def add_parsers(sub, setting):
+def add_parsers(sub, setting, robot=()):
     """The ``equilibrium`` and ``modes`` subcommands of ``sub`` (``setting``: the arguments of
-    ``--set``)."""
+    ``--set``; ``robot``: the parent parsers of the URDF options)."""
+    from .run import MODEL_HELP
     analysis_time = dict(type=float, default=0.0, metavar="T",
                          help="time of the analysis, s (time-dependent laws and motion "
                          "drivers are taken there; default 0)")
-    eq = sub.add_parser("equilibrium", help="find where a model script's mechanism rests "
-                        "(static equilibrium): print it and write it as CSV")
-    eq.add_argument("model", help="Python file defining build_model() -> mbd.Model")
+    eq = sub.add_parser("equilibrium", parents=[*robot], help="find where a model script's "
+                        "mechanism (or a URDF robot) rests (static equilibrium): print it and "
+                        "write it as CSV")
+    eq.add_argument("model", help=MODEL_HELP)
     eq.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
     eq.add_argument("--set", **setting)
     eq.add_argument("--t", **analysis_time)
     eq.set_defaults(run=equilibrium_command)
 
-    modes = sub.add_parser("modes", help="linearize a model script's mechanism about its "
-                           "equilibrium and write its modes (frequency, damping, shape)")
-    modes.add_argument("model", help="Python file defining build_model() -> mbd.Model")
+    modes = sub.add_parser("modes", parents=[*robot], help="linearize a model script's "
+                           "mechanism (or a URDF robot) about its equilibrium and write its "
+                           "modes (frequency, damping, shape)")
+    modes.add_argument("model", help=MODEL_HELP)
     modes.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
     modes.add_argument("--set", **setting)
     modes.add_argument("--t", **analysis_time)

@@ -4,9 +4,11 @@ import os
 
 from ..exchange import export_fmu
 from ..exchange.fmu import identifier
+from .common import script_only
 
 
 def fmu_command(args):
+    script_only("fmu", args.model)
     path = args.output or identifier(os.path.splitext(os.path.basename(args.model))[0]) + ".fmu"
     written = export_fmu(args.model, path, fmi=args.fmi, sets=args.set)
     print(f"mbd fmu: wrote {written} (FMI {args.fmi}.0 co-simulation; it runs with mbd "

@@ -1,12 +1,13 @@
-"""``mbd demo``, ``mbd run`` and ``mbd check``: simulate a model, write its CSV, plot and
-animation, print the summary (a failed or interrupted run writes the rows it computed)."""
+"""``mbd demo``, ``mbd run`` and ``mbd check``: simulate a model (a model script, or a robot
+from its URDF), write its CSV, plot and animation, print the summary (a failed or interrupted
+run writes the rows it computed)."""
 import os
 import sys
 import time
 
 from ..model.errors import SimulationError
 from ..study.scripts import output_folder, run_settings
-from .common import load, written
+from .common import is_urdf, load, written
 
 
 #: exit status of an interrupted run (128 + SIGINT, as shells report it)
@@ -104,6 +105,8 @@ def check_command(args):
     lines = [f"mbd check: {args.model}: the model builds"]
     if applied:
         lines.append("settings: " + ", ".join(applied))
+    if is_urdf(args.model):
+        lines.append(_urdf_line(args, model))
     lines.append(system.report())
     lines.append(f"  force elements: {len(system.force_elements)}")
     for fe in system.force_elements:
@@ -111,6 +114,16 @@ def check_command(args):
     lines += _controls(system)
     print("\n".join(lines))
     return 0
+
+
+def _urdf_line(args, model):
+    """The report's line on a robot read from a URDF: its base, limits and picture shapes."""
+    shapes = [shape for body in model.bodies for shape, _ in body.shapes]
+    shapes += [shape for ground in model.grounds for shape in getattr(ground, "shapes", ())]
+    meshes = sum(type(shape).__name__ == "Mesh" for shape in shapes)
+    return (f"  read from the URDF: {'a floating' if args.floating else 'a fixed'} base, "
+            f"limits: {args.limits or 'stops'}, {len(shapes)} visual shapes "
+            f"({meshes} meshes) for the pictures")
 
 
 def _controls(system):
@@ -125,18 +138,23 @@ def _describe(fe):
     return f"{fe.label()}: {fe.parameters_text()}"
 
 
-def add_parsers(sub, progress, setting):
+#: the help of the model argument of the commands that take a model script or a URDF
+MODEL_HELP = ("Python file defining build_model() -> mbd.Model (an example: "
+              "examples/pendulum.py), or a robot description NAME.urdf (read by mbd.from_urdf)")
+
+
+def add_parsers(sub, progress, setting, robot=()):
     """The ``demo``, ``run`` and ``check`` subcommands of ``sub`` (``progress``: the parent
-    parser of ``--progress``; ``setting``: the arguments of ``--set``)."""
+    parser of ``--progress``; ``setting``: the arguments of ``--set``; ``robot``: the parent
+    parsers of the URDF options)."""
     demo = sub.add_parser("demo", parents=[progress],
                           help="simulate the built-in demo mechanism and write its results")
     demo.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
     demo.set_defaults(run=demo_command)
 
-    run = sub.add_parser("run", parents=[progress], help="simulate a model script and write "
-                         "its results (CSV, PNG, optionally a GIF)")
-    run.add_argument("model", help="Python file defining build_model() -> mbd.Model (an "
-                     "example: examples/pendulum.py)")
+    run = sub.add_parser("run", parents=[progress, *robot], help="simulate a model script "
+                         "or a URDF robot and write its results (CSV, PNG, optionally a GIF)")
+    run.add_argument("model", help=MODEL_HELP)
     run.add_argument("--t-end", type=float, default=None,
                      help="end time, s (default: the script's T_END, else 5)")
     run.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
@@ -144,8 +162,9 @@ def add_parsers(sub, progress, setting):
     run.add_argument("--set", **setting)
     run.set_defaults(run=run_command)
 
-    check = sub.add_parser("check", help="build a model script and report its structure "
-                           "(machines, DOF, loops, redundant constraints, force elements)")
-    check.add_argument("model", help="Python file defining build_model() -> mbd.Model")
+    check = sub.add_parser("check", parents=[*robot], help="build a model script or a URDF "
+                           "robot and report its structure (machines, DOF, loops, redundant "
+                           "constraints, force elements)")
+    check.add_argument("model", help=MODEL_HELP)
     check.add_argument("--set", **setting)
     check.set_defaults(run=check_command)

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..model.errors import InputError
 from ..study.scripts import os_reason, parse_setting
+from .common import script_only
 
 
 def grid_values(text):
@@ -69,6 +70,7 @@ def _cases_file(path):
 
 def sweep_command(args):
     from ..study.sweeps import sweep
+    script_only("sweep", args.model)
     outputs = {}
     for text in args.output:
         column, eq, spec = text.partition("=")

@@ -1,6 +1,18 @@
-"""Exchange with other tools (SPEC §10): FMI co-simulation export (:mod:`mbd.exchange.fmu`).
-The packaging libraries (pythonfmu3, pythonfmu: the extra ``mbd[fmi]``) are imported only
-when an FMU is made or run."""
+"""Exchange with other tools (SPEC §10): FMI co-simulation export (:mod:`mbd.exchange.fmu`)
+and URDF import (:mod:`mbd.exchange.urdf`). The packaging libraries (pythonfmu3, pythonfmu:
+the extra ``mbd[fmi]``) are imported only when an FMU is made or run; the URDF reader
+(yourdfpy: ``mbd[urdf]``) only when a URDF is read."""
 from .fmu import export_fmu
 
-__all__ = ["export_fmu"]
+
+def from_urdf(path, package_dirs=(), floating=False, limits="stops", name=None, **options):
+    """The :class:`mbd.Model` of the robot a URDF file describes: see
+    :func:`mbd.exchange.urdf.from_urdf`."""
+    # imported here: the importer makes joints, force elements and viz shapes, whose
+    # packages import mbd (DESIGN §9: exchange is a composition root), and yourdfpy is an extra
+    from .urdf import from_urdf as read
+    return read(path, package_dirs=package_dirs, floating=floating, limits=limits, name=name,
+                **options)
+
+
+__all__ = ["export_fmu", "from_urdf"]

@@ -100,6 +100,7 @@ class Ground(CS):
     def __init__(self, model, name, at=(0.0, 0.0, 0.0), environment=None, orientation=None):
         self._model = model
         self.environment = environment
+        self.shapes = []   # shapes for pictures, fixed in the world; the core never reads them
         super().__init__(self, name, at, orientation)
         if environment is not None and not isinstance(environment, Environment):
             raise ModelError(f"ground '{name}': environment must be an mbd.Environment, "
@@ -108,6 +109,12 @@ class Ground(CS):
     @property
     def model(self):
         return self._model
+
+    def add_shape(self, shape):
+        """Attach a shape for pictures (e.g. ``viz.Mesh`` of a robot's base), placed in this
+        ground's CS and fixed in the world; the dynamics ignore it. Returns the shape."""
+        self.shapes.append(shape)
+        return shape
 
     def __repr__(self):
         return f"Ground({self.name!r}, at={tuple(self.position)})"

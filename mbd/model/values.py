@@ -116,24 +116,25 @@ def real_array(value, what, size=None, shape=None, expected=None, error=ValueErr
     are not real numbers raise ``type_error`` (default ``error``). Values are not checked for
     finiteness here.
     """
-    if expected is None:
-        expected = f"{size} real numbers" if size is not None else "real numbers"
-    message = f"{what} must be {expected}, got {value!r}"
+    def message():      # made only when raised: an array's repr costs tens of microseconds
+        wanted = expected if expected is not None else (
+            f"{size} real numbers" if size is not None else "real numbers")
+        return f"{what} must be {wanted}, got {value!r}"
     if isinstance(value, (str, bytes, dict, set)) or value is None or _has_bool(value):
-        raise (type_error or error)(message)
+        raise (type_error or error)(message())
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError):   # a ragged list
-        raise (type_error or error)(message) from None
+        raise (type_error or error)(message()) from None
     if arr.dtype.kind not in "iuf":
-        raise (type_error or error)(message)
+        raise (type_error or error)(message())
     arr = arr.astype(float)
     if shape is not None:
         if arr.shape != tuple(shape):
-            raise error(message)
+            raise error(message())
     elif size is not None:
         if arr.size != size:
-            raise error(message)
+            raise error(message())
         arr = arr.reshape(-1)
     return arr
 

@@ -432,3 +432,59 @@ def test_gif_keeps_the_contact_colours_exact(tmp_path):
     shows_red = [(np.abs(f - red).sum(axis=2) <= 3).sum() > 5 for f in frames]
     assert shows_red == [bool(state[r]) for r in rows]
     assert any(shows_red) and not all(shows_red)
+
+
+# ----------------------------------------------------------------------------- shapes on grounds,
+# crowded pictures
+
+def test_a_grounds_shape_is_drawn_fixed_in_the_world_instead_of_its_cube():
+    """A red plate on a ground turned 90 deg about x sits there (its thin side along world y),
+    and the ground has no cube; a ground without shapes keeps its cube."""
+    from scipy.spatial.transform import Rotation
+    m = mbd.Model("plated")
+    g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, 0)))
+    plate = m.add_ground("plate", at=(1.0, 2.0, 3.0),
+                         orientation=Rotation.from_euler("x", 90, degrees=True))
+    assert plate.add_shape(Box((0.4, 0.3, 0.02), color=(1.0, 0.0, 0.0))) is plate.shapes[0]
+    b = m.add_body("b", mass=1.0, cg=(0, 0, 0), inertia=[1e-2] * 3)
+    m.add(Revolute("h", g, b["cg"], axis=(0, 0, 1)))
+    system = m.build()
+    scene = Scene(system, size=SIZE)
+    try:
+        actor, = scene.ground_actors["plate"]
+        assert np.allclose(actor.bounds, [0.8, 1.2, 1.99, 2.01, 2.85, 3.15], atol=1e-6)
+        assert "g" not in scene.ground_actors and scene.markers      # g: a cube, pins drawn
+        assert [a.GetInput() for a in scene.overlay.legend[:-1]] == ["ground"]
+        bounds = scene.motion_bounds()
+        assert bounds[1] >= 1.2 and bounds[5] >= 3.15          # the plate is in the picture
+    finally:
+        scene.close()
+
+
+def test_many_force_elements_are_unlabelled_unless_asked():
+    """Up to MAX_LABELS force elements are labelled; more (a robot's limits and dampers)
+    would bury the picture: none by default, all with labels=True, none with labels=False."""
+    from forces import Damper
+    from viz.scene import MAX_LABELS
+
+    def chain(n):
+        m = mbd.Model(f"chain{n}")
+        parent = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, -9.81)))
+        for k in range(n):     # a chain of n links, 1 m each, a damper on every hinge
+            b = m.add_body(f"b{k}", mass=1.0, cg=(k + 0.5, 0, 0), inertia=[1e-2] * 3,
+                           cs={"o": (k, 0, 0), "tip": (k + 1, 0, 0)})
+            j = m.add(Revolute(f"h{k}", parent, b["o"], axis=(0, 1, 0)))
+            m.add(JointForce(f"d{k}", j, Damper(d=0.1)))
+            parent = b["tip"]
+        return m.build()
+    few, many = chain(MAX_LABELS), chain(MAX_LABELS + 1)
+    for system, options, expect in ((few, {}, MAX_LABELS), (many, {}, 0),
+                                    (many, {"labels": True}, MAX_LABELS + 1),
+                                    (few, {"labels": False}, 0)):
+        scene = Scene(system, size=SIZE, **options)
+        try:
+            assert len(scene.overlay.labels) == expect, options
+            scene.set_state(system.initial_state().q, t=0.0)     # unlabelled: no anchors
+            scene.render()
+        finally:
+            scene.close()

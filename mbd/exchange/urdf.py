@@ -1,0 +1,536 @@
+"""URDF import (SPEC §10): a robot description becomes an editable :class:`mbd.Model`.
+
+What a URDF holds becomes mbd's own elements, with the URDF's names:
+
+- **links** are bodies (mass, the inertia at the inertial origin, turned into world axes). A
+  link fixed to its parent (a ``fixed`` joint: a flange, a tool frame, a sensor) is part of
+  its parent's body: their masses and inertias add up (Pinocchio and MuJoCo merge them the
+  same way; a massless link's rotational inertia counts, as in Pinocchio), and its frame is a
+  CS of that body named after the link. Each ``<inertial>`` must be a mass >= 0 and a
+  positive semidefinite inertia; the sum, the body mbd moves, must be what any mbd body is (a
+  mass > 0, a positive definite inertia within the triangle inequality), whatever a fixed
+  link's own made-up inertia is. A link named as a joint is the body (or ground)
+  ``LINK_link``: an mbd model names bodies and joints in one namespace, a URDF in two; the
+  joint keeps its name. With a fixed base the
+  root link and everything fixed to it are the ground: the root link's frame is the ground
+  ``ROOT`` (it carries the environment, gravity -z by default), and every joint leaving it
+  starts at a ground ``JOINT_base`` of its own (with the same environment).
+- **joints** ``revolute``, ``continuous`` (:class:`joints.Revolute`), ``prismatic``
+  (:class:`joints.Prismatic`), ``floating`` (:class:`joints.SixDof`) and ``planar``
+  (:class:`joints.Planar`) join the CS named after the joint on the parent's body to the CS
+  of that name on the child's (the joint frame at q = 0, the child link's frame; on a body
+  that has a link of the joint's name, the CS ``JOINT_joint``), about or along the URDF axis
+  (``planar``: q = (x, y, phi), along the joint frame's x and y and about the axis z; for
+  another axis, along the joint frame's axis least aligned with it, projected on the plane,
+  and the axis times that); ``floating=True`` adds a ``SixDof`` ``root_joint`` from the ground
+  ``world`` to the root link. Every coordinate is the URDF's: 0 at the URDF's zero configuration.
+- ``<limit lower upper>`` of a revolute or prismatic joint is an end stop (``limits="stops"``,
+  a :class:`forces.Bistop` ``JOINT_limit`` on the joint, of the parameters ``stop``; none on a
+  mimic joint, which its leader's stop bounds), or nothing (``limits="ignore"``); effort and
+  velocity limits are not modelled.
+- ``<dynamics damping friction>`` is a :class:`forces.Damper` ``JOINT_damping`` and a
+  :class:`forces.JointStiction` ``JOINT_friction`` (static = kinetic = friction).
+- ``<mimic joint multiplier>`` is a :class:`mbd.GearConstraint` ``JOINT_mimic`` (q =
+  multiplier q_joint; an offset other than 0 is refused).
+- **visuals** (box, cylinder, sphere; STL, OBJ, PLY and DAE meshes, ``package://`` paths
+  found under ``package_dirs``; ``package:///PACKAGE/...`` too) are :mod:`viz` shapes at
+  CSs ``LINK_visualK`` of the body (those of the fixed base at grounds ``LINK_visualK``,
+  drawn fixed in the world).
+
+Units are SI, as URDF's. The URDF is read by yourdfpy (the optional extra ``mbd[urdf]``).
+"""
+import os
+
+import numpy as np
+
+import viz
+from forces import Bistop, Damper, JointForce, JointStiction
+from joints import Planar, Prismatic, Revolute, SixDof
+
+from ..model.builder import Environment, Model
+from ..model.elements import GearConstraint
+from ..model.errors import ModelError
+
+#: the URDF joint types mbd reads (``fixed`` merges the child into the parent's body)
+JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
+
+#: the default end stop of a limited joint (:class:`forces.Bistop`'s parameters: stiffness
+#: N/m or N m/rad, exponent, the most damping N s/m or N m s/rad, the penetration where it is
+#: reached m or rad): stiff enough to hold a robot arm's links within ~1 mrad under gravity
+STOP = {"k": 1e5, "e": 1.0, "cmax": 1e3, "d": 1e-3}
+
+
+def from_urdf(path, package_dirs=(), floating=False, limits="stops", name=None,
+              environment=None, stop=None, dynamics=True):
+    """The :class:`mbd.Model` of the robot described by the URDF file ``path``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The URDF file.
+    package_dirs : sequence of str
+        Folders holding the packages that ``package://PACKAGE/...`` mesh paths name (the
+        folder in which ``PACKAGE`` is a subfolder); the URDF's own folder and its parents
+        are searched too.
+    floating : bool
+        A floating base: a ``SixDof`` ``root_joint`` from the ground to the root link
+        (q = position (m) and unit quaternion (w, x, y, z) of the root link's frame; v = its
+        world velocity, m/s, and its angular velocity in its own axes, rad/s). Otherwise the
+        root link is the ground.
+    limits : {"stops", "ignore"}
+        Position limits as end stops (a ``Bistop`` per limited joint), or not modelled.
+    name : str, optional
+        The model's name (default: the URDF's robot name).
+    environment : mbd.Environment, optional
+        The ground's environment (default: gravity 9.81 m/s^2 along -z).
+    stop : dict, optional
+        Parameters of the end stops, overriding :data:`STOP`.
+    dynamics : bool
+        ``<dynamics damping friction>`` as a damper and a stiction element (True), or not.
+
+    Returns
+    -------
+    mbd.Model
+        Editable: add force elements, sensors and controllers, then ``build()`` it.
+
+    Raises
+    ------
+    ModelError
+        Naming the link or joint and the value: a file that is no ``<robot name>`` with
+        links, a joint type mbd lacks, a mesh file that is not there, an inertia that no
+        rigid body has (or a body's that is zero: a point mass), a link moved by a joint but
+        without mass, a link that two joints move (a kinematic loop, which URDF cannot
+        express), a mimic offset, a fixed base that no joint moves anything on.
+    ImportError
+        Without the optional extra (``pip install 'mbd[urdf]'``).
+    """
+    try:
+        import yourdfpy
+    except ImportError as err:
+        raise ImportError("mbd.from_urdf reads URDF with yourdfpy, an optional extra: pip "
+                          "install 'mbd[urdf]'") from err
+    if limits not in ("stops", "ignore"):
+        raise ValueError(f"from_urdf: limits must be 'stops' or 'ignore', got {limits!r}")
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise ModelError(f"from_urdf: no URDF file {path!r}")
+    stop = dict(STOP, **(stop or {}))
+    _check_robot_element(path)
+    try:
+        robot = yourdfpy.URDF.load(path, build_scene_graph=False, load_meshes=False,
+                                   build_collision_scene_graph=False,
+                                   load_collision_meshes=False).robot
+    except Exception as err:
+        raise ModelError(f"from_urdf: {path} is not a URDF yourdfpy can read: "
+                         f"{type(err).__name__}: {err}") from err
+    return _Importer(robot, path, package_dirs, floating, limits, stop, dynamics).model(
+        name, environment)
+
+
+class _Importer:
+    """One URDF's links, joints and visuals, made into a Model."""
+
+    def __init__(self, robot, path, package_dirs, floating, limits, stop, dynamics):
+        self.robot, self.path, self.floating = robot, path, floating
+        self.limits, self.stop, self.dynamics = limits, stop, dynamics
+        self.package_dirs = [os.fspath(d) for d in package_dirs]
+        self.links = {link.name: link for link in robot.links}
+        self.joints = {joint.name: joint for joint in robot.joints}
+        # an mbd model names bodies, grounds and joints in one namespace, a URDF its links and
+        # its joints in two: a link named as a joint is body (or ground) LINK_link
+        taken = set(self.links) | set(self.joints) | {"root_joint"}
+        self.body_name = {}
+        for link in self.links:
+            name = link
+            if link in self.joints or (floating and link == "root_joint"):
+                name = f"{link}_link"
+                while name in taken:
+                    name += "_"
+                taken.add(name)
+            self.body_name[link] = name
+        self.problems = []
+        self.root = self._tree()
+        self.pose = self._poses()
+        # each link's body: the topmost link fixed to it (the root's group is the ground)
+        self.owner = {}
+        for link in self._order():
+            joint = self.parent_joint.get(link)
+            self.owner[link] = (self.owner[joint.parent] if joint is not None
+                                and joint.type == "fixed" else link)
+
+    # --------------------------------------------------------------------------- the tree
+
+    def _tree(self):
+        """The root link; refuses a link moved by two joints and unknown joint types."""
+        self.parent_joint, self.children = {}, {name: [] for name in self.links}
+        for joint in self.robot.joints:
+            if joint.type not in JOINT_TYPES:
+                raise ModelError(f"URDF joint '{joint.name}': type '{joint.type}' is not one "
+                                 f"mbd reads ({', '.join(JOINT_TYPES)})")
+            for end in (joint.parent, joint.child):
+                if end not in self.links:
+                    raise ModelError(f"URDF joint '{joint.name}': no link '{end}'")
+            if joint.child in self.parent_joint:
+                other = self.parent_joint[joint.child].name
+                raise ModelError(f"URDF link '{joint.child}' is the child of two joints, "
+                                 f"'{other}' and '{joint.name}': a kinematic loop, which URDF "
+                                 "cannot express (a URDF is a tree); close it in mbd with a "
+                                 "joint added to the model")
+            self.parent_joint[joint.child] = joint
+            self.children[joint.parent].append(joint)
+        roots = [name for name in self.links if name not in self.parent_joint]
+        if not roots:
+            raise ModelError(f"URDF {self.path}: every link is the child of a joint, so the "
+                             "joints close a kinematic loop, which URDF cannot express (a URDF "
+                             "is a tree with one root link); close it in mbd with a joint "
+                             "added to the model")
+        if len(roots) != 1:
+            raise ModelError(f"URDF {self.path}: {len(roots)} root links {roots} (links no "
+                             "joint moves); a URDF is one tree")
+        return roots[0]
+
+    def _order(self):
+        """The links, parents before children."""
+        order, stack = [], [self.root]
+        while stack:
+            link = stack.pop()
+            order.append(link)
+            stack.extend(joint.child for joint in reversed(self.children[link]))
+        if len(order) != len(self.links):
+            loose = sorted(set(self.links) - set(order))
+            raise ModelError(f"URDF links {loose} are not reached from the root "
+                             f"'{self.root}': a kinematic loop, which URDF cannot express")
+        return order
+
+    def _poses(self):
+        """Each link's frame in the world at q = 0 (4x4), the root's at the origin."""
+        pose = {self.root: np.eye(4)}
+        for link in self._order()[1:]:
+            joint = self.parent_joint[link]
+            pose[link] = pose[joint.parent] @ _matrix(joint.origin)
+        return pose
+
+    # --------------------------------------------------------------------------- the model
+
+    def model(self, name, environment):
+        model = Model(name or self.robot.name or "robot")
+        environment = environment or Environment(gravity=(0.0, 0.0, -9.81))
+        # a fixed base: the root link is the ground; a floating one: the world frame is
+        ground_name = self.body_name[self.root] if not self.floating else next(
+            n for n in ("world", "world_ground", "urdf_world")
+            if n not in self.links and n not in self.joints)
+        ground = model.add_ground(ground_name, environment=environment)
+        self.ground_links = {link for link, owner in self.owner.items()
+                             if owner == self.root} if not self.floating else set()
+        bodies = {}
+        for link, owner in self.owner.items():
+            if owner == link and link not in self.ground_links:
+                bodies[link] = self._body(model, link)
+        if self.problems:
+            raise ModelError(self.problems)
+        if not bodies:
+            raise ModelError(f"URDF robot '{self.robot.name}' ({self.path}): no joint moves a "
+                             "link of it and its base is fixed, so nothing moves; "
+                             "floating=True makes its root link a free body")
+        for link, owner in self.owner.items():      # every link's frame, a CS of its body
+            if owner in bodies:
+                _cs(bodies[owner], link, self.pose[link])
+                self._visuals(bodies[owner], link)
+            elif link in self.ground_links:          # the fixed base: drawn in the world
+                self._visuals(None, link, model)
+        made = {}
+        if self.floating:
+            made["root_joint"] = model.add(SixDof("root_joint", ground,
+                                                  bodies[self.root][self.root]))
+        for joint in self.robot.joints:
+            if joint.type == "fixed":
+                continue
+            frame = self.pose[joint.child]
+            follower = self._joint_cs(bodies, joint.child, joint.name, frame)
+            if self.owner[joint.parent] in bodies:
+                base = self._joint_cs(bodies, joint.parent, joint.name, frame)
+            else:             # from the ground: a ground CS of its own
+                base = model.add_ground(f"{joint.name}_base", at=frame[:3, 3],
+                                        orientation=frame[:3, :3], environment=environment)
+            made[joint.name] = model.add(self._joint(joint, base, follower, frame))
+        for joint in self.robot.joints:
+            if joint.name in made and joint.type != "floating":
+                self._joint_elements(model, joint, made)
+        return model
+
+    def _body(self, model, link):
+        """The body of ``link`` and the links fixed to it: their masses, CG and inertia
+        (about the CG, world axes) summed, as Pinocchio and MuJoCo merge them.
+
+        Each link's ``<inertial>`` must be a mass >= 0 and a positive semidefinite inertia
+        (round-off below zero counts as zero); a massless link's rotational inertia counts,
+        as Pinocchio counts it. The sum, the body mbd moves, must be what mbd takes of any
+        body: a mass > 0 and a positive definite inertia within the triangle inequality; a
+        fixed link's own inertia need not be (a sensor frame's made-up one often is not).
+        """
+        members = [name for name, owner in self.owner.items() if owner == link]
+        mass, moment, parts, given = 0.0, np.zeros(3), [], []
+        for name in members:
+            inertial = self.links[name].inertial
+            if inertial is None:
+                continue
+            m = float(inertial.mass or 0.0)
+            T = self.pose[name] @ _matrix(inertial.origin)
+            I_local = np.array(inertial.inertia, dtype=float)
+            problem = _inertia_problem(m, I_local)
+            if problem:
+                self.problems.append(f"URDF link '{name}': {problem}")
+                given = None                 # refused already: no second message below
+                continue
+            if given is not None:
+                given.append((name, m, I_local))
+            R = T[:3, :3]
+            parts.append((m, T[:3, 3], R @ I_local @ R.T))
+            mass += m
+            moment += m * T[:3, 3]
+        if given is None:
+            return None
+        others = [name for name in members if name != link]
+        links = (f"URDF link '{link}'" if not others
+                 else f"URDF link '{link}' (with the links fixed to it: {others})")
+        if mass <= 0.0:
+            joint = self.parent_joint.get(link)
+            moved = (f"joint '{joint.name}' ({joint.type}) moves it" if joint
+                     else "it is the floating base")
+            self.problems.append(f"{links} has no mass, but {moved}: mbd needs a mass > 0 "
+                                 "there (give it an <inertial>)")
+            return None
+        cg = moment / mass
+        inertia = np.zeros((3, 3))
+        for m, p, I in parts:           # the parallel-axis theorem, about the common CG
+            d = p - cg
+            inertia += I + m * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+        problem = _body_inertia_problem(mass, inertia)
+        if problem:
+            if len(given) == 1:         # one <inertial>: its own values, as the file has them
+                _, m, I_local = given[0]
+                what = f"mass {m!r} kg, inertia {I_local.tolist()} kg m^2"
+            else:
+                what = (f"mass {mass!r} kg, inertia {inertia.tolist()} kg m^2 about the "
+                        "common CG, world axes")
+            self.problems.append(f"{links}: {what}: {problem}")
+            return None
+        return model.add_body(self.body_name[link], mass=mass, cg=cg, inertia=inertia)
+
+    def _joint_cs(self, bodies, link, joint, frame):
+        """The CS of joint ``joint`` at ``frame`` on the body of ``link``: named after the
+        joint, or JOINT_joint on a body one of whose links has the joint's name (its frame's
+        CS has that name)."""
+        body = self.owner[link]
+        name = joint if self.owner.get(joint) != body else f"{joint}_joint"
+        return _cs(bodies[body], name, frame)
+
+    def _joint(self, joint, base, follower, frame):
+        """The mbd joint of a movable URDF joint."""
+        axis = frame[:3, :3] @ _unit_axis(joint)
+        q0 = 0.0
+        if joint.type in ("revolute", "continuous"):
+            return Revolute(joint.name, base, follower, axis=axis, q0=q0)
+        if joint.type == "prismatic":
+            return Prismatic(joint.name, base, follower, axis=axis, q0=q0)
+        if joint.type == "planar":
+            # in the joint frame: the axis least aligned with the URDF axis, on the plane (x
+            # for the usual axis z: q = (x, y, phi) in the joint frame, as Pinocchio's)
+            local = _unit_axis(joint)
+            e = np.eye(3)[int(np.argmin(np.abs(local)))]
+            a0 = e - np.dot(e, local) * local
+            a0 = frame[:3, :3] @ (a0 / np.linalg.norm(a0))
+            return Planar(joint.name, base, follower, axes=(a0, np.cross(axis, a0)))
+        return SixDof(joint.name, base, follower)
+
+    def _joint_elements(self, model, joint, made):
+        """The end stop, damper, stiction element and mimic gear of a movable joint."""
+        limit, dyn, mimic = joint.limit, joint.dynamics, joint.mimic
+        one_coordinate = joint.type in ("revolute", "prismatic", "continuous")
+        # (a mimic joint has no stop of its own: its leader's bounds it through the gear, and
+        # two stops on one gear-tied motion would touch at once, at round-off, and chatter)
+        if (self.limits == "stops" and one_coordinate and joint.type != "continuous"
+                and mimic is None and limit is not None and limit.lower is not None
+                and limit.upper is not None and float(limit.lower) < float(limit.upper)):
+            model.add(JointForce(f"{joint.name}_limit", made[joint.name],
+                                 Bistop(x1=float(limit.lower), x2=float(limit.upper),
+                                        **self.stop)))
+        if self.dynamics and dyn is not None and one_coordinate:
+            damping = float(dyn.damping or 0.0)
+            friction = float(dyn.friction or 0.0)
+            if damping > 0.0:
+                model.add(JointForce(f"{joint.name}_damping", made[joint.name],
+                                     Damper(d=damping)))
+            if friction > 0.0:
+                model.add(JointStiction(f"{joint.name}_friction", made[joint.name],
+                                        f_static=friction, f_kinetic=friction))
+        if mimic is not None:
+            offset = float(mimic.offset or 0.0)
+            if offset != 0.0:
+                raise ModelError(f"URDF joint '{joint.name}': mimic offset {offset!r}; mbd's "
+                                 "gear constraint holds q = multiplier q_joint (offset 0)")
+            if mimic.joint not in made:
+                raise ModelError(f"URDF joint '{joint.name}' mimics '{mimic.joint}', which is "
+                                 "no movable joint of the robot")
+            model.add(GearConstraint(f"{joint.name}_mimic", made[mimic.joint],
+                                     made[joint.name],
+                                     ratio=float(1.0 if mimic.multiplier is None
+                                                 else mimic.multiplier)))
+
+    # --------------------------------------------------------------------------- visuals
+
+    def _visuals(self, body, link, model=None):
+        """The link's visual geometry as viz shapes at CSs LINK_visualK of ``body`` (with
+        ``body`` None, a link of the fixed base: at grounds LINK_visualK of ``model``)."""
+        for k, visual in enumerate(self.links[link].visuals):
+            geometry = visual.geometry
+            color = _color(visual.material, self.robot)
+            if geometry.box is not None:
+                shape = viz.Box(tuple(float(s) for s in geometry.box.size), color=color)
+            elif geometry.cylinder is not None:
+                shape = viz.Cylinder(float(geometry.cylinder.radius),
+                                     float(geometry.cylinder.length), color=color)
+            elif geometry.sphere is not None:
+                shape = viz.Sphere(float(geometry.sphere.radius), color=color)
+            elif geometry.mesh is not None:
+                shape = viz.Mesh(self._mesh_file(link, geometry.mesh.filename),
+                                 scale=_scale(geometry.mesh.scale), color=color)
+            else:
+                continue
+            frame = self.pose[link] @ _matrix(visual.origin)
+            if body is None:
+                model.add_ground(f"{link}_visual{k}", at=frame[:3, 3],
+                                 orientation=frame[:3, :3]).add_shape(shape)
+                continue
+            cs = _cs(body, f"{link}_visual{k}", frame)
+            body.add_shape(shape, cs=cs.name)
+
+    def _mesh_file(self, link, filename):
+        """The file a mesh ``filename`` (a path relative to the URDF, absolute, file:// or
+        package://PACKAGE/...) names; ModelError naming the link and the places looked in."""
+        folder = os.path.dirname(os.path.abspath(self.path))
+        if filename.startswith("file://"):
+            candidates = [filename[len("file://"):]]
+        elif filename.startswith("package://"):
+            # "package:///PACKAGE/..." (an empty host, as some files write it) is the same
+            rest = filename[len("package://"):].lstrip("/")
+            places = list(self.package_dirs)
+            up = folder
+            while True:        # the URDF's folder and its parents may hold the package
+                places.append(up)
+                if os.path.dirname(up) == up:
+                    break
+                up = os.path.dirname(up)
+            package, _, inside = rest.partition("/")
+            candidates = [os.path.join(p, rest) for p in places]
+            candidates += [os.path.join(p, inside) for p in places
+                           if os.path.basename(p) == package]
+        else:
+            candidates = [filename if os.path.isabs(filename)
+                          else os.path.join(folder, filename)]
+        for candidate in candidates:
+            if os.path.isfile(candidate):
+                return candidate
+        hint = ("; give the folder holding its package in package_dirs"
+                if filename.startswith("package://") else "")
+        err = ModelError(f"URDF link '{link}': mesh file {filename!r} not found (looked in "
+                         f"{candidates[:4]}{' ...' if len(candidates) > 4 else ''}){hint}")
+        # what a caller needs to say it its own way (the command line's --package-dir)
+        err.link, err.mesh, err.looked_in = link, filename, candidates
+        raise err
+
+
+def _check_robot_element(path):
+    """Refuse, by name, a file whose XML is no ``<robot name=...>`` with links (yourdfpy
+    would fail with a bare ``KeyError: 'name'`` or read an empty robot)."""
+    import xml.etree.ElementTree as ET
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as err:
+        raise ModelError(f"from_urdf: {path} is not XML: {err}") from err
+    if root.tag != "robot":
+        raise ModelError(f"from_urdf: {path}: the root element is <{root.tag}>; a URDF's is "
+                         "<robot>")
+    if not root.get("name"):
+        links = "" if root.find("link") is not None else " and no <link>"
+        raise ModelError(f"from_urdf: {path}: <robot> has no name attribute{links}; a URDF "
+                         "names its robot (a file left by an unexpanded xacro?)")
+    if root.find("link") is None:
+        raise ModelError(f"from_urdf: {path}: robot '{root.get('name')}' has no <link>")
+
+
+def _matrix(origin):
+    """A URDF origin (a 4x4 matrix, or None) as a 4x4 matrix."""
+    return np.eye(4) if origin is None else np.asarray(origin, dtype=float)
+
+
+def _unit_axis(joint):
+    axis = np.array([1.0, 0.0, 0.0] if joint.axis is None else joint.axis, dtype=float)
+    norm = np.linalg.norm(axis)
+    if not norm > 0.0:
+        raise ModelError(f"URDF joint '{joint.name}': axis {axis.tolist()} has no direction")
+    return axis / norm
+
+
+def _cs(body, name, frame):
+    """Body ``body``'s CS ``name`` at the world pose ``frame`` (4x4), made once."""
+    if name in body.frames:
+        return body[name]
+    return body.add_cs(name, frame[:3, 3], frame[:3, :3])
+
+
+def _inertia_problem(mass, I):
+    """What makes one link's ``<inertial>`` (kg, kg m^2 about the inertial origin) no part of
+    a rigid body, or "": a mass < 0, an inertia that is not finite, symmetric and positive
+    semidefinite. A negative principal moment within round-off of zero (1e-12 of the largest
+    moment, or of the mass times 1 mm^2: exported zeros such as -5e-20) counts as zero."""
+    if not (np.isfinite(mass) and mass >= 0.0):
+        return f"mass {mass!r} kg must be >= 0 and finite"
+    if not np.all(np.isfinite(I)) or not np.allclose(I, I.T):
+        return f"inertia {I.tolist()} kg m^2 must be a finite symmetric matrix"
+    moments = np.linalg.eigvalsh(I)
+    if moments[0] < -1e-12 * max(abs(moments).max(), mass * 1e-6):
+        return (f"inertia {I.tolist()} kg m^2 is not positive semidefinite (principal "
+                f"moments {moments.tolist()})")
+    return ""
+
+
+def _body_inertia_problem(mass, I):
+    """What makes the summed inertia of a body (``mass`` kg; ``I`` kg m^2 about its CG) one
+    that mbd refuses (:func:`mbd.model.validate.check_body`'s rule), or "". Moments below
+    1e-12 of the mass times 1 mm^2 are round-off of zero (exported values such as 1e-20)."""
+    moments = np.linalg.eigvalsh(0.5 * (I + I.T))
+    if moments[2] <= 1e-18 * mass:
+        return (f"its inertia is zero (principal moments {moments.tolist()}), a point mass: "
+                "mbd needs a positive definite inertia on a link a joint moves")
+    if moments[0] <= 16.0 * np.finfo(float).eps * moments[2]:
+        return (f"its inertia is not positive definite (principal moments {moments.tolist()}):"
+                " mbd needs one on a link a joint moves (a point mass or a thin rod has none)")
+    if moments[2] > (moments[0] + moments[1]) * (1.0 + 1e-9):
+        return (f"its inertia violates the triangle inequality (principal moments "
+                f"{moments.tolist()}: the largest exceeds the sum of the other two): no rigid "
+                "body has it")
+    return ""
+
+
+def _scale(scale):
+    """A mesh's scale: one number, or one per axis."""
+    if scale is None:
+        return 1.0
+    s = np.atleast_1d(np.asarray(scale, dtype=float))
+    return float(s[0]) if s.size == 1 or (np.allclose(s, s[0]) and s[0] > 0) else tuple(s)
+
+
+def _color(material, robot):
+    """The rgba of a visual's material (a named material of the robot), or None."""
+    if material is None:
+        return None
+    if material.color is None and material.name:
+        for named in robot.materials:
+            if named.name == material.name and named.color is not None:
+                material = named
+                break
+    if material.color is None or material.color.rgba is None:
+        return None
+    rgba = np.asarray(material.color.rgba, dtype=float)
+    return tuple(float(c) for c in rgba[:3])
