@@ -321,7 +321,7 @@ def driven_slot(joint_maps, row):
 
 def driver_table(rows, joint_maps, locks=()):
     """The ``DRIVER`` records of the rows on joint coordinates: motion drivers (ratio 0; their
-    motions are written at every evaluation) and gears (q_b - ratio q_a, motion 0), then the
+    motions are written at every evaluation) and gears (q_b - ratio q_a = offset), then the
     locks of the stiction elements ``locks`` ((element index, element) pairs: their rates held
     at zero while they stick, inactive until a run says so)."""
     table = layout.records(layout.DRIVER, len(rows) + len(locks))
@@ -339,6 +339,7 @@ def driver_table(rows, joint_maps, locks=()):
             table[k]["coupled_q"], table[k]["coupled_v"] = _slot(joint_maps, d.joint_a,
                                                                  d.primitive_a)
             table[k]["ratio"] = d.ratio
+            table[k]["position"] = d.offset        # held: a gear's row is never refreshed
     table.setflags(write=False)
     return table
 

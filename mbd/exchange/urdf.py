@@ -30,8 +30,8 @@ What a URDF holds becomes mbd's own elements, with the URDF's names:
   velocity limits are not modelled.
 - ``<dynamics damping friction>`` is a :class:`forces.Damper` ``JOINT_damping`` and a
   :class:`forces.JointStiction` ``JOINT_friction`` (static = kinetic = friction).
-- ``<mimic joint multiplier>`` is a :class:`mbd.GearConstraint` ``JOINT_mimic`` (q =
-  multiplier q_joint; an offset other than 0 is refused).
+- ``<mimic joint multiplier offset>`` is a :class:`mbd.GearConstraint` ``JOINT_mimic`` (q =
+  multiplier q_joint + offset; with an offset, assembly brings q0 onto it).
 - **visuals** (box, cylinder, sphere; STL, OBJ, PLY and DAE meshes, ``package://`` paths
   found under ``package_dirs``; ``package:///PACKAGE/...`` too) are :mod:`viz` shapes at
   CSs ``LINK_visualK`` of the body (those of the fixed base at grounds ``LINK_visualK``,
@@ -100,7 +100,7 @@ def from_urdf(path, package_dirs=(), floating=False, limits="stops", name=None,
         links, a joint type mbd lacks, a mesh file that is not there, an inertia that no
         rigid body has (or a body's that is zero: a point mass), a link moved by a joint but
         without mass, a link that two joints move (a kinematic loop, which URDF cannot
-        express), a mimic offset, a fixed base that no joint moves anything on.
+        express), a fixed base that no joint moves anything on.
     ImportError
         Without the optional extra (``pip install 'mbd[urdf]'``).
     """
@@ -366,16 +366,13 @@ class _Importer:
                                         f_static=friction, f_kinetic=friction))
         if mimic is not None:
             offset = float(mimic.offset or 0.0)
-            if offset != 0.0:
-                raise ModelError(f"URDF joint '{joint.name}': mimic offset {offset!r}; mbd's "
-                                 "gear constraint holds q = multiplier q_joint (offset 0)")
             if mimic.joint not in made:
                 raise ModelError(f"URDF joint '{joint.name}' mimics '{mimic.joint}', which is "
                                  "no movable joint of the robot")
             model.add(GearConstraint(f"{joint.name}_mimic", made[mimic.joint],
                                      made[joint.name],
                                      ratio=float(1.0 if mimic.multiplier is None
-                                                 else mimic.multiplier)))
+                                                 else mimic.multiplier), offset=offset))
 
     # --------------------------------------------------------------------------- visuals
 

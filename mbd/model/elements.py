@@ -422,7 +422,7 @@ class GearConstraint(Element):
     """An ideal gear between two joint primitives (Simscape's Gear Constraint, Adams'
     COUPLER)::
 
-        q_b = ratio * q_a,    v_b = ratio * v_a,    a_b = ratio * a_a
+        q_b = ratio * q_a + offset,    v_b = ratio * v_a,    a_b = ratio * a_a
 
     with q_a, q_b the coordinates of primitive ``primitive_a`` of ``joint_a`` and
     ``primitive_b`` of ``joint_b`` (rad or m, measured from the reference configuration). It
@@ -444,6 +444,9 @@ class GearConstraint(Element):
         dq_b/dq_a, finite and nonzero; negative for an external pair turning the other way.
     primitive_a, primitive_b : int
         Indices of the primitives in their joints (default 0).
+    offset : float
+        q_b where q_a = 0 (rad or m, default 0; a URDF mimic's offset): the reference
+        configuration is then off the constraint, and assembly brings q0 onto it.
 
     Examples
     --------
@@ -452,7 +455,8 @@ class GearConstraint(Element):
     -5.0
     """
 
-    def __init__(self, name, joint_a, joint_b, ratio, primitive_a=0, primitive_b=0):
+    def __init__(self, name, joint_a, joint_b, ratio, primitive_a=0, primitive_b=0,
+                 offset=0.0):
         if not isinstance(name, str) or not name:
             raise ModelError(f"GearConstraint: name must be a non-empty string, got {name!r}")
         self.name = name
@@ -460,6 +464,8 @@ class GearConstraint(Element):
         self.primitive_a, self.primitive_b = primitive_a, primitive_b   # build() checks them
         self.ratio = values.real(ratio, f"{self.label()}: ratio", "finite and nonzero",
                                  lambda x: np.isfinite(x) and x != 0.0, error=ModelError)
+        self.offset = values.real(offset, f"{self.label()}: offset", "finite (rad or m)",
+                                  np.isfinite, error=ModelError)
 
     def label(self):
         return f"GearConstraint '{self.name}'"
@@ -476,8 +482,8 @@ class GearConstraint(Element):
         return tuple(getattr(j, "follower", None) for j in (self.joint_a, self.joint_b))
 
     def motion(self, t):
-        """(0, 0, 0): q_b - ratio q_a is held at zero at every time t (s)."""
-        return 0.0, 0.0, 0.0
+        """(offset, 0, 0): q_b - ratio q_a is held at the offset at every time t (s)."""
+        return self.offset, 0.0, 0.0
 
     def parameters_text(self):
         return f"ratio={self.ratio!r}"
