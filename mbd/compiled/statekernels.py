@@ -354,6 +354,14 @@ def transmitted_loads(y, dy, data, lam, tau):
 
 
 @njit()
+def controls_take(t, y, data):
+    """Hold t (s) and the compiled controllers' states from y in their records, for the
+    evaluations that follow from Python (each evaluates the controllers itself)."""
+    controlkernels.take(t, y, data)
+    return 0
+
+
+@njit()
 def controls_at(t, y, data):
     """The compiled controllers at (t, y) (s, the run's state with their states): their
     records' inputs, outputs and state rates, their outputs in the laws they feed (for Python:

@@ -192,7 +192,8 @@ class Controls:
     def apply(self, sd, t, y):
         """Write into ``sd``'s parameter rows what the laws read at (t, y): the held values
         in effect at t and the continuous controllers' outputs there (compiled: the held
-        values they read, and their evaluation at (t, y) when y is given)."""
+        values they read, and t and their states from y, when given, for the kernel called
+        next, which evaluates them)."""
         params = sd.data.elements["params"]
         row = self.held_at(t)
         for i, slot, j in self.held:
@@ -202,8 +203,8 @@ class Controls:
             control = sd.data.control
             for i, j, column in self.program.held:
                 control[i]["u"][j] = row[column]
-            if y is not None:
-                sd.call(statekernels.controls_at, float(t),
+            if y is not None:     # (the kernel called next evaluates them at y itself)
+                sd.call(statekernels.controls_take, float(t),
                         np.ascontiguousarray(y, dtype=float), sd.data)
             return
         for i, slot, controller, k in self.computed:
