@@ -10,7 +10,9 @@ animated whole, its run at its own ``T_END`` and ``OUTPUT_STEP``, into ``images/
 
 Run: ``python examples/make_stills.py`` (all) or ``python examples/make_stills.py NAME ...``.
 
-``python examples/make_stills.py --demo DIR`` writes pictures of the built-in demo
+``python examples/make_stills.py --web [PATH]`` writes the README's picture of the web viewer
+(the demo's page in a headless Chromium). ``python examples/make_stills.py --demo DIR`` writes
+pictures of the built-in demo
 (``mbd demo``) into DIR instead: frames as its GIF shows them, at the start, at the first
 contact of each gap, stop and backlash element, and late in the run, and its plot.
 """
@@ -172,8 +174,44 @@ def demo_stills(folder, size=DEMO_SIZE):
     return paths
 
 
+def web_viewer(path=None, t=2.2, size=(1000, 720)):
+    """The README's picture of the web viewer: the demo's page (``viz.html``) open in a
+    headless Chromium (playwright; the test extra) at time ``t`` (s), with the mouse on the
+    first event mark after t, as ``path`` (default ``images/web_viewer.png``)."""
+    import shutil
+    import tempfile
+
+    import viz
+    from mbd.cli import demo
+    from playwright.sync_api import sync_playwright
+    path = pathlib.Path(path or IMAGES / "web_viewer.png")
+    result = demo.build_model().build().simulate(demo.T_END, output_step=demo.OUTPUT_STEP,
+                                                 rtol=demo.RTOL, atol=demo.ATOL)
+    with tempfile.TemporaryDirectory() as folder:
+        page_path = viz.html(result, pathlib.Path(folder) / "demo.html",
+                             signals=["stops", "pad", "backlash", "swing_hinge.q"])
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=shutil.which("chromium"),
+                                        args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+            page.goto(f"file://{page_path}")
+            page.wait_for_function("window.mbdViewer && window.mbdViewer.ready")
+            page.evaluate(f"window.mbdViewer.setTime({t})")
+            marks = page.locator("#marks .mark")
+            later = [k for k in range(marks.count())
+                     if float(marks.nth(k).get_attribute("data-t")) >= t]
+            if later:
+                marks.nth(later[0]).hover(force=True)
+            page.screenshot(path=str(path))
+            browser.close()
+    return path
+
+
 def main(args=None):
     args = list(args or [])
+    if args[:1] == ["--web"]:
+        print(web_viewer(*args[1:2]))
+        return
     if args[:1] == ["--demo"]:
         if len(args) != 2:
             sys.exit("usage: python examples/make_stills.py --demo DIR")

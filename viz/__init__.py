@@ -7,6 +7,7 @@ of a parameter study (the table of ``mbd.sweep``).
     viz.animate(result, "run.gif", fps=30)       # frames interpolated from the result
     viz.snapshot(result, "frame.png", t=0.5)      # one picture
     viz.show(result)                              # a window with a time slider (needs a display)
+    viz.html(result, "run.html")                  # one page to turn around and scrub, any browser
     viz.animate_mode(eq.linear, 0, "mode1.gif")   # a mode moving about an equilibrium
     fig, axes = viz.plot(result, "run.png")       # joint coordinates, forces, energy, events
     fig = viz.plot_study(table, "peak", "slot.k", y="slot.e", path="map.png")  # mbd.sweep
@@ -18,6 +19,8 @@ from .render import RenderError, animate, frame_times, show, snapshot
 from .modes import animate_mode
 from .scene import Scene
 from .shapes import Box, Capsule, Cylinder, Mesh, Sphere
+from .webpage import html, notebook
 
 __all__ = ["plot", "plot_study", "animate", "animate_mode", "snapshot", "show", "frame_times",
-           "RenderError", "Scene", "Box", "Cylinder", "Sphere", "Capsule", "Mesh"]
+           "RenderError", "Scene", "Box", "Cylinder", "Sphere", "Capsule", "Mesh", "html",
+           "notebook"]

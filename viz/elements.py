@@ -52,7 +52,9 @@ def ellipsoid(bm, length):
     I = 0.5 * (body.inertia + body.inertia.T)
     moments, axes = np.linalg.eigh(I)
     tot = moments.sum()
-    semi2 = 5.0 / (2.0 * body.mass) * (tot - 2.0 * moments)   # I_j + I_k - I_i
+    # I_j + I_k - I_i; a massless body gets the smallest ellipsoid
+    semi2 = (5.0 / (2.0 * body.mass) * (tot - 2.0 * moments) if body.mass > 0.0
+             else np.zeros(3))
     semi = np.sqrt(np.clip(semi2, 0.0, None))
     semi = np.maximum(semi, 0.02 * length)
     sphere = pv.Sphere(radius=1.0, theta_resolution=32, phi_resolution=16)

@@ -114,6 +114,11 @@ class Scene:
     body_actors : dict
         Body name -> list of its actors (one per shape, joint marker and triad), all moved by
         the body's pose.
+    parts : list
+        (actor, mesh, owner body name or None, colour or None, opacity) of every body and
+        ground drawing (not the coils, trails and floor), mesh in the owner's link frame (the
+        world for None), colour None where the mesh carries its own (cell array ``rgb``):
+        what :func:`viz.html` writes into a web page.
     ground_actors : dict
         Ground name -> the actors of its shapes (grounds with shapes only).
     markers : bool
@@ -159,6 +164,7 @@ class Scene:
                               "rendering needs an OpenGL backend (a display, EGL or OSMesa)") from err
         self.plotter.set_background(background)
         self.body_actors = {name: [] for name in system.bodies}
+        self.parts = []
         self.ground_actors = {}
         self._cubes = 0        # grounds drawn as cubes
         self._local_bounds = {name: [] for name in system.bodies}  # corner points, link frame
@@ -187,6 +193,7 @@ class Scene:
         """Add ``mesh`` (in the owner's link frame, or world for owner None) as an actor."""
         actor = self.plotter.add_mesh(mesh, color=color, opacity=opacity,
                                       lighting=self.lighting, **kw)
+        self.parts.append((actor, mesh, owner, color, opacity))
         if owner is None:
             self._static_points.append(np.array(mesh.bounds).reshape(3, 2).T)
         else:

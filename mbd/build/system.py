@@ -5,11 +5,12 @@ The result is an immutable :class:`System`: the records the compiled kernels rea
 own modules: :mod:`mbd.model.validate` (every rule, each problem named), :mod:`mbd.build.topology`
 (machines, spanning tree, layout) and :mod:`mbd.compiled.assembly` (the mobility of closed loops).
 """
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..compiled import assembly, registry
+from ..compiled import assembly, dynamics, registry
 from . import topology
 from ..model import validate
 from ..model.elements import GearConstraint, Joint
@@ -282,7 +283,86 @@ def build(model):
                            for d in rows],
                   redundant=redundant, locks=locks, controls=tuple(controls))
     _check_controls(system)
+    check_inertia(system)
     return system
+
+
+def _degenerate(body):
+    """True for a body without mass or with a zero principal moment (a point mass, a rod)."""
+    moments = np.linalg.eigvalsh(0.5 * (body.inertia + body.inertia.T))
+    return body.mass == 0.0 or moments[0] <= 16.0 * np.finfo(float).eps * moments[2]
+
+
+def check_inertia(system):
+    """Every joint must move some inertia. With a massless body, a point mass or a thin rod in
+    the model, the tree's mass matrix (the cut joints' own coordinates, massless by design, left
+    out) must be positive definite at a generic position: raises ModelError naming the joints
+    whose motion moves nothing anywhere and the bodies they carry that have no mass or
+    inertia. Where it is singular only at the initial position (a point mass on two joint
+    axes at once), a warning names the joints: a run from there starts with undefined
+    accelerations. Models whose bodies all have a mass and a positive definite inertia skip
+    this: their mass matrix is positive definite everywhere."""
+    odd = [bm for bm in system.bodies.values() if _degenerate(bm.body)]
+    if not odd:
+        return
+    q0 = system.initial_state().q
+    # a generic position: the joints' initial ones turned by up to 0.5 rad or m (seeded, so
+    # a build is repeatable); the door normalizes quaternions
+    generic = q0 + np.random.default_rng(20261206).uniform(-0.5, 0.5, system.nq)
+    problems = _singular_joints(system, odd, generic)
+    if problems:
+        raise ModelError([p.replace("{where}", "in any position") for p in problems])
+    problems = _singular_joints(system, odd, q0)
+    if problems:
+        warnings.warn("; ".join(p.replace("{where}", "at the initial position")
+                                for p in problems), stacklevel=4)
+
+
+def _singular_joints(system, odd, q):
+    """The problems (each with a ``{where}`` to fill) of the joints that move no inertia at
+    position ``q``: one naming the coordinates that move nothing at all or else one per
+    combination of them that moves nothing; [] when the mass matrix is positive definite."""
+    cut = {int(i) for name in system.cut_joints for i in system.joints[name].v_index}
+    keep = np.array([i for i in range(system.nv) if i not in cut], dtype=np.int64)
+    H = dynamics.mass_matrix(system, q)[np.ix_(keep, keep)]
+    owner = {}
+    for name, jm in system.joints.items():
+        for i in jm.v_index:
+            owner[int(i)] = name
+    d = np.diag(H).copy()
+    zero = d <= 1e-14 * max(d.max(), 1e-300)
+    if zero.any():   # coordinates that move nothing at all
+        groups = [sorted({owner[int(keep[i])] for i in np.flatnonzero(zero)})]
+    else:            # combinations of coordinates that move nothing
+        # unit diagonal: the test is then scale-free (a finger's 1e-8 kg m^2 beside a
+        # trunk's 10)
+        s = 1.0 / np.sqrt(d)
+        w, V = np.linalg.eigh(H * np.outer(s, s))
+        groups = [sorted({owner[int(keep[i])] for i in np.flatnonzero(np.abs(V[:, k]) > 0.1)})
+                  for k in np.flatnonzero(w <= 1e-10 * w.max())]
+    parent = system.tree["parent"]
+
+    def carried(names):
+        starts = {system.joints[n].links[0] for n in names}
+        out = []
+        for bm in odd:
+            k = bm.link
+            while k >= 0 and k not in starts:
+                k = int(parent[k])
+            if k >= 0:
+                out.append(bm.body.name)
+        return out
+
+    problems = []
+    for names in groups:
+        who = (f"joint '{names[0]}' moves" if len(names) == 1
+               else f"joints {names} {'together ' if not zero.any() else ''}move")
+        problems.append(
+            f"{who} no inertia {{where}}: the bodies carried that have no mass or a zero "
+            f"principal moment ({carried(names)}) give none, so the mass matrix is singular "
+            "and the acceleration undefined; give them a mass and inertia, or weld the joint "
+            "(a URDF's: from_urdf(lock=[...]), mbd run --lock)")
+    return problems
 
 
 def _check_controls(system):

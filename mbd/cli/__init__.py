@@ -28,7 +28,8 @@ that sets nothing (T_END 5 s, OUTPUT_STEP 0.01 s, the Environment's tolerances);
 works on it as on a script's model (``--set elbow_joint.q0=0.5``, ``--set
 elbow_joint_limit.k=1e6``). Its options: ``--package-dir DIR`` (repeatable) where the
 ``package://PACKAGE/...`` meshes are found (DIR/PACKAGE/...; the URDF's folder and its
-parents are searched too), ``--floating`` (a free-floating base), ``--limits stops|ignore``
+parents are searched too), ``--floating`` (a free-floating base), ``--lock JOINT[=VALUE]``
+(repeatable: a joint locked), ``--no-mimic`` (mimics read as free joints), ``--limits stops|ignore``
 (limits as Bistop end stops, the default, or not modelled). A mesh not found is named, with
 its link and the ``--package-dir`` to give; ``mbd sweep`` and ``mbd fmu`` take a script only
 (one whose ``build_model()`` returns ``mbd.from_urdf(...)``).
@@ -134,6 +135,12 @@ def argument_parser():
     urdf.add_argument("--limits", choices=("stops", "ignore"), default=None,
                       help="joint position limits as end stops (a Bistop per limited joint: "
                       "the default) or not modelled")
+    urdf.add_argument("--lock", action="append", default=[], metavar="JOINT[=VALUE]",
+                      help="lock a revolute or prismatic joint at VALUE (rad or m; default 0), "
+                      "its mimics with it: a massless hand, joints a study holds; repeatable")
+    urdf.add_argument("--no-mimic", action="store_true", default=False,
+                      help="read <mimic> joints as joints that move on their own (as "
+                      "Pinocchio does) instead of gears")
     running.add_parsers(sub, progress, setting, [robot])
     analyses.add_parsers(sub, setting, [robot])
     sweeping.add_parsers(sub, progress, setting)

@@ -10,7 +10,7 @@ from ..study.scripts import apply_setting, load_script, model_of, os_reason
 URDF_SUFFIX = ".urdf"
 #: the command-line options that apply to a URDF only: (attribute, option)
 URDF_OPTIONS = (("floating", "--floating"), ("package_dir", "--package-dir"),
-                ("limits", "--limits"))
+                ("limits", "--limits"), ("lock", "--lock"), ("no_mimic", "--no-mimic"))
 
 
 def is_urdf(path):
@@ -34,7 +34,9 @@ def load(args):
     if is_urdf(args.model):
         module, model = load_urdf(args.model, package_dirs=getattr(args, "package_dir", None),
                                   floating=getattr(args, "floating", False),
-                                  limits=getattr(args, "limits", None))
+                                  limits=getattr(args, "limits", None),
+                                  lock=getattr(args, "lock", None),
+                                  mimic=not getattr(args, "no_mimic", False))
     else:
         given = [option for attr, option in URDF_OPTIONS if getattr(args, attr, None)]
         if given:
@@ -47,7 +49,7 @@ def load(args):
     return module, model, applied
 
 
-def load_urdf(path, package_dirs=None, floating=False, limits=None):
+def load_urdf(path, package_dirs=None, floating=False, limits=None, lock=None, mimic=True):
     """The model of the robot the URDF file ``path`` describes (:func:`mbd.from_urdf`, gravity
     9.81 m/s^2 along -z) and its run settings (none: the defaults of a script that sets none).
 
@@ -63,6 +65,10 @@ def load_urdf(path, package_dirs=None, floating=False, limits=None):
         ``--floating``: a free-floating base (a SixDof from the world to the root link).
     limits : {"stops", "ignore"} or None
         ``--limits``: joint position limits as end stops (the default), or not modelled.
+    lock : list of str, optional
+        ``--lock JOINT[=VALUE]``: joints locked at VALUE (rad or m; 0 without one).
+    mimic : bool
+        False for ``--no-mimic``: mimic joints move on their own.
 
     Returns
     -------
@@ -88,9 +94,17 @@ def load_urdf(path, package_dirs=None, floating=False, limits=None):
         if not os.path.isdir(folder):
             raise InputError(f"--package-dir {folder}: no such folder (give the folder that "
                              "holds the package a package://PACKAGE/... mesh path names)")
+    locked = {}
+    for text in lock or []:
+        joint, _, value = text.partition("=")
+        try:
+            locked[joint.strip()] = float(value) if value else 0.0
+        except ValueError:
+            raise InputError(f"--lock {text}: VALUE must be a number (rad or m), as in "
+                             f"--lock {joint.strip()}=0.5") from None
     try:
         model = from_urdf(path, package_dirs=package_dirs, floating=bool(floating),
-                          limits=limits or "stops")
+                          limits=limits or "stops", lock=locked, mimic=bool(mimic))
     except ImportError as err:
         raise InputError(f"reading the URDF {path} needs the optional extra mbd[urdf] "
                          f"(yourdfpy, trimesh, pycollada): pip install 'mbd[urdf]' ({err})") \

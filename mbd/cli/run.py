@@ -14,8 +14,8 @@ from .common import is_urdf, load, written
 INTERRUPTED = 130
 
 
-def _write_outputs(result, out, name, animate, lines):
-    """CSV and PNG (and the GIF) into ``out``; appends the summary lines."""
+def _write_outputs(result, out, name, animate, lines, page=False):
+    """CSV and PNG (and the GIF, and the web page) into ``out``; appends the summary lines."""
     csv = written(result.to_csv, os.path.join(out, f"{name}.csv"))
     lines.append(f"  results: {csv} ({len(result.t)} rows)")
     if len(result.t) >= 2:
@@ -32,6 +32,15 @@ def _write_outputs(result, out, name, animate, lines):
             lines.append(f"  animation: skipped, {type(err).__name__}: {err}")
         else:
             lines.append(f"  animation: {gif}")
+    if page:
+        html = os.path.join(out, f"{name}.html")
+        try:
+            from viz.webpage import html as write_page
+            write_page(result, html)
+        except Exception as err:   # as the GIF: the results written stay
+            lines.append(f"  web page: skipped, {type(err).__name__}: {err}")
+        else:
+            lines.append(f"  web page: {html} (open it in a browser: turn, scrub, play)")
 
 
 def _summary(command, system, result, wall, lines):
@@ -58,7 +67,8 @@ def _summary(command, system, result, wall, lines):
     return out + lines
 
 
-def _simulate_and_write(command, system, out, animate, progress, t_end, **options):
+def _simulate_and_write(command, system, out, animate, progress, t_end, page=False,
+                        **options):
     """Simulate, write the files, print the summary; a failed or interrupted run writes its
     partial result and reports it."""
     out = output_folder(out)
@@ -76,7 +86,7 @@ def _simulate_and_write(command, system, out, animate, progress, t_end, **option
         return INTERRUPTED if interrupted else 2
     wall = time.perf_counter() - started
     lines = []
-    _write_outputs(result, out, system.name, animate, lines)
+    _write_outputs(result, out, system.name, animate, lines, page)
     print("\n".join(_summary(command, system, result, wall, lines)))
     return 0
 
@@ -85,7 +95,8 @@ def demo_command(args):
     from . import demo
     system = demo.build_model().build()
     t_end, options = run_settings(demo)
-    return _simulate_and_write("demo", system, args.out, True, args.progress, t_end, **options)
+    return _simulate_and_write("demo", system, args.out, True, args.progress, t_end, page=True,
+                               **options)
 
 
 def run_command(args):
@@ -96,7 +107,7 @@ def run_command(args):
         print("settings: " + ", ".join(applied))
         sys.stdout.flush()
     return _simulate_and_write("run", system, args.out, args.animate, args.progress, t_end,
-                               **options)
+                               page=args.html, **options)
 
 
 def check_command(args):
@@ -121,8 +132,11 @@ def _urdf_line(args, model):
     shapes = [shape for body in model.bodies for shape, _ in body.shapes]
     shapes += [shape for ground in model.grounds for shape in getattr(ground, "shapes", ())]
     meshes = sum(type(shape).__name__ == "Mesh" for shape in shapes)
+    locked = (f", joints locked: {', '.join(args.lock)}" if getattr(args, "lock", None)
+              else "")
+    mimic = ", mimics as free joints" if getattr(args, "no_mimic", False) else ""
     return (f"  read from the URDF: {'a floating' if args.floating else 'a fixed'} base, "
-            f"limits: {args.limits or 'stops'}, {len(shapes)} visual shapes "
+            f"limits: {args.limits or 'stops'}{locked}{mimic}, {len(shapes)} visual shapes "
             f"({meshes} meshes) for the pictures")
 
 
@@ -148,7 +162,8 @@ def add_parsers(sub, progress, setting, robot=()):
     parser of ``--progress``; ``setting``: the arguments of ``--set``; ``robot``: the parent
     parsers of the URDF options)."""
     demo = sub.add_parser("demo", parents=[progress],
-                          help="simulate the built-in demo mechanism and write its results")
+                          help="simulate the built-in demo mechanism and write its results "
+                          "(CSV, PNG, GIF and a web page)")
     demo.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
     demo.set_defaults(run=demo_command)
 
@@ -159,6 +174,9 @@ def add_parsers(sub, progress, setting, robot=()):
                      help="end time, s (default: the script's T_END, else 5)")
     run.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
     run.add_argument("--animate", action="store_true", help="also write an animated GIF")
+    run.add_argument("--html", action="store_true",
+                     help="also write a web page of the run (one HTML file: turn it around, "
+                     "scrub, play; any browser, no network)")
     run.add_argument("--set", **setting)
     run.set_defaults(run=run_command)
 

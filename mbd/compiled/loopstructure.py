@@ -36,8 +36,9 @@ def _coordinate_parents(tree):
 def _chains(tree, closures):
     """Per closure: its chain's links (from the chain's first link to its end). A cut
     joint's chain is the run of massless links hanging from its end up to the first link that
-    carries mass below it (every body has mass > 0)."""
-    carried = tree["mass"].copy()
+    carries mass or inertia below it (a body may be massless, but build() sees that every
+    joint moves some inertia)."""
+    carried = tree["mass"] + np.abs(tree["inertia"]).sum(axis=(1, 2))
     for i in range(len(tree) - 1, -1, -1):
         if tree[i]["parent"] >= 0:
             carried[tree[i]["parent"]] += carried[i]

@@ -7,9 +7,10 @@ What a URDF holds becomes mbd's own elements, with the URDF's names:
   its parent's body: their masses and inertias add up (Pinocchio and MuJoCo merge them the
   same way; a massless link's rotational inertia counts, as in Pinocchio), and its frame is a
   CS of that body named after the link. Each ``<inertial>`` must be a mass >= 0 and a
-  positive semidefinite inertia; the sum, the body mbd moves, must be what any mbd body is (a
-  mass > 0, a positive definite inertia within the triangle inequality), whatever a fixed
-  link's own made-up inertia is. A link named as a joint is the body (or ground)
+  positive semidefinite inertia; the sum, the body mbd moves, must be one a rigid body has
+  (within the triangle inequality), whatever a fixed link's own made-up inertia is. A massless
+  link or a point mass is a body like any other, as long as each joint moves some inertia
+  (``build()`` names a joint that moves none: lock it, ``lock=``). A link named as a joint is the body (or ground)
   ``LINK_link``: an mbd model names bodies and joints in one namespace, a URDF in two; the
   joint keeps its name. With a fixed base the
   root link and everything fixed to it are the ground: the root link's frame is the ground
@@ -31,7 +32,10 @@ What a URDF holds becomes mbd's own elements, with the URDF's names:
 - ``<dynamics damping friction>`` is a :class:`forces.Damper` ``JOINT_damping`` and a
   :class:`forces.JointStiction` ``JOINT_friction`` (static = kinetic = friction).
 - ``<mimic joint multiplier offset>`` is a :class:`mbd.GearConstraint` ``JOINT_mimic`` (q =
-  multiplier q_joint + offset; with an offset, assembly brings q0 onto it).
+  multiplier q_joint + offset; with an offset, assembly brings q0 onto it), or nothing
+  (``mimic=False``: the joint moves on its own, as Pinocchio reads it).
+- ``lock=`` fixes named joints at a position (Pinocchio's ``buildReducedModel``): their
+  child links join their parents' bodies, and the joints that mimic them are locked too.
 - **visuals** (box, cylinder, sphere; STL, OBJ, PLY and DAE meshes, ``package://`` paths
   found under ``package_dirs``; ``package:///PACKAGE/...`` too) are :mod:`viz` shapes at
   CSs ``LINK_visualK`` of the body (those of the fixed base at grounds ``LINK_visualK``,
@@ -61,7 +65,7 @@ STOP = {"k": 1e5, "e": 1.0, "cmax": 1e3, "d": 1e-3}
 
 
 def from_urdf(path, package_dirs=(), floating=False, limits="stops", name=None,
-              environment=None, stop=None, dynamics=True):
+              environment=None, stop=None, dynamics=True, lock=(), mimic=True):
     """The :class:`mbd.Model` of the robot described by the URDF file ``path``.
 
     Parameters
@@ -87,6 +91,16 @@ def from_urdf(path, package_dirs=(), floating=False, limits="stops", name=None,
         Parameters of the end stops, overriding :data:`STOP`.
     dynamics : bool
         ``<dynamics damping friction>`` as a damper and a stiction element (True), or not.
+    lock : sequence of str or dict, optional
+        Joints to lock, as Pinocchio's ``buildReducedModel`` does: each named revolute,
+        continuous or prismatic joint becomes fixed at 0 (a sequence of names) or at the given
+        position (a dict ``{name: rad or m}``), its child merged into its parent's body. A
+        joint that mimics a locked joint is locked where the mimic puts it. Use it for a hand
+        whose links have no mass (which build() refuses: nothing gives those joints an
+        acceleration) or for joints a study holds still.
+    mimic : bool
+        ``<mimic>`` as a gear constraint (True), or ignored, the joint then moving on its own
+        (False; as Pinocchio reads a URDF).
 
     Returns
     -------
@@ -98,8 +112,7 @@ def from_urdf(path, package_dirs=(), floating=False, limits="stops", name=None,
     ModelError
         Naming the link or joint and the value: a file that is no ``<robot name>`` with
         links, a joint type mbd lacks, a mesh file that is not there, an inertia that no
-        rigid body has (or a body's that is zero: a point mass), a link moved by a joint but
-        without mass, a link that two joints move (a kinematic loop, which URDF cannot
+        rigid body has, a link that two joints move (a kinematic loop, which URDF cannot
         express), a fixed base that no joint moves anything on.
     ImportError
         Without the optional extra (``pip install 'mbd[urdf]'``).
@@ -123,16 +136,17 @@ def from_urdf(path, package_dirs=(), floating=False, limits="stops", name=None,
     except Exception as err:
         raise ModelError(f"from_urdf: {path} is not a URDF yourdfpy can read: "
                          f"{type(err).__name__}: {err}") from err
-    return _Importer(robot, path, package_dirs, floating, limits, stop, dynamics).model(
-        name, environment)
+    return _Importer(robot, path, package_dirs, floating, limits, stop, dynamics, lock,
+                     mimic).model(name, environment)
 
 
 class _Importer:
     """One URDF's links, joints and visuals, made into a Model."""
 
-    def __init__(self, robot, path, package_dirs, floating, limits, stop, dynamics):
+    def __init__(self, robot, path, package_dirs, floating, limits, stop, dynamics, lock,
+                 mimic):
         self.robot, self.path, self.floating = robot, path, floating
-        self.limits, self.stop, self.dynamics = limits, stop, dynamics
+        self.limits, self.stop, self.dynamics, self.mimic = limits, stop, dynamics, mimic
         self.package_dirs = [os.fspath(d) for d in package_dirs]
         self.links = {link.name: link for link in robot.links}
         self.joints = {joint.name: joint for joint in robot.joints}
@@ -150,13 +164,14 @@ class _Importer:
             self.body_name[link] = name
         self.problems = []
         self.root = self._tree()
+        self.locked = self._locks(lock)
         self.pose = self._poses()
         # each link's body: the topmost link fixed to it (the root's group is the ground)
         self.owner = {}
         for link in self._order():
             joint = self.parent_joint.get(link)
             self.owner[link] = (self.owner[joint.parent] if joint is not None
-                                and joint.type == "fixed" else link)
+                                and self._fixed(joint) else link)
 
     # --------------------------------------------------------------------------- the tree
 
@@ -189,6 +204,37 @@ class _Importer:
                              "joint moves); a URDF is one tree")
         return roots[0]
 
+    def _locks(self, lock):
+        """{joint name: position} of the locked joints: those ``lock`` names and, with
+        mimics read, the joints that mimic a locked one (where the mimic puts them)."""
+        given = dict(lock) if isinstance(lock, dict) else {name: 0.0 for name in lock}
+        movable = [j.name for j in self.robot.joints
+                   if j.type in ("revolute", "continuous", "prismatic")]
+        unknown = [name for name in given if name not in movable]
+        if unknown:
+            raise ModelError(f"from_urdf: lock names {unknown}, which are no revolute, "
+                             f"continuous or prismatic joints of the robot; those are {movable}")
+        locked = {}
+        for name, value in given.items():
+            try:
+                locked[name] = float(value)
+            except (TypeError, ValueError):
+                raise ModelError(f"from_urdf: lock['{name}'] must be a number (rad or m), got "
+                                 f"{value!r}") from None
+        while self.mimic:          # a mimic of a locked joint (of a mimic of one, ...) is locked
+            more = {j.name: float(1.0 if j.mimic.multiplier is None else j.mimic.multiplier)
+                    * locked[j.mimic.joint] + float(j.mimic.offset or 0.0)
+                    for j in self.robot.joints if j.mimic is not None and j.name in movable
+                    and j.mimic.joint in locked and j.name not in locked}
+            if not more:
+                break
+            locked.update(more)
+        return locked
+
+    def _fixed(self, joint):
+        """True for a joint that joins its links rigidly: a fixed or a locked one."""
+        return joint.type == "fixed" or joint.name in self.locked
+
     def _order(self):
         """The links, parents before children."""
         order, stack = [], [self.root]
@@ -208,6 +254,8 @@ class _Importer:
         for link in self._order()[1:]:
             joint = self.parent_joint[link]
             pose[link] = pose[joint.parent] @ _matrix(joint.origin)
+            if joint.name in self.locked:      # turned or slid to where it is locked
+                pose[link] = pose[link] @ _motion(joint, self.locked[joint.name])
         return pose
 
     # --------------------------------------------------------------------------- the model
@@ -243,7 +291,7 @@ class _Importer:
             made["root_joint"] = model.add(SixDof("root_joint", ground,
                                                   bodies[self.root][self.root]))
         for joint in self.robot.joints:
-            if joint.type == "fixed":
+            if self._fixed(joint):
                 continue
             frame = self.pose[joint.child]
             follower = self._joint_cs(bodies, joint.child, joint.name, frame)
@@ -264,9 +312,10 @@ class _Importer:
 
         Each link's ``<inertial>`` must be a mass >= 0 and a positive semidefinite inertia
         (round-off below zero counts as zero); a massless link's rotational inertia counts,
-        as Pinocchio counts it. The sum, the body mbd moves, must be what mbd takes of any
-        body: a mass > 0 and a positive definite inertia within the triangle inequality; a
-        fixed link's own inertia need not be (a sensor frame's made-up one often is not).
+        as Pinocchio counts it. The sum, the body mbd moves, must be one a rigid body has
+        (within the triangle inequality); a fixed link's own inertia need not be (a sensor
+        frame's made-up one often is not). A massless body or a point mass is allowed: build()
+        refuses a joint that moves no inertia.
         """
         members = [name for name, owner in self.owner.items() if owner == link]
         mass, moment, parts, given = 0.0, np.zeros(3), [], []
@@ -293,18 +342,18 @@ class _Importer:
         others = [name for name in members if name != link]
         links = (f"URDF link '{link}'" if not others
                  else f"URDF link '{link}' (with the links fixed to it: {others})")
-        if mass <= 0.0:
-            joint = self.parent_joint.get(link)
-            moved = (f"joint '{joint.name}' ({joint.type}) moves it" if joint
-                     else "it is the floating base")
-            self.problems.append(f"{links} has no mass, but {moved}: mbd needs a mass > 0 "
-                                 "there (give it an <inertial>)")
-            return None
-        cg = moment / mass
+        # a massless link (a "virtual" link between the revolutes of a ball joint) is a
+        # massless body at its frame; build() sees that every joint still moves some inertia
+        cg = moment / mass if mass > 0.0 else self.pose[link][:3, 3].copy()
         inertia = np.zeros((3, 3))
         for m, p, I in parts:           # the parallel-axis theorem, about the common CG
             d = p - cg
             inertia += I + m * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+        moments, axes = np.linalg.eigh(0.5 * (inertia + inertia.T))
+        if moments[2] <= 1e-12 * mass:  # exported zeros (1e-20): a point mass
+            inertia = np.zeros((3, 3))
+        elif moments[0] < 0.0:          # exported zeros (-5e-20), which _inertia_problem let by
+            inertia = (axes * np.clip(moments, 0.0, None)) @ axes.T
         problem = _body_inertia_problem(mass, inertia)
         if problem:
             if len(given) == 1:         # one <inertial>: its own values, as the file has them
@@ -350,7 +399,7 @@ class _Importer:
         # (a mimic joint has no stop of its own: its leader's bounds it through the gear, and
         # two stops on one gear-tied motion would touch at once, at round-off, and chatter)
         if (self.limits == "stops" and one_coordinate and joint.type != "continuous"
-                and mimic is None and limit is not None and limit.lower is not None
+                and (mimic is None or not self.mimic) and limit is not None and limit.lower is not None
                 and limit.upper is not None and float(limit.lower) < float(limit.upper)):
             model.add(JointForce(f"{joint.name}_limit", made[joint.name],
                                  Bistop(x1=float(limit.lower), x2=float(limit.upper),
@@ -364,11 +413,12 @@ class _Importer:
             if friction > 0.0:
                 model.add(JointStiction(f"{joint.name}_friction", made[joint.name],
                                         f_static=friction, f_kinetic=friction))
-        if mimic is not None:
+        if mimic is not None and self.mimic:
             offset = float(mimic.offset or 0.0)
             if mimic.joint not in made:
                 raise ModelError(f"URDF joint '{joint.name}' mimics '{mimic.joint}', which is "
-                                 "no movable joint of the robot")
+                                 "no movable joint of the robot (mimic=False reads the joint "
+                                 "as one that moves on its own, as Pinocchio does)")
             model.add(GearConstraint(f"{joint.name}_mimic", made[mimic.joint],
                                      made[joint.name],
                                      ratio=float(1.0 if mimic.multiplier is None
@@ -461,6 +511,20 @@ def _matrix(origin):
     return np.eye(4) if origin is None else np.asarray(origin, dtype=float)
 
 
+def _motion(joint, value):
+    """The 4x4 motion of a revolute, continuous or prismatic ``joint`` at ``value`` (rad or
+    m), in its frame."""
+    axis = _unit_axis(joint)
+    T = np.eye(4)
+    if joint.type == "prismatic":
+        T[:3, 3] = value * axis
+    else:                               # Rodrigues' formula
+        K = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]],
+                      [-axis[1], axis[0], 0.0]])
+        T[:3, :3] = np.eye(3) + np.sin(value) * K + (1.0 - np.cos(value)) * K @ K
+    return T
+
+
 def _unit_axis(joint):
     axis = np.array([1.0, 0.0, 0.0] if joint.axis is None else joint.axis, dtype=float)
     norm = np.linalg.norm(axis)
@@ -494,15 +558,10 @@ def _inertia_problem(mass, I):
 
 def _body_inertia_problem(mass, I):
     """What makes the summed inertia of a body (``mass`` kg; ``I`` kg m^2 about its CG) one
-    that mbd refuses (:func:`mbd.model.validate.check_body`'s rule), or "". Moments below
-    1e-12 of the mass times 1 mm^2 are round-off of zero (exported values such as 1e-20)."""
+    that no rigid body has (:func:`mbd.model.validate.check_body`'s rule), or "". A point
+    mass, a rod and a massless link pass: build() checks that each joint moves some
+    inertia."""
     moments = np.linalg.eigvalsh(0.5 * (I + I.T))
-    if moments[2] <= 1e-18 * mass:
-        return (f"its inertia is zero (principal moments {moments.tolist()}), a point mass: "
-                "mbd needs a positive definite inertia on a link a joint moves")
-    if moments[0] <= 16.0 * np.finfo(float).eps * moments[2]:
-        return (f"its inertia is not positive definite (principal moments {moments.tolist()}):"
-                " mbd needs one on a link a joint moves (a point mass or a thin rod has none)")
     if moments[2] > (moments[0] + moments[1]) * (1.0 + 1e-9):
         return (f"its inertia violates the triangle inequality (principal moments "
                 f"{moments.tolist()}: the largest exceeds the sum of the other two): no rigid "

@@ -219,7 +219,9 @@ class Model:
         ----------
         name : str
         mass : float
-            kg, > 0 (a real number: not a bool or a string).
+            kg, >= 0 (a real number: not a bool or a string). A massless body, a point mass
+            (zero inertia) or a rod is fine where every joint still moves some inertia;
+            build() names a joint that moves none.
         cg : sequence of 3 float
             Centre of gravity, world coordinates of the reference configuration, m.
         inertia : array_like (3, 3) or (3,)

@@ -54,9 +54,13 @@ def check_names(model, problems):
 
 
 def check_body(body, problems):
+    """A body's own values: a finite mass >= 0, a finite CG, a finite symmetric positive
+    semidefinite inertia within the triangle inequality. A massless body, a point mass and a
+    thin rod are allowed here: build() checks, once the tree is laid out, that every joint
+    still moves some inertia (:func:`mbd.build.system.check_inertia`)."""
     label = f"body '{body.name}'"
-    if not (np.isfinite(body.mass) and body.mass > 0.0):
-        problems.append(f"{label}: mass must be finite and > 0, got {body.mass}")
+    if not (np.isfinite(body.mass) and body.mass >= 0.0):
+        problems.append(f"{label}: mass must be finite and >= 0, got {body.mass}")
     if not np.all(np.isfinite(body.cg)):
         problems.append(f"{label}: cg must be finite, got {body.cg}")
     I = body.inertia
@@ -69,10 +73,10 @@ def check_body(body, problems):
         else:
             moments = np.linalg.eigvalsh(0.5 * (I + I.T))
             # a moment within round-off of the largest is zero: a rotated rod's (0, I, I)
-            # comes back as (1e-17, I, I) and must not pass as positive
-            if moments[0] <= 16.0 * np.finfo(float).eps * moments[2]:
-                problems.append(f"{label}: inertia must be positive definite, got principal "
-                                f"moments {moments.tolist()}")
+            # comes back as (-1e-17, I, I) and must pass as the rod it is
+            if moments[0] < -16.0 * np.finfo(float).eps * moments[2]:
+                problems.append(f"{label}: inertia must be positive semidefinite, got "
+                                f"principal moments {moments.tolist()}")
             elif moments[2] > (moments[0] + moments[1]) * (1.0 + 1e-9):
                 problems.append(f"{label}: inertia violates the triangle inequality "
                                 f"(largest principal moment {moments[2]:g} > sum of the other two "

@@ -512,7 +512,7 @@ BAD = {
     "inertia": ["big", None, np.eye(2), np.ones((3, 3, 1)), [1.0, 1.0], ("1", "1", "1"),
                 [1.0, True, 1.0], np.eye(3) * math.nan, np.diag([-1.0, 1.0, 1.0]),
                 [[1.0, 0.5, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], np.array([]),
-                np.eye(3) * 1j, [0.0, 0.0, 0.0]],
+                np.eye(3) * 1j],
     "orientation": ["up", (2.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0), np.ones((3, 3)),
                     np.diag([1.0, 1.0, -1.0]), 1.0, (1.0, 2.0), {"w": 1},
                     (True, False, False, False), (math.nan, 0.0, 0.0, 0.0), np.array([])],
@@ -638,7 +638,7 @@ _AXES2 = ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0))
 #: every public constructor: (label, builder(**kw), {parameter: kind of its bad values})
 CONSTRUCTORS = [
     ("Model.add_body", _in_pendulum(_body),
-     dict(name="name", mass="positive", cg="vector3", inertia="inertia", cs="cs_dict")),
+     dict(name="name", mass="nonneg", cg="vector3", inertia="inertia", cs="cs_dict")),
     ("Model.add_ground", _in_pendulum(_ground),
      dict(name="name", at="vector3", orientation="orientation", environment="environment")),
     ("Body.add_cs", _in_pendulum(_cs),

@@ -1,4 +1,5 @@
 """The command line as a user drives it: a subprocess, its output, its files, its exit code."""
+import json
 import subprocess
 import sys
 
@@ -31,6 +32,15 @@ def test_demo_writes_results_and_summary(tmp_path):
     assert str(gif) in proc.stdout
     with Image.open(gif) as im:
         assert im.format == "GIF" and im.n_frames > 1
+    # the web page beside them: the run's rows and events in it (tests/viz/test_web.py opens
+    # such a page in a browser)
+    page = out / "mbd_demo.html"
+    assert f"web page: {page}" in proc.stdout
+    text = page.read_text(encoding="utf-8")
+    data = json.loads(text.split('<script type="application/json" id="mbd-data">')[1]
+                      .split("</script>")[0])
+    assert len(data["events"]) == n_events and [b["name"] for b in data["bodies"]] == [
+        "swing", "sway", "slider", "block"]
     header = csv.read_text().splitlines()[0].split(",")
     table = np.loadtxt(csv, delimiter=",", skiprows=1)
     assert table.shape[1] == len(header) and np.all(np.isfinite(table))
@@ -49,6 +59,7 @@ def test_bad_command_is_refused_with_status_2():
 
 # ----------------------------------------------------------------------------- mbd run / check
 import io
+import json
 import os
 import select
 import signal

@@ -151,3 +151,36 @@ def test_bad_urdf_input_is_one_message_and_status_2(tmp_path, capsys):
         assert cli.main(argv) == 2
         err = capsys.readouterr().err
         assert f"takes a model script, not a URDF ({UR5})" in err and "mbd.from_urdf" in err
+
+
+ROMEO = os.path.join(SHARE, "example-robot-data", "robots", "romeo_description", "urdf",
+                     "romeo.urdf")
+
+
+def test_a_massless_hand_is_named_and_locked_with_lock(capsys):
+    """Romeo's hands have no mass: check names the joints and says --lock; locking the two
+    hand joints (their mimicking fingers with them) makes a robot that builds."""
+    assert cli.main(["check", ROMEO, "--package-dir", SHARE]) == 2
+    err = capsys.readouterr().err
+    assert "'LHand'" in err and "move no inertia in any position" in err and "--lock" in err
+    assert cli.main(["check", ROMEO, "--package-dir", SHARE, "--lock", "LHand",
+                     "--lock", "RHand=0.1"]) == 0
+    out = capsys.readouterr().out
+    assert "joints locked: LHand, RHand=0.1" in out and "dof=31" in out
+    assert "'LFinger12'" not in out                    # locked with its leader
+
+
+def test_no_mimic_reads_mimics_as_joints_and_a_bad_lock_is_named(capsys):
+    # the Panda's second finger mimics the first: a gear, or (--no-mimic) a joint of its own
+    panda = os.path.join(SHARE, "example-robot-data", "robots", "panda_description", "urdf",
+                         "panda.urdf")
+    assert cli.main(["check", panda, "--package-dir", SHARE]) == 0
+    geared = capsys.readouterr().out
+    assert cli.main(["check", panda, "--package-dir", SHARE, "--no-mimic"]) == 0
+    free = capsys.readouterr().out
+    assert "dof=8" in geared and "dof=9" in free and "mimics as free joints" in free
+    assert cli.main(["check", UR5, "--lock", "elbow_joint=half"]) == 2
+    assert "--lock elbow_joint=half: VALUE must be a number" in capsys.readouterr().err
+    assert cli.main(["check", UR5, "--lock", "elbow"]) == 2
+    err = capsys.readouterr().err
+    assert "lock names ['elbow'], which are no revolute" in err and "'elbow_joint'" in err
