@@ -15,7 +15,16 @@ power of the ~20 mm penetration. The driver stops exactly where contact begins a
 every piece is smooth and an explicit method is fine: DOP853 at rtol = atol = 1e-9 needs ~100
 steps for 8 s and gives each rebound speed to ~1e-7 m/s and each contact duration to ~1e-10 s
 against an independent integration of m x'' = BISTOP(x, x') (measured; 1e-6 is off by 4e-4
-m/s, 1e-12 costs twice the steps). The output step, 0.1 ms, resolves the peak force to ~1e-4.
+m/s, 1e-12 costs twice the steps).
+
+Output step: the rows serve the picture and reading the contact force off them; every contact's
+start and end are rows of their own (at the exact event times) whatever the step. 0.25 ms puts
+about 40 rows inside each ~9.4 ms contact, so the force curve of every impact is drawn, and a row
+lies within 0.125 ms of each turning point, where the block moves at < 0.35 m/s (a damping
+force < 0.35 N) and the force read is ~0.2 % below the peak k delta^e (its curvature: e a
+(h/2)^2 / (2 delta) with a = F/m). Between contacts the block flies in a straight line, which
+any step draws: 8 s make 32,026 rows (30 of them events). A finer step only samples that line
+more densely: 0.1 ms wrote 80,026.
 
 Run: ``python examples/bistop_slot.py`` — prints the impacts, the rebound speeds and the peak
 contact force.
@@ -30,7 +39,7 @@ from joints import Prismatic
 STOPS = dict(x1=0.5, x2=9.5, k=1e7, e=2.1, cmax=1.0, d=0.001)
 MASS, X0, V0 = 1.0, 5.0, 6.0
 #: the run settings of main() and of ``mbd run``: end time (s), output step (s), rtol, atol
-T_END, OUTPUT_STEP, RTOL, ATOL = 8.0, 1e-4, 1e-9, 1e-9
+T_END, OUTPUT_STEP, RTOL, ATOL = 8.0, 2.5e-4, 1e-9, 1e-9
 
 
 def build_model(cmax=STOPS["cmax"]):

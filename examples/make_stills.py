@@ -24,7 +24,7 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 IMAGES = HERE / "images"
 SIZE = (320, 240)
-DEMO_SIZE = (480, 360)     # the size of the GIF that ``mbd demo`` writes
+DEMO_SIZE = (800, 600)     # the size of the GIF that ``mbd demo`` writes
 
 #: example name -> (seconds simulated before the picture, camera)
 STILLS = {

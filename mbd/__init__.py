@@ -4,6 +4,25 @@ Build a :class:`Model` (grounds, bodies with CSs, joints from :mod:`joints`, for
 from :mod:`forces`, sensors, inputs and controllers from :mod:`mbd.control`), ``build()`` it
 into a :class:`System`, ``simulate`` it into a :class:`Result`. See README.md for a tour.
 """
+import os as _os
+import signal as _signal
+import sys as _sys
+
+
+def _interrupted_while_starting(signum, frame):
+    """Ctrl-C while the command line imports numpy, numba and the kernels (about a second and a
+    half): a clean message, no traceback; nothing was run or written yet."""
+    _sys.stderr.write("mbd: interrupted while starting: nothing was run or written\n")
+    _sys.stderr.flush()
+    _os._exit(130)
+
+
+# the command line's process (``mbd ...``, ``python -m mbd ...``; sys.argv[0] is "-m" while
+# -m imports the package): Ctrl-C before mbd.cli.main() takes over is a clean exit
+if (_sys.argv and (_sys.argv[0] == "-m" or _os.path.basename(_sys.argv[0]) in ("mbd", "mbd.exe"))
+        and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler):
+    _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+
 from .model.elements import (Element, ForceElement, GearConstraint, Joint, Law, MotionDriver,
                              Primitive)
 from .model.errors import AnalysisError, InputError, ModelError, SimulationError

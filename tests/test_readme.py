@@ -40,3 +40,13 @@ def test_adding_an_element_quotes_the_real_elastogap():
         for line in block.splitlines():
             if line.strip() and line != "# forces/__init__.py":
                 assert line.rstrip() in lines, line
+
+
+def test_readme_and_docs_cite_no_spec_outside_the_repository():
+    """The specification is not in the repository: the README and docs/ cite their own
+    sections, never "SPEC §n" (``--output COL=SPEC``, a command's argument, is no citation)."""
+    for path in [README, *sorted((README.parent / "docs").glob("*.md"))]:
+        text = path.read_text()
+        cited = [text[max(0, m.start() - 30):m.end() + 10] for m in re.finditer(r"\bSPEC\b", text)
+                 if text[m.start() - 4:m.start()] != "COL="]
+        assert cited == [], (path.name, cited)

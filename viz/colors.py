@@ -41,6 +41,8 @@ JOINT_COLOR = (0.45, 0.45, 0.45)
 GROUND_COLOR = (0.2, 0.2, 0.2)
 SPRING_COLOR = (0.25, 0.25, 0.3)
 BUSHING_COLOR = (0.15, 0.15, 0.15)
+#: a Bistop's stop positions (thin rings or bars): dark, clear of the state colours
+LIMIT_COLOR = (0.3, 0.2, 0.15)
 GEAR_COLOR = (0.72, 0.6, 0.25)          # brass
 GEAR_TEETH_COLOR = (0.5, 0.4, 0.12)
 

@@ -9,7 +9,8 @@ is in the world (m). Sizes are fractions of the drawing's size ``length`` (m, th
 - a body without shapes: its inertia-equivalent ellipsoid (:func:`ellipsoid`);
 - a joint: one marker per primitive (:func:`joint_markers`);
 - a Bushing: a sleeve and a pin (:func:`bushing_parts`); a JointForce: a washer, spiral or
-  collar (:func:`joint_force_marker`);
+  collar (:func:`joint_force_marker`); a Bistop's or Impact's limits: thin rings on a rail,
+  bars on an arc (:func:`stop_limit_marks`);
 - a GearConstraint: two wheels, or a rack and a pinion (:func:`gear_parts`).
 """
 import numpy as np
@@ -135,6 +136,100 @@ def joint_force_marker(system, fe, contact, length, drawn):
     ring = pv.Disc(center=p - 0.006 * L * a, inner=inner, outer=inner + width, normal=a,
                    c_res=48)
     return owner, p, ring.extrude(a * 0.012 * L, capping=True)
+
+
+def stop_limits(fe):
+    """The finite stop positions (m or rad) of a force element's law: a Bistop's (x1, x2),
+    an Impact's (x1,); () for any other law."""
+    if law_name(fe) not in ("Bistop", "Impact"):
+        return ()
+    return tuple(float(x) for x in (fe.law.x1, getattr(fe.law, "x2", np.inf))
+                 if np.isfinite(x))
+
+
+def stop_limit_marks(system, fe, length, drawn):
+    """(owner, mesh) of the limits of a Bistop or Impact (:func:`stop_limits`), drawn where
+    the follower stands when it reaches each, fixed to the side the coordinate is measured
+    from (the joint's base CS, an AxialForce's CS A); None for another law, or for a
+    JointForce on a primitive after the first (whose base moves with the ones before it).
+
+    - a prismatic primitive or an AxialForce: a thin ring square to the axis at x1 and at x2
+      along it, just outside the collar round what is ``drawn`` on the follower (owner name
+      -> [corner points (8, 3), link frame]), so the collar passes into it at the stop;
+    - a revolute primitive: two thin radial bars in the plane of the joint's washer, out to
+      the follower's CG, along where the line from the axis to it points at x1 and at x2,
+      joined by a thin arc over the free range.
+    """
+    limits = stop_limits(fe)
+    placement = getattr(fe, "placement", "")
+    if not limits or placement not in ("joint", "axial"):
+        return None
+    L = length
+    if placement == "joint":
+        if fe.primitive != 0:
+            return None
+        joint = fe.joint
+        base, follower = joint.base, joint.follower
+        prim = joint.primitives[0]
+        kind, a_world = prim.kind, np.asarray(prim.axis, float)
+    else:
+        base, follower, kind = fe.cs_a, fe.cs_b, "P"
+        owner_a, _, R_a = locate(system, fe.cs_a)
+        rotation = np.eye(3) if owner_a is None else system.bodies[owner_a].rotation
+        # the axis in world reference axes: given, else CS A's x axis
+        a_world = (np.asarray(fe.axis, float) if fe.axis is not None
+                   else rotation @ R_a[:, 0])
+    a_world = a_world / np.linalg.norm(a_world)
+    owner, p, _ = locate(system, base)
+    to_frame = np.eye(3) if owner is None else system.bodies[owner].rotation.T
+    a = to_frame @ a_world
+    f_owner, f_p, _ = locate(system, follower)
+    if kind == "P":
+        f_axis = (a_world if f_owner is None
+                  else system.bodies[f_owner].rotation.T @ a_world)
+        corners = drawn.get(f_owner) if f_owner is not None else None
+        collar = max(radial_extent(corners, f_p, f_axis) * 1.08, 0.03 * L) + 0.02 * L
+        # just outside the collar (as joint_force_marker sizes it): the collar passes into
+        # the ring at the stop, and no ring hides the collar's contact colour
+        inner = collar + 0.004 * L
+        rings = [pv.Disc(center=p + x * a - 0.002 * L * a, inner=inner, outer=inner + 0.012 * L,
+                         normal=a, c_res=48).extrude(a * 0.004 * L, capping=True)
+                 for x in limits]
+        return owner, rings[0].merge(rings[1:]) if len(rings) > 1 else rings[0]
+    if kind != "R":
+        return None
+    # the follower's reference direction: from the axis to its CG, square to the axis
+    site = _world_point(system, owner, p)
+    centre = getattr(getattr(follower, "owner", None), "cg", None)   # a ground has none
+    d = (site if centre is None else np.asarray(centre, float)) - site
+    d = d - np.dot(d, a_world) * a_world
+    reach = float(np.linalg.norm(d))
+    d = to_frame @ (d / reach if reach > 1e-9 * L else frame_of(a_world)[0])
+    side = np.cross(a, d)
+    plane = p + 0.07 * L * a                       # where the washer is
+    # the bars reach out to the follower's CG (a pendulum's arm at its stops), at least to
+    # a tenth of the drawing's size beyond the washer
+    outer = max(reach, 0.16 * L)
+    inner = max(0.06 * L, 0.6 * outer)
+
+    def towards(x):
+        return np.cos(x) * d + np.sin(x) * side
+
+    bars = [polyline([plane + inner * towards(x), plane + outer * towards(x)])
+            for x in limits]
+    if len(limits) == 2 and limits[1] - limits[0] < 2.0 * np.pi:
+        sweep = np.linspace(limits[0], limits[1], 64)
+        bars.append(polyline([plane + 0.5 * (inner + outer) * towards(x) for x in sweep]))
+    return owner, bars[0].merge(bars[1:]) if len(bars) > 1 else bars[0]
+
+
+def _world_point(system, owner, p):
+    """A point ``p`` of ``owner``'s link frame (the world for None) in world coordinates of
+    the reference configuration, m."""
+    if owner is None:
+        return np.asarray(p, float)
+    bm = system.bodies[owner]
+    return bm.rotation @ p + bm.origin
 
 
 def radial_extent(corners, p, a):

@@ -14,7 +14,7 @@ import mbd
 from mbd.analysis import coordinates
 from mbd.compiled import layout, statefunction
 
-from .render import animate
+from .render import GIF_SIZE, animate
 
 __all__ = ["animate_mode", "mode_frames", "default_amplitude"]
 
@@ -181,7 +181,7 @@ def mode_title(linear, k, mode):
     return f"{linear.system.name}: mode {k + 1} of {n}", what
 
 
-def animate_mode(linear, k, path, amplitude=None, cycles=2, fps=30, size=(640, 480),
+def animate_mode(linear, k, path, amplitude=None, cycles=2, fps=30, size=GIF_SIZE,
                  camera=None, progress=None, **scene_options):
     """Write mode ``k`` of ``linear`` moving about its operating state as a GIF or an MP4
     (by the suffix of ``path``), rendered off-screen.
@@ -202,7 +202,7 @@ def animate_mode(linear, k, path, amplitude=None, cycles=2, fps=30, size=(640, 4
     fps : float
         Frames per second: the file has ``round(cycles * fps)`` frames.
     size : (int, int)
-        Frame size, pixels.
+        Frame size, pixels (default :data:`viz.render.GIF_SIZE`, 800 x 600).
     camera, progress, **scene_options
         As for :func:`viz.animate`.
 

@@ -5,11 +5,12 @@ Examples
 --------
 >>> fig, axes = plot(result, "run.png")                   # doctest: +SKIP
 >>> [ax.get_ylabel() for ax in axes]                      # doctest: +SKIP
-['joint angle (rad)', 'force (N)', 'energy (J)', 'events']
+['joint angle (rad)', 'force (N)', 'ΔE since start (J)', 'events']
 """
 import contextlib
 import os
 import sys
+import textwrap
 from collections import namedtuple
 
 import matplotlib
@@ -27,23 +28,34 @@ if (sys.platform.startswith("linux") and not os.environ.get("DISPLAY")
     matplotlib.use("Agg")
 
 from matplotlib.figure import Figure  # noqa: E402  (after the backend choice)
+from matplotlib.lines import Line2D  # noqa: E402
 
 __all__ = ["plot", "Series", "QUANTITIES"]
 
 #: the quantities a panel can show, top to bottom: (name, unit); one panel each
 QUANTITIES = (("joint angle", "rad"), ("joint displacement", "m"), ("torque", "N m"),
-              ("force", "N"), ("energy", "J"))
+              ("force", "N"), ("ΔE since start", "J"))
+#: the energy axes' quantity: every energy curve is its change since the first row, so a
+#: body far above the origin (a large, constant potential energy) does not squash the rest
+ENERGY = QUANTITIES[-1]
 
 #: figure width, panel heights (inches) and resolution: a slide-sized picture
 WIDTH = 12.0
 PANEL_HEIGHT = 1.35
 EVENT_ROW_HEIGHT = 0.24
+#: the height of a line of the event strip's legend (inches, x-small text)
+EVENT_LEGEND_LINE = 0.15
+#: the event strip's legend names at most this many kinds of switch per element, each line
+#: at most EVENT_LEGEND_WIDTH characters
+EVENT_KINDS, EVENT_LEGEND_WIDTH = 2, 46
 DPI = 120
 
-Series = namedtuple("Series", "label y quantity unit color_key")
+Series = namedtuple("Series", "label y quantity unit color_key machines", defaults=(None,))
 Series.__doc__ = """One curve: its legend ``label``, values ``y`` (n,), the ``quantity`` and
-``unit`` of its panel (one of :data:`QUANTITIES`), and ``color_key``: the element whose colour
-it takes (a force element's name, or its own label)."""
+``unit`` of its panel (one of :data:`QUANTITIES`), ``color_key``: the element whose colour
+it takes (a force element's name, or its own label), and ``machines``: the indices (a sorted
+tuple) of the machines of ``system.machines`` it belongs to (two for an element between
+machines; None for a curve of the whole model, the energy)."""
 
 
 def plot(result, path=None, joints=None, forces=None, energy=True, events=True, show=False):
@@ -65,20 +77,28 @@ def plot(result, path=None, joints=None, forces=None, energy=True, events=True, 
       JointForce on a revolute primitive and a rotational placement are torques; a JointForce
       on a prismatic primitive, line and axial placements forces); a vector-valued element
       (BodySpringDamper) as its magnitude, labeled ``"<name> |F| (<kind>)"``;
-    - ``energy (J)``: the energy balance (:meth:`mbd.Result.energy_balance`):
-      ``"kinetic energy"``, ``"potential energy"`` (gravity and the elements' springs),
-      ``"dissipated"`` (by the force elements since the start, net of what they supplied),
-      ``"work of drivers"`` (when there are motion drivers) and their balance ``"total:
-      kinetic + potential + dissipated"`` (minus the drivers' work), flat but for the
-      integration error; for a Result without work accumulators, ``"total energy"``,
-      ``"kinetic energy"`` and ``"potential energy"``;
+    - ``ΔE since start (J)``: the energy balance (:meth:`mbd.Result.energy_balance`),
+      each curve its change since the first row (J; the absolute potential energy depends
+      on where the origin is and would dwarf the rest): ``"kinetic energy"``,
+      ``"potential energy"`` (gravity and the elements' springs), ``"dissipated"`` (by the
+      passive elements: dampers, contacts, friction; >= 0), ``"supplied"`` (when the model
+      has sources: the work of motion drivers and actuators, and of the elements that put
+      energy in over the run) and their balance ``"total: kinetic + potential +
+      dissipated - supplied"``, zero but for the integration error; for a Result without
+      work accumulators, ``"total energy"``, ``"kinetic energy"`` and ``"potential
+      energy"``;
     - ``events``: a strip, one row per element that switched, a tick at each switch (one
       artist per element, not a line per event across every axes), and for a gap, stop or
       backlash element its contact intervals shaded. Rows are labeled
-      ``"<element> (<count>)"``.
+      ``"<element> (<count>)"``; its legend says what each row's ticks are, the kinds of
+      switch with their counts (``"variable_spring: K below K_min: K_min in use (5) / K in
+      use (5)"``, the first two kinds, the others counted), and what the shading is.
 
     A force element's curve and its events share a colour, and so does the coordinate of a
-    joint that carries exactly one force element. Legends sit outside the axes, on the right.
+    joint that carries exactly one force element. Legends sit outside the axes, on the right;
+    in a model of several machines each legend lists its curves machine by machine, each
+    group under a bold header naming the machine by its bodies (``"machine: swing"``; an
+    element between two machines under ``"machines: swing + sway"``), the energy last.
 
     Parameters
     ----------
@@ -128,7 +148,10 @@ def plot(result, path=None, joints=None, forces=None, energy=True, events=True, 
 
     heights = [PANEL_HEIGHT] * len(panels)
     if rows:
-        heights.append(0.45 + EVENT_ROW_HEIGHT * len(rows))
+        # as tall as its rows, or as its legend (what each row's ticks are)
+        lines = sum(text.count("\n") + 1 for text in _event_legend_texts(rows))
+        heights.append(max(0.45 + EVENT_ROW_HEIGHT * len(rows),
+                           0.3 + EVENT_LEGEND_LINE * (lines + 1)))
     with figure(show) as fig:
         fig.set_size_inches(WIDTH, sum(heights) + 0.7)
         fig.set_dpi(DPI)
@@ -139,8 +162,7 @@ def plot(result, path=None, joints=None, forces=None, energy=True, events=True, 
                 ax.plot(t, s.y, label=s.label, linewidth=1.2, color=colors[s.color_key])
             ax.set_ylabel(_axis_label(quantity, unit))
             ax.grid(True, linewidth=0.3, alpha=0.5)
-            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
-                      fontsize="small", frameon=False)
+            _grouped_legend(ax, curves, result.system)
         if rows:
             _draw_event_strip(axes[-1], rows, colors)
         axes[-1].set_xlabel("time (s)")
@@ -169,25 +191,84 @@ def figure(show):
     pyplot.show()
 
 
+def _grouped_legend(ax, curves, system):
+    """The legend of an axes, right of it: with several machines in the model, the curves
+    grouped by machine, in the machines' order, each group under a bold header naming the
+    machine by its bodies ("machine: swing"; "machines: swing + sway" for an element
+    between two); the curves of the whole model (the energy) last, without one."""
+    handles = {line.get_label(): line for line in ax.get_lines()}
+    machines = getattr(system, "machines", ())
+    grouped = len(machines) > 1
+    entries, headers = [], []
+    if grouped:
+        keys = list(dict.fromkeys(s.machines for s in curves if s.machines is not None))
+        keys.sort(key=lambda key: (min(key), len(key), key))
+        for key in keys:
+            headers.append(len(entries))
+            entries.append((Line2D([], [], linestyle="none"), _machines_name(machines, key)))
+            entries += [(handles[s.label], s.label) for s in curves if s.machines == key]
+        entries += [(handles[s.label], s.label) for s in curves if s.machines is None]
+    else:
+        entries = [(handles[s.label], s.label) for s in curves]
+    legend = ax.legend([h for h, _ in entries], [text for _, text in entries],
+                       loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                       fontsize="small", frameon=False)
+    for k in headers:
+        legend.get_texts()[k].set_fontweight("bold")
+    return legend
+
+
+def _machines_name(machines, key):
+    """'machine: swing', 'machines: swing + sway': the machines of ``key`` (indices into
+    ``machines``) by their bodies (the first two, then how many more), or their grounds."""
+    def name(machine):
+        parts = list(machine.bodies) or list(machine.grounds)
+        return ", ".join(parts[:2]) + (f" +{len(parts) - 2} more" if len(parts) > 2 else "")
+    return (f"machine{'s' if len(key) > 1 else ''}: "
+            + " + ".join(name(machines[i]) for i in key))
+
+
+def _machine_of(system):
+    """{body or ground name: machine index} of ``system``."""
+    found = {}
+    for machine in getattr(system, "machines", ()):
+        for name in (*machine.bodies, *machine.grounds):
+            found[name] = machine.index
+    return found
+
+
+def _force_machines(system, fe, machine_of):
+    """The machines (a sorted tuple of indices) a force element acts in: its joint's, or
+    those of the owners of its two CSs (two for an element between machines)."""
+    joint = getattr(fe, "joint", None)
+    owners = ([joint.base, joint.follower] if joint is not None
+              else [getattr(fe, "cs_a", None), getattr(fe, "cs_b", None)])
+    found = {machine_of.get(getattr(getattr(cs, "owner", None), "name", None))
+             for cs in owners if cs is not None}
+    found.discard(None)
+    return tuple(sorted(found)) or None
+
+
 def _energy_series(result):
-    """The curves of the energy axes (see :func:`plot`)."""
+    """The curves of the energy axes (see :func:`plot`): each its change since the first
+    row, J."""
     kinetic, potential = result.kinetic_energy(), result.potential_energy()
     if result.work is None:
-        return [Series(label, y, "energy", "J", label) for label, y in (
+        return [Series(label, y - y[:1], *ENERGY, label) for label, y in (
             ("total energy", result.energy()), ("kinetic energy", kinetic),
             ("potential energy", potential))]
     balance = result.energy_balance()
-    dissipated = sum(balance.dissipated.values(), np.zeros_like(kinetic))
-    driven = sum((balance.work[d.name] for d in result.system.drivers),
-                 np.zeros_like(kinetic))
+    kinetic, potential = kinetic - kinetic[:1], potential - potential[:1]
+    dissipated, supplied = balance.total_dissipated, balance.total_supplied
     curves = [("kinetic energy", kinetic), ("potential energy", potential),
               ("dissipated", dissipated)]
     total = "total: kinetic + potential + dissipated"
-    if result.system.drivers:
-        curves.append(("work of drivers", driven))
-        total += " - work of drivers"
-    curves.append((total, kinetic + potential + dissipated - driven))
-    return [Series(label, y, "energy", "J", label) for label, y in curves]
+    # a source's supply, never booked as negative dissipation (gears do no work)
+    if any(role not in ("passive", "gear") for role in balance.role.values()):
+        curves.append(("supplied", supplied))
+        total += " - supplied"
+    curves.append((total, kinetic + potential + dissipated - supplied))
+    return [Series(label, y, *ENERGY, label) for label, y in curves]
 
 
 def _axis_label(quantity, unit):
@@ -224,9 +305,11 @@ def _joint_series(result, joints):
     for fe in system.force_elements:
         if getattr(fe, "placement", None) == "joint" and fe.joint is not None:
             carried.setdefault(fe.joint.name, []).append(fe.name)
+    machine_of = {j: (m.index,) for m in getattr(system, "machines", ()) for j in m.joints}
     series = []
     for name in _names("joint", joints, system.joints):
         jm = system.joints[name]
+        machine = machine_of.get(name)
         q = result.q[:, jm.q_index]
         spheres = [p for p in jm.joint.primitives if p.kind == "S"]
         scalar = q.shape[1] == 1
@@ -238,12 +321,13 @@ def _joint_series(result, joints):
                 # atan2 form: accurate near 0 and pi, and the same for q and -q
                 angle = 2.0 * np.arctan2(np.linalg.norm(xyz, axis=1), np.abs(w))
                 label = f"{name}.angle" if len(spheres) == 1 else f"{name}.angle{k}"
-                series.append(Series(label, angle, "joint angle", "rad", key or label))
+                series.append(Series(label, angle, "joint angle", "rad", key or label,
+                                     machine))
             else:
                 label = f"{name}.q" if scalar else f"{name}.q{k}"
                 quantity, unit = (("joint angle", "rad") if prim.kind == "R"
                                   else ("joint displacement", "m"))
-                series.append(Series(label, q[:, k], quantity, unit, key or label))
+                series.append(Series(label, q[:, k], quantity, unit, key or label, machine))
             k += prim.nq
     return series
 
@@ -251,6 +335,7 @@ def _joint_series(result, joints):
 def _force_series(result, forces):
     """A Series per force element: its value, or the magnitude of a vector value."""
     system = result.system
+    machine_of = _machine_of(system)
     series = []
     for name in _names("force element", forces, system.force_index):
         fe = system.force_elements[system.force_index[name]]
@@ -262,17 +347,21 @@ def _force_series(result, forces):
             label, value = f"{name} |F|", np.linalg.norm(value, axis=1)
         else:
             label = f"{name}.value"
-        series.append(Series(f"{label} ({element_kind(fe)})", value, quantity, unit, name))
+        series.append(Series(f"{label} ({element_kind(fe)})", value, quantity, unit, name,
+                             _force_machines(system, fe, machine_of)))
     return series
 
 
 def _event_rows(result):
-    """[(element, event times, contact intervals)] of every element that switched, in the
-    order of their first switch; the intervals [(t0, t1)] where a gap, stop or backlash
-    element is in contact (t1 the run's end for a contact still going)."""
-    times = {}
+    """[(element, event times, contact intervals, kinds)] of every element that switched, in
+    the order of their first switch; the intervals [(t0, t1)] where a gap, stop or backlash
+    element is in contact (t1 the run's end for a contact still going); kinds [(what,
+    count)] of its switches, in the order they first happen."""
+    times, kinds = {}, {}
     for ev in result.events:
         times.setdefault(ev.element, []).append(float(ev.t))
+        counts = kinds.setdefault(ev.element, {})
+        counts[ev.what] = counts.get(ev.what, 0) + 1
     end = float(result.t[-1])
     rows = []
     for element, ts in times.items():
@@ -281,8 +370,28 @@ def _event_rows(result):
             view = result.force(element)
             if "contact" in view.state:
                 spans = [(a, end if np.isnan(b) else b) for a, b, _ in view.contacts()]
-        rows.append((element, np.array(ts), spans))
+        rows.append((element, np.array(ts), spans, list(kinds[element].items())))
     return rows
+
+
+def _event_legend_texts(rows):
+    """The event strip's legend, a text per row: what its ticks are, "sway: K below K_min:
+    K_min in use (5) / K in use (5)" (at most :data:`EVENT_KINDS` kinds of switch, the rest
+    counted), wrapped at :data:`EVENT_LEGEND_WIDTH` characters; then "in contact" when a row
+    is shaded."""
+    texts = []
+    for element, _, _, kinds in rows:
+        shown = " / ".join(f"{what} ({n})" for what, n in kinds[:EVENT_KINDS])
+        if len(kinds) > EVENT_KINDS:
+            more = len(kinds) - EVENT_KINDS
+            shown += f" / {more} more kind{'s' if more > 1 else ''}"
+        # broken at spaces only: a name or a kind is never split
+        texts.append(textwrap.fill(f"{element}: {shown}", EVENT_LEGEND_WIDTH,
+                                   subsequent_indent="  ", break_long_words=False,
+                                   break_on_hyphens=False))
+    if any(spans for _, _, spans, _ in rows):
+        texts.append("shaded: in contact")
+    return texts
 
 
 def _colors(result, series, rows):
@@ -299,8 +408,9 @@ def _colors(result, series, rows):
 
 
 def _draw_event_strip(ax, rows, colors):
-    """One row per element: a tick at each switch, its contact intervals shaded."""
-    for k, (element, ts, spans) in enumerate(rows):
+    """One row per element: a tick at each switch, its contact intervals shaded; a legend
+    saying what each row's ticks are (:func:`_event_legend_texts`) and what the shading is."""
+    for k, (element, ts, spans, _) in enumerate(rows):
         y = len(rows) - 1 - k                       # the first to switch on top
         color = colors[element]
         if spans:
@@ -308,13 +418,23 @@ def _draw_event_strip(ax, rows, colors):
                            alpha=0.22, linewidth=0)
         ax.eventplot([ts], lineoffsets=y, linelengths=0.64, linewidths=0.9, colors=[color])
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([f"{element} ({len(ts)})" for element, ts, _ in reversed(rows)],
+    ax.set_yticklabels([f"{element} ({len(ts)})" for element, ts, _, _ in reversed(rows)],
                        fontsize="small")
     ax.set_ylim(-0.6, len(rows) - 0.4)
     ax.set_ylabel("events")
     ax.set_title("switch events (ticks, count in brackets); shaded: in contact",
                  fontsize="small", loc="left")
     ax.grid(True, axis="x", linewidth=0.3, alpha=0.5)
+    from matplotlib.patches import Patch
+    texts = _event_legend_texts(rows)
+    handles = [Line2D([], [], marker="|", linestyle="none", markersize=9, markeredgewidth=1.2,
+                      color=colors[element]) for element, _, _, _ in rows]
+    if len(texts) > len(rows):
+        handles.append(Patch(facecolor="0.5", alpha=0.22, linewidth=0))
+    ax.legend(handles, texts, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              borderaxespad=0.0, fontsize="x-small", frameon=False,
+              title="ticks: the switches of each element", title_fontsize="x-small",
+              alignment="left")
 
 
 def save_png(fig, path, dpi=DPI):

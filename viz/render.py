@@ -75,7 +75,12 @@ def _format(path):
     return ext[1:]
 
 
-def animate(result, path, fps=30, speed=1.0, size=(640, 480), camera=None, progress=None,
+#: the frame size of an animation unless told, pixels (width, height): large enough to read
+#: the labels; a GIF of the demo's 76 frames at this size is about 0.9 MB
+GIF_SIZE = (800, 600)
+
+
+def animate(result, path, fps=30, speed=1.0, size=GIF_SIZE, camera=None, progress=None,
             **scene_options):
     """Render ``result`` off-screen into an animated GIF or an MP4 file.
 
@@ -91,7 +96,7 @@ def animate(result, path, fps=30, speed=1.0, size=(640, 480), camera=None, progr
         Simulated seconds per second of playback: frames at ``t0 + k speed / fps``
         (see :func:`frame_times`), positions interpolated between the result's rows.
     size : (int, int)
-        Frame size in pixels (width, height).
+        Frame size in pixels (width, height); default :data:`GIF_SIZE`, 800 x 600.
     camera : None, "iso", "xy", "xz", "yz" or a pyvista camera position
         None: isometric, fitted to the whole motion.
     progress : bool or None

@@ -20,6 +20,9 @@ What is drawn:
   pin fixed to B along CS B's z axis; a JointForce: a marker on its primitive at the joint's
   follower CS (the base CS when the follower is a ground): for a revolute primitive a washer on the
   pin (a spiral for a law without contact), for a prismatic one a collar around the body;
+- a Bistop's (or Impact's) stops, on a JointForce's first primitive or an AxialForce: thin
+  dark rings square to the axis at x1 and x2 (where the collar stands at each stop), or on a
+  revolute primitive two radial bars at x1 and x2 joined by an arc, fixed to the base;
 - contact colours: gap, backlash and stop laws (ElastoGap, ElastoBacklash, ElastoBacklash2,
   Bistop, Impact) colour their coil or marker by their contact state (green not in contact,
   red in contact); without a Result (a System drawn at a state) the contact is unknown: grey;
@@ -34,8 +37,10 @@ What is drawn:
 - annotations (:mod:`viz.overlay`): a title (the model's name and what it holds), the time
   (``t = 1.234 s``), a label per force element (its kind and name, e.g. ``Bistop 'stops'``:
   :func:`viz.naming.element_label`) joined to it by a leader line and framed in its contact
-  colour (by default only up to :data:`MAX_LABELS` of them), and a legend of the colours
-  (grounds, and the contact states);
+  colour, placed clear of the bodies' boxes as seen (by default only up to
+  :data:`MAX_LABELS` of them), and a legend of the colours
+  shown (grounds; the contact and stick-slip states, or grey "state unknown" without a
+  Result; the dark grey frame of a label whose element has no state, "no contact state");
 - optional CS triads (``show_cs``: x red, y green, z blue) and trails (paths of named CSs).
 
 Every body actor moves by its 4x4 ``user_matrix`` (no re-meshing per frame); only coils and
@@ -51,14 +56,14 @@ import pyvista as pv
 from mbd.compiled import dynamics
 
 from .colors import (BUSHING_COLOR, CONTACT_COLOR, CONTACT_LAWS, FLOOR_COLOR, FLOOR_LINE_COLOR,
-                     FREE_COLOR, GROUND_COLOR, JOINT_COLOR, PALETTE, SLIP_COLOR, SPRING_COLOR,
-                     STICTION_LAWS, STUCK_COLOR, UNKNOWN_COLOR, contact_color, contact_frame,
-                     stiction_color, stiction_frame)
+                     FREE_COLOR, GROUND_COLOR, JOINT_COLOR, LIMIT_COLOR, PALETTE, SLIP_COLOR,
+                     SPRING_COLOR, STICTION_LAWS, STUCK_COLOR, UNKNOWN_COLOR, contact_color,
+                     contact_frame, stiction_color, stiction_frame)
 from .elements import (bushing_parts, ellipsoid, gear_parts, joint_force_marker,
-                       joint_markers, law_name, locate)
+                       joint_markers, law_name, locate, stop_limit_marks)
 from .framing import floor_meshes, view_position
 from .naming import default_title, element_label
-from .overlay import Overlay
+from .overlay import FRAME_COLOR, Overlay
 from .shapes import Mesh, coil_points, polyline, pose_matrix, transformed, triad
 
 
@@ -130,6 +135,9 @@ class Scene:
         Force element name -> the actor whose colour shows its contact state.
     stiction_actors : dict
         Stiction element name -> the actor whose colour shows whether it sticks.
+    limit_actors : dict
+        Bistop or Impact element name -> the actor of its stop positions (thin rings on a
+        rail, bars on an arc; on the JointForces' joints only where ``markers`` are drawn).
     gear_discs : dict
         Gear name -> [(owner body, wheel actor, pitch radius m)] of its revolute sides (a
         disc, or a ring gear's rim).
@@ -171,6 +179,7 @@ class Scene:
         self.coils = {}
         self.contact_actors = {}
         self.stiction_actors = {}
+        self.limit_actors = {}
         self.gear_discs = {}
         self.trail_lines = {}
         self._anchors = {}     # force element name -> how to find its label's point
@@ -273,12 +282,31 @@ class Scene:
                   if fe.name in self._anchors]
         if show_labels is False or (show_labels is None and len(labels) > MAX_LABELS):
             labels = []
-        legend = [(GROUND_COLOR, "ground")] if self._cubes else []
-        if self.contact_actors:
-            legend += [(FREE_COLOR, "not in contact"), (CONTACT_COLOR, "in contact")]
-        if self.stiction_actors:
-            legend += [(STUCK_COLOR, "stuck"), (SLIP_COLOR, "slipping")]
+        legend = self._legend(None, [name for name, _ in labels])
         return Overlay(self.plotter.renderer, self.size, heading, subtitle, labels, legend)
+
+    def _legend(self, states, labelled):
+        """The legend's entries [(RGB, text)] for what is shown in ``states`` (as
+        :meth:`set_state` takes them; None: nothing known) with the force elements
+        ``labelled``: the grounds' cubes; green and red while a contact element's state is
+        known, blue and orange a stiction element's; grey "state unknown" for one whose state
+        is not (a System drawn without a Result); and the dark grey frame of a label whose
+        element has no state to show (a spring, a damper); the marks of stop limits."""
+        states = states or {}
+        legend = [(GROUND_COLOR, "ground")] if self._cubes else []
+        if any(states.get(name) is not None for name in self.contact_actors):
+            legend += [(FREE_COLOR, "not in contact"), (CONTACT_COLOR, "in contact")]
+        if any(states.get(name) is not None for name in self.stiction_actors):
+            legend += [(STUCK_COLOR, "stuck"), (SLIP_COLOR, "slipping")]
+        if any(states.get(name) is None for name in [*self.contact_actors,
+                                                     *self.stiction_actors]):
+            legend.append((UNKNOWN_COLOR, "state unknown"))
+        if any(name not in self.contact_actors and name not in self.stiction_actors
+               for name in labelled):
+            legend.append((FRAME_COLOR, "no contact state"))
+        if self.limit_actors:
+            legend.append((LIMIT_COLOR, "stop limits"))
+        return legend
 
     def _joint(self, joint):
         owner, meshes = joint_markers(self.system, joint, self.length)
@@ -297,9 +325,11 @@ class Scene:
             if contact:
                 self.contact_actors[fe.name] = actor
             self._anchors[fe.name] = ("coil", fe.name)
+            self._limits(fe)
         elif placement == "joint" and fe.joint is not None:
             if not self.markers:
                 return
+            self._limits(fe)       # sized on the body alone, before its collar is added
             stiction = law_name(fe) in STICTION_LAWS
             owner, p, mesh = joint_force_marker(
                 self.system, fe, contact or stiction, self.length, self._local_bounds)
@@ -316,6 +346,14 @@ class Scene:
             self._anchors[fe.name] = ("cs", fe.cs_b)
         elif fe.cs_b is not None:   # a rotational placement, or one of the user's own
             self._anchors[fe.name] = ("cs", fe.cs_b)
+
+    def _limits(self, fe):
+        """A Bistop's or Impact's stop positions, thin marks fixed where the coordinate is
+        measured from (:func:`viz.elements.stop_limit_marks`)."""
+        marks = stop_limit_marks(self.system, fe, self.length, self._local_bounds)
+        if marks is not None:
+            owner, mesh = marks
+            self.limit_actors[fe.name] = self._add(mesh, owner, LIMIT_COLOR, line_width=2)
 
     def _gear(self, gear):
         for owner, mesh, color, options, pitch in gear_parts(self.system, gear, self.length):
@@ -357,6 +395,9 @@ class Scene:
         self._poses = (Rl, pl)
         if self.overlay is not None:
             self.overlay.set_time(t)
+            self.overlay.set_legend(self._legend(contact, self.overlay.labels))
+            if self.overlay.labels:      # labels stay clear of every body's box
+                self.overlay.set_obstacles(self.body_points(Rl, pl).values())
             for name, how in self._anchors.items():
                 if name not in self.overlay.labels:     # left unlabelled (``labels``)
                     continue
@@ -366,6 +407,18 @@ class Scene:
                     self.overlay.set_frame(name, *contact_frame(state))
                 elif name in self.stiction_actors:
                     self.overlay.set_frame(name, *stiction_frame(state))
+
+    def body_points(self, Rl, pl):
+        """{body name: (8 k, 3) world points}: the corners of the boxes of the k parts drawn
+        on each body (its shapes or ellipsoid, joint markers, washers, collars), placed by
+        the link poses ``Rl`` (nl, 3, 3) and ``pl`` (nl, 3); bodies with nothing drawn
+        are left out."""
+        out = {}
+        for name, bm in self.system.bodies.items():
+            corners = self._local_bounds[name]
+            if corners:
+                out[name] = pl[bm.link] + np.vstack(corners) @ Rl[bm.link].T
+        return out
 
     contact_color = staticmethod(contact_color)
     stiction_color = staticmethod(stiction_color)

@@ -62,7 +62,7 @@ TICKED_VALUES = 12
 
 
 def plot_study(table, output, x, y=None, path=None, where=None, log=(), title=None,
-               show=False):
+               show=False, units=None):
     """Plot one output of a study against one parameter (lines) or two (a filled map).
 
     Parameters
@@ -93,6 +93,12 @@ def plot_study(table, output, x, y=None, path=None, where=None, log=(), title=No
     show : bool
         Show the figure through pyplot (blocking, as ``pyplot.show`` does); otherwise the
         figure is a plain ``matplotlib.figure.Figure`` that pyplot does not track.
+    units : dict, optional
+        {column: unit} ("kg", "N.s/m"; "" or missing: none), over ``table.attrs["units"]``,
+        which :func:`mbd.sweep` sets (a table read back from ``sweep.csv`` has none: give
+        ``json.load(open("OUT/sweep.json"))["units"]``). Each axis, the colorbar and the
+        values in the legend and the title carry their column's unit, "slot.k (N/m^e)";
+        a column whose name already holds its unit ("peak (N)") is left as it is.
 
     Returns
     -------
@@ -109,7 +115,7 @@ def plot_study(table, output, x, y=None, path=None, where=None, log=(), title=No
         (give ``where``), two runs at one grid point, a log column with values <= 0. Each
         message names the column.
     """
-    study = _Study(table, output, x, y, where, log)
+    study = _Study(table, output, x, y, where, log, units)
     with plots.figure(show) as fig:
         fig.set_size_inches(*SIZE)
         fig.set_dpi(DPI)
@@ -131,8 +137,9 @@ def plot_study(table, output, x, y=None, path=None, where=None, log=(), title=No
 class _Study:
     """The checked columns of a plot: the rows kept, their parameters, output and status."""
 
-    def __init__(self, table, output, x, y, where, log):
+    def __init__(self, table, output, x, y, where, log, units=None):
         self.parameters = _parameters(table, output, x, y)
+        self.units = _units(table, units)
         self.output, self.x, self.y = output, x, y
         self.where = dict(where or {})
         self.rows = rows = self._select(table)
@@ -204,7 +211,7 @@ class _Study:
     def title(self):
         """'peak (N) over slot.k x slot.e (slot.cmax = 0): 20 runs, 1 failed'."""
         over = self.x if self.y is None else f"{self.x} x {self.y}"
-        fixed = ", ".join(f"{p} = {_fmt(v)}" for p, v in self.fixed.items())
+        fixed = ", ".join(f"{p} = {self.value(p, v)}" for p, v in self.fixed.items())
         failed = int(self.failed.sum())
         return (f"{self.output} over {over}" + (f" ({fixed})" if fixed else "")
                 + f": {self.n} run{'s' * (self.n != 1)}"
@@ -212,7 +219,24 @@ class _Study:
 
     def label(self, k):
         """The parameters of row k that are not on an axis: 'slot.e = 2.1, slot.cmax = 0'."""
-        return ", ".join(f"{p} = {_fmt(self.rows[p].iloc[k])}" for p in self.others)
+        return ", ".join(f"{p} = {self.value(p, self.rows[p].iloc[k])}" for p in self.others)
+
+    def unit(self, name):
+        """The unit of column ``name`` as drawn ("N.m" as "N m"), "" when not known."""
+        return _shown(self.units.get(name, ""))
+
+    def axis_label(self, name):
+        """'slot.k (N/m^e)'; the name alone without a known unit, or where it names it."""
+        unit = self.unit(name)
+        if not unit or f"({unit})" in name or f"[{unit}]" in name or \
+                f"({self.units.get(name)})" in name:
+            return name
+        return f"{name} ({unit})"
+
+    def value(self, name, value):
+        """'1e+07 N/m', '2.1': a value of column ``name`` with its unit."""
+        unit = self.unit(name)
+        return f"{_fmt(value)} {unit}" if unit else _fmt(value)
 
     def point(self, k):
         """Row k's parameters: 'slot.k = 1e+07, slot.e = 2.1'."""
@@ -252,6 +276,27 @@ def _parameters(table, output, x, y):
                          f"{'a parameter' if output in parameters else 'not a value'}"
                          "; give an output column (or 'wall_s', 't_reached')")
     return parameters
+
+
+def _units(table, units):
+    """{column: unit}: the table's own (``attrs["units"]``, as mbd.sweep sets them) under
+    those given; a unit that is not a string is refused."""
+    found = dict(getattr(table, "attrs", {}).get("units") or {})
+    if units is not None:
+        if not isinstance(units, dict):
+            raise TypeError(f"plot_study: units must be a dict {{column: unit}}, got "
+                            f"{type(units).__name__}")
+        found.update(units)
+    for name, unit in found.items():
+        if not isinstance(unit, str):
+            raise TypeError(f"plot_study: units: {name!r}: a unit is a string, got {unit!r}")
+    return found
+
+
+def _shown(unit):
+    """A unit as a picture shows it: "N.m" -> "N m", "N.s/m" -> "N s/m" (mbd writes
+    products with a dot, as the FMI does)."""
+    return unit.replace(".", " ")
 
 
 def _listed(parameters):
@@ -303,8 +348,8 @@ def _draw_lines(ax, study):
                 linewidth=1.4, label=group or study.output)
     band = blended_transform_factory(ax.transData, ax.transAxes)
     _mark_missing(ax, study, study.xv, np.full(study.n, FAILED_BAND), transform=band)
-    ax.set_xlabel(study.x)
-    ax.set_ylabel(study.output)
+    ax.set_xlabel(study.axis_label(study.x))
+    ax.set_ylabel(study.axis_label(study.output))
     for name, scale in ((study.x, ax.set_xscale), (study.output, ax.set_yscale)):
         if name in study.log:
             scale("log")
@@ -341,13 +386,13 @@ def _draw_map(fig, ax, study):
         mesh = ax.scatter(study.xv[ok], study.yv[ok], c=study.zv[ok], cmap=cmap, norm=norm,
                           s=60, edgecolors="black", linewidths=0.5, zorder=2)
     colorbar = fig.colorbar(mesh, ax=ax)
-    colorbar.set_label(study.output)
+    colorbar.set_label(study.axis_label(study.output))
     ok = ~study.failed & ~study.empty
     ax.plot(study.xv[ok], study.yv[ok], ".", color="black", markersize=4, zorder=3,
             label=f"run ({int(ok.sum())})")
     _mark_missing(ax, study, study.xv, study.yv)
-    ax.set_xlabel(study.x)
-    ax.set_ylabel(study.y)
+    ax.set_xlabel(study.axis_label(study.x))
+    ax.set_ylabel(study.axis_label(study.y))
     if study.x in study.log:
         ax.set_xscale("log")
     if study.y in study.log:

@@ -13,6 +13,9 @@ linearized in contact), by Ridders' extrapolation of central differences (Numeri
 §5.7): each column's step shrinks from a tenth of a radian or of the model's length scale
 until the extrapolation's own error estimate stops falling, and that estimate is kept
 (:attr:`LinearModel.error`, measured: 1e-10 relative or better on the reference tests).
+The columns of the rates w are differenced without gravity (a term of q alone), whose
+round-off over the step would otherwise swamp a small damping entry: a linear spring-damper
+gives -c/m and -d/m to round-off.
 Inputs enter linearly, so B is exact: a generalized force through the reduced mass matrix,
 an actuator's value by a difference of the linear response.
 
@@ -111,6 +114,7 @@ class Dynamics:
                              "the model has no continuous controller with states")
         self.nc = len(self.xc0)
         self._plain = None
+        self._weightless = None
         # where x_c lies in the run's state y = [q, v, W, x_c]
         self.xc_start = system.nq + system.nv + sf.work_size(system)
         self.q0 = assembly.normalized(system.tree, np.asarray(state.q, dtype=float))
@@ -159,12 +163,33 @@ class Dynamics:
             raise ArithmeticError(f"the state function failed (status {status})")
         return dy[self.system.nq:self.system.nq + self.system.nv]
 
-    def derivatives(self, q, v, xc=None, tau=None, extra=None):
+    @property
+    def weightless(self):
+        """Whether :meth:`rates` may be evaluated without gravity (``weightless=True``): in a
+        model without sensors, inputs and controllers, which could read an acceleration (and
+        so gravity) in a way that is not additive."""
+        return not self.system.controls
+
+    def _weightless_data(self):
+        """State data whose links feel no gravity, in the frozen branches: gravity adds a
+        term to vdot that depends on q alone, so vdot's derivatives in v are the same
+        without it, and their differences carry none of its round-off."""
+        if self._weightless is None:
+            tree = self.system.tree.copy()
+            tree["gravity"] = 0.0
+            tree.flags.writeable = self.system.tree.flags.writeable   # the same compiled type
+            self._weightless = sf.state_data(self.system)
+            self._weightless.data = self._weightless.data._replace(tree=tree)
+        self._weightless.data.mode[:] = self.sd.data.mode          # the same branches
+        return self._weightless
+
+    def derivatives(self, q, v, xc=None, tau=None, extra=None, weightless=False):
         """(vdot (nv), x_c' (nc)) at (q, v, x_c) in the frozen branches; ``tau`` (nv) an added
         generalized force, ``extra`` (element index, added value) an added law value of a
-        constant law. x_c defaults to the operating states."""
+        constant law. x_c defaults to the operating states. ``weightless``: without gravity
+        (see :attr:`weightless`)."""
         y = self.full_state(q, v, xc)
-        acc = self._rhs(self.sd, y, extra)
+        acc = self._rhs(self._weightless_data() if weightless else self.sd, y, extra)
         if tau is not None:
             acc = acc + self.inverse_mass(q) @ tau
         if not self.nc:
@@ -205,11 +230,12 @@ class Dynamics:
         q = self.chart.position(z)
         return q, self.chart.velocity(q, w)
 
-    def rates(self, x, tau=None, extra=None):
-        """x' = [z', w', x_c'] (2 dof + nc) at x = [z, w, x_c]."""
+    def rates(self, x, tau=None, extra=None, weightless=False):
+        """x' = [z', w', x_c'] (2 dof + nc) at x = [z, w, x_c]; ``weightless``: without
+        gravity, for the derivatives in w (see :meth:`_weightless_data`)."""
         n = self.chart.dof
         q, v = self.state_at(x[:n], x[n:2 * n])
-        acc, xc_rate = self.derivatives(q, v, x[2 * n:], tau, extra)
+        acc, xc_rate = self.derivatives(q, v, x[2 * n:], tau, extra, weightless)
         return np.concatenate([self.chart.coordinate_rates(q, v), acc[self.chart.independent],
                                xc_rate])
 
@@ -474,17 +500,22 @@ def _round_off(along, f0, step):
     return 0.5 * spread
 
 
-def _jacobian(f, x0, steps):
-    """(J, error): Ridders' derivative of f at x0, column by column."""
+def _jacobian(f, x0, steps, columns=()):
+    """(J, error): Ridders' derivative of f at x0, column by column; ``columns`` maps columns
+    k to a function of their own to difference instead, one that differs from f by terms
+    that do not depend on x[k] (the same column, less round-off)."""
     f0 = f(x0)
     J = np.zeros((len(f0), len(x0)))
     worst = 0.0
+    columns = dict(columns)
     for k in range(len(x0)):
-        def along(s, k=k):
+        fk = columns.get(k, f)
+
+        def along(s, k=k, fk=fk):
             x = x0.copy()
             x[k] += s
-            return f(x)
-        noise = _round_off(along, f0, steps[k])
+            return fk(x)
+        noise = _round_off(along, f0 if fk is f else fk(x0), steps[k])
         # a first step far beyond a branch boundary (a stiff contact's millimetres against a
         # model of metres) can fool the extrapolation: the best of three starting steps
         J[:, k], err = min((ridders(along, 0.0, steps[k] * shrink, noise=noise)
@@ -554,7 +585,11 @@ def _linear_model(dyn, inputs, outputs):
     steps = 0.1 * np.concatenate([scale, rate_scale, xc_scale])
     size = 2 * n + nc
     if size:
-        A, err = _jacobian(dyn.rates, x0, steps)
+        # the rate columns without gravity: a small damping entry (d/m against g) is
+        # otherwise lost in gravity's round-off over the step (1e-9 relative at d/m = 1e-5)
+        weightless = ({k: lambda x: dyn.rates(x, weightless=True) for k in range(n, 2 * n)}
+                      if dyn.weightless else {})
+        A, err = _jacobian(dyn.rates, x0, steps, weightless)
 
         def out(x):
             q, v = dyn.state_at(x[:n], x[n:2 * n])

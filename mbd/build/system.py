@@ -96,6 +96,8 @@ class System:
         after the drivers' in ``driver_table``, its rate held at zero while it sticks.
     controls : tuple
         The sensors, inputs and controllers (``mbd.control``), in the order they were added.
+    description : str
+        The model's free text (:attr:`mbd.Model.description`), "" for none.
     """
 
     name: str
@@ -120,6 +122,7 @@ class System:
     redundant: list = field(default_factory=list)
     locks: list = field(default_factory=list)
     controls: tuple = ()
+    description: str = ""
 
     @property
     def n_rows(self):
@@ -260,7 +263,7 @@ def build(model):
     if stuck:
         raise ModelError(stuck)
     laid = topology.lay_out(order, cuts, machines, JointMap, BodyMap)
-    scale = topology.length_scale(model)
+    scale = topology.length_scale(model, machines, forces + gears)
     envs = [g.environment for g in model.grounds if g.environment is not None]
     gear_table = topology.driver_table(gears, laid.joint_maps)
     dof, redundant = assembly.mobility(laid.tree, laid.closures, laid.nq, laid.nv,
@@ -281,7 +284,8 @@ def build(model):
                   link_names=laid.link_names, cut_joints=laid.cut_joints, length_scale=scale,
                   drivers=[DriverMap(d, *topology.driven_slot(laid.joint_maps, d))
                            for d in rows],
-                  redundant=redundant, locks=locks, controls=tuple(controls))
+                  redundant=redundant, locks=locks, controls=tuple(controls),
+                  description=getattr(model, "description", ""))
     _check_controls(system)
     check_inertia(system)
     return system

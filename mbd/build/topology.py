@@ -344,11 +344,28 @@ def driver_table(rows, joint_maps, locks=()):
     return table
 
 
-def length_scale(model):
-    """The size of the drawing (m): the diagonal of the box around every CS, CG and ground."""
-    points = [g.position for g in model.grounds] + [b.cg for b in model.bodies]
-    points += [cs.position for b in model.bodies for cs in b.frames.values()]
-    size = float(np.linalg.norm(np.ptp(np.array(points), axis=0))) if points else 0.0
+def length_scale(model, machines, forces=()):
+    """The size of the drawing (m): the largest, over the composite machines, of the diagonal
+    of the box around its bodies' CGs and CSs, its grounds and the CSs of the force elements on
+    it. A ground nothing joins (a robot base's picture) or a machine far away does not count:
+    two 1 m pendulums 100 m apart are a 1 m drawing, whose tolerances are a 1 m mechanism's.
+    1 m when no box has a size."""
+    bodies = {b.name: b for b in model.bodies}
+    grounds = {g.name: g for g in model.grounds}
+    points, composite_of = {}, {}
+    for m in machines:
+        found = points.setdefault(m.composite, [])
+        for name in m.bodies:
+            body = bodies[name]
+            found += [body.cg] + [cs.position for cs in body.frames.values()]
+            composite_of[name] = m.composite
+        found += [grounds[g].position for g in m.grounds]
+    for fe in forces:     # a spring to a ground of its own spans the drawing too
+        ends = [cs for cs in fe.endpoints if hasattr(cs, "position")]
+        for c in {composite_of.get(getattr(cs.owner, "name", None)) for cs in ends} - {None}:
+            points[c] += [cs.position for cs in ends]
+    size = max((float(np.linalg.norm(np.ptp(np.array(p), axis=0))) for p in points.values()
+                if p), default=0.0)
     return size if size > 0.0 else 1.0
 
 

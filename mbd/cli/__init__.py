@@ -46,8 +46,10 @@ analysis time, s, default 0):
 - ``mbd modes MODEL.py`` linearizes about that equilibrium (``--at-start``: about the start
   state at rest instead, the joints' q0 with the loops closed), prints the equilibrium and the
   modes tables and writes ``DIR/<model>_modes.csv``: one row per mode (numbered from 1) with
-  ``mode, frequency_hz, damped_frequency_hz, damping_ratio, growth_rate, kind`` and one column
-  per joint coordinate holding the magnitude of the mode's shape there (largest 1).
+  ``mode, frequency_hz, damped_frequency_hz, damping_ratio, growth_rate, kind``, then the
+  mode's shape with its signs: per joint coordinate ``hinge.q`` its real part, then
+  ``hinge.q.imag`` its imaginary part (0 for an undamped mode), scaled so that the
+  largest-magnitude coordinate is +1.
   ``--animate`` also writes ``DIR/<model>_mode<k>.gif`` per mode (:func:`viz.animate_mode`).
 
 ``mbd sweep MODEL.py --grid NAME.PARAM=VALUES ... --output COLUMN=SPEC ...`` runs the script
@@ -77,8 +79,10 @@ interrupted (Ctrl-C), after writing the rows computed so far.
 """
 import argparse
 import os
+import signal
 import sys
 
+from .. import _interrupted_while_starting
 from ..model.errors import AnalysisError, InputError, ModelError, SimulationError
 # the loading, --set and run-settings rules live in mbd.study.scripts (mbd.sweep uses them too);
 # they are part of the command line's face (tests and scripts use them from here)
@@ -153,6 +157,10 @@ def argument_parser():
 
 def main(argv=None):
     """Entry point of the ``mbd`` command; returns the exit status."""
+    # from here on Ctrl-C is a KeyboardInterrupt that each command handles (mbd/__init__.py
+    # made it a clean exit while the imports ran)
+    if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     args = argument_parser().parse_args(argv)
     name = f"mbd {args.command}"
     try:

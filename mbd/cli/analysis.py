@@ -1,5 +1,5 @@
 """``mbd equilibrium`` and ``mbd modes``: the analyses of SPEC §6 on a model script, their
-tables printed and their CSVs written."""
+tables printed and their CSVs written (the modes' shapes with their signs: :func:`modes_rows`)."""
 import csv
 import os
 
@@ -58,25 +58,47 @@ def _write_equilibrium_csv(eq, path):
     return written(write, path)
 
 
-#: the leading columns of ``mbd modes``' CSV (then one per joint coordinate: |shape|)
+#: the leading columns of ``mbd modes``' CSV (then the shape: see :func:`modes_rows`)
 MODE_COLUMNS = ("mode", "frequency_hz", "damped_frequency_hz", "damping_ratio", "growth_rate",
                 "kind")
 
+#: how ``mbd modes``' CSV scales and signs each shape (also printed by the command)
+SHAPE_CONVENTION = ("each shape scaled so that its largest-magnitude coordinate is +1; the "
+                    "others signed relative to it (COORD: real part, COORD.imag: imaginary "
+                    "part, 0 for an undamped or real mode)")
+
+
+def modes_rows(linear):
+    """(header, rows) of ``mbd modes``' CSV: one row per mode of ``linear.modes()`` (numbered
+    from 1), :data:`MODE_COLUMNS`, then the mode's shape as :class:`mbd.Mode` gives it, signs
+    kept: per joint coordinate ``hinge.q`` its real part (rad or m), then per coordinate
+    ``hinge.q.imag`` its imaginary part.
+
+    The sign is deterministic: a shape is scaled so that its largest-magnitude coordinate is
+    +1 (real); a coordinate moving against it is negative; a damped mode's phase lag
+    is the imaginary part. Re-reading the CSV gives ``mode.shape`` to the last bit
+    (``%.17g``)."""
+    names = list(linear.coordinates)
+    header = list(MODE_COLUMNS) + names + [f"{c}.imag" for c in names]
+    rows = []
+    for k, m in enumerate(linear.modes(), 1):
+        shape = [complex(m.shape[c]) for c in names]
+        # + 0.0 writes a negative zero (a shape's exact zero, flipped) as 0
+        rows.append([k, m.frequency, m.damped_frequency, m.damping_ratio, m.growth_rate,
+                     m.kind] + [z.real + 0.0 for z in shape] + [z.imag + 0.0 for z in shape])
+    return header, rows
+
 
 def _write_modes_csv(linear, path):
-    modes = linear.modes()
-    names = list(linear.coordinates)
+    header, rows = modes_rows(linear)
 
     def write(path):
         with atomic_open(path, "w") as fh:
             out = csv.writer(fh, lineterminator="\n")
-            out.writerow(MODE_COLUMNS + tuple(names))
-            for k, m in enumerate(modes, 1):
-                cells = [k, m.frequency, m.damped_frequency, m.damping_ratio, m.growth_rate,
-                         m.kind] + [abs(m.shape[c]) for c in names]
-                out.writerow([_csv_value(c) for c in cells])
+            out.writerow(header)
+            out.writerows([_csv_value(c) for c in row] for row in rows)
         return path
-    return written(write, path), len(modes)
+    return written(write, path), len(rows)
 
 
 def equilibrium_command(args):
@@ -136,13 +158,14 @@ def modes_command(args):
                  if linear.dof else "linear model: no states (0 DOF)")
     lines.append(linear.table())
     csv, n = _write_modes_csv(linear, os.path.join(out, f"{system.name}_modes.csv"))
-    lines.append(f"  modes: {csv} ({n} mode{'s' if n != 1 else ''})")
+    lines.append(f"  modes: {csv} ({n} mode{'s' if n != 1 else ''}; {SHAPE_CONVENTION})")
     if args.animate:
         for k in range(n):
             gif = os.path.join(out, f"{system.name}_mode{k + 1}.gif")
             try:
                 from viz import animate_mode
-                animate_mode(linear, k, gif, fps=15, size=(480, 360), progress=False)
+                from viz.render import GIF_SIZE
+                animate_mode(linear, k, gif, fps=15, size=GIF_SIZE, progress=False)
             except Exception as err:   # a missing renderer must not lose the tables written
                 lines.append(f"  animation of mode {k + 1}: skipped, {type(err).__name__}: {err}")
             else:

@@ -16,8 +16,9 @@ Four machines stand in two rows, each on its own ground:
 The contacts are soft enough (contact frequencies of tens of rad/s) that the 5 s run takes
 about 360 DOP853 steps: about half a second once the numba kernels are in the cache. A
 machine's first run compiles them (15 s on an idle two-core machine, up to 40 s on a busy one;
-``mbd warmup`` does it ahead of time). Warm, ``mbd demo`` as a whole takes about 6 s: 1.5 s
-of imports, 0.5 s simulating, 0.5 s plotting and 2.5-3 s rendering the 76 GIF frames.
+``mbd warmup`` does it ahead of time). Warm, ``mbd demo`` as a whole takes about 9 s: 1.5 s
+of imports, 0.5 s simulating, 0.5 s plotting, 0.5 s writing the web page and 4-5 s rendering the
+76 GIF frames at 800x600.
 
 The bodies' colours stay clear of the pictures' contact colours (green: not in contact, red:
 in contact), so that only a contact turns something red.

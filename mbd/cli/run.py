@@ -5,6 +5,8 @@ import os
 import sys
 import time
 
+import numpy as np
+
 from ..model.errors import SimulationError
 from ..study.scripts import output_folder, run_settings
 from .common import is_urdf, load, written
@@ -12,6 +14,12 @@ from .common import is_urdf, load, written
 
 #: exit status of an interrupted run (128 + SIGINT, as shells report it)
 INTERRUPTED = 130
+#: the most values (rows x columns) a run that stopped early still writes as a CSV: its text
+#: costs ~0.4 s a million values (np.savetxt, measured), and Ctrl-C must end within a second;
+#: a larger table goes to a .npz, written at disk speed
+QUICK_CSV_VALUES = 500_000
+#: the most rows the plot of a run that stopped early draws (evenly spaced, the last kept)
+QUICK_PLOT_ROWS = 4000
 
 
 def _write_outputs(result, out, name, animate, lines, page=False):
@@ -27,7 +35,7 @@ def _write_outputs(result, out, name, animate, lines, page=False):
         gif = os.path.join(out, f"{name}.gif")
         try:
             from viz.render import animate as render
-            render(result, gif, fps=15, size=(480, 360), progress=None)
+            render(result, gif, fps=15, size=(800, 600), progress=None)
         except Exception as err:   # a missing renderer must not lose the results written
             lines.append(f"  animation: skipped, {type(err).__name__}: {err}")
         else:
@@ -62,8 +70,10 @@ def _summary(command, system, result, wall, lines):
         out.append(f"    ... and {len(result.events) - 10} more")
     out += _controls(system)
     balance = result.energy_balance()
-    out.append(f"  energy balance over the run (rtol {stats['rtol']:g}): {balance.summary()}")
-    out += [f"    {line}" for line in balance.lines()]
+    # on a line of its own: dissipated (passive elements) and supplied (sources) apart
+    out.append(f"  energy balance over the run (rtol {stats['rtol']:g}), each term its change "
+               "since the start:")
+    out += [f"    {line}" for line in (balance.summary(), *balance.lines())]
     return out + lines
 
 
@@ -80,8 +90,7 @@ def _simulate_and_write(command, system, out, animate, progress, t_end, page=Fal
         partial = err.result
         msg = f"mbd {command}: {'interrupted' if interrupted else 'the simulation failed'}: {err}"
         if partial is not None and len(partial.t):
-            csv = written(partial.to_csv, os.path.join(out, f"{system.name}.csv"))
-            msg += f". The {len(partial.t)} rows computed were written to {csv}."
+            msg += ". " + _write_partial(partial, out, system.name)
         print(msg, file=sys.stderr)
         return INTERRUPTED if interrupted else 2
     wall = time.perf_counter() - started
@@ -89,6 +98,46 @@ def _simulate_and_write(command, system, out, animate, progress, t_end, page=Fal
     _write_outputs(result, out, system.name, animate, lines, page)
     print("\n".join(_summary(command, system, result, wall, lines)))
     return 0
+
+
+def _write_partial(partial, out, name):
+    """Write the rows of a run that stopped early, quickly (Ctrl-C must end within a second):
+    the CSV when it is small (:data:`QUICK_CSV_VALUES`), else the same columns as a .npz (the
+    CSV of a long run takes seconds); and the plot of at most :data:`QUICK_PLOT_ROWS` of the
+    rows. A second Ctrl-C stops the writing: the files written are whole (each is written
+    to a temporary file and renamed). Returns what to tell the user."""
+    done = []
+    try:
+        names, _ = partial.columns()
+        rows = len(partial.t)
+        if rows * len(names) <= QUICK_CSV_VALUES:
+            path = written(partial.to_csv, os.path.join(out, f"{name}.csv"))
+            done.append(f"The {rows} rows computed were written to {path}")
+        else:
+            path = written(partial.to_npz, os.path.join(out, f"{name}.npz"))
+            done.append(f"The {rows} rows computed were written to {path} (every CSV column "
+                        f"under its name; a CSV of {rows} x {len(names)} values takes seconds "
+                        "to write)")
+        if rows >= 2:
+            from viz.plots import plot
+            png = os.path.join(out, f"{name}.png")
+            written(lambda path: plot(_thinned(partial, QUICK_PLOT_ROWS), path), png)
+            done.append(f"their plot to {png}")
+    except KeyboardInterrupt:
+        return ("; ".join(done) + ("; " if done else "") + "interrupted again while writing: "
+                "the rest was not written").lstrip("; ")
+    return "; ".join(done) + "."
+
+
+def _thinned(result, most):
+    """``result`` with at most ``most`` of its rows, evenly spaced, the first and last kept (a
+    Result of the same run: its events, stats and branches)."""
+    if len(result.t) <= most:
+        return result
+    keep = np.unique(np.linspace(0, len(result.t) - 1, most).round().astype(int))
+    return type(result)(result.system, result.t[keep], result._rows()[keep],
+                        events=result.events, stats=result.stats, sides=result.sides[keep],
+                        controls=result.controls)
 
 
 def demo_command(args):
@@ -114,6 +163,8 @@ def check_command(args):
     _, model, applied = load(args)
     system = model.build()
     lines = [f"mbd check: {args.model}: the model builds"]
+    if system.description.strip():   # free text: its further lines indented under the first
+        lines.append("description: " + system.description.strip().replace("\n", "\n  "))
     if applied:
         lines.append("settings: " + ", ".join(applied))
     if is_urdf(args.model):

@@ -44,10 +44,33 @@ class CompiledLaw(Law):
         return self._sides(lawkernels.parameter_row(self, t), float(x), float(v))
 
     def __call__(self, x, v=0.0, t=0.0, sides=None):
-        """The force (N) or torque (N m) on the follower along +x; by default in the branch the
-        state selects."""
-        row, x, v, s = self._inputs(x, v, t, sides)
-        return float(lawkernels.force(self.code, row, x, v, s))
+        """The force (N) or torque (N m) on the follower along +x at the coordinate x (m or
+        rad), its rate v (m/s or rad/s) and time t (s); by default in the branch the state
+        selects, else in ``sides`` (LAW_SWITCHES,) of {-1, +1}.
+
+        x, v and t may be arrays: the law is then evaluated element by element over their
+        broadcast shape and returns an array of that shape (``sides``, when given, holds for
+        every element, or has that shape + (LAW_SWITCHES,)); scalars give a float.
+        """
+        if np.ndim(x) == 0 and np.ndim(v) == 0 and np.ndim(t) == 0:
+            row, x, v, s = self._inputs(x, v, t, sides)
+            return float(lawkernels.force(self.code, row, x, v, s))
+        x, v, t = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(v, dtype=float),
+                                      np.asarray(t, dtype=float))
+        if sides is not None:
+            sides = np.asarray(sides, dtype=float)
+            sides = np.broadcast_to(sides, x.shape + sides.shape[-1:])
+        out = np.empty(x.shape)
+        # one parameter row for one time (built once), else a row per element
+        row = (lawkernels.parameter_row(self, float(t.flat[0]))
+               if out.size and np.all(t == t.flat[0]) else None)
+        for i in np.ndindex(x.shape):
+            p = row if row is not None else lawkernels.parameter_row(self, float(t[i]))
+            xi, vi = float(x[i]), float(v[i])
+            # a writable copy: the compiled dispatch is typed for the arrays it is given
+            s = self._sides(p, xi, vi) if sides is None else np.array(sides[i])
+            out[i] = lawkernels.force(self.code, p, xi, vi, s)
+        return out
 
     def energy(self, x, params, sides=None):
         """Potential energy (J) stored at the rows ``x`` (n,), with the parameter rows in use

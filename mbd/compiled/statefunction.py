@@ -297,24 +297,29 @@ def armed(sd, sides=None):
     return out
 
 
-def records(sd, t, y, sides):
-    """The element records (a copy of the data's ``estate``, nf ELEMENT_STATE records) at
-    (t, y) in the branches ``sides`` (nf, SWITCHES), and the parameter rows in use; a
-    sticking stiction element's value is its lock's force."""
+def records(sd, t, y, sides, out=None):
+    """The element records (nf ELEMENT_STATE records) at (t, y) in the branches ``sides``
+    (nf, SWITCHES), and the parameter rows in use; a sticking stiction element's value is its
+    lock's force. The records are written into ``out`` when given (a row of a Result's
+    table: one copy), else returned as a copy of the data's ``estate``; the parameter rows are
+    the data's own (copy what is kept)."""
     y = np.ascontiguousarray(y, dtype=float)
     refresh(sd, t, y)
     sd.data.mode["sides"] = sides
     sd.data.mode["reference"] = 0.0       # every line as it is (SPEC 3.1), not continued
     sd.call(elements_at, y, np.zeros((0, layout.SWITCHES)), sd.data, RECORDS)
-    estate, params = sd.data.estate.copy(), sd.data.elements["params"].copy()
+    if out is None:
+        out = sd.data.estate.copy()
+    else:
+        out[:] = sd.data.estate
     stuck = [i for i in sd.system.locks if sides[i, 1] < 0.0]
     if stuck:       # a sticking element's force is its lock's
         set_locks(sd, sides)
         derivative(sd, t, y)
         forces = lock_forces(sd)
         for i in stuck:
-            estate[i]["value"] = forces[i]
-    return estate, params
+            out[i]["value"] = forces[i]
+    return out, sd.data.elements["params"]
 
 
 def kinematics(sd, Y):
@@ -333,36 +338,86 @@ def reactions(sd, t, y, sides):
     N m, moment about the follower CS origin) that the joint transmits from its base to its
     follower; drivers[name] = the driving force or torque along the driven coordinate.
     """
+    wrenches, drivers, _, status = reaction_rows(sd, [t], np.reshape(y, (1, -1)),
+                                                 np.asarray(sides)[None])
+    return ({name: (F[0], M[0]) for name, (F, M) in wrenches.items()},
+            {name: float(value[0]) for name, value in drivers.items()}, status)
+
+
+def reaction_rows(sd, T, Y, SIDES, R=None, p=None, accelerations=False):
+    """:func:`reactions` at every row (t, y) of ``T`` (n,), ``Y`` (n, width) in the branches
+    ``SIDES`` (n, nf, SWITCHES): the compiled evaluation row by row (right-hand side,
+    constraint forces, transmitted loads), what each joint transmits turned into world
+    wrenches for all rows at once.
+
+    ``R`` (n, n_links, 3, 3), ``p`` (n, n_links, 3): the links' world rotations and origins
+    at the rows, when the caller has them (a Result's); else they are taken from each
+    evaluation.
+
+    Returns ``(wrenches, drivers, acc, status)``: wrenches[name] = (force (n, 3), moment
+    (n, 3)); drivers[name] = (n,); acc: every link's spatial acceleration (n, n_links, 6,
+    link coordinates, gravity in it as the RNEA's base acceleration) with ``accelerations``,
+    else None; status: the last nonzero status of the right-hand side, else 0.
+    """
     s = sd.system
     data = sd.data
-    y = np.ascontiguousarray(y, dtype=float)
-    data.mode["sides"] = sides
-    set_locks(sd, sides)        # the locks that hold in these branches, before the solve
-    dy, status = derivative(sd, t, y)
-    lam = np.zeros(s.n_rows)
-    if len(lam):
-        sd.call(constraint_forces, data, lam)
-    sd.call(transmitted_loads, y, dy, data, lam, np.zeros(s.nv))
     links = data.links
-    E0, p0 = links["E0"], links["p0"]
-    cut = {}
-    for c, name in enumerate(s.cut_joints):
-        mom, f = lam[6 * c:6 * c + 3], lam[6 * c + 3:6 * c + 6]
-        cut[name] = (-f, -mom, p0[s.closures[c]["end"]].copy())
-    drivers = {d.name: float(lam[6 * len(s.cut_joints) + k]) for k, d in enumerate(s.drivers)}
-    wrenches = {}
-    for name, jm in s.joints.items():
+    n, nl = len(T), s.n_links
+    names = list(s.joints)
+    first = np.array([s.joints[name].links[0] for name in names], dtype=np.int64)
+    loads = np.zeros((n, len(names), 6))
+    lam = np.zeros((n, s.n_rows))
+    acc = np.zeros((n, nl, 6)) if accelerations else None
+    poses = R is None
+    if poses:
+        R, p = np.zeros((n, nl, 3, 3)), np.zeros((n, nl, 3))
+    status, work = 0, np.zeros(s.nv)
+    Y = np.ascontiguousarray(Y, dtype=float)
+    for i in range(n):
+        data.mode["sides"] = SIDES[i]
+        set_locks(sd, SIDES[i])        # the locks that hold in these branches, before the solve
+        dy, row_status = derivative(sd, T[i], Y[i])
+        status = row_status or status
+        if s.n_rows:
+            sd.call(constraint_forces, data, lam[i])
+        sd.call(transmitted_loads, Y[i], dy, data, lam[i], work)
+        loads[i] = links["f"][first]
+        if accelerations:
+            acc[i] = links["acc"]
+        if poses:
+            R[i] = np.transpose(links["E0"], (0, 2, 1))
+            p[i] = links["p0"]
+    return _wrenches(s, names, loads, lam, R, p), _driver_values(s, lam), acc, status
+
+
+def _wrenches(s, names, loads, lam, R, p):
+    """{joint: (force, moment)} (n, 3) each, world, from each joint's first link's load
+    ``loads`` (n, joints, 6: [moment; force] in link coordinates, from the parent side) and
+    the cut joints' multipliers ``lam`` (n, rows): the moment about the follower CS origin."""
+    cut = {name: c for c, name in enumerate(s.cut_joints)}
+    out = {}
+    for k, name in enumerate(names):
+        jm = s.joints[name]
         link, local, _ = s.cs_placement(jm.joint.follower)
-        p_f = local if link < 0 else p0[link] + E0[link].T @ local
+        p_f = (np.broadcast_to(local, (len(lam), 3)) if link < 0
+               else p[:, link] + np.einsum("nij,j->ni", R[:, link], local))
         if name in cut:
-            F, M, p = cut[name]
-            wrenches[name] = (F, M + np.cross(p - p_f, F))
+            c = cut[name]
+            force, moment = -lam[:, 6 * c + 3:6 * c + 6], -lam[:, 6 * c:6 * c + 3]
+            end = p[:, s.closures[c]["end"]]
+            out[name] = (force, moment + np.cross(end - p_f, force))
             continue
-        first = jm.links[0]
-        R = E0[first].T
-        F = R @ links[first]["f"][3:]
-        M = R @ links[first]["f"][:3] + np.cross(p0[first] - p_f, F)
+        top = jm.links[0]
+        force = np.einsum("nij,nj->ni", R[:, top], loads[:, k, 3:])
+        moment = (np.einsum("nij,nj->ni", R[:, top], loads[:, k, :3])
+                  + np.cross(p[:, top] - p_f, force))
         # the chain's parent side exerts this on it; reversed, that side is the follower
-        wrenches[name] = (-F, -M) if jm.reversed else (F, M)
-    return wrenches, drivers, status
+        out[name] = (-force, -moment) if jm.reversed else (force, moment)
+    return out
+
+
+def _driver_values(s, lam):
+    """{driver or gear: its force or torque along its coordinate (n,)} from ``lam``."""
+    start = 6 * len(s.cut_joints)
+    return {d.name: lam[:, start + k].copy() for k, d in enumerate(s.drivers)}
 

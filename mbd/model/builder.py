@@ -183,6 +183,15 @@ class Body:
 class Model:
     """A mechanism under construction: the first of the build -> compile -> run stages.
 
+    Parameters
+    ----------
+    name : str
+        The model's name (results, files and messages are named after it).
+    description : str
+        Free text about the model, for people (what it is, its source, its units): kept by
+        ``build()`` as ``system.description`` and shown by ``mbd check``; "" for none. A
+        value that is not a string raises :class:`~mbd.ModelError` naming the model.
+
     Examples
     --------
     A point-like pendulum on a hinge:
@@ -197,13 +206,29 @@ class Model:
     >>> system = model.build()
     >>> system.nq, system.nv, system.dof
     (1, 1, 1)
+    >>> mbd.Model("slot", description="Adams' BISTOP example, seed 003").description
+    "Adams' BISTOP example, seed 003"
     """
 
-    def __init__(self, name="model"):
+    def __init__(self, name="model", description=""):
         self.name = name
+        self.description = description
         self.grounds = []
         self.bodies = []
         self.elements = []  # joints and force elements, in the order added
+
+    @property
+    def description(self):
+        """Free text about the model (str, "" for none)."""
+        return self._description
+
+    @description.setter
+    def description(self, text):
+        # checked where it is set, so a later build() or mbd check never meets a non-string
+        if not isinstance(text, str):
+            raise ModelError(f"model '{self.name}': description must be a string (free text), "
+                             f"got {type(text).__name__} {text!r}")
+        self._description = text
 
     def add_ground(self, name, at=(0.0, 0.0, 0.0), environment=None, orientation=None):
         """Add a ground: a CS fixed in the world at ``at`` (m), optionally carrying the

@@ -158,23 +158,10 @@ class Result:
         from the right-hand side at each row (the forces, constraints and held signals of the
         run there); the joints' reactions come from the same evaluation and are kept."""
         if getattr(self, "_accelerations", None) is None:
-            sd = self._state_data
-            y = self._rows()
-            n, nl = len(self.t), self.system.n_links
-            acc = np.zeros((n, nl, 6))
-            wrenches = {name: (np.zeros((n, 3)), np.zeros((n, 3)))
-                        for name in self.system.joints}
-            values = {d.name: np.zeros(n) for d in self.system.drivers}
-            for i, t in enumerate(self.t):
-                w, d, _ = statefunction.reactions(sd, t, y[i], self.sides[i])
-                # the RNEA of the reactions leaves each link's acceleration in the data
-                acc[i] = sd.data.links["acc"]
-                for name, (F, M) in w.items():
-                    wrenches[name][0][i], wrenches[name][1][i] = F, M
-                for name, value in d.items():
-                    values[name][i] = value
+            R, p = self._link_poses()
+            wrenches, values, acc, _ = statefunction.reaction_rows(
+                self._state_data, self.t, self._rows(), self.sides, R, p, accelerations=True)
             # gravity enters the RNEA as the base's upward acceleration -g: take it out
-            R = self._link_poses()[0]
             acc[:, :, 3:] += np.einsum("nlji,lj->nli", R, self.system.tree["gravity"])
             self._accelerations = acc
             if self._reaction_rows is None:
@@ -250,17 +237,9 @@ class Result:
 
     def _reactions(self):
         if self._reaction_rows is None:
-            sd = self._state_data
-            y = self._rows()
-            n = len(self.t)
-            wrenches = {name: (np.zeros((n, 3)), np.zeros((n, 3))) for name in self.system.joints}
-            values = {d.name: np.zeros(n) for d in self.system.drivers}
-            for i, t in enumerate(self.t):
-                w, d, _ = statefunction.reactions(sd, t, y[i], self.sides[i])
-                for name, (F, M) in w.items():
-                    wrenches[name][0][i], wrenches[name][1][i] = F, M
-                for name, value in d.items():
-                    values[name][i] = value
+            R, p = self._link_poses()
+            wrenches, values, _, _ = statefunction.reaction_rows(
+                self._state_data, self.t, self._rows(), self.sides, R, p)
             self._reaction_rows = (wrenches, values)
         return self._reaction_rows
 
@@ -277,7 +256,7 @@ class Result:
                 varying |= {b[0] for b in self.controls.held + self.controls.computed}
             params = {i: np.zeros((len(self.t), layout.MAX_PARAMS)) for i in varying}
             for r, t in enumerate(self.t):
-                records[r], row = statefunction.records(sd, t, y[r], self.sides[r])
+                _, row = statefunction.records(sd, t, y[r], self.sides[r], out=records[r])
                 for i in varying:
                     params[i][r] = row[i]
             self._records, self._params = records, params
@@ -332,8 +311,14 @@ class Result:
 
     def energy_balance(self):
         """The run's :class:`EnergyBalance`: kinetic and gravitational energy against the work
-        of every force element and motion driver, with what each element stored and
-        dissipated.
+        of every force element, motion driver and gear, with what each element stored, and
+        what the passive ones dissipated and the sources supplied.
+
+        Sources by their kind: motion drivers, and the elements whose law is a prescribed
+        force (``forces.Actuator``, the core's law kind ``constant``: a constant, a function
+        of time, a controller's output). Gears are ideal constraints. Every other element is
+        a source or passive by the sign of its net outflow over the run (see
+        :class:`EnergyBalance`).
 
         Raises
         ------
@@ -345,15 +330,19 @@ class Result:
                              "not made by a run)")
         s = self.system
         E = self._kinematics()[3]
-        work, stored = {}, {}
+        work, stored, roles = {}, {}, {}
         for k, fe in enumerate(s.force_elements):
             work[fe.name] = self.work[:, k] - self.work[0, k]
             energy = self.force(fe.name).energy
             stored[fe.name] = energy - energy[0]
+            if getattr(getattr(fe.law, "kind", None), "name", None) == "constant":
+                roles[fe.name] = "actuator"
         for k, d in enumerate(s.drivers):
             column = self.work[:, len(s.force_elements) + k]
             work[d.name] = column - column[0]
-        return EnergyBalance(self.t, E[:, 0] - E[0, 0], E[:, 1] - E[0, 1], work, stored)
+            roles[d.name] = "driver" if d.prescribed else "gear"
+        return EnergyBalance(self.t, E[:, 0] - E[0, 0], E[:, 1] - E[0, 1], work, stored,
+                             roles)
 
     def columns(self):
         """(names, table): every exported column — time, joint q and v, body CG positions,
@@ -390,12 +379,40 @@ class Result:
         return path
 
     def to_npz(self, path):
-        """Write t, q, v, the columns and the event log to a NumPy .npz file, whole or not at
-        all; ``path`` may also be a binary file object (written in place)."""
+        """Write the run to a NumPy .npz file, whole or not at all.
+
+        Every column of :meth:`columns` is an array of its own under its name (``"t"``,
+        ``"hinge.q"``, ``"arm.cg.x"``, ``"kinetic_energy"``, ``"strap.work"`` ...; SI units
+        as in the CSV: s, m or rad, m/s or rad/s, J), so a reader needs no column order.
+        Also: ``q`` (n, nq) and ``v`` (n, nv), the whole state; ``columns``, the names in
+        the CSV's order (``np.column_stack([data[c] for c in data["columns"]])`` is the
+        CSV's table); the event log as ``event_t`` (s), ``event_element`` and
+        ``event_what`` (strings), and as ``events``, its (t, element, what) rows in an
+        object array (``np.load(path, allow_pickle=True)["events"]``; every other key
+        loads without pickle).
+
+        Parameters
+        ----------
+        path : str, path-like or binary file object
+            Where to write (a file object is written in place).
+
+        Examples
+        --------
+        ::
+
+            with np.load("run.npz") as data:
+                angle = data["hinge.q"]          # (n,) rad
+        """
         names, table = self.columns()
         events = np.array([(e.t, e.element, e.what) for e in self.events], dtype=object)
-        arrays = dict(t=self.t, q=self.q, v=self.v, columns=np.array(names), table=table,
-                      events=events)
+        arrays = dict(t=self.t, q=self.q, v=self.v, columns=np.array(names), events=events,
+                      event_t=np.array([e.t for e in self.events], dtype=float),
+                      event_element=np.array([e.element for e in self.events], dtype=str),
+                      event_what=np.array([e.what for e in self.events], dtype=str))
+        # each column under its own name (no (n, k) table beside them: it would double the
+        # file); only "t" can meet a key above (the same array): every other column name
+        # holds a "." or ends in "_energy"
+        arrays.update((name, table[:, k]) for k, name in enumerate(names) if name != "t")
         if hasattr(path, "write"):
             np.savez(path, **arrays)
             return path

@@ -6,10 +6,13 @@ piece (:mod:`mbd.run.integrators`) and this thin entry point, which checks the s
 stepper and assembles the initial state of a mechanism with loops or drivers
 (:mod:`mbd.compiled.assembly`).
 """
+import math
+import os
+
 import numpy as np
 from scipy import integrate
 
-from ..compiled import assembly, statefunction
+from ..compiled import assembly, layout, statefunction
 from . import integrators, pieceloop
 from ..model import validate
 from .progress import ProgressBar, enabled as _progress_enabled
@@ -27,6 +30,115 @@ def output_times(t0, t_end, output_step):
     keep = times < t_end - 1e-12 * max(1.0, abs(t_end))
     keep[0] = True
     return np.append(times[keep], t_end)
+
+
+#: the share of the machine's physical memory a run's output rows may take (estimated by
+#: :func:`row_bytes`): the rest is left to the Result's views, plots and the system
+MEMORY_SHARE = 0.5
+#: the memory assumed where the machine's cannot be read (os.sysconf: not on Windows), bytes
+ASSUMED_MEMORY = 8 * 2 ** 30
+#: bytes a row costs besides its numbers: its time in the grid and in a list, the list slots,
+#: the array objects that hold its state and its sides (measured: 190-320 bytes a row for
+#: models of 1 to 8 force elements)
+ROW_OVERHEAD = 200
+
+
+def output_row_count(t0, t_end, output_step):
+    """``len(output_times(t0, t_end, output_step))``, counted without making the grid.
+
+    Examples
+    --------
+    >>> output_row_count(0.0, 2.0, 0.01)        # 0, 0.01, ..., 1.99, then t_end = 2
+    201
+    >>> output_row_count(0.0, 1e6, 1e-6)        # the grid of 8 TB it did not make
+    1000000000000
+    """
+    n = int(np.floor((t_end - t0) / output_step * (1.0 + 1e-12)))
+    below = t_end - 1e-12 * max(1.0, abs(t_end))     # the multiples kept lie below it
+    k = min(n, max(0, math.ceil((below - t0) / output_step) - 1))   # the last one kept
+    # the grid's own rounding decides at the boundary (t0 + output_step * k, as it is made)
+    while k < n and t0 + output_step * (k + 1) < below:
+        k += 1
+    while k > 0 and not t0 + output_step * k < below:
+        k -= 1
+    return k + 2        # t0 ... the k-th multiple, then t_end
+
+
+def row_bytes(system):
+    """(columns, bytes): the columns of a run's table of rows, nq + nv + the work
+    accumulators (:func:`mbd.compiled.statefunction.work_size`), and the memory one row takes
+    while a run writes it and after (bytes): the table twice (the stepper's and the Result's),
+    the sides of every switching function twice, and :data:`ROW_OVERHEAD`."""
+    columns = system.nq + system.nv + statefunction.work_size(system)
+    sides = len(system.force_elements) * layout.SWITCHES
+    return columns, 2 * 8 * (columns + sides) + ROW_OVERHEAD
+
+
+def physical_memory():
+    """The machine's physical memory, bytes (:data:`ASSUMED_MEMORY` where it cannot be
+    read)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return ASSUMED_MEMORY
+
+
+def check_output_rows(system, t0, t_end, output_step):
+    """Refuse, before anything is allocated, a run whose output rows would not fit in memory.
+
+    The limit: the rows' estimated memory (:func:`row_bytes`: the numbers of the table of
+    nq + nv + work columns twice, the sides, the Python objects around a row) must be at most
+    :data:`MEMORY_SHARE` (half) of the machine's physical memory. A limit in bytes rather
+    than a fixed number of rows, so that a small model may write as many rows as the machine
+    holds and a large one is stopped before it swaps; half, because the Result's views, a
+    plot or a CSV of those rows need memory of the same order.
+
+    Parameters
+    ----------
+    system : System
+    t0, t_end, output_step : float
+        The run's span and output step, s (checked by
+        :func:`mbd.model.validate.run_settings`).
+
+    Raises
+    ------
+    ValueError
+        ``simulate: output_step ...``, saying how many rows that is, the size of their table
+        (rows x columns x 8 bytes), the memory of the machine, and the output_step or t_end
+        that would fit.
+    """
+    rows = output_row_count(t0, t_end, output_step)
+    columns, per_row = row_bytes(system)
+    memory = physical_memory()
+    budget = MEMORY_SHARE * memory
+    if rows * per_row <= budget:
+        return
+    fits = max(int(budget // per_row) - 2, 1)       # rows that fit, t0 and t_end aside
+    span = t_end - t0
+    raise ValueError(
+        f"simulate: output_step = {output_step!r} s from t0 = {t0!r} to t_end = {t_end!r} s is "
+        f"{rows:,} output rows (and one more per event); their table of {columns} columns "
+        f"(nq + nv + work accumulators = {system.nq} + {system.nv} + "
+        f"{columns - system.nq - system.nv}) takes {_size(rows * columns * 8)} (rows x "
+        f"{columns} x 8 bytes), and the run would hold about {_size(rows * per_row)} while "
+        f"it writes them: more than {MEMORY_SHARE:.0%} of this machine's memory "
+        f"({_size(memory)}). Give a larger output_step (at least "
+        f"{_round(span / fits, math.ceil):.2g} s for this span) or a shorter t_end (at most "
+        f"t0 + {_round(fits * output_step, math.floor):.2g} s at this output_step)")
+
+
+def _round(x, direction):
+    """x rounded to two significant digits, up (math.ceil) or down (math.floor)."""
+    unit = 10.0 ** (math.floor(math.log10(x)) - 1)
+    return direction(x / unit) * unit
+
+
+def _size(nbytes):
+    """A number of bytes for people: '7.3 TiB'."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if nbytes < 1024.0 or unit == "PiB":
+            return f"{nbytes:.3g} {unit}" if unit != "B" else f"{int(nbytes)} B"
+        nbytes /= 1024.0
 
 
 def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=None, atol=None,
@@ -85,6 +197,9 @@ def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=Non
 
     Raises
     ------
+    TypeError, ValueError
+        A bad argument (:func:`mbd.model.validate.run_settings`), or output rows that would
+        not fit in memory (:func:`check_output_rows`), before anything is compiled or run.
     SimulationError
         When the integrator fails, the state stops being finite, a force direction is
         undefined, the mechanism reaches a singular configuration, a law chatters, a Python
@@ -108,6 +223,8 @@ def prepare(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=None
         validate.run_settings(system, METHODS, t_end, output_step, t0, q0, v0, rtol, atol,
                               method, max_step, exact_switching, progress, compiled,
                               max_steps)
+    if times is None:    # before the grid, the stepper's table and the rows are made
+        check_output_rows(system, t0, t_end, output_step)
     stepper_class, method_class = _stepper(system, method_class, exact_switching, compiled,
                                            auto)
     run = pieceloop.Run(system, stepper_class, method_class,

@@ -185,17 +185,44 @@ class ReactionView:
 
 
 class EnergyBalance:
-    """Where a run's energy went, row by row (J, relative to the first row).
+    """Where a run's energy went, row by row (J, each term its change since the first row).
 
-    The work every force element and motion driver does on the mechanism is integrated with
-    the motion (the run's state carries it, see :mod:`mbd.compiled.statefunction`), so the balance
+    The work every force element, motion driver and gear does on the mechanism is integrated
+    with the motion (the run's state carries it, see :mod:`mbd.compiled.statefunction`), so
+    the balance::
 
-        kinetic + gravity = sum of the elements' and drivers' work
+        kinetic + gravity + stored + dissipated = supplied   (+ residual)
 
-    holds to the integration tolerance whatever the elements do, and its ``residual`` measures
-    the run's accuracy. Each element's work splits into the change of the energy its law stores
-    (``stored``) and the rest (``dissipated``): what its damping took out or, negative, what an
-    actuator, a stiffness varying in time or negative damping put in.
+    holds to the integration tolerance whatever the elements do, and its ``residual``
+    measures the run's accuracy. Each force element's work W splits into the change S of
+    the energy its law stores (its spring) and the rest, -(W + S), its net outflow: what it
+    took out of the mechanism. Each element is booked on one side of the balance, for the
+    whole run:
+
+    - **supplied** (a source): a motion driver (its work), an element whose law is a
+      prescribed force (``forces.Actuator``: a constant, a function of time or a
+      controller's output; its work), and any other element whose net outflow at the last
+      row is negative beyond the run's integration error (its largest residual): a
+      stiffness varying in time, negative damping, a preload, a user's law that pushes. Its
+      ``supplied`` is W + S, the energy it put in beyond what it stored. A source that took
+      more out than it put in over the run (a motor braking) shows a negative supply;
+    - **dissipated** (passive): every other force element (dampers, contacts, friction,
+      springs), its ``dissipated`` -(W + S) >= 0 up to the integration error;
+    - a gear is an ideal constraint: its work, zero up to the integration error, is booked
+      with ``supplied`` so that the balance stays exact.
+
+    Parameters
+    ----------
+    t, kinetic, gravity : ndarray (n,)
+        Times (s) and the changes of kinetic and gravitational energy since the first row
+        (J).
+    work, stored : dict of str to ndarray (n,)
+        As the attributes below; ``stored`` names the force elements, and a name of
+        ``work`` not in it is a motion driver or a gear.
+    roles : dict of str to str, optional
+        The roles known from the elements' kinds: ``"actuator"`` for a force element,
+        ``"driver"`` or ``"gear"`` for the others (default ``"driver"``); a force element
+        without one is booked by the sign of its net outflow.
 
     Attributes
     ----------
@@ -206,25 +233,87 @@ class EnergyBalance:
     gravity : ndarray (n,)
         Change of the potential energy of gravity, J.
     work : dict of str to ndarray (n,)
-        The work done on the mechanism by each force element and motion driver, J.
+        The work done on the mechanism by each force element, motion driver and gear, J.
     stored : dict of str to ndarray (n,)
         Per force element: the change of the energy its law stores (its spring), J.
     dissipated : dict of str to ndarray (n,)
-        Per force element: ``-(work + stored)``, J.
+        Per force element: ``-(work + stored)`` for a passive one, zeros for a source, J.
+    supplied : dict of str to ndarray (n,)
+        Per force element, motion driver and gear: ``work + stored`` for a source element,
+        ``work`` for a driver or gear, zeros for a passive element, J.
+    role : dict of str to str
+        Per name: ``"passive"``, ``"actuator"`` (a source by its law), ``"source"`` (a
+        source by the sign of its net outflow), ``"driver"`` or ``"gear"``.
     residual : ndarray (n,)
-        ``kinetic + gravity - sum(work)``, J (zero but for the integration error).
+        ``kinetic + gravity - sum(work)``, J (zero but for the integration error); equal to
+        ``kinetic + gravity + total_stored + total_dissipated - total_supplied``.
     scale : float
         The largest magnitude among the terms over the run, J (the residual's yardstick).
+
+    Examples
+    --------
+    ``result.energy_balance()`` makes one from a run; by hand, a damper and a motion driver:
+
+    >>> t = np.array([0.0, 1.0])
+    >>> balance = EnergyBalance(t, kinetic=np.array([0.0, 2.0]), gravity=np.array([0.0, -1.0]),
+    ...                         work={"damper": np.array([0.0, -0.5]),
+    ...                               "drive": np.array([0.0, 1.5])},
+    ...                         stored={"damper": np.zeros(2)}, roles={"drive": "driver"})
+    >>> print(balance.summary())
+    kinetic +2 + gravity -1 + stored in springs +0 + dissipated 0.5 = supplied 1.5 J,
+    residual 0 J (largest residual 0.0e+00 of the largest term)
+    >>> print("\\n".join(balance.lines()))
+    damper: work -0.5 J = -(stored +0 + dissipated 0.5)
+    drive: work +1.5 J = supplied (motion driver)
+    >>> balance                                                  # doctest: +ELLIPSIS
+    EnergyBalance at t = 1 s, each term its change since t = 0 s (J):
+      kinetic             +2 J
+      gravity             -1 J   potential energy
+    ...
     """
 
-    def __init__(self, t, kinetic, gravity, work, stored):
+    def __init__(self, t, kinetic, gravity, work, stored, roles=None):
         self.t, self.kinetic, self.gravity = t, kinetic, gravity
         self.work, self.stored = work, stored
-        self.dissipated = {name: -(work[name] + stored[name]) for name in stored}
         total = sum(work.values(), np.zeros_like(t))
         self.residual = kinetic + gravity - total
         terms = [kinetic, gravity, *work.values(), *stored.values()]
         self.scale = max(float(np.abs(x).max(initial=0.0)) for x in terms)
+        roles = dict(roles or {})
+        # a net supply within the run's own error is no supply: a spring stays passive
+        noise = max(float(np.abs(self.residual).max(initial=0.0)),
+                    64.0 * np.finfo(float).eps * self.scale)
+        self.role, self.dissipated, self.supplied = {}, {}, {}
+        zero = np.zeros_like(t)
+        for name, w in work.items():
+            if name not in stored:             # a motion driver or a gear: no law, no spring
+                self.role[name] = roles.get(name, "driver")
+                self.supplied[name] = w
+                continue
+            outflow = -(w + stored[name])
+            role = roles.get(name)
+            if role is None:
+                role = "source" if len(t) and outflow[-1] < -noise else "passive"
+            self.role[name] = role
+            if role == "passive":
+                self.dissipated[name], self.supplied[name] = outflow, zero
+            else:
+                self.dissipated[name], self.supplied[name] = zero, -outflow
+
+    @property
+    def total_stored(self):
+        """(n,) J: the change of the energy stored in the elements' springs."""
+        return sum(self.stored.values(), np.zeros_like(self.t))
+
+    @property
+    def total_dissipated(self):
+        """(n,) J: what the passive elements took out since the first row."""
+        return sum(self.dissipated.values(), np.zeros_like(self.t))
+
+    @property
+    def total_supplied(self):
+        """(n,) J: what the sources (drivers, actuators, ...) put in since the first row."""
+        return sum(self.supplied.values(), np.zeros_like(self.t))
 
     @property
     def relative_residual(self):
@@ -235,34 +324,58 @@ class EnergyBalance:
 
     def totals(self, row=-1):
         """The balance at a row in its engineering terms, J: (kinetic, gravity, stored,
-        dissipated, supplied, residual) with kinetic + gravity + stored + dissipated - supplied
-        = residual; ``dissipated`` sums the elements that took energy out, ``supplied`` those
-        that put it in (actuators, a stiffness varying in time, negative damping) and the
-        drivers' work."""
+        dissipated, supplied, residual) with kinetic + gravity + stored + dissipated -
+        supplied = residual (see the class for which element goes where)."""
         k = row
         stored = sum((x[k] for x in self.stored.values()), 0.0)
-        lost = sum((x[k] for x in self.dissipated.values() if x[k] > 0.0), 0.0)
-        fed = -sum((x[k] for x in self.dissipated.values() if x[k] < 0.0), 0.0)
-        fed += sum((self.work[name][k] for name in self.work if name not in self.stored), 0.0)
+        lost = sum((x[k] for x in self.dissipated.values()), 0.0)
+        fed = sum((x[k] for x in self.supplied.values()), 0.0)
         return (float(self.kinetic[k]), float(self.gravity[k]), float(stored), float(lost),
                 float(fed), float(self.residual[k]))
 
     def summary(self):
-        """The balance over the run in one line."""
+        """The balance over the run (at the last row) in one line, J."""
         kinetic, gravity, stored, lost, fed, residual = self.totals()
         return (f"kinetic {kinetic:+.6g} + gravity {gravity:+.6g} + stored in springs "
-                f"{stored:+.6g} + dissipated {lost:.6g} - supplied {fed:.6g} = {residual:.2g} J "
-                f"(largest residual {self.relative_residual:.1e} of the largest term)")
+                f"{stored:+.6g} + dissipated {lost:.6g} = supplied {fed:.6g} J, residual "
+                f"{residual:.2g} J (largest residual {self.relative_residual:.1e} of the "
+                f"largest term)")
 
     def lines(self):
-        """Per force element and driver over the run: its work, and what it stored and
-        dissipated (J), one line each."""
+        """Per force element, motion driver and gear over the run (at the last row), one
+        line each: its work and where the balance books it, J."""
         out = []
         for name, work in self.work.items():
-            if name in self.stored:
-                out.append(f"{name}: work {work[-1]:+.6g} J = -(stored "
-                           f"{self.stored[name][-1]:+.6g}"
-                           f" + dissipated {self.dissipated[name][-1]:+.6g})")
+            role, head = self.role[name], f"{name}: work {work[-1]:+.6g} J"
+            if role == "passive":
+                out.append(f"{head} = -(stored {self.stored[name][-1]:+.6g} + dissipated "
+                           f"{self.dissipated[name][-1]:.6g})")
+            elif role in ("actuator", "source"):
+                why = ("an actuator" if role == "actuator"
+                       else "a source: it gave more work than its spring released")
+                out.append(f"{head} = supplied {self.supplied[name][-1]:.6g} - stored "
+                           f"{self.stored[name][-1]:+.6g} ({why})")
+            elif role == "gear":
+                out.append(f"{head} (gear: an ideal constraint, it does no work)")
             else:
-                out.append(f"{name}: work {work[-1]:+.6g} J (motion driver)")
+                out.append(f"{head} = supplied (motion driver)")
         return out
+
+    def __repr__(self):
+        if not len(self.t):
+            return "EnergyBalance of no rows"
+        kinetic, gravity, stored, lost, fed, residual = self.totals()
+        rows = [("kinetic", kinetic, ""), ("gravity", gravity, "potential energy"),
+                ("stored", stored, "in the elements' springs"),
+                ("dissipated", lost, "by the passive elements: dampers, contacts, friction"),
+                ("supplied", fed, "by the sources: motion drivers, actuators, ...")]
+        text = [f"EnergyBalance at t = {self.t[-1]:g} s, each term its change since "
+                f"t = {self.t[0]:g} s (J):"]
+        text += [f"  {what:<11}{value:+12.6g} J" + (f"   {note}" if note else "")
+                 for what, value, note in rows]
+        text.append(f"  {'residual':<11}{residual:+12.2g} J   = kinetic + gravity + stored + "
+                    "dissipated - supplied")
+        text.append(f"  relative residual {self.relative_residual:.1e}   (the largest "
+                    f"|residual| over {len(self.t)} rows / the largest term, "
+                    f"{self.scale:.4g} J)")
+        return "\n".join(text)

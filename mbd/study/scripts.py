@@ -29,8 +29,13 @@ from ..model.builder import Model
 # ----------------------------------------------------------------------------- loading
 
 def load_script(path):
-    """Import the model script at ``path`` (its folder first on sys.path) and return the
-    module; InputError when it is missing or raises."""
+    """Import the model script at ``path`` and return the module; InputError when it is
+    missing or raises.
+
+    Its folder is put first on sys.path, so that the script (and its ``build_model()``,
+    called later) can import the modules beside it; once per folder: loading many scripts
+    of one folder adds one entry, never a duplicate (a folder already on the path is moved
+    to the front)."""
     path = os.path.abspath(os.fspath(path))
     if not os.path.isfile(path):
         raise InputError(f"no model script at {path}: the file does not exist "
@@ -42,7 +47,10 @@ def load_script(path):
     if spec is None or spec.loader is None:
         raise InputError(f"cannot load {path} as a Python module (is it a .py file?)")
     module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, folder)
+    if sys.path[:1] != [folder]:   # first, and once: moved there if already on the path
+        if folder in sys.path:
+            sys.path.remove(folder)
+        sys.path.insert(0, folder)
     sys.modules[name] = module   # dataclasses, pickling and the like look modules up here
     try:
         spec.loader.exec_module(module)

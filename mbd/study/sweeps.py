@@ -22,7 +22,8 @@ cluster once per host before the runs, so N runs do not pay N compilations.
 Nothing is lost. A run that fails is a row whose ``status`` is its error message (its partial
 result is kept); the others go on. With ``out``, the table (``sweep.csv``) is rewritten whole
 after every finished run, and each run's full result is ``runs/<run>.npz`` beside it
-(:meth:`mbd.Result.to_npz`); a second sweep into the same folder skips the runs it finds there
+(:meth:`mbd.Result.to_npz`: every CSV column under its own name, ``q``, ``v`` and the events);
+a second sweep into the same folder skips the runs it finds there
 (keyed by their parameters), so an interrupted study resumes where it stopped.
 """
 import concurrent.futures
@@ -44,6 +45,7 @@ from . import scripts
 from .cases import Source, cases, fingerprint, parameter_name, run_key
 from .outputs import outputs_of
 from .table import LEADING, OK, RUNS, TRAILING, Table, cell, manifest
+from .units import study_units
 
 #: the least wall time between two rewrites of the table on disk while runs finish, s
 TABLE_INTERVAL = 0.5
@@ -150,9 +152,12 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
     out : str, optional
         A folder: ``sweep.csv`` (updated as runs finish), ``sweep.json`` (what the study is:
         the model with a hash of its script's text or its function's source, t_end, the
-        options, the outputs) and ``runs/<run>.npz`` (each run's result, a failed one's
-        partial result). A sweep into a folder holding the same study runs only the cases not
-        done there; a folder holding another study is refused. (Edits of modules the script
+        options, the outputs, and the columns' units) and ``runs/<run>.npz`` (each run's
+        result, a failed one's partial result: every CSV column under its own name, e.g.
+        ``data["hinge.q"]``, see :meth:`mbd.Result.to_npz`). A folder the sweep makes gets a
+        ``.gitignore`` of ``*``: a study run inside a git checkout does not show in ``git
+        status``. A sweep into a folder holding the same study runs only the cases not done
+        there; a folder holding another study is refused. (Edits of modules the script
         imports are not seen: empty the folder after such an edit.)
     workers : int, optional
         Local worker processes (default: the number of cores; never more than the runs).
@@ -175,7 +180,10 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
         ``.attrs``: ``ran`` (runs made by this call), ``reused`` (found in ``out``),
         ``failed``, ``wall_s`` (the whole sweep), ``prepare_s`` (compiling or loading the
         kernels in this process before the runs; spawned workers load them again from the
-        cache before their first case, which no run's ``wall_s`` counts).
+        cache before their first case, which no run's ``wall_s`` counts), ``units``
+        ({column: unit} of the parameters, outputs and timing columns, "" where unknown:
+        see :mod:`mbd.study.units`; ``sweep.json`` in ``out`` holds them too), which
+        :func:`viz.plot_study` puts on its axes.
 
     Raises
     ------
@@ -201,9 +209,10 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
     if len(set(keys)) != len(keys):
         raise InputError("sweep: two cases have the same parameters (a repeated value in the "
                          "grid or a repeated case)")
-    system = _check(source, names, values, found, t_end, options)
+    model, system = _check(source, names, values, found, t_end, options)
+    units = study_units(model, system, names, found)
     if out is not None:
-        out = _open_folder(out, source, names, t_end, options, found)
+        out = _open_folder(out, source, names, t_end, options, found, units)
     table = Table(names, found, out)
     if out is not None:
         table.load(retry_failed)
@@ -226,7 +235,8 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
     frame = table.frame(keys)
     frame.attrs.update(ran=len(jobs), reused=reused,
                        failed=int((frame["status"] != OK).sum()),
-                       wall_s=time.perf_counter() - started, prepare_s=prepare_s)
+                       wall_s=time.perf_counter() - started, prepare_s=prepare_s,
+                       units=units)
     return frame
 
 
@@ -262,10 +272,14 @@ def _outputs(outputs, names):
     return found
 
 
-def _open_folder(out, source, names, t_end, options, found):
-    """The out folder, made ready: its runs/ folder, and the study's description written
-    there or checked against the one there (InputError: another study)."""
+def _open_folder(out, source, names, t_end, options, found, units):
+    """The out folder, made ready: its runs/ folder, a ``.gitignore`` of ``*`` when the sweep
+    makes the folder, and the study's description written there or checked against the one
+    there (InputError: another study)."""
+    made = not os.path.isdir(os.fspath(out))
     out = scripts.output_folder(out, f"sweep: out {os.fspath(out)!r}")
+    if made:
+        ignore_folder(out)
     os.makedirs(os.path.join(out, RUNS), exist_ok=True)
     manifest(out, {"model": source.label,
                    "model_text": fingerprint(source.text if source.function is None
@@ -274,8 +288,21 @@ def _open_folder(out, source, names, t_end, options, found):
                    "options": {k: repr(v) for k, v in sorted(options.items())},
                    "outputs": {o.column: (o.spec if isinstance(o.spec, str) else
                                           f"{getattr(o.spec, '__qualname__', o.spec)} "
-                                          f"{fingerprint(o.spec)}") for o in found}})
+                                          f"{fingerprint(o.spec)}") for o in found},
+                   "units": units})
     return out
+
+
+def ignore_folder(path):
+    """Write ``path/.gitignore`` holding ``*``, so that git ignores the folder and all in it
+    (as pytest does for ``.pytest_cache``): a study run inside a checkout leaves ``git
+    status`` clean. Called only for a folder the sweep made: a folder the user made is theirs
+    to track or not. An existing ``.gitignore`` is left alone."""
+    target = os.path.join(path, ".gitignore")
+    if os.path.exists(target):
+        return
+    with atomic_open(target, "w") as fh:
+        fh.write("# made by mbd.sweep: ignore this study folder and everything in it\n*\n")
 
 
 class _Collector:
@@ -311,7 +338,8 @@ class _Collector:
 
 def _check(source, names, values, found, t_end, options):
     """Everything that can be checked before a run: every (name, value) on a fresh model,
-    the first case's System, the outputs' names and the simulate options."""
+    the first case's System, the outputs' names and the simulate options. Returns the first
+    case's (model, system)."""
     model = source.model()
     for k, name in enumerate(names):
         element, param = parameter_name(name)
@@ -330,7 +358,7 @@ def _check(source, names, values, found, t_end, options):
     checked = dict(options)
     checked.pop("progress", None)
     validate.run_settings(system, METHODS, t_end, **checked)
-    return system
+    return model, system
 
 
 def _run_local(jobs, source, t_end, options, workers, finished):

@@ -93,8 +93,14 @@ class Table:
                                 columns=self.columns)
 
 
+#: what a study's description holds that does not decide which study it is: derived from
+#: the rest (a folder written before it was described is still the same study)
+DERIVED = ("units",)
+
+
 def manifest(out, description):
-    """Write the study's description into ``out`` or check it against the one there."""
+    """Write the study's description into ``out`` or check it against the one there (its
+    :data:`DERIVED` entries aside)."""
     path = os.path.join(out, MANIFEST)
     if os.path.isfile(path):
         with open(path, encoding="utf-8") as fh:
@@ -102,8 +108,11 @@ def manifest(out, description):
                 old = json.load(fh)
             except ValueError:
                 old = None
-        if old != description:
-            differ = (sorted(k for k in description if (old or {}).get(k) != description[k])
+        if isinstance(old, dict):
+            old = {k: v for k, v in old.items() if k not in DERIVED}
+        new = {k: v for k, v in description.items() if k not in DERIVED}
+        if old != new:
+            differ = (sorted(k for k in new if (old or {}).get(k) != new[k])
                       if isinstance(old, dict) else ["everything"])
             raise InputError(f"sweep: the folder {out} holds another study (it differs in: "
                              f"{', '.join(differ)}); give another out folder, or empty it")

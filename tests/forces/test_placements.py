@@ -221,17 +221,19 @@ def test_body_spring_damper_loads_enter_newton_euler(seed):
         assert close(dv[jm.v_index[3:]], w_dot, 1e-11)
 
 
-def prismatic_through_anchor(q0, v0, k, b, r0, extra_ground=None, axis=(0.6, 0.8, 0.0)):
+def prismatic_through_anchor(q0, v0, k, b, r0, far=None, axis=(0.6, 0.8, 0.0)):
     """A 1 kg body on a prismatic joint along ``axis``; a BodySpringDamper from a ground at the
-    joint's origin to the body's CS there: r = q axis."""
+    joint's origin to the body's CS there: r = q axis. ``far``: a point of the body's (a CS)
+    that makes the drawing, and so the model's length scale, that big."""
     m = mbd.Model("through")
     g = m.add_ground("g", at=(0.3, -0.2, 0.5), environment=ZERO_G)
+    frames = {"tip": (0.3, -0.2, 0.5)}
+    if far is not None:
+        frames["far"] = far
     body = m.add_body("slider", mass=1.0, cg=(0.3, -0.2, 0.9), inertia=[0.1, 0.1, 0.1],
-                      cs={"tip": (0.3, -0.2, 0.5)})
+                      cs=frames)
     m.add(Prismatic("p", g, body["tip"], axis=axis, q0=q0, v0=v0))
     m.add(BodySpringDamper("strap", g, body["tip"], k=k, b=b, r0=r0))
-    if extra_ground is not None:
-        m.add_ground("far", at=extra_ground)
     return m.build()
 
 
@@ -291,14 +293,15 @@ def test_arriving_at_rest_on_the_anchor_stops_with_the_partial_result():
     at a speed of about sqrt(2 a eps) for a deceleration a = k r0 / m, so it can be at rest in
     it only if a < eps / 2. Under any ordinary force and the 1e-12 m tolerance of a metre-sized
     drawing the singular state is therefore never reached after motion: it takes a weak spring
-    (a = 1e-4 m/s^2) and a far-away ground that makes the drawing 1e9 m and eps 1e-3 m. The run
-    must stop at the first evaluation inside the band, i.e. within max_step after x(t) = -eps.
+    (a = 1e-4 m/s^2) and a CS far out on the body that makes the drawing 1e9 m and eps 1e-3 m.
+    The run must stop at the first evaluation inside the band, i.e. within max_step after
+    x(t) = -eps.
     """
     k, r0, d, max_step = 1e-3, 0.1, 0.01, 0.05
     w = np.sqrt(k)
     t_star = np.arccos(1.0 - d / r0) / w
     v0 = r0 * w * np.sin(w * t_star)
-    system = prismatic_through_anchor(-d, v0, k, 0.0, r0, extra_ground=(1e9, 0.0, 0.0))
+    system = prismatic_through_anchor(-d, v0, k, 0.0, r0, far=(1e9, 0.0, 0.0))
     points = [g.position for g in system.grounds.values()]
     body = system.bodies["slider"].body
     points += [body.cg] + [cs.position for cs in body.frames.values()]

@@ -128,7 +128,8 @@ def test_modes_with_animate_writes_the_modes_and_a_gif_per_mode(script, tmp_path
     assert "linear model: 4 states (hinge.q, lift.q, hinge.v, lift.v)" in stdout
     header, rows = read_rows(out / "rest_modes.csv")
     assert header == ["mode", "frequency_hz", "damped_frequency_hz", "damping_ratio",
-                      "growth_rate", "kind", "hinge.q", "lift.q"]
+                      "growth_rate", "kind", "hinge.q", "lift.q", "hinge.q.imag",
+                      "lift.q.imag"]
     assert len(rows) == 2
     for k, (row, mode) in enumerate(zip(rows, modes), 1):
         assert int(row[0]) == k
@@ -136,10 +137,10 @@ def test_modes_with_animate_writes_the_modes_and_a_gif_per_mode(script, tmp_path
                                    [mode.frequency, mode.damped_frequency, mode.damping_ratio,
                                     mode.growth_rate], rtol=1e-9)
         assert row[5] == mode.kind == "oscillating"
-        np.testing.assert_allclose([float(x) for x in row[6:]],
-                                   [abs(mode.shape[c]) for c in ("hinge.q", "lift.q")],
+        shape = [float(a) + 1j * float(b) for a, b in zip(row[6:8], row[8:])]
+        np.testing.assert_allclose(shape, [mode.shape[c] for c in ("hinge.q", "lift.q")],
                                    rtol=1e-9, atol=1e-12)
-        assert max(float(x) for x in row[6:]) == pytest.approx(1.0)
+        assert max(float(x) for x in row[6:8]) == pytest.approx(1.0)
     if "skipped" in stdout:
         pytest.skip(f"no renderer here: {stdout}")
     for k in (1, 2):
@@ -147,8 +148,64 @@ def test_modes_with_animate_writes_the_modes_and_a_gif_per_mode(script, tmp_path
         assert f"animation of mode {k}: {gif}" in stdout
         with Image.open(gif) as im:
             assert im.format == "GIF" and im.n_frames == 30       # 2 cycles at 15 fps
-            assert im.size == (480, 360)
+            assert im.size == (800, 600)              # viz.render.GIF_SIZE
     assert not list(out.glob(".tmp-*"))                # nothing half-written left behind
+
+
+# A double pendulum hanging at rest, damped at its first hinge only (not proportionally):
+# its second mode swings the links against each other (opposite signs), and both modes'
+# shapes are complex (a phase lag between the hinges).
+DOUBLE = '''
+import numpy as np
+import mbd
+from forces import Damper, JointForce
+from joints import Revolute
+
+
+def build_model():
+    model = mbd.Model("double")
+    ground = model.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, -9.81)))
+    upper = model.add_body("upper", mass=1.0, cg=(0, 0, -0.5), inertia=[0.02, 0.02, 1e-3],
+                           cs={"top": (0, 0, 0), "bottom": (0, 0, -1)})
+    lower = model.add_body("lower", mass=0.5, cg=(0, 0, -1.4), inertia=[0.01, 0.01, 1e-3],
+                           cs={"top": (0, 0, -1)})
+    shoulder = model.add(Revolute("shoulder", ground, upper["top"], axis=(0, 1, 0)))
+    model.add(Revolute("elbow", upper["bottom"], lower["top"], axis=(0, 1, 0)))
+    model.add(JointForce("drag", shoulder, Damper(d=0.3)))
+    return model
+'''
+
+
+def test_the_modes_csv_keeps_the_shapes_signs_and_phases(tmp_path, capsys):
+    """Read back, each row's shape == linear.modes()'s (real part in COORD, imaginary in
+    COORD.imag) to the last bit; the largest-magnitude coordinate is +1; the second mode's
+    hinges move against each other (elbow < 0 relative to a shoulder of +1, or the other way
+    round), which |shape| hid; the convention is printed. Reference: mbd.linearize at
+    mbd.equilibrium of the same script."""
+    path = tmp_path / "double.py"
+    path.write_text(textwrap.dedent(DOUBLE))
+    out = tmp_path / "out"
+    assert cli.main(["modes", str(path), "--out", str(out)]) == 0
+    stdout = capsys.readouterr().out
+    assert "largest-magnitude coordinate is +1" in stdout
+    linear = mbd.equilibrium(system_of(path)).linear
+    modes = linear.modes()
+    header, rows = read_rows(out / "double_modes.csv")
+    names = ["shoulder.q", "elbow.q"]
+    assert header[6:] == names + [f"{c}.imag" for c in names]
+    assert len(rows) == len(modes) == 2
+    for row, mode in zip(rows, modes):
+        real = [float(x) for x in row[6:8]]
+        imag = [float(x) for x in row[8:10]]
+        assert real == [mode.shape[c].real for c in names]          # %.17g: bit for bit
+        assert imag == [mode.shape[c].imag + 0.0 for c in names]
+        big = int(np.argmax(np.abs(np.array(real) + 1j * np.array(imag))))
+        assert real[big] == pytest.approx(1.0, abs=1e-15) and abs(imag[big]) < 1e-15
+        assert any(abs(x) > 1e-6 for x in imag)     # damped at one hinge: a phase lag
+    # the in-phase mode first (lower frequency), then the one whose hinges swing opposite
+    assert rows[0][6:8] == [f"{mode.shape[c].real:.17g}" for mode in modes[:1] for c in names]
+    assert float(rows[0][6]) > 0 and float(rows[0][7]) > 0
+    assert float(rows[1][6]) * float(rows[1][7]) < 0
 
 
 def test_modes_at_start_linearizes_about_the_start_state(script, tmp_path, capsys):
@@ -181,7 +238,8 @@ def test_the_slot_example_rests_on_its_stop_from_the_command_line(tmp_path, caps
     stdout = capsys.readouterr().out
     assert "contact = -1" in stdout and "oscillating" in stdout
     header, rows = read_rows(out / "slot_at_rest_modes.csv")
-    assert len(rows) == 1 and header[-1] == "slide.q"
+    assert len(rows) == 1 and header[-2:] == ["slide.q", "slide.q.imag"]
+    assert float(rows[0][6]) == 1.0 and float(rows[0][7]) == 0.0     # one coordinate: +1
     assert float(rows[0][1]) == pytest.approx(exact["f"], rel=1e-8)
     assert float(rows[0][3]) == pytest.approx(exact["zeta"], rel=1e-8)
 

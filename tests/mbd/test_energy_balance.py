@@ -122,9 +122,11 @@ def test_actuator_work_is_force_times_displacement_and_the_kinetic_energy_gained
     np.testing.assert_allclose(eb.kinetic, work, rtol=0, atol=1e-12)
     # the slider first moves against F (v0 < 0): the work dips below zero, then supplies
     assert work.min() < -0.1 and work[-1] == pytest.approx(7.8, abs=1e-12)
-    # an actuator stores nothing; what it puts in is "dissipated" negative
+    # an actuator stores nothing; what it puts in is "supplied" (a source, whatever the
+    # sign), never negative dissipation
     np.testing.assert_array_equal(eb.stored["element"], 0.0)
-    np.testing.assert_array_equal(eb.dissipated["element"], -work)
+    np.testing.assert_array_equal(eb.supplied["element"], work)
+    np.testing.assert_array_equal(eb.dissipated["element"], 0.0)
     _, gravity, stored, lost, fed, residual = eb.totals()
     assert (gravity, stored, lost) == (0.0, 0.0, 0.0)
     assert fed == pytest.approx(7.8, abs=1e-12) and abs(residual) < 1e-12
@@ -222,7 +224,7 @@ def test_driver_lifting_a_pendulum_puts_in_m_g_L():
     assert eb.relative_residual < SLACK * TOL          # measured 1.6e-10
     *_, lost, fed, _ = eb.totals()
     assert fed == pytest.approx(LIFT_M * G * LIFT_L, abs=1e-8) and lost == 0.0
-    assert eb.lines() == [f"lifter: work {work[-1]:+.6g} J (motion driver)"]
+    assert eb.lines() == [f"lifter: work {work[-1]:+.6g} J = supplied (motion driver)"]
 
 
 CRANK_OMEGA, CRANK_C, CRANK_D, CRANK_X0 = 3.0, 4.0, 0.3, 0.5
@@ -308,17 +310,19 @@ def test_demo_balance_closes(demo_run):
     # measured 1.8 RTOL (residual 4e-9 J against a 3.4 J largest term)
     assert eb.relative_residual < SLACK * demo.RTOL
     # totals() at every row: kinetic + gravity + stored + dissipated - supplied = residual
-    # (round-off: measured 1.6e-15 J)
+    # (round-off: measured 1.6e-15 J); the variable spring, which supplies over the run, is
+    # the only source
+    bound = SLACK * demo.RTOL * eb.scale
+    assert [name for name, role in eb.role.items() if role != "passive"] == ["variable_spring"]
     for k in range(len(r.t)):
         kinetic, gravity, stored, lost, fed, residual = eb.totals(k)
         assert residual == eb.residual[k]
         assert abs(kinetic + gravity + stored + lost - fed - residual) < 1e-12
-        assert lost >= 0.0 and fed >= 0.0
+        assert lost >= -bound and fed == eb.supplied["variable_spring"][k]
     # every element but the variable spring only takes energy out (its law's dissipation rate
     # is >= 0: d v^2 or a clamped share of it): dissipated >= 0 and never decreasing, up to
     # the integration error of splitting work into stored and dissipated (measured: >= -7e-30
     # J, steps >= -7e-30 J)
-    bound = SLACK * demo.RTOL * eb.scale
     for name in names:
         if name == "variable_spring":
             continue
@@ -327,7 +331,8 @@ def test_demo_balance_closes(demo_run):
         assert lost.min() >= -bound and np.diff(lost).min() >= -bound, name
     # the others stay put: the totals supply nothing but the variable spring's
     fed = eb.totals()[4]
-    assert fed == pytest.approx(-eb.dissipated["variable_spring"][-1], abs=1e-15)
+    assert fed == pytest.approx(eb.supplied["variable_spring"][-1], abs=1e-15)
+    np.testing.assert_array_equal(eb.dissipated["variable_spring"], 0.0)
 
 
 def test_demo_variable_spring_dissipates_minus_half_dK_dt_theta_squared(demo_run):
@@ -348,7 +353,8 @@ def test_demo_variable_spring_dissipates_minus_half_dK_dt_theta_squared(demo_run
     on = demo.stiffness(0.5 * (t[1:] + t[:-1])) > demo.K_MIN
     step = np.where(on, 0.5 * h * (g[1:] + g[:-1]) + h ** 2 / 12.0 * (dg[:-1] - dg[1:]), 0.0)
     expected = np.concatenate([[0.0], np.cumsum(step)])
-    lost = r.energy_balance().dissipated["variable_spring"]
+    # its net outflow -(work + stored), booked as a (negative) supply: a source over the run
+    lost = -r.energy_balance().supplied["variable_spring"]
     assert np.abs(expected).max() > 0.3
     np.testing.assert_allclose(lost, expected, rtol=0, atol=2e-6)
     # here it supplies energy over the run (K falls while theta is large): -0.12 J

@@ -256,6 +256,41 @@ def test_to_npz_round_trips(small, tmp_path):
     assert os.listdir(tmp_path) == ["run.npz"]
 
 
+def test_to_npz_names_every_column_and_the_events(tmp_path):
+    """Every CSV column is an array under its own name, equal to the CSV's column (issue 30:
+    no column order to know); the event log reads without pickle; nothing but these keys."""
+    from forces import ElastoBacklash, JointForce
+    m = mbd.Model("stopped")
+    g = m.add_ground("ground", environment=EARTH)
+    bob = m.add_body("bob", mass=1.0, cg=(1.0, 0.0, 0.0), inertia=1e-3 * np.eye(3),
+                     cs={"pivot": (0.0, 0.0, 0.0)})
+    hinge = m.add(Revolute("hinge", g, bob["pivot"], axis=(0, 1, 0)))
+    m.add(JointForce("stop", hinge, ElastoBacklash(c=1e3, d=1.0, b=0.4)))
+    r = m.build().simulate(0.6, output_step=0.05)
+    assert len(r.events) >= 1                   # it falls into the backlash's side
+    r.to_csv(tmp_path / "run.csv")
+    r.to_npz(tmp_path / "run.npz")
+    header = (tmp_path / "run.csv").read_text().splitlines()[0].split(",")
+    csv_table = np.loadtxt(tmp_path / "run.csv", delimiter=",", skiprows=1)
+    with np.load(tmp_path / "run.npz") as data:        # allow_pickle=False
+        assert list(data["columns"]) == header
+        assert set(data.files) == {*header, "q", "v", "columns", "events", "event_t",
+                                   "event_element", "event_what"}
+        for k, name in enumerate(header):
+            np.testing.assert_array_equal(data[name], csv_table[:, k], err_msg=name)
+        np.testing.assert_array_equal(data["hinge.q"], r.joint("hinge").q)
+        np.testing.assert_array_equal(data["bob.cg.z"], r.body("bob").position("cg")[:, 2])
+        np.testing.assert_array_equal(data["stop.work"], r.work[:, 0])
+        np.testing.assert_array_equal(data["event_t"], [e.t for e in r.events])
+        assert list(data["event_element"]) == [e.element for e in r.events]
+        assert list(data["event_what"]) == [e.what for e in r.events]
+        with pytest.raises(ValueError, match="allow_pickle"):
+            data["events"]                              # the old object array needs pickle
+    with np.load(tmp_path / "run.npz", allow_pickle=True) as data:
+        assert [tuple(e) for e in data["events"]] == [(e.t, e.element, e.what)
+                                                      for e in r.events]
+
+
 def test_exported_files_get_the_mode_a_plain_open_gives(small, tmp_path):
     # the temporary file is made private by mkstemp; the export must not stay so
     (tmp_path / "plain.txt").write_text("x")

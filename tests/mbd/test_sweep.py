@@ -103,12 +103,20 @@ def same(a, b):
 
 
 def assert_npz_is(out, row, result):
-    """The run's saved result holds exactly the loop's t, q, v."""
+    """The run's saved result holds exactly the loop's t, q, v, and every column of its CSV
+    under the column's name (no column order to know)."""
     assert row["result"] == f"runs/{row['run']}.npz"
-    with np.load(out / row["result"], allow_pickle=True) as saved:
+    names, table = result.columns()
+    with np.load(out / row["result"]) as saved:      # every key but "events" without pickle
         assert np.array_equal(saved["t"], result.t)
         assert np.array_equal(saved["q"], result.q)
         assert np.array_equal(saved["v"], result.v)
+        assert list(saved["columns"]) == names
+        for k, name in enumerate(names):
+            assert np.array_equal(saved[name], table[:, k]), name
+        joint = next(iter(result.system.joints))
+        assert np.array_equal(saved[f"{joint}.q"], result.joint(joint).q)
+        assert list(saved["event_element"]) == [e.element for e in result.events]
 
 
 def assert_table_is_the_loop(table, out, loop):
@@ -433,6 +441,83 @@ def test_an_out_folder_of_the_same_script_path_with_other_text_is_refused(tmp_pa
                                              r"model_text\)"):
         mbd.sweep(str(path), **args)
     assert (out / "sweep.csv").read_bytes() == table
+
+
+# ----------------------------------------------------------------------------- git ignores it
+
+def git_status(repo):
+    """``git status --porcelain --untracked-files=all`` of ``repo``: one line per path git
+    would show."""
+    done = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo,
+                          capture_output=True, text=True, check=True)
+    return done.stdout.splitlines()
+
+
+@pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
+                    reason="needs git")
+def test_a_study_folder_the_sweep_makes_is_ignored_by_git(tmp_path):
+    """A sweep into a folder it makes (two levels down, inside a git checkout) writes
+    ``.gitignore`` = ``*`` there, and ``git status`` stays clean; a sweep into a folder the user
+    made is left without one (theirs to track) and shows. Reference: git itself."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    out = tmp_path / "made" / "study"
+    mbd.sweep(SLOT, {"slide.v0": [1.0]}, 0.05, outputs={"x": "final:joint.slide.q"}, out=out,
+              workers=1, progress=False)
+    assert (out / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (out / "sweep.csv").is_file() and len(list(out.glob("runs/*.npz"))) == 1
+    assert git_status(tmp_path) == []
+    # resumed into the same folder: the file is kept as it is
+    mbd.sweep(SLOT, {"slide.v0": [1.0, 2.0]}, 0.05, outputs={"x": "final:joint.slide.q"},
+              out=out, workers=1, progress=False)
+    assert (out / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert git_status(tmp_path) == []
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    mbd.sweep(SLOT, {"slide.v0": [1.0]}, 0.05, outputs={"x": "final:joint.slide.q"},
+              out=mine, workers=1, progress=False)
+    assert not (mine / ".gitignore").exists()
+    assert "?? mine/sweep.csv" in git_status(tmp_path)
+
+
+def test_the_table_knows_its_columns_units_and_the_heat_map_shows_them(tmp_path):
+    """attrs["units"] and sweep.json's "units": the block's mass kg, the slide's q0 m, the
+    Bistop's cmax in the unit it declares on a slide (N.s/m), its e none (dimensionless);
+    the peak force N, the first contact s, a count none, the timing columns s. The map of the
+    table carries them: axes "block.mass (kg)", "slot.cmax (N s/m)", colorbar "peak (N)".
+    Reference: the Bistop's parameter docs (cmax N s/m on a translational coordinate)."""
+    import viz
+    out = tmp_path / "study"
+    grid = {"block.mass": [1.0, 2.0], "slot.cmax": [0.0, 5.0], "slot.e": [2.1],
+            "slide.q0": [9.0]}
+    outputs = {"peak": "absmax:force.slot.value", "first": "first:events.slot",
+               "n": "count:events.slot"}
+    table = mbd.sweep(SLOT, grid, 0.05, outputs=outputs, out=out, workers=2, progress=False)
+    expected = {"block.mass": "kg", "slot.cmax": "N.s/m", "slot.e": "", "slide.q0": "m",
+                "peak": "N", "first": "s", "n": "", "t_reached": "s", "wall_s": "s"}
+    assert table.attrs["units"] == expected
+    assert json.loads((out / "sweep.json").read_text())["units"] == expected
+    fig = viz.plot_study(table, "peak", "block.mass", y="slot.cmax")
+    assert fig.axes[0].get_xlabel() == "block.mass (kg)"
+    assert fig.axes[0].get_ylabel() == "slot.cmax (N s/m)"
+    assert fig.axes[1].get_ylabel() == "peak (N)"
+    assert "(slot.e = 2.1, slide.q0 = 9 m)" in fig._suptitle.get_text()
+    fig = viz.plot_study(table, "n", "block.mass", y="slot.cmax")
+    assert fig.axes[1].get_ylabel() == "n"                  # a count: no unit
+    # resumed into the folder of a study described before units were: the same study
+    description = json.loads((out / "sweep.json").read_text())
+    del description["units"]
+    (out / "sweep.json").write_text(json.dumps(description))
+    again = mbd.sweep(SLOT, grid, 0.05, outputs=outputs, out=out, workers=2, progress=False)
+    assert again.attrs["reused"] == 4 and again.attrs["units"] == expected
+
+
+def test_the_repository_ignores_the_default_output_folders():
+    """The checkout's own .gitignore names the folders mbd writes by default: ``mbd-out``
+    (run, demo, modes), ``mbd-sweep`` (mbd sweep), ``slot_study_out`` (examples/slot_study.py)
+    and ``slot-study`` (the README's study)."""
+    lines = (ROOT / ".gitignore").read_text().splitlines()
+    for folder in ("mbd-out/", "mbd-sweep/", "slot_study_out/", "slot-study/"):
+        assert folder in lines, folder
 
 
 # ----------------------------------------------------------------------------- events, attrs

@@ -115,8 +115,8 @@ def test_a_neutral_and_a_growing_mode_swing_their_real_shape(tmp_path):
     # a slider across gravity: nothing holds it and nothing pushes it, lambda = 0
     m = mbd.Model("free_slider")
     g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, -G)))
-    m.add_ground("far", at=(2.0, 0, 0))                # the drawing is 2 m across
-    body = m.add_body("body", 1.0, (0, 0, 0), [0.01] * 3)
+    # a CS 2 m out on the body: the drawing is 2 m across (a lone ground would not count)
+    body = m.add_body("body", 1.0, (0, 0, 0), [0.01] * 3, cs={"tip": (2.0, 0, 0)})
     m.add(Prismatic("rail", g, body["cg"], axis=(1, 0, 0)))
     linear = mbd.equilibrium(m.build()).linear
     assert [mo.kind for mo in linear.modes()] == ["neutral"]      # one free direction

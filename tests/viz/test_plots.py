@@ -103,16 +103,19 @@ def test_png_has_the_named_curves(result, tmp_path):
     assert np.allclose(drawn["strap |F| (BodySpringDamper)"].get_ydata(),
                        np.sqrt((F ** 2).sum(axis=1)), rtol=1e-15, atol=0)
 
-    assert np.array_equal(drawn["kinetic energy"].get_ydata(), result.kinetic_energy())
-    assert np.array_equal(drawn["potential energy"].get_ydata(), result.potential_energy())
+    # every energy curve is its change since the first row
+    kinetic, potential = result.kinetic_energy(), result.potential_energy()
+    assert np.array_equal(drawn["kinetic energy"].get_ydata(), kinetic - kinetic[0])
+    assert np.array_equal(drawn["potential energy"].get_ydata(), potential - potential[0])
     balance = result.energy_balance()
     dissipated = sum(balance.dissipated.values())
     assert np.allclose(drawn["dissipated"].get_ydata(), dissipated, rtol=1e-14, atol=1e-14)
     assert dissipated[-1] > 0.0                    # the stop's and the strap's damping
-    # the balance is flat: the total keeps its first value but for the integration error
+    # the balance is flat: the total stays at zero but for the integration error
     # (measured 1e-10 of the peak kinetic energy at rtol = 1e-9)
     total = drawn["total: kinetic + potential + dissipated"].get_ydata()
-    assert np.abs(total - total[0]).max() < 1e-8 * np.abs(result.kinetic_energy()).max()
+    assert total[0] == 0.0
+    assert np.abs(total).max() < 1e-8 * np.abs(result.kinetic_energy()).max()
     for line in drawn.values():
         assert np.array_equal(line.get_xdata(), result.t)
 
@@ -155,7 +158,8 @@ def test_events_are_a_strip_of_ticks_not_lines_across_the_axes(result):
     assert np.allclose(sorted((v[:, 0].min(), v[:, 0].max()) for v in boxes),
                        [(a, b if np.isfinite(b) else result.t[-1]) for a, b in spans])
     _, axes = plot(result, events=False)
-    assert not any(ax.collections for ax in axes) and axes[-1].get_ylabel() == "energy (J)"
+    assert not any(ax.collections for ax in axes)
+    assert axes[-1].get_ylabel() == "ΔE since start (J)"
 
 
 def test_a_force_and_its_joint_and_events_share_a_colour(result):
@@ -187,8 +191,110 @@ def test_legends_sit_outside_every_plotting_area(result):
         assert box.x0 >= ax.get_window_extent().x1          # right of its own axes
         assert not any(box.overlaps(frame) for frame in frames)
         assert box.x1 <= fig.bbox.x1 + 1                    # and inside the picture
-        shown = [t.get_text() for t in legend.get_texts()]
-        assert shown == list(curves(ax))                    # every curve, once
+        shown = [t.get_text() for t in legend.get_texts()
+                 if t.get_fontweight() != "bold"]           # the machines' headers aside
+        assert sorted(shown) == sorted(curves(ax))          # every curve, once
+
+
+def legend_texts(ax):
+    """(text, bold) of every entry of an axes' legend."""
+    return [(t.get_text(), t.get_fontweight() == "bold") for t in ax.get_legend().get_texts()]
+
+
+def test_legends_group_the_curves_by_machine(result):
+    """The fixture's two machines (the slider and the tumbling ball on ground g; the arm on
+    its pivot): each legend lists its curves under a bold header per machine naming its
+    bodies, in the machines' order; a header has no line; the energy, of the whole model,
+    has none. Reference: system.machines."""
+    machines = result.system.machines
+    assert [sorted(m.bodies) for m in machines] == [["ball", "slider"], ["arm"]]
+    _, axes = plot(result)
+    first = "machine: " + ", ".join(machines[0].bodies)
+    assert legend_texts(axes[0]) == [(first, True), ("free.angle", False),
+                                     ("machine: arm", True), ("hinge.q", False)]
+    assert legend_texts(axes[1]) == [(first, True), ("slide.q", False), ("free.q0", False),
+                                     ("free.q1", False), ("free.q2", False)]
+    assert legend_texts(axes[2]) == [("machine: arm", True),
+                                     ("lash.value (ElastoBacklash)", False)]
+    assert legend_texts(axes[3]) == [(first, True), ("stop.value (ElastoGap)", False),
+                                     ("strap |F| (BodySpringDamper)", False)]
+    assert not any(bold for _, bold in legend_texts(axes[4]))          # the energy
+    header = axes[0].get_legend().legend_handles[0]
+    assert header.get_linestyle() == "None" and header.get_marker() in ("None", None, "")
+
+
+def test_an_element_between_machines_is_listed_under_both_and_one_machine_has_no_header():
+    """Two carts on rails of their own (two machines) tied by a spring: the spring's curve
+    under "machines: left + right", after the carts' own groups' order; a model of one
+    machine has no headers. Reference: system.machines."""
+    from forces import LineForce, Spring
+    earth = mbd.Environment(gravity=(0, 0, -9.81))
+    m = mbd.Model("carts")
+    carts = []
+    for name, y in (("left", 0.0), ("right", 1.0)):
+        rail = m.add_ground(f"{name}_rail", at=(0, y, 0), environment=earth)
+        body = m.add_body(name, mass=1.0, cg=(0, y, 0), inertia=[1e-2] * 3,
+                          cs={"o": (0, y, 0)})
+        m.add(Prismatic(f"{name}_slide", rail, body["o"], axis=(1, 0, 0),
+                        v0=1.0 if name == "left" else 0.0))
+        carts.append(body)
+    m.add(LineForce("tie", carts[0]["o"], carts[1]["o"], Spring(c=10.0, x0=1.0)))
+    r = m.build().simulate(0.2, output_step=0.01)
+    _, axes = plot(r, energy=False, events=False)
+    assert legend_texts(axes[0]) == [("machine: left", True), ("left_slide.q", False),
+                                     ("machine: right", True), ("right_slide.q", False)]
+    assert legend_texts(axes[1]) == [("machines: left + right", True),
+                                     ("tie.value (Spring)", False)]
+    _, axes = plot(pendulum_with_a_variable_spring(), energy=False)
+    assert not any(bold for ax in axes for _, bold in legend_texts(ax))
+
+
+def pendulum_with_a_variable_spring():
+    """A pendulum on a VariableRotationalSpring whose K(t) = 6 + 5 sin(2 pi t) dips below
+    K_min = 2 once a second (the demo's sway): its switches are "K below K_min" and back."""
+    from forces import VariableRotationalSpring
+    m = mbd.Model("sway")
+    g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, -9.81)))
+    arm = m.add_body("arm", mass=1.0, cg=(0, 0, -0.4), inertia=[0.05, 0.05, 1e-3],
+                     cs={"o": (0, 0, 0)})
+    hinge = m.add(Revolute("hinge", g, arm["o"], axis=(0, 1, 0), q0=-0.3))
+    m.add(JointForce("spring", hinge, VariableRotationalSpring(
+        K=lambda t: 6.0 + 5.0 * np.sin(2.0 * np.pi * t), K_min=2.0)))
+    return m.build().simulate(2.0, output_step=0.01)
+
+
+def test_the_event_strip_legend_says_what_the_ticks_are(result):
+    """A variable spring's ticks, which no shading explains: the strip's legend names its
+    kinds of switch with their counts, read from result.events ("spring: K below K_min:
+    K_min in use (2) / K in use (2)"), its marker in the row's colour. The fixture's
+    contact elements: their first two kinds with counts, the others counted, then the
+    shading's entry. Reference: result.events."""
+    sway = pendulum_with_a_variable_spring()
+    kinds = {}
+    for ev in sway.events:
+        kinds[ev.what] = kinds.get(ev.what, 0) + 1
+    assert list(kinds) == ["K below K_min: K_min in use", "K in use"]   # in this order
+    _, axes = plot(sway)
+    legend = axes[-1].get_legend()
+    texts = [t.get_text().replace("\n  ", " ") for t in legend.get_texts()]
+    assert texts == ["spring: K below K_min: K_min in use "
+                     f"({kinds['K below K_min: K_min in use']}) / K in use "
+                     f"({kinds['K in use']})"]
+    ticks, = [c for c in axes[-1].collections if isinstance(c, EventCollection)]
+    assert to_rgb(legend.legend_handles[0].get_color()) == to_rgb(ticks.get_color())
+    # the fixture: stop and lash, their kinds in the order they first happen
+    _, axes = plot(result)
+    texts = [t.get_text().replace("\n  ", " ") for t in axes[-1].get_legend().get_texts()]
+    elements = list(dict.fromkeys(ev.element for ev in result.events))
+    assert len(texts) == len(elements) + 1 and texts[-1] == "shaded: in contact"
+    for element, text in zip(elements, texts):
+        whats = list(dict.fromkeys(ev.what for ev in result.events if ev.element == element))
+        count = {w: sum(ev.what == w for ev in result.events if ev.element == element)
+                 for w in whats}
+        expected = f"{element}: " + " / ".join(f"{w} ({count[w]})" for w in whats[:2])
+        if len(whats) > 2:
+            expected += f" / {len(whats) - 2} more kind{'s' if len(whats) > 3 else ''}"
+        assert text == expected
 
 
 def test_selecting_joints_and_forces(result):
@@ -237,3 +343,66 @@ def test_show_goes_through_pyplot(result, monkeypatch):
         assert shown == [True] and fig.number in pyplot.get_fignums()
     finally:
         pyplot.close(fig)
+
+
+# --------------------------------------------------------------------------- the energy axes
+
+def hung_pendulum(height, torque=None):
+    """A damped pendulum (bob 1 kg, 1 m below its pivot) hung from a ground ``height`` m
+    above the origin, released at 0.5 rad; optionally a constant ``torque`` (N m, an
+    Actuator) on its hinge."""
+    from forces import Actuator, Damper
+    m = mbd.Model("hung")
+    g = m.add_ground("top", at=(0.0, 0.0, height),
+                     environment=mbd.Environment(gravity=(0.0, 0.0, -9.81)))
+    bob = m.add_body("bob", mass=1.0, cg=(0.0, 0.0, height - 1.0), inertia=[1e-3] * 3,
+                     cs={"pivot": (0.0, 0.0, height)})
+    hinge = m.add(Revolute("hinge", g, bob["pivot"], axis=(0, 1, 0), q0=0.5))
+    m.add(JointForce("damper", hinge, Damper(d=0.3)))
+    if torque is not None:
+        m.add(JointForce("motor", hinge, Actuator(torque)))
+    return m.build().simulate(3.0, output_step=0.01, rtol=1e-10, atol=1e-10)
+
+
+def test_energy_axes_show_changes_not_a_far_origins_potential_energy():
+    """100 m above the origin the pendulum's potential energy is about 972 J, constant but
+    for its swing's 1.2 J: the energy axes show each curve's change since the start, so
+    their y-limits are of the order of the swing's energy, and the label says so."""
+    r = hung_pendulum(100.0)
+    potential = r.potential_energy()
+    assert potential.min() > 950.0                       # the absolute value is far away
+    swing = 9.81 * (1.0 - np.cos(0.5))                   # m g L (1 - cos q0): 1.2 J
+    _, axes = plot(r, events=False)
+    ax = axes[-1]
+    assert ax.get_ylabel() == "ΔE since start (J)"
+    drawn = curves(ax)
+    np.testing.assert_allclose(drawn["potential energy"].get_ydata(), potential - potential[0],
+                               rtol=0, atol=1e-12)
+    # the largest change: the swing's potential energy turned into kinetic energy
+    changes = np.concatenate([line.get_ydata() for line in drawn.values()])
+    assert swing * (1.0 + 1e-9) >= np.abs(changes).max() > 0.5 * swing
+    low, high = ax.get_ylim()
+    assert -2.0 * swing < low < 0.0 < high < 2.0 * swing
+    # the same picture as the pendulum hung at the origin: only changes are drawn
+    _, at_origin = plot(hung_pendulum(0.0), events=False)
+    np.testing.assert_allclose(at_origin[-1].get_ylim(), (low, high), rtol=1e-6)
+
+
+def test_a_motors_supply_is_a_curve_of_its_own_not_negative_dissipation():
+    """A constant torque on the damped pendulum: the "supplied" curve is its work T (q -
+    q0), the "dissipated" curve the damper's outflow, never negative, and the total
+    kinetic + potential + dissipated - supplied stays at zero (the integration error)."""
+    torque = 8.0           # N m: it holds the bob at asin(8 / 9.81) = 0.95 rad, above q0
+    r = hung_pendulum(0.0, torque=torque)
+    _, axes = plot(r, events=False)
+    drawn = curves(axes[-1])
+    assert set(drawn) == {"kinetic energy", "potential energy", "dissipated", "supplied",
+                          "total: kinetic + potential + dissipated - supplied"}
+    q = r.joint("hinge").q
+    supplied, lost = drawn["supplied"].get_ydata(), drawn["dissipated"].get_ydata()
+    scale = np.abs(supplied).max()
+    np.testing.assert_allclose(supplied, torque * (q - q[0]), rtol=0, atol=1e-8 * scale)
+    assert supplied[-1] > 1.0 and lost[-1] > 0.2          # both matter here
+    assert lost.min() >= -1e-9 * scale                    # measured >= 0
+    total = drawn["total: kinetic + potential + dissipated - supplied"].get_ydata()
+    assert np.abs(total).max() < 1e-8 * scale             # measured 1e-10

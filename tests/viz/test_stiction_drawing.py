@@ -42,6 +42,7 @@ def test_stiction_colour_follows_stick_and_slip():
             want = STUCK_COLOR if stuck[row] else SLIP_COLOR
             assert np.allclose(actor.prop.color.float_rgb, want, atol=1 / 255), row
         texts = [a.GetInput() for a in scene.overlay.legend if hasattr(a, "GetInput")]
-        assert texts[-2:] == ["stuck", "slipping"]
+        # the stick-slip colours, and the dark grey frame of the spring's label (no state)
+        assert texts[-3:] == ["stuck", "slipping", "no contact state"]
     finally:
         scene.close()

@@ -186,6 +186,41 @@ def test_a_table_read_back_from_its_csv(tmp_path):
     np.testing.assert_array_equal(np.c_[xs, ys], [FAILED])
 
 
+#: the units mbd.sweep gives this study's columns (Bistop on a slide: k in N/m^e, cmax N.s/m)
+UNITS = {"slot.k": "N/m^e", "slot.e": "", "slot.cmax": "N.s/m", PEAK: "N", "t_reached": "s",
+         "wall_s": "s"}
+
+
+def test_axes_colorbar_legend_and_title_carry_the_units_of_the_table():
+    """Units from table.attrs (as mbd.sweep sets them): each axis and the colorbar as
+    "NAME (UNIT)", products with a space (N.s/m -> N s/m); the legend's and the title's values
+    with their unit; no unit where it is "" (slot.e); a name that holds its unit already
+    ("peak force (N)") as it is."""
+    table = study()
+    table.attrs["units"] = UNITS
+    fig = plot_study(table, PEAK, "slot.k", y="slot.e")
+    ax, colorbar = fig.axes
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("slot.k (N/m^e)", "slot.e")
+    assert colorbar.get_ylabel() == PEAK
+    assert "(slot.cmax = 1 N s/m)" in fig._suptitle.get_text()
+    fig = plot_study(table, "t_reached", "slot.k")
+    ax = fig.axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("slot.k (N/m^e)", "t_reached (s)")
+    assert legend(ax)[:3] == ["slot.e = 1.5", "slot.e = 2", "slot.e = 3"]
+    # given units go over the table's; an output named without its unit gets it
+    renamed = table.rename(columns={PEAK: "peak"})
+    fig = plot_study(renamed, "peak", "slot.e", units={"peak": "N", "slot.k": "N/m^1"})
+    ax = fig.axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("slot.e", "peak (N)")
+    assert legend(ax)[:3] == ["slot.k = 1e+06 N/m^1", "slot.k = 1e+07 N/m^1",
+                              "slot.k = 1e+08 N/m^1"]
+    # a table without units (read back from its CSV) is drawn without them
+    fig = plot_study(study(), PEAK, "slot.k")
+    assert fig.axes[0].get_xlabel() == "slot.k"
+    with pytest.raises(TypeError, match=r"units: 'slot.k': a unit is a string, got 3"):
+        plot_study(study(), PEAK, "slot.k", units={"slot.k": 3})
+
+
 def test_bad_columns_are_refused_by_name(tmp_path):
     table = study()
     path = tmp_path / "x.png"
