@@ -95,29 +95,44 @@ def _simulate_and_write(command, system, out, animate, progress, t_end, page=Fal
         return INTERRUPTED if interrupted else 2
     wall = time.perf_counter() - started
     lines = []
-    _write_outputs(result, out, system.name, animate, lines, page)
+    try:
+        _write_outputs(result, out, system.name, animate, lines, page)
+    except KeyboardInterrupt:
+        # Ctrl-C while the files are written (a long run's CSV takes seconds): what is
+        # written stays, and the rows are still saved, quickly, when they were not
+        done = "; ".join(line.strip() for line in lines)
+        rest = ("the rest was not written" if any("results:" in line for line in lines)
+                else _write_partial(result, out, system.name))
+        print(f"mbd {command}: interrupted while writing the results"
+              + (f" ({done})" if done else "") + f". {rest}", file=sys.stderr)
+        return INTERRUPTED
     print("\n".join(_summary(command, system, result, wall, lines)))
     return 0
 
 
 def _write_partial(partial, out, name):
     """Write the rows of a run that stopped early, quickly (Ctrl-C must end within a second):
-    the CSV when it is small (:data:`QUICK_CSV_VALUES`), else the same columns as a .npz (the
-    CSV of a long run takes seconds); and the plot of at most :data:`QUICK_PLOT_ROWS` of the
-    rows. A second Ctrl-C stops the writing: the files written are whole (each is written
+    the CSV when it is small (:data:`QUICK_CSV_VALUES`), else the state rows (t, q, v, work)
+    and the event log as a .npz (the CSV of a long run takes seconds); and the plot of at most
+    :data:`QUICK_PLOT_ROWS` of the rows. A second Ctrl-C stops the writing: the files written are whole (each is written
     to a temporary file and renamed). Returns what to tell the user."""
     done = []
+    s = partial.system
+    # the CSV's columns, counted (working them out is what takes long): time, q and v, the
+    # CGs, the energies, the works
+    count = (1 + s.nq + s.nv + 3 * len(s.bodies) + 2
+             + (len(s.force_elements) + len(s.drivers) if partial.work is not None else 0))
     try:
-        names, _ = partial.columns()
         rows = len(partial.t)
-        if rows * len(names) <= QUICK_CSV_VALUES:
+        if rows * count <= QUICK_CSV_VALUES:
             path = written(partial.to_csv, os.path.join(out, f"{name}.csv"))
             done.append(f"The {rows} rows computed were written to {path}")
         else:
-            path = written(partial.to_npz, os.path.join(out, f"{name}.npz"))
-            done.append(f"The {rows} rows computed were written to {path} (every CSV column "
-                        f"under its name; a CSV of {rows} x {len(names)} values takes seconds "
-                        "to write)")
+            path = written(lambda p: partial.to_npz(p, columns=False),
+                           os.path.join(out, f"{name}.npz"))
+            done.append(f"The {rows} rows computed were written to {path} (the state: t, q, "
+                        f"v, work, and the event log; a CSV of {rows} x {count} values takes "
+                        "seconds to work out and write)")
         if rows >= 2:
             from viz.plots import plot
             png = os.path.join(out, f"{name}.png")

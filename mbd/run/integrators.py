@@ -192,6 +192,11 @@ class CompiledDense:
                              float(side), ta, tb, tol)
 
 
+#: about the most output rows one call of the compiled loop writes (a few tenths of a second
+#: at most): the steps of a call are fewer when each spans many rows
+ROWS_PER_CALL = 200_000
+
+
 class CompiledStepper:
     """A piece stepped by a compiled loop, DOP853 or Radau IIA, a batch of steps per
     :meth:`advance`, so that the progress bar, Ctrl-C and the step budget still answer (see
@@ -270,10 +275,16 @@ class CompiledStepper:
         self.record[0]["first_step"] = 0.0
 
     def advance(self, steps):
-        """Up to ``steps`` steps of the compiled loop (see :mod:`mbd.run.stepping`); the rows they
-        wrote go to the run's rows."""
+        """Up to ``steps`` steps of the compiled loop (see :mod:`mbd.run.stepping`), and fewer
+        when the steps are long: about :data:`ROWS_PER_CALL` output rows at most, at the last
+        step's size (the rows are written in the loop, which Ctrl-C and the progress bar
+        wait for); the rows they wrote go to the run's rows."""
         S = self.S
         t_before = self.t
+        times = self.rows.times
+        if len(times) > 1 and S["h_abs"] > 0.0:
+            spacing = (times[-1] - times[0]) / (len(times) - 1)     # s between output rows
+            steps = max(1, min(steps, int(ROWS_PER_CALL * spacing / S["h_abs"])))
         S["pause_at"] = self.nsteps + steps
         S["next_row"] = self.rows.next_row
         status = self.sd.call(self.loop.advance, self.functions, self.work, self.record)

@@ -378,7 +378,7 @@ class Result:
             np.savetxt(fh, table, delimiter=",", fmt="%.17g")
         return path
 
-    def to_npz(self, path):
+    def to_npz(self, path, columns=True):
         """Write the run to a NumPy .npz file, whole or not at all.
 
         Every column of :meth:`columns` is an array of its own under its name (``"t"``,
@@ -395,6 +395,10 @@ class Result:
         ----------
         path : str, path-like or binary file object
             Where to write (a file object is written in place).
+        columns : bool
+            False: the state alone, ``t``, ``q``, ``v``, ``work`` (the accumulators, J; (n, 0)
+            without them) and the event log, written at disk speed (the columns follow from
+            the state: a long run's take seconds to work out, too long after a Ctrl-C).
 
         Examples
         --------
@@ -403,7 +407,7 @@ class Result:
             with np.load("run.npz") as data:
                 angle = data["hinge.q"]          # (n,) rad
         """
-        names, table = self.columns()
+        names, table = self.columns() if columns else (["t"], self.t[:, None])
         events = np.array([(e.t, e.element, e.what) for e in self.events], dtype=object)
         arrays = dict(t=self.t, q=self.q, v=self.v, columns=np.array(names), events=events,
                       event_t=np.array([e.t for e in self.events], dtype=float),
@@ -413,6 +417,9 @@ class Result:
         # file); only "t" can meet a key above (the same array): every other column name
         # holds a "." or ends in "_energy"
         arrays.update((name, table[:, k]) for k, name in enumerate(names) if name != "t")
+        if not columns:
+            arrays["work"] = (self.work if self.work is not None
+                              else np.zeros((len(self.t), 0)))
         if hasattr(path, "write"):
             np.savez(path, **arrays)
             return path

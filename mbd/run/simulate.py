@@ -32,6 +32,10 @@ def output_times(t0, t_end, output_step):
     return np.append(times[keep], t_end)
 
 
+#: the most output rows one integrator step may span (its max_step is at most this many output
+#: steps): the rows of one step are written in one compiled call, which neither Ctrl-C nor the
+#: progress bar interrupts; 10 000 rows take a few milliseconds
+ROWS_PER_STEP = 10_000
 #: the share of the machine's physical memory a run's output rows may take (estimated by
 #: :func:`row_bytes`): the rest is left to the Result's views, plots and the system
 MEMORY_SHARE = 0.5
@@ -167,7 +171,8 @@ def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=Non
         both compiled (``result.stats["stiff_at"]``: where it switched, None if it did not);
         where the compiled loop does not apply, scipy's LSODA, which switches likewise.
     max_step : float
-        Largest step the integrator may take, s.
+        Largest step the integrator may take, s; at most :data:`ROWS_PER_STEP` output steps
+        (a step's rows are written in one call, which Ctrl-C waits for).
     exact_switching : bool
         True (default): stop exactly where a force law switches branch and restart there.
         False: every evaluation picks the branch from the state, as a plain ODE with kinks
@@ -225,6 +230,9 @@ def prepare(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=None
                               max_steps)
     if times is None:    # before the grid, the stepper's table and the rows are made
         check_output_rows(system, t0, t_end, output_step)
+        # a step spans at most ROWS_PER_STEP rows: a free flight's step grown to tens of
+        # seconds would write millions of rows in one compiled call, out of Ctrl-C's reach
+        max_step = min(max_step, ROWS_PER_STEP * output_step)
     stepper_class, method_class = _stepper(system, method_class, exact_switching, compiled,
                                            auto)
     run = pieceloop.Run(system, stepper_class, method_class,

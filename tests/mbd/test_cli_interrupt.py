@@ -1,5 +1,5 @@
 """What ``mbd run`` writes when a run stops early (Ctrl-C, or a failure): the rows computed
-(a CSV when the table is small, else the same columns in a .npz: a CSV of a long run takes
+(a CSV when the table is small, else the state rows in a .npz: a CSV of a long run takes
 seconds, Ctrl-C must end within one) and their plot (of at most QUICK_PLOT_ROWS rows); a
 second Ctrl-C while writing leaves what was written whole. Driven deterministically: the
 run is interrupted at a chosen integrator step (monkeypatched), as test_cli.py's
@@ -12,6 +12,7 @@ import mbd
 import viz.plots
 from mbd.cli import run as cli_run
 from mbd.run import integrators, pieceloop
+from mbd.run.simulate import output_times
 from scipy import integrate
 
 from .test_cli import PENDULUM
@@ -74,14 +75,15 @@ def test_a_large_table_is_a_npz_of_named_columns_and_a_thinned_plot(tmp_path, mo
     err = capsys.readouterr().err
     assert code == cli_run.INTERRUPTED
     npz = tmp_path / "stop_pendulum.npz"
-    assert f"were written to {npz} (every CSV column under its name" in err
+    assert f"were written to {npz} (the state: t, q, v, work, and the event log" in err
     assert not (tmp_path / "stop_pendulum.csv").exists()
     with np.load(npz) as data:
         t = data["t"]
         assert len(t) > 7 and t[0] == 0.0
+        assert data["q"].shape == (len(t), 1) and data["work"].shape == (len(t), 1)
         # before the stop at -0.5 rad the bob turns freely at -1 rad/s
         free = t < 0.5
-        np.testing.assert_allclose(data["hinge.q"][free], -t[free], atol=1e-8)
+        np.testing.assert_allclose(data["q"][free, 0], -t[free], atol=1e-8)
     # the plot drew 7 of the rows, the first and the last among them
     assert len(drawn["t"]) == 7 and drawn["t"][0] == t[0] and drawn["t"][-1] == t[-1]
     assert (tmp_path / "stop_pendulum.png").exists()
@@ -119,3 +121,25 @@ def test_a_failed_run_writes_its_rows_the_same_way(tmp_path, capsys):
     assert f"were written to {csv}; their plot to {png}." in err
     data = np.loadtxt(csv, delimiter=",", skiprows=1)
     assert data[0, 0] == 0.0 and data[-1, 0] <= 0.3 and png.exists()
+
+
+def test_ctrl_c_while_the_results_are_written_still_saves_the_rows(tmp_path, monkeypatch,
+                                                                  capsys):
+    # the run ended; Ctrl-C lands in the (slow) CSV: the rows go to the quick path instead
+    monkeypatch.setattr(cli_run, "QUICK_CSV_VALUES", 100)
+    real = mbd.Result.to_csv
+
+    def interrupted_csv(self, path):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(mbd.Result, "to_csv", interrupted_csv)
+    code = cli_run._simulate_and_write("run", system(), str(tmp_path), False, False, 0.3,
+                                       output_step=0.001)
+    err = capsys.readouterr().err
+    npz, png = tmp_path / "stop_pendulum.npz", tmp_path / "stop_pendulum.png"
+    assert code == cli_run.INTERRUPTED
+    assert err.startswith("mbd run: interrupted while writing the results. The 301 rows "
+                          f"computed were written to {npz}")
+    assert npz.exists() and png.exists()
+    with np.load(npz) as data:
+        np.testing.assert_array_equal(data["t"], output_times(0.0, 0.3, 0.001))
+    monkeypatch.setattr(mbd.Result, "to_csv", real)

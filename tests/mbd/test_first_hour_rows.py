@@ -9,7 +9,7 @@ import pytest
 
 import mbd
 from forces import JointForce, SpringDamper
-from joints import Prismatic
+from joints import Prismatic, Revolute
 from mbd.compiled import statefunction
 from mbd.run import simulate as sim
 
@@ -103,3 +103,24 @@ def test_an_ordinary_run_is_untouched(system):
     (0.0, 1e3, 1e-3 * (1 - 1e-13))])
 def test_the_row_count_is_the_grids_length(t0, t_end, step):
     assert sim.output_row_count(t0, t_end, step) == len(sim.output_times(t0, t_end, step))
+
+
+def test_no_step_spans_more_than_rows_per_step_output_rows(monkeypatch):
+    """A free flight (a bob turning at a constant rate: DOP853's error is nil and its step
+    would grow without end) is taken in steps of at most ROWS_PER_STEP output steps, so that
+    Ctrl-C and the progress bar are never held up by one step's millions of rows; the rows
+    are the closed form's all the same."""
+    from mbd.run import simulate as run_simulate
+    monkeypatch.setattr(run_simulate, "ROWS_PER_STEP", 50)
+    model = mbd.Model("flight")
+    g = model.add_ground("g", environment=mbd.Environment(gravity=(0, 0, 0)))
+    bob = model.add_body("bob", mass=1.0, cg=(1, 0, 0), inertia=[1e-3] * 3,
+                         cs={"pivot": (0, 0, 0)})
+    model.add(Revolute("hinge", g, bob["pivot"], axis=(0, 1, 0), v0=-1.0))
+    result = model.build().simulate(20.0, output_step=0.01)
+    # 20 s in steps of at most 50 x 0.01 s
+    assert result.stats["nsteps"] >= 20.0 / (50 * 0.01)
+    np.testing.assert_allclose(result.joint("hinge").q, -result.t, atol=1e-9)
+    monkeypatch.setattr(run_simulate, "ROWS_PER_STEP", 10_000)
+    free = model.build().simulate(20.0, output_step=0.01)
+    assert free.stats["nsteps"] < result.stats["nsteps"]
