@@ -34,6 +34,7 @@ import numpy as np
 import pyvista as pv
 from scipy.spatial.transform import Rotation
 
+from mbd.compiled import dynamics
 from mbd.model.files import atomic_path
 
 from .colors import (CONTACT_COLOR, FLOOR_COLOR, FLOOR_LINE_COLOR, FREE_COLOR, SLIP_COLOR,
@@ -241,7 +242,6 @@ def _world_points(system, cs, R, p):
 def _contents(system, result, signal_names, show_cs, title, markers):
     """The page's data (a dict for JSON) of ``system`` over ``result``'s rows (or at its
     initial state, ``result`` None)."""
-    from mbd.compiled import dynamics
     # the Scene's drawing only: nothing is rendered, so VTK's notes on the window are noise
     quiet = getattr(pv, "vtk_verbosity", None)
     with quiet("off") if quiet is not None else contextlib.nullcontext():

@@ -218,6 +218,9 @@ class CompiledStepper:
         # the compiled settings, one per run: only first_step changes, set at each piece
         self.record = settings.record()
         self.t, self.nsteps = 0.0, 0     # the reached time, s, and the steps taken, per batch
+        times = rows.times               # the mean time between output rows, s (0: one row)
+        self.spacing = ((times[-1] - times[0]) / (len(times) - 1) if len(times) > 1
+                        else 0.0)
         self.compile_time = 0.0
         self.use(method)       # compiles on both cores first (mbd.run.warmup) ...
         # ... then finds what it compiled
@@ -281,10 +284,8 @@ class CompiledStepper:
         wait for); the rows they wrote go to the run's rows."""
         S = self.S
         t_before = self.t
-        times = self.rows.times
-        if len(times) > 1 and S["h_abs"] > 0.0:
-            spacing = (times[-1] - times[0]) / (len(times) - 1)     # s between output rows
-            steps = max(1, min(steps, int(ROWS_PER_CALL * spacing / S["h_abs"])))
+        if self.spacing > 0.0 and S["h_abs"] > 0.0:
+            steps = max(1, min(steps, int(ROWS_PER_CALL * self.spacing / S["h_abs"])))
         S["pause_at"] = self.nsteps + steps
         S["next_row"] = self.rows.next_row
         status = self.sd.call(self.loop.advance, self.functions, self.work, self.record)
