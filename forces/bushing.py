@@ -1,5 +1,5 @@
 """The law of :class:`forces.Bushing`, the law kind ``bushing``: six uncoupled linear springs
-and dampers with a preload. It has no 1-D formula (the dispatch gives nan) and no switches;
+and dampers with a preload. It has no 1-D formula (its force is nan) and no switches;
 the core's bushing placement (:func:`mbd.compiled.forcekernels.bushing`) evaluates it from the row
 (stiffness, damping, preload)."""
 import math

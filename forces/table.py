@@ -27,7 +27,7 @@ PARAMETERS = (("n", "interpolation", "extrapolation", "d")
               + tuple(f"{name}{i}" for name in ("x", "y", "slope") for i in range(lk.MAX_TABLE)))
 
 
-# called, not inlined, by the dispatch: inlined, its table search made every process's first
+# called, not inlined, by the kind's entry: inlined, its table search made every process's first
 # compile of the force kernels ~6 s longer (a model's cold start: 29 s -> 36 s)
 @njit()
 def force(p, x, v, s):

@@ -96,7 +96,8 @@ __all__ = ["main", "argument_parser", "apply_setting", "load_script", "model_of"
 def warmup_command(args):
     from ..run import warmup
     jobs = 2 if (os.cpu_count() or 1) >= 2 and os.name != "nt" else 1
-    print(f"mbd warmup: compiling the {len(warmup.TARGETS)} compiled entry points of the run "
+    targets = warmup.all_targets()
+    print(f"mbd warmup: compiling the {len(targets)} compiled entry points of the run "
           f"stage into numba's cache ({jobs} process{'es' if jobs > 1 else ''}); later runs "
           "load them", flush=True)
 
@@ -104,7 +105,7 @@ def warmup_command(args):
         print(f"  [{done:2d}/{total}] {name} ({seconds:.1f} s)", flush=True)
 
     seconds = warmup.everything(jobs, report)
-    missing = [n for n in warmup.TARGETS if not warmup.cached(n)]
+    missing = [n for n in targets if not warmup.cached(n)]
     if missing:
         print(f"mbd warmup: not cached after {seconds:.1f} s: {missing}", file=sys.stderr)
         return 2

@@ -1,7 +1,8 @@
 """Compiled force-element placements: read (x, xdot) from the mechanism, apply the law's load.
 
 A placement (DESIGN §4) turns the state into the scalar pair a 1-D law reads, and the law's
-scalar back into loads:
+scalar back into loads (the law itself is called through its kind's kernel entry, whose
+address the element's record holds: :mod:`mbd.compiled.lawkernels`):
 
 =====  ==========  =========================================  =====================================
 code   placement   x, xdot                                    load
@@ -30,12 +31,17 @@ restarts with a new reference (the force is smooth there). Without a reference (
 data, results) the line's direction is r/|r| as it is.
 """
 import numpy as np
+from numba import types
+from numba.core.errors import TypingError
+from numba.extending import intrinsic
 
-from . import lawkernels
+from . import lawkernels, native
 from .jitcache import njit
 from .native import call1f
-from .layout import (AXIAL, BUSHING, DAMPING, JOINT, LINE, PLACEMENT_SWITCH, PRELOAD, ROTATIONAL,
-                     STIFFNESS)
+from .layout import (AXIAL, BUSHING, DAMPING, ELEMENT, ELEMENT_STATE, JOINT, LAW_ARMED,
+                     LAW_FORCE, LAW_NATURAL_SIDES, LAW_ODD_AT_ZERO, LAW_SWITCHING, LINE,
+                     LINK_STATE, PLACEMENT_SWITCH, PRELOAD, ROTATIONAL, SCRATCH, STIFFNESS,
+                     records)
 
 #: a line element restarts its piece where r turns this far from its reference (cos 60 deg)
 REFERENCE_CONE = 0.5
@@ -243,6 +249,51 @@ def bushing(i, elements, estate, links, scratch):
     return energy, power, 0
 
 
+@njit()
+def bushing_entry(i, elements, estate, links, scratch):
+    """:func:`bushing`, called through its address (a bushing record's ``measure_entry``, see
+    :func:`call_measure`): x and xdot into element i's state record; returns the status."""
+    x, xd, status = bushing(i, elements, estate, links, scratch)
+    X = estate[i]
+    X.x, X.xdot = x, xd
+    return status
+
+
+#: what :func:`bushing_entry` is compiled for, worked out on first use
+_MEASURE_TYPE = []
+
+
+def measure_type():
+    """The numba signature of :func:`bushing_entry`: the record formats of every System's
+    data (:mod:`mbd.compiled.layout`)."""
+    if not _MEASURE_TYPE:
+        rec = native.typeof
+        _MEASURE_TYPE.append(types.int64(
+            types.int64, rec(records(ELEMENT, 1)), rec(records(ELEMENT_STATE, 1)),
+            rec(records(LINK_STATE, 1)), rec(records(SCRATCH, 1))))
+    return _MEASURE_TYPE[0]
+
+
+def measure_entry(kind):
+    """The address of the measure compiled apart for placement ``kind`` (BUSHING: its six
+    deflections, rates and wrench, large code that only a model with bushings compiles), or
+    0."""
+    return native.address(bushing_entry, measure_type()) if kind == BUSHING else 0
+
+
+@intrinsic
+def call_measure(typingctx, address, i, elements, estate, links, scratch):
+    """The status of the measure at ``address`` (:func:`measure_entry`) of element i; the
+    arguments must be exactly of the types it is compiled for (else a typing error)."""
+    if not isinstance(address, types.Integer):
+        return None
+    signature = measure_type()
+    given = (i, elements, estate, links, scratch)
+    if given != tuple(signature.args):
+        raise TypingError(f"call_measure: arguments {given}, compiled for {signature.args}")
+    return signature.return_type(address, *given), native.address_call
+
+
 @njit(inline="always")
 def signal_values(t, elements):
     """Write the parameters given as compiled functions of time (a user's numba f(t)) at t
@@ -262,7 +313,8 @@ def measure(i, q, v, elements, estate, mode, links, scratch):
     if E.kind == JOINT:
         return q[E.q_index], v[E.v_index], 0
     if E.kind == BUSHING:
-        return bushing(i, elements, estate, links, scratch)
+        status = call_measure(E.measure_entry, i, elements, estate, links, scratch)
+        return X.x, X.xdot, status
     _point(links, E.link_a, E.pos_a, X.point_a, X.vel_a, X.w_a)
     _point(links, E.link_b, E.pos_b, X.point_b, X.vel_b, X.w_b)
     pA, pB, vA, vB, wA, wB, d = X.point_a, X.point_b, X.vel_a, X.vel_b, X.w_a, X.w_b, X.direction
@@ -371,7 +423,8 @@ def element_loads(q, v, elements, estate, mode, links, scratch, tau):
         X.x, X.xdot, X.status = x, xd, status
         # a bushing's loads are 1 x its record's force and torque (measured with it)
         F = (1.0 if elements[i].kind == BUSHING else
-             lawkernels.force(elements[i].law, elements[i].params, x, xd, mode[i].sides))
+             lawkernels.call_law(elements[i].law_entry, LAW_FORCE, elements, mode, i, x, xd,
+                                 mode[i].sides[:], 0))
         X.value = F
         if status != 0:
             # direction undefined: fine only while the law's force there is zero
@@ -402,7 +455,8 @@ def switching_values(q, v, elements, estate, mode, links, scratch, g):
     """g (nf, SWITCHES) = every element's switching functions at the current kinematics."""
     for i in range(elements.shape[0]):
         x, xd, status = measure(i, q, v, elements, estate, mode, links, scratch)
-        lawkernels.switching(elements[i].law, elements[i].params, x, xd, mode[i].sides, g[i])
+        lawkernels.call_law(elements[i].law_entry, LAW_SWITCHING, elements, mode, i, x, xd, g[i],
+                            0)
         g[i, PLACEMENT_SWITCH] = _placement_switching(i, elements, estate, mode)
 
 
@@ -420,7 +474,7 @@ def natural_mode(q, v, elements, estate, mode, links, scratch, g):
             for m in range(3):
                 Md.reference[m] = X.direction[m]
         x, xd, status = measure(i, q, v, elements, estate, mode, links, scratch)
-        lawkernels.natural_sides(E.law, E.params, x, xd, Md.sides, g[i])
+        lawkernels.call_law(E.law_entry, LAW_NATURAL_SIDES, elements, mode, i, x, xd, g[i], 0)
         Md.sides[PLACEMENT_SWITCH] = 1.0
 
 
@@ -430,6 +484,9 @@ def armed(elements, mode, out):
     for i in range(elements.shape[0]):
         E = elements[i]
         for k in range(out.shape[1] - 1):
-            out[i, k] = lawkernels.armed(E.law, E.params, mode[i].sides, k)
+            out[i, k] = lawkernels.call_law(E.law_entry, LAW_ARMED, elements, mode, i, 0.0, 0.0,
+                                            mode[i].sides[:], k) != 0.0
         # a line reverses where B passes A: a switch where the law's force jumps there
-        out[i, PLACEMENT_SWITCH] = E.kind == LINE and not lawkernels.odd_at_zero(E.law, E.params)
+        out[i, PLACEMENT_SWITCH] = (E.kind == LINE and lawkernels.call_law(
+            E.law_entry, LAW_ODD_AT_ZERO, elements, mode, i, 0.0, 0.0, mode[i].sides[:], 0)
+            == 0.0)

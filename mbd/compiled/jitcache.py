@@ -11,7 +11,7 @@ its file, a hash of the source of every module of the compiled core (the *guarde
 makes every cached kernel of the project stale (it is recompiled and its cache entry rewritten
 in place), while an unchanged tree loads from the cache as before. The law kinds compiled into
 the kernels live outside the package (``forces/elastogap.py``): :mod:`mbd.compiled.registry` adds
-their sources and its generated dispatch to the hash (:func:`guard_also`).
+their sources and their generated modules to the hash (:func:`guard_also`).
 
 How: numba's cache for a dispatcher is a ``FunctionCache``; numba picks its directory as it
 would (``NUMBA_CACHE_DIR``, else the ``__pycache__`` next to the source, else the user-wide

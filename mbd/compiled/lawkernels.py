@@ -1,13 +1,15 @@
-"""The 1-D laws as the core's kernels call them, with their branches frozen by *sides*.
+"""The 1-D laws as the core calls them, with their branches frozen by *sides*.
 
 Each law kind is one module of an element package (``forces/elastogap.py``: its parameter
 record, compiled functions and labels) registered with :mod:`mbd.compiled.registry`, which
-generates the dispatch over the law ``code``. The kernels call it as attributes of this module,
-``lawkernels.force(code, p, x, v, s)``, ``switching(code, p, x, v, s, g)``, ``armed(code, p,
-s, k)``, ``odd_at_zero(code, p)``, ``natural_sides(code, p, x, v, s, g)``, ``next_mode(code,
-p, x, v, s, k)``, ``energy(code, p, x, s)`` and ``energies(code, P, X, S, out)``: the first read
-(numba reads them when it compiles a kernel) seals the registry. This module also holds the
-small formulas several laws share (:func:`spow`, :func:`step_ramp`).
+generates each kind's compiled functions and its kernel entry. The core's kernels call a law
+through the entry address its element's record holds (:func:`call_law`), so that no kernel is
+compiled with any kind inside. Python calls a
+law by its code: ``force(code, p, x, v, s)``, ``switching(code, p, x, v, s, g)``,
+``armed(code, p, s, k)``, ``odd_at_zero(code, p)``, ``natural_sides(code, p, x, v, s, g)``,
+``next_mode(code, p, x, v, s, k)``, ``energy(code, p, x, s)`` and ``energies(code, P, X, S,
+out)`` (each compiles only that kind's function). This module also holds the small formulas
+several laws share (:func:`spow`, :func:`step_ramp`) and the tables'.
 
 Exact switching (DESIGN §5). Each law has up to ``LAW_SWITCHES`` switching functions
 ``g_k(x, v, t)``; its branch is fixed by the *sides* ``s_k`` in {-1, +1} (the sign ``g_k`` had
@@ -24,8 +26,11 @@ inequalities say, and the point just across a located contact start is strictly 
 Every law returns the force (N) or torque (N m) on the follower along +x (SPEC §3.2).
 """
 import numpy as np
+from numba import types
+from numba.core.errors import TypingError
+from numba.extending import intrinsic
 
-from . import registry
+from . import native, registry
 from .jitcache import njit
 from .layout import MAX_PARAMS
 
@@ -54,12 +59,35 @@ def step_ramp(x, x0, h0, x1, h1):
     return h1 + (h0 - h1) * w * w * (3.0 - 2.0 * w)
 
 
-def __getattr__(name):
-    """The dispatch functions (:data:`mbd.compiled.registry.FUNCTIONS`), from the sealed
-    registry."""
-    if name in registry.FUNCTIONS:
-        return getattr(registry.seal(), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def _python(role):
+    """The Python-called function of ``role`` (:data:`mbd.compiled.registry.FUNCTIONS`):
+    ``f(code, *args)`` calls the compiled function of kind ``code``."""
+    def call(code, *args):
+        return getattr(registry.kind(code).compiled, role)(*args)
+    call.__name__ = call.__qualname__ = role
+    call.__doc__ = (f"The {role} of law kind ``code`` (see the module docstring), compiled for "
+                    "that kind alone.")
+    return call
+
+
+force, switching, armed, odd_at_zero, natural_sides, next_mode, energy, energies = (
+    _python(role) for role in registry.FUNCTIONS)
+
+
+@intrinsic
+def call_law(typingctx, address, task, elements, mode, i, x, v, g, k):
+    """``element_law(task, elements, mode, i, x, v, g, k)`` of the kind whose kernel entry is
+    at ``address`` (a float; see :func:`mbd.compiled.registry.source`). The arguments must be
+    exactly of the types the entries are compiled for: anything else is a typing error, never
+    a wrong call."""
+    if not isinstance(address, types.Integer):
+        return None
+    signature = registry.entry_type()
+    given = (task, elements, mode, i, x, v, g, k)
+    if given != tuple(signature.args):
+        raise TypingError(f"call_law: arguments {given}, the entries are compiled for "
+                          f"{signature.args}")
+    return signature.return_type(address, *given), native.address_call
 
 
 def parameter_row(law, t=0.0, state=None, out=None):

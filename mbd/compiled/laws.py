@@ -1,5 +1,5 @@
 """Laws evaluated from Python (``law(x, v)``, ``law.sides(x, v)``) through the same compiled
-dispatch the run integrates, so a law called alone and a law in a run agree to the bit."""
+functions the run integrates, so a law called alone and a law in a run agree to the bit."""
 import numpy as np
 from numba.core.dispatcher import Dispatcher
 
@@ -9,7 +9,7 @@ from .layout import LAW_SWITCHES
 
 
 class CompiledLaw(Law):
-    """A law of a registered kind evaluated from Python through the compiled dispatch (the
+    """A law of a registered kind evaluated from Python through its kind's compiled functions (the
     formulas the run integrates): every built-in law class extends it."""
 
     #: the slot of its parameter row that its ``signal`` (a function of time) gives
@@ -67,7 +67,7 @@ class CompiledLaw(Law):
         for i in np.ndindex(x.shape):
             p = row if row is not None else lawkernels.parameter_row(self, float(t[i]))
             xi, vi = float(x[i]), float(v[i])
-            # a writable copy: the compiled dispatch is typed for the arrays it is given
+            # a writable copy: the compiled functions are typed for the arrays they are given
             s = self._sides(p, xi, vi) if sides is None else np.array(sides[i])
             out[i] = lawkernels.force(self.code, p, xi, vi, s)
         return out

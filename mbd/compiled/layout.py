@@ -64,6 +64,11 @@ STIFFNESS, DAMPING, PRELOAD = 0, 6, 12
 #: their switching functions, the mode the state selects, their records
 SWITCHING, NATURAL_MODE, RECORDS = 0, 1, 2
 
+#: the tasks of a law kind's kernel entry (``ELEMENT.law_entry``, see
+#: :mod:`mbd.compiled.registry`): the force, the switching functions, the sides the state
+#: selects, whether a switching function is armed, whether the force is odd at x = 0
+LAW_FORCE, LAW_SWITCHING, LAW_NATURAL_SIDES, LAW_ARMED, LAW_ODD_AT_ZERO = range(5)
+
 LINK = np.dtype([
     ("parent", np.int64),           # parent link, -1 for a link on a ground
     ("jtype", np.int64),            # FIXED, REVOLUTE, PRISMATIC or SPHERICAL
@@ -138,6 +143,8 @@ ELEMENT = np.dtype([
     ("params", np.float64, MAX_PARAMS),  # the law's parameter row
     ("signal", np.int64),           # the address of a compiled f(t) giving one of its
     ("signal_slot", np.int64),      # parameters (0: none), and that parameter's slot
+    ("law_entry", np.int64),        # the address of its law kind's kernel entry (LAW_*)
+    ("measure_entry", np.int64),    # BUSHING: the address of its measure, compiled apart
 ], align=True)
 
 ELEMENT_STATE = np.dtype([

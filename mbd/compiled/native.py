@@ -66,7 +66,9 @@ def address(dispatcher, signature):
     return cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
 
 
-def _codegen(context, builder, sig, args):
+def address_call(context, builder, sig, args):
+    """The code of a call of the address args[0] with the arguments after it (an intrinsic's
+    codegen: numba's calling convention, an error status propagated)."""
     argtypes = sig.args[1:]
     fnty = context.call_conv.get_function_type(sig.return_type, argtypes)
     pointer = builder.inttoptr(args[0], fnty.as_pointer())
@@ -77,12 +79,21 @@ def _codegen(context, builder, sig, args):
     return result
 
 
+def address_call_star(context, builder, sig, args):
+    """:func:`address_call` for an intrinsic typed ``(fn, *args)``: the arguments come as one
+    star-argument tuple."""
+    star = sig.args[1]
+    values = cgutils.unpack_tuple(builder, args[1], len(star.types))
+    inner = sig.return_type(sig.args[0], *star.types)
+    return address_call(context, builder, inner, [args[0], *values])
+
+
 @intrinsic
 def call2(typingctx, fn, a, b):
     """fn(a, b) -> int64, fn the address of a compiled function of that signature."""
     if not isinstance(fn, types.Integer):
         return None
-    return types.int64(fn, a, b), _codegen
+    return types.int64(fn, a, b), address_call
 
 
 @intrinsic
@@ -90,7 +101,7 @@ def call1f(typingctx, fn, a):
     """fn(a) -> float64, fn the address of a compiled function of that signature."""
     if not isinstance(fn, types.Integer):
         return None
-    return types.float64(fn, a), _codegen
+    return types.float64(fn, a), address_call
 
 
 @intrinsic
@@ -98,7 +109,7 @@ def call2f(typingctx, fn, a, b):
     """fn(a, b) -> float64, fn the address of a compiled function of that signature."""
     if not isinstance(fn, types.Integer):
         return None
-    return types.float64(fn, a, b), _codegen
+    return types.float64(fn, a, b), address_call
 
 
 @intrinsic
@@ -106,7 +117,7 @@ def call3(typingctx, fn, a, b, c):
     """fn(a, b, c) -> int64, fn the address of a compiled function of that signature."""
     if not isinstance(fn, types.Integer):
         return None
-    return types.int64(fn, a, b, c), _codegen
+    return types.int64(fn, a, b, c), address_call
 
 
 @intrinsic
@@ -114,4 +125,4 @@ def call4(typingctx, fn, a, b, c, d):
     """fn(a, b, c, d) -> int64, fn the address of a compiled function of that signature."""
     if not isinstance(fn, types.Integer):
         return None
-    return types.int64(fn, a, b, c, d), _codegen
+    return types.int64(fn, a, b, c, d), address_call

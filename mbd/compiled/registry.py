@@ -1,25 +1,32 @@
-"""The element registry: law kinds register here, and their compiled dispatch is generated.
+"""The element registry: law kinds register here, and each gets its generated compiled entries.
 
 A law kind is one module (``forces/elastogap.py``): its parameter record, its compiled
 functions and its event labels. It registers itself with one line,
 ``KIND = register("elastogap", PARAMETERS, LABELS, force=force, switching=switching, ...)``,
 and its law class reads its code from ``KIND`` (see :class:`mbd.Law`). The core never imports
-an element package (DESIGN §1); it calls the laws through the dispatch generated here:
+an element package (DESIGN §1); it calls a kind through the entries generated here.
 
-- ``force(code, p, x, v, s)``, ``switching(code, p, x, v, s, g)``, ``armed(code, p, s, k)``,
-  ``odd_at_zero(code, p)``, ``natural_sides(code, p, x, v, s, g)``, ``next_mode(code, p, x,
+Each kind gets one generated module (:func:`source`), written as a source file (numba caches
+only functions that have one) named by the hash of its text, in the cache folder, and imported
+from there:
+
+- its functions by role (:data:`ROLES`): ``force(p, x, v, s)``, ``switching(p, x, v, s, g)``,
+  ``armed(p, s, k)``, ``odd_at_zero(p)``, ``natural_sides(p, x, v, s, g)``, ``next_mode(p, x,
   v, s, k)`` (the sides after switching function k crossed; by default its side flips) and
-  ``energy(code, p, x, s)`` (:data:`ROLES`), each an ``if code == K: return
-  kind_K.<role>(...)`` chain over the registered kinds, and ``energies`` over many rows; written as
-  a source file (numba caches only functions that have one) named by the hash of its text, in
-  the cache folder, and imported from there. The core's kernels read them as attributes of
-  :mod:`mbd.compiled.lawkernels`.
+  ``energy(p, x, s)``: the kind's own, or the default for a role it lacks; and ``energies``
+  over many rows. Python calls these (:mod:`mbd.compiled.lawkernels`).
+- its kernel entry ``element_law(task, elements, mode, i, x, v, g, k)``: the force, the
+  switching functions, the sides the state selects, whether a switching function is armed,
+  and whether the force is odd at x = 0, on element i's record (the tasks
+  ``mbd.compiled.layout.LAW_*``). The core's kernels call it through its address, which each
+  element's record holds (``ELEMENT.law_entry``). So every kind is compiled once, in its own
+  functions, and only when a model uses it; the kernels are compiled once for every kind.
 
 Sealing. The first use of the laws by the compile stage seals the registry: reading a kind's
 code (``model.build()``), loading or saving any cached kernel (its key holds :func:`digest`,
-see :mod:`mbd.compiled.jitcache`), or evaluating a dispatch function. Sealing first imports the
+see :mod:`mbd.compiled.jitcache`), or calling a kind's functions. Sealing first imports the
 element packages declared under the entry-point group ``mbd.elements`` (forces declares itself), so
-that every process has the same dispatch and shares the numba disk cache, whether or not it
+that every process has the same kinds and shares the numba disk cache, whether or not it
 imported ``forces``; without distribution metadata (a checkout run without install) the kinds
 imported so far are used (and the modules named in ``$MBD_ELEMENTS``, which is how a process hands
 its kinds to the compiling processes it starts). Codes are then given in the order of (module name,
@@ -34,9 +41,12 @@ import os
 import sys
 import tempfile
 
+import numpy as np
+
 from ..model import files
 from . import jitcache
-from .layout import LAW_SWITCHES, MAX_PARAMS
+from .layout import (LAW_ARMED, LAW_FORCE, LAW_NATURAL_SIDES, LAW_SWITCHES, LAW_SWITCHING,
+                     MAX_PARAMS)
 
 #: the entry-point group under which element packages declare themselves (pyproject.toml)
 GROUP = "mbd.elements"
@@ -49,42 +59,61 @@ CORE_KINDS = (__package__ + ".constant",)
 #: a process hands its kinds to the processes it starts (:mod:`mbd.run.warmup`)
 MODULES = "MBD_ELEMENTS"
 
-#: the dispatch's functions: role -> (the kind function's arguments, the numba options of the
-#: dispatch function, the value for a kind without one or None for a function with no
-#: value). Each dispatch function takes the law ``code`` first, then these.
+#: the kinds' functions: role -> (the kind function's arguments, the value for a kind
+#: without one, or None for a function with no value)
 ROLES = {
-    "force": ("p, x, v, s", "", "np.nan"),
-    "switching": ("p, x, v, s, g", "", None),
-    "armed": ("p, s, k", 'inline="always"', "False"),
-    "odd_at_zero": ("p", 'inline="always"', "False"),
-    "natural_sides": ("p, x, v, s, g", "", None),
-    "next_mode": ("p, x, v, s, k", "", None),
-    "energy": ("p, x, s", 'inline="always"', "0.0"),
+    "force": ("p, x, v, s", "np.nan"),
+    "switching": ("p, x, v, s, g", None),
+    "armed": ("p, s, k", "False"),
+    "odd_at_zero": ("p", "False"),
+    "natural_sides": ("p, x, v, s, g", None),
+    "next_mode": ("p, x, v, s, k", None),
+    "energy": ("p, x, s", "0.0"),
 }
 
-#: what the dispatch functions do before (``head``) and after (``tail``) the kinds' chain
+#: what a role's generated function does before (``head``) the kind's own, and (``default``)
+#: for a kind without one
 _HEAD = {"switching": ("    for k in range(LAW_SWITCHES):\n"
                        "        g[k] = 0.0\n")}
-_TAIL = {"natural_sides": ("    # the sides the state selects: each the sign of its g (zero "
-                           "counting as +1),\n"
-                           "    # settled in order, g_k may read the sides before it\n"
-                           "    for k in range(LAW_SWITCHES):\n"
-                           "        s[k] = 1.0\n"
-                           "    for k in range(LAW_SWITCHES):\n"
-                           "        switching(code, p, x, v, s, g)\n"
-                           "        s[k] = 1.0 if g[k] >= 0.0 else -1.0\n"),
-         # by default a crossing of switching function k moves to its other side
-         "next_mode": "    s[k] = -s[k]\n"}
+_DEFAULT = {"natural_sides": ("    # the sides the state selects: each the sign of its g (zero "
+                              "counting as +1),\n"
+                              "    # settled in order, g_k may read the sides before it\n"
+                              "    for k in range(LAW_SWITCHES):\n"
+                              "        s[k] = 1.0\n"
+                              "    for k in range(LAW_SWITCHES):\n"
+                              "        switching(p, x, v, s, g)\n"
+                              "        s[k] = 1.0 if g[k] >= 0.0 else -1.0\n"),
+            # by default a crossing of switching function k moves to its other side
+            "next_mode": "    s[k] = -s[k]\n"}
 
-#: appended to the dispatch: the functions over many rows that Python calls
-_ROWS = ('\n\n@njit()\ndef energies(code, P, X, S, out):\n'
-         '    """The stored energy (J) of law ``code`` at the rows X (n,) with the parameter '
-         'rows P\n    (n, MAX_PARAMS) and sides S (n, LAW_SWITCHES), into ``out`` (n,)."""\n'
+#: appended to a kind's functions: the function over many rows that Python calls
+_ROWS = ('\n\n@njit()\ndef energies(P, X, S, out):\n'
+         '    """The stored energy (J) at the rows X (n,) with the parameter rows P (n, '
+         'MAX_PARAMS)\n    and sides S (n, LAW_SWITCHES), into ``out`` (n,)."""\n'
          '    for j in range(X.shape[0]):\n'
-         '        out[j] = energy(code, P[j], X[j], S[j])\n')
+         '        out[j] = energy(P[j], X[j], S[j])\n')
 
-#: the names of the dispatch module's functions: the roles and the row functions
+#: the names of a kind module's functions that Python calls: the roles and the row function
 FUNCTIONS = tuple(ROLES) + ("energies",)
+
+#: the type of a kind's kernel entry ``element_law(task, elements, mode, i, x, v, g, k)``
+#: (:func:`source`; g the element's row of switching functions, any row for the tasks that
+#: write none), worked out on first use (:func:`entry_type`)
+_ENTRY_TYPE = []
+
+
+def entry_type():
+    """The numba signature every kind's kernel entry is compiled for, and that the kernels'
+    calls must match (:func:`mbd.compiled.lawkernels.call_law` checks it), from the record
+    formats of :mod:`mbd.compiled.layout`."""
+    if not _ENTRY_TYPE:
+        from numba import types
+        from . import layout, native
+        f8, i8 = types.float64, types.int64
+        elements = native.typeof(layout.records(layout.ELEMENT, 1))
+        modes = native.typeof(layout.initial_mode(1))
+        _ENTRY_TYPE.append(f8(i8, elements, modes, i8, f8, f8, types.float64[::1], i8))
+    return _ENTRY_TYPE[0]
 
 
 class Kind:
@@ -99,19 +128,37 @@ class Kind:
         self.parameters, self.labels = tuple(parameters), tuple(labels)
         self.functions, self.order = functions, order
         self._code = None
+        self._compiled = None       # its generated module, once sealed
+        self._entry = None          # its kernel entry's address, once compiled
 
     @property
     def code(self):
-        """The law code (int) the compiled dispatch knows this kind by; seals the registry."""
+        """The law code (int) the kernels and the element records know this kind by; seals the
+        registry."""
         self.registry.seal()
         return self._code
+
+    @property
+    def compiled(self):
+        """The kind's generated module (:func:`source`): its functions by role and
+        ``energies``, which Python calls, and its kernel entries (seals)."""
+        self.registry.seal()
+        return self._compiled
+
+    def entry(self):
+        """The address (int) of the kind's kernel entry (:func:`source`), compiled (or loaded
+        from the cache) on first use, for the element records of this process's runs."""
+        if self._entry is None:
+            from . import native
+            self._entry = native.address(self.compiled.element_law, entry_type())
+        return self._entry
 
     def __repr__(self):
         return f"Kind({self.name!r}, module={self.module!r}, code={self._code})"
 
 
 class Registry:
-    """The law kinds of a process and, once sealed, their generated dispatch module.
+    """The law kinds of a process and, once sealed, their generated modules.
 
     ``entry_points`` is the lookup of the element packages to load when sealing (a function
     returning entry points; tests replace it).
@@ -121,8 +168,8 @@ class Registry:
         self.entry_points = entry_points or _entry_points
         self._kinds = {}
         self._state = "open"        # open -> sealing -> sealed
-        self._dispatch = None
         self._digest = None
+        self._codes = None          # the kinds in code order, once sealed
 
     def register(self, name, parameters, labels=(), module=None, locks=False, **functions):
         """Register law kind ``name`` with its parameter record ``parameters`` (names of the
@@ -154,10 +201,10 @@ class Registry:
         return kind
 
     def seal(self):
-        """Load the declared element packages, give the codes and generate the dispatch (once);
-        returns the dispatch module."""
+        """Load the declared element packages, give the codes and generate each kind's module
+        (once)."""
         if self._state == "sealed":
-            return self._dispatch
+            return
         if self._state == "sealing":
             raise RuntimeError("the element registry was used while it was being sealed (an "
                                "element package compiled or built a model on import)")
@@ -170,13 +217,13 @@ class Registry:
             ordered = sorted(self._kinds.values(), key=lambda k: (k.module, k.order))
             for code, kind in enumerate(ordered):
                 kind._code = code
-            self._dispatch = _load(source(ordered))
-            self._digest = _digest(ordered, self._dispatch.__file__)
+            for kind in ordered:
+                kind._compiled = _load(source(kind))
+            self._digest = _digest(ordered)
         except BaseException:
             self._state = "open"
             raise
         self._state = "sealed"
-        return self._dispatch
 
     def kinds(self):
         """The registered kinds in code order (seals)."""
@@ -199,13 +246,23 @@ class Registry:
                            f"{', '.join(sorted(self._kinds))})")
         return self._kinds[name]._code
 
+    def kind(self, code):
+        """The kind of law code ``code`` (seals)."""
+        self.seal()
+        return self._by_code()[code]
+
+    def _by_code(self):
+        if self._codes is None:
+            self._codes = sorted(self._kinds.values(), key=lambda k: k._code)
+        return self._codes
+
     def locking(self):
         """The codes of the kinds whose elements stick (seals)."""
         return {k._code for k in self.kinds() if k.locks}
 
     def digest(self):
-        """Hex hash of the registered kinds' module files and of the dispatch (seals): part
-        of every compiled kernel's cache key (:mod:`mbd.compiled.jitcache`)."""
+        """Hex hash of the registered kinds' module files and of their generated modules
+        (seals): part of every compiled kernel's cache key (:mod:`mbd.compiled.jitcache`)."""
         self.seal()
         return self._digest
 
@@ -215,26 +272,66 @@ def _entry_points():
     return importlib.metadata.entry_points(group=GROUP)
 
 
-def source(kinds):
-    """The text of the dispatch module of ``kinds`` (sealed: each has its code)."""
-    modules = sorted({k.module for k in kinds if k.functions})
-    alias = {m: f"kind_{j}" for j, m in enumerate(modules)}
-    out = ['"""The compiled dispatch of the registered law kinds, generated by '
-           'mbd.compiled.registry: do not edit."""\n', "import numpy as np\n\n",
+def source(kind):
+    """The text of ``kind``'s generated module: its functions by role and ``energies``, which
+    Python calls, and its kernel entry ``element_law``, which the kernels call through its
+    address (see the module docstring)."""
+    alias = "kind"
+    out = [f'"""The compiled functions of law kind {kind.name!r} (module {kind.module}), '
+           'generated by\nmbd.compiled.registry: do not edit."""\n', "import numpy as np\n\n",
            f"from {__package__}.jitcache import njit\n",
            f"from {__package__}.layout import LAW_SWITCHES\n"]
-    out += [f"import {m} as {alias[m]}\n" for m in modules]
-    for role, (args, options, default) in ROLES.items():
-        out += [f"\n\n@njit({options})\ndef {role}(code, {args}):\n", _HEAD.get(role, "")]
-        for kind in kinds:
-            function = kind.functions.get(role)
-            if function is not None:
-                call = f"{alias[kind.module]}.{_name(kind, function)}({args})"
-                out.append(f"    if code == {kind._code}:  # {kind.name}\n" +
-                           (f"        return {call}\n" if default else
-                            f"        {call}\n        return\n"))
-        out.append(_TAIL.get(role, "") + (f"    return {default}\n" if default else ""))
-    return "".join(out) + _ROWS
+    if kind.functions:
+        out.append(f"import {kind.module} as {alias}\n")
+
+    def own(role, args):
+        """The call of the kind's own function of ``role``, or None."""
+        function = kind.functions.get(role)
+        return None if function is None else f"{alias}.{_name(kind, function)}({args})"
+
+    for role, (args, default) in ROLES.items():
+        out += [f"\n\n@njit()\ndef {role}({args}):\n", _HEAD.get(role, "")]
+        call = own(role, args)
+        if call is not None:
+            out.append(f"    return {call}\n" if default else f"    {call}\n")
+        elif role in _DEFAULT:
+            out.append(_DEFAULT[role])
+        elif default:
+            out.append(f"    return {default}\n")
+        elif not _HEAD.get(role):
+            out.append("    pass\n")
+    out.append(_ROWS)
+    # the kernel entry: each task on element i's record, with the kind's own functions
+    force = own("force", "p, x, v, s") or "np.nan"
+    switching = own("switching", "p, x, v, s, g")
+    sides = own("natural_sides", "p, x, v, s, g")
+    armed = own("armed", "p, s, k")
+    odd = own("odd_at_zero", "p")
+    out += ["\n\n@njit()\ndef element_law(task, elements, mode, i, x, v, g, k):\n",
+            '    """Task ``task`` (mbd.compiled.layout.LAW_FORCE ...) of element i\'s law on its '
+            'record:\n    the force, the switching functions into its row g, the sides the state '
+            'selects, whether\n    switching function k is armed, whether the force is odd at '
+            'x = 0 (1.0 or 0.0)."""\n',
+            "    p = elements[i].params[:]\n    s = mode[i].sides[:]\n",
+            f"    if task == {LAW_FORCE}:\n        return {force}\n",
+            f"    if task == {LAW_SWITCHING}:\n",
+            "        for j in range(LAW_SWITCHES):\n            g[j] = 0.0\n",
+            f"        {switching}\n" if switching else "",
+            "        return 0.0\n",
+            f"    if task == {LAW_NATURAL_SIDES}:\n"]
+    if sides:
+        out.append(f"        {sides}\n")
+    else:       # each side the sign of its g, settled in order (g_k may read those before)
+        out += ["        for j in range(LAW_SWITCHES):\n            s[j] = 1.0\n",
+                "        for j in range(LAW_SWITCHES):\n",
+                "            for m in range(LAW_SWITCHES):\n                g[m] = 0.0\n",
+                f"            {switching}\n" if switching else "",
+                "            s[j] = 1.0 if g[j] >= 0.0 else -1.0\n"]
+    out += ["        return 0.0\n",
+            f"    if task == {LAW_ARMED}:\n",
+            f"        return 1.0 if {armed} else 0.0\n" if armed else "        return 0.0\n",
+            f"    return 1.0 if {odd} else 0.0\n" if odd else "    return 0.0\n"]
+    return "".join(out)
 
 
 def _name(kind, function):
@@ -248,7 +345,7 @@ def _name(kind, function):
 
 
 def cache_folder():
-    """Where generated dispatch files go: ``$NUMBA_CACHE_DIR/mbd``, else the user cache dir
+    """Where the kinds' generated modules go: ``$NUMBA_CACHE_DIR/mbd``, else the user cache dir
     (``$XDG_CACHE_HOME/mbd`` or ``~/.cache/mbd``), else a folder in the temporary dir."""
     numba_dir = os.environ.get("NUMBA_CACHE_DIR")
     user = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -260,12 +357,12 @@ def cache_folder():
             continue
         if os.access(folder, os.W_OK):
             return folder
-    raise OSError("no writable folder for mbd's generated dispatch (set NUMBA_CACHE_DIR)")
+    raise OSError("no writable folder for mbd's generated modules (set NUMBA_CACHE_DIR)")
 
 
 def _load(text):
     """Write ``text`` (whole, once: its name is its hash) and import it as a module."""
-    name = "mbd_dispatch_" + hashlib.sha256(text.encode()).hexdigest()[:16]
+    name = "mbd_kind_" + hashlib.sha256(text.encode()).hexdigest()[:16]
     if name in sys.modules:
         return sys.modules[name]
     path = os.path.join(cache_folder(), name + ".py")
@@ -283,10 +380,12 @@ def _load(text):
     return module
 
 
-def _digest(kinds, dispatch_file):
-    """Hex hash over the kinds' modules (names and file bytes) and the dispatch file's name
-    (itself a hash of its text)."""
-    h = hashlib.sha256(os.path.basename(dispatch_file).encode())
+def _digest(kinds):
+    """Hex hash over the kinds' modules (names and file bytes) and their generated modules'
+    names (each a hash of its text)."""
+    h = hashlib.sha256()
+    for kind in kinds:
+        h.update(b"\0%s" % kind._compiled.__name__.encode())
     for module in sorted({k.module for k in kinds}):
         path = getattr(sys.modules[module], "__file__", None)
         if path:
@@ -297,9 +396,10 @@ def _digest(kinds, dispatch_file):
 
 #: the process's registry
 REGISTRY = Registry()
-register, seal, kinds, modules, code, locking, digest = (
-    REGISTRY.register, REGISTRY.seal, REGISTRY.kinds, REGISTRY.modules, REGISTRY.code,
-    REGISTRY.locking, REGISTRY.digest)
+register, seal, kinds, kind, modules, code, locking, digest = (
+    REGISTRY.register, REGISTRY.seal, REGISTRY.kinds, REGISTRY.kind, REGISTRY.modules,
+    REGISTRY.code, REGISTRY.locking, REGISTRY.digest)
 
-# every cached kernel's key holds the kinds' sources and the dispatch (sealing on first use)
+# every cached kernel's key holds the kinds' sources and generated modules (sealing on first
+# use)
 jitcache.guard_also(digest)

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import types
 
-from . import forcekernels, lawkernels, layout, loopstructure, native, sparsekernels
+from . import (forcekernels, lawkernels, layout, loopstructure, native, registry,
+               sparsekernels)
 from .layout import NATURAL_MODE, RECORDS, SWITCHING
 from .statekernels import (constrained_forced, constrained_free, constraint_forces,
                            controlled_constrained, controlled_tree_link,
@@ -160,12 +161,22 @@ def state_data(system, projection_tol=None):
     data.loop[0]["projection_tol"] = (1e-12 * system.length_scale if projection_tol is None
                                    else projection_tol)
     varying = [(i, fe.law) for i, fe in enumerate(system.force_elements) if fe.law.time_varying]
+    install_laws(data.elements)
     for i, fe in enumerate(system.force_elements):     # a user's numba f(t): called compiled
         fn = getattr(fe.law, "compiled_signal", None)
         if fn is not None:
             data.elements[i]["signal"] = native.address(fn, types.float64(types.float64))
             data.elements[i]["signal_slot"] = fe.law.signal_slot
     return StateData(system, data, variant(system), varying, system.constrained)
+
+
+def install_laws(elements):
+    """Write into every element record the address of its law kind's kernel entry in this
+    process, and of its placement's measure when that is compiled apart (each compiled, or
+    loaded from the cache, the first time it is used)."""
+    for i in range(elements.shape[0]):
+        elements[i]["law_entry"] = registry.kind(int(elements[i]["law"])).entry()
+        elements[i]["measure_entry"] = forcekernels.measure_entry(int(elements[i]["kind"]))
 
 
 class UserFunctionError(Exception):

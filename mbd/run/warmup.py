@@ -25,7 +25,7 @@ import time
 import numpy as np
 from numba import types
 
-from ..compiled import (events, forcekernels, kernels, lawkernels, layout, loopkernels,
+from ..compiled import (events, forcekernels, kernels, layout, loopkernels,
                         loopstructure, native, registry, statekernels)
 from . import radau, steplocate, stepper, stepping
 
@@ -93,32 +93,36 @@ def _signatures():
     out["closure_rows"] = (loopkernels.closure_rows, (tree, links, scratch,
                                                      records(data.closures), m, y))
     out["retract"] = (loopkernels.retract, (y, y, tree))
-    # the law dispatch Python calls (the laws' __call__), its types by argument name
-    law_args = {"code": i8, "p": y, "x": f8, "v": f8, "s": y, "g": y, "k": i8}
-    # the same dispatch as the kernels call it, on an element's record fields
-    element, mode = records(data.elements).dtype, records(data.mode).dtype
-    kernel_args = dict(law_args, p=element.typeof("params"), s=mode.typeof("sides"))
-    for targets, types_of in ((LAW_TARGETS, law_args), (ELEMENT_LAW_TARGETS, kernel_args)):
-        for role, name in targets.items():
-            args = ["code"] + registry.ROLES[role][0].split(", ")
-            out[name] = (getattr(lawkernels, role), tuple(types_of[a] for a in args))
-    out["law_energies"] = (lawkernels.energies, (i8, m, y, m, y))
     return out
 
 
-#: the law dispatch's compiled functions (the others are inlined into their callers), by
-#: their target names
-LAW_TARGETS = {role: "law_" + role for role, (_, options, _) in registry.ROLES.items()
-               if "inline" not in options}
-
-
-#: the law dispatch's functions the kernels call (:mod:`mbd.compiled.forcekernels`), on the
-#: element records' fields, by their target names
-ELEMENT_LAW_TARGETS = {role: "element_law_" + role
-                       for role in ("force", "switching", "natural_sides")}
-
-
 _CACHE = {}
+
+#: the prefix of a law kind's target (``law:elastogap``): its kernel entry, which a run's data
+#: needs (:func:`mbd.compiled.statefunction.install_laws`), and its energies over rows, which
+#: its results read
+LAW = "law:"
+
+
+def law_targets(system):
+    """The law kinds' targets of ``system``'s force elements (seals the registry)."""
+    return [LAW + registry.kind(c).name for c in sorted({int(c) for c in
+                                                          system.elements["law"]})]
+
+
+def all_targets():
+    """Every target: :data:`TARGETS` and every registered law kind's (seals the registry)."""
+    return (*TARGETS, *(LAW + k.name for k in registry.kinds()))
+
+
+def functions(name):
+    """[(function, argument types)] that target ``name`` compiles."""
+    if not name.startswith(LAW):
+        return [signatures()[name]]
+    kind = registry.kind(registry.code(name[len(LAW):]))
+    y, m = types.float64[::1], types.float64[:, ::1]
+    return [(kind.compiled.element_law, registry.entry_type().args),
+            (kind.compiled.energies, (m, y, m, y))]
 
 
 def signatures():
@@ -138,7 +142,6 @@ TARGETS = ("tree_free_world", "tree_free_link", "tree_forced_world", "tree_force
            "dense_value", "radau_advance", "radau_dense_value", "crossed_mask", "armed",
            "normalize_quaternions", "link_transforms",
            "link_velocities", "constraint_rows", "closure_rows", "retract",
-           *LAW_TARGETS.values(), "law_energies", *ELEMENT_LAW_TARGETS.values(),
            "aba_world", "aba")
 
 def run_targets(sd, compiled, method="DOP853"):
@@ -212,8 +215,9 @@ def _plan(sd, targets):
     the tree dynamics, the other everything else. With force elements, the force elements'
     kernels (``elements_at``: the measures, the laws and the loads, about half the work) are
     shared with the right-hand side: the other process compiles them first, and this one
-    meanwhile the laws' dispatch, which ``elements_at`` calls only after the measures (it then
-    loads them from the cache), and the integration loop, which nothing else calls.
+    meanwhile the tree dynamics and the integration loop, which nothing else calls. (The laws
+    themselves are compiled before, with the run's data: each kind in its own functions, called
+    through their addresses, :func:`mbd.compiled.statefunction.install_laws`.)
     """
     dynamics = _DYNAMICS.get(sd.rhs.__name__)
     here = [dynamics] if dynamics else []
@@ -221,14 +225,17 @@ def _plan(sd, targets):
         return here, [], targets
     loop = [n for n in targets if n.endswith(("advance", "dense_value"))]
     shared = [n for n in targets if n == "elements_at"]
-    return (here + list(ELEMENT_LAW_TARGETS.values()) + loop, shared,
+    return (here + loop, shared,
             [n for n in targets if n not in loop and n not in shared])
 
 
 def cached(name):
     """Whether target ``name``'s machine code is in numba's disk cache (or already loaded).
     Relies on numba's cache internals; on any doubt it answers True (nothing to prefetch)."""
-    function, args = signatures()[name]
+    return all(_cached(function, args) for function, args in functions(name))
+
+
+def _cached(function, args):
     if tuple(args) in function.overloads:
         return True
     try:
@@ -242,11 +249,10 @@ def cached(name):
 def compile_targets(names, report=None):
     """Compile (or load from the cache) the targets ``names`` in this process; ``report(name,
     seconds)`` after each."""
-    table = signatures()
     for name in names:
         started = time.perf_counter()
-        function, args = table[name]
-        function.compile(tuple(args))
+        for function, args in functions(name):
+            function.compile(tuple(args))
         if report:
             report(name, time.perf_counter() - started)
 
@@ -254,7 +260,7 @@ def compile_targets(names, report=None):
 def later_targets(sd):
     """What a first run's second process compiles after the run's own targets: the kernels
     of ``sd``'s results (its bodies' motion; its force elements' energies)."""
-    return ["kinematics_rows"] + (["law_energies"] if sd.system.force_elements else [])
+    return ["kinematics_rows"] + law_targets(sd.system)
 
 #: the lines a child prints when the targets its parent's right-hand side shares are compiled
 #: (SHARED), then when the run's own targets are (READY)
@@ -285,7 +291,7 @@ class Prefetch:
 
 def _child_environment():
     """The environment of a compiling child: it imports this very mbd, wherever it was
-    imported from, and has the same law kinds (hence the same dispatch and cache keys)."""
+    imported from, and has the same law kinds (hence the same generated modules and cache keys)."""
     # the folder holding the mbd package (this file is mbd/run/warmup.py)
     package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
@@ -318,23 +324,25 @@ def prefetch(shared, rest=(), later=()):
 
 
 #: the targets of ``mbd warmup`` in two groups of about equal work, for two processes (each
-#: starts with what the other does not need, so their shared kernels are compiled once)
+#: starts with what the other does not need, so their shared kernels are compiled once); the
+#: law kinds' targets go with the second
 GROUPS = (("aba_world", "tree_free_world", "tree_forced_world", "constrained_free",
-           "constrained_forced", "controlled_tree_world", "controlled_constrained", "projection", "no_projection", "advance", "dense_value",
+           "constrained_forced", "controlled_tree_world", "controlled_constrained", "projection",
+           "no_projection", "advance", "dense_value",
            "switching_on_step", "locate_on_step", "constraint_forces", "transmitted_loads"),
           ("aba", "tree_free_link", "elements_at", "elements_and_locks", "tree_forced_link",
            "controlled_tree_link",
            "radau_advance", "radau_dense_value", "no_switching", "armed",
            "crossed_mask", "kinematics_rows", "normalize_quaternions", "link_transforms",
-           "link_velocities", "constraint_rows", "closure_rows", "retract",
-           *LAW_TARGETS.values(), "law_energies", *ELEMENT_LAW_TARGETS.values()))
+           "link_velocities", "constraint_rows", "closure_rows", "retract"))
 
 
 def everything(jobs=2, report=None):
     """Compile every target in ``jobs`` (1 or 2) processes; ``report(name, seconds, done,
     total)`` after each. Returns the seconds it took."""
     started = time.perf_counter()
-    total = len(TARGETS)
+    laws = [LAW + k.name for k in registry.kinds()]
+    total = len(TARGETS) + len(laws)
     count = [0]
 
     def tell(name, seconds):
@@ -343,12 +351,12 @@ def everything(jobs=2, report=None):
             report(name, seconds, count[0], total)
 
     if jobs < 2:
-        compile_targets(TARGETS, tell)
+        compile_targets(all_targets(), tell)
         return time.perf_counter() - started
     env = _child_environment()
     children = [subprocess.Popen([sys.executable, "-m", "mbd.run.warmup", "--report", *group],
                                  env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                 text=True) for group in GROUPS]
+                                 text=True) for group in (GROUPS[0], GROUPS[1] + tuple(laws))]
     open_ = {c.stdout: c for c in children}
     while open_:
         ready, _, _ = select.select(list(open_), [], [])
@@ -376,9 +384,10 @@ def main(argv=None):
             print(f"compiled {name} {seconds:.3f}", flush=True)
     argv, later = _split(argv, "--later")
     first, then = _split(argv, "--then")
-    known = signatures()
+    ordered = all_targets()
+    known = set(ordered)
     if not (first or then or later):
-        first = list(TARGETS)
+        first = list(ordered)
     for names, line in ((first, SHARED), (then, READY)):
         compile_targets([n for n in names if n in known], report)
         try:

@@ -1,5 +1,6 @@
-"""The element registry (mbd.compiled.registry): the generated dispatch covers every registered
-kind, sealing is final, every process gets the same dispatch, and the kinds' sources key the cache.
+"""The element registry (mbd.compiled.registry): every registered kind's generated functions and
+kernel entry give what its own functions give, sealing is final, every process gets the same
+kinds, and the kinds' sources key the cache.
 """
 import importlib.metadata
 import json
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 import forces  # noqa: F401  (registers the built-in kinds)
-from mbd.compiled import jitcache, lawkernels, registry
+from mbd.compiled import jitcache, lawkernels, layout, registry
 from mbd.compiled.layout import LAW_SWITCHES, MAX_PARAMS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,36 +23,52 @@ BUILT_IN = {"linear", "constant", "elastogap", "elastobacklash", "elastobacklash
             "variable_spring", "bushing", "stiction", "table"}
 
 
-def test_the_dispatch_covers_every_registered_kind():
-    """Every kind has its code, and each of its functions a branch of the generated dispatch
-    that gives what the kind's own function gives."""
+def test_every_kinds_functions_and_kernel_entry_give_its_own():
+    """Every kind has its code; each role's generated function (Python's) and each task of its
+    kernel entry (the kernels', on an element's record) give what the kind's own function
+    gives, or the role's default."""
     kinds = registry.kinds()
     assert BUILT_IN <= {k.name for k in kinds}
     assert [k.code for k in kinds] == list(range(len(kinds)))
-    text = registry.source(kinds)
     rng = np.random.default_rng(25)
+    elements, mode = layout.records(layout.ELEMENT, 2), layout.initial_mode(2)
     for kind in kinds:
         own = {role: getattr(f, "py_func", f) for role, f in kind.functions.items()}
-        for role, function in kind.functions.items():
-            assert f"    if code == {kind.code}:  # {kind.name}\n" in text.split(
-                f"def {role}(code")[1].split("\n\n\n")[0], (kind.name, role)
+        entry = kind.compiled.element_law
         for _ in range(20):
             p = rng.uniform(0.5, 2.0, MAX_PARAMS)
             x, v = rng.normal(size=2)
             s = rng.choice([-1.0, 1.0], LAW_SWITCHES)
-            if "force" in own:
-                assert lawkernels.force(kind.code, p, x, v, s) == pytest.approx(
-                    own["force"](p, x, v, s), rel=1e-14, nan_ok=True), kind.name
-            else:
-                assert np.isnan(lawkernels.force(kind.code, p, x, v, s))
+            elements[1]["params"], mode[1]["sides"][:LAW_SWITCHES] = p, s
+            row = np.zeros(layout.SWITCHES)
+            want = own["force"](p, x, v, s) if "force" in own else np.nan
+            assert lawkernels.force(kind.code, p, x, v, s) == pytest.approx(
+                want, rel=1e-14, nan_ok=True), kind.name
+            assert entry(layout.LAW_FORCE, elements, mode, 1, x, v, row, 0) == pytest.approx(
+                want, rel=1e-14, nan_ok=True), kind.name
             g, g_kind = np.full(LAW_SWITCHES, 7.0), np.zeros(LAW_SWITCHES)
             lawkernels.switching(kind.code, p, x, v, s, g)
             if "switching" in own:
                 own["switching"](p, x, v, s, g_kind)
             np.testing.assert_allclose(g, g_kind, rtol=1e-14, err_msg=kind.name)
+            row[:] = 7.0
+            entry(layout.LAW_SWITCHING, elements, mode, 1, x, v, row, 0)
+            np.testing.assert_allclose(row[:LAW_SWITCHES], g_kind, rtol=1e-14,
+                                       err_msg=kind.name)
+            # the sides the state selects: the same from Python and from the entry
+            sides, scratch = s.copy(), np.zeros(LAW_SWITCHES)
+            lawkernels.natural_sides(kind.code, p, x, v, sides, scratch)
+            entry(layout.LAW_NATURAL_SIDES, elements, mode, 1, x, v, row, 0)
+            np.testing.assert_array_equal(mode[1]["sides"][:LAW_SWITCHES], sides,
+                                          err_msg=kind.name)
+            mode[1]["sides"][:LAW_SWITCHES] = s
+            if "natural_sides" not in own:     # the default: each side the sign of its g
+                for k in range(LAW_SWITCHES):
+                    assert sides[k] == (1.0 if scratch[k] >= 0.0 else -1.0), kind.name
             for k in range(LAW_SWITCHES):
                 want = own["armed"](p, s, k) if "armed" in own else False
                 assert lawkernels.armed(kind.code, p, s, k) == want, (kind.name, k)
+                assert entry(layout.LAW_ARMED, elements, mode, 1, x, v, row, k) == float(want)
                 # the next mode: the kind's own, else switch k's other side
                 after, want = s.copy(), s.copy()
                 lawkernels.next_mode(kind.code, p, x, v, after, k)
@@ -60,6 +77,9 @@ def test_the_dispatch_covers_every_registered_kind():
                 else:
                     want[k] = -want[k]
                 np.testing.assert_array_equal(after, want, err_msg=f"{kind.name} {k}")
+            want = own["odd_at_zero"](p) if "odd_at_zero" in own else False
+            assert lawkernels.odd_at_zero(kind.code, p) == want, kind.name
+            assert entry(layout.LAW_ODD_AT_ZERO, elements, mode, 1, x, v, row, 0) == float(want)
             want = own["energy"](p, x, s) if "energy" in own else 0.0
             assert lawkernels.energy(kind.code, p, x, s) == pytest.approx(want, rel=1e-14,
                                                                           nan_ok=True)
@@ -67,6 +87,21 @@ def test_the_dispatch_covers_every_registered_kind():
             lawkernels.energies(kind.code, np.array([p, p]), rows, np.array([s, s]), out)
             assert out[0] == pytest.approx(lawkernels.energy(kind.code, p, x, s), rel=0,
                                            nan_ok=True), kind.name
+
+
+def test_a_kernel_called_with_other_types_than_the_entries_is_a_typing_error():
+    """The kernels call a kind's entry by its address: arguments of other types than those
+    it is compiled for are refused when the caller compiles, not passed on."""
+    from numba import njit
+    from numba.core.errors import TypingError
+
+    @njit(cache=False)
+    def wrong(address, elements, mode, g):
+        return lawkernels.call_law(address, 0, elements, mode, 0, 0.0, 0.0, g, 0)
+
+    elements, mode = layout.records(layout.ELEMENT, 1), layout.initial_mode(1)
+    with pytest.raises(TypingError, match="call_law"):
+        wrong(0, elements, mode, np.zeros((1, layout.SWITCHES)))      # a 2-D g
 
 
 def test_every_switch_of_a_kind_has_its_labels():
@@ -98,7 +133,7 @@ def _toy_module(tmp_path, monkeypatch, name):
 
 
 def test_a_fresh_registry_generates_seals_and_refuses(tmp_path, monkeypatch):
-    """Without entry points (a checkout run) the kinds registered by import make the dispatch;
+    """Without entry points (a checkout run) the kinds registered by import get their modules;
     codes follow (module, registration order); a second registration of a name, an unknown
     role, and any registration after sealing are errors."""
     toy = _toy_module(tmp_path, monkeypatch, "mbd_test_toy_kind")
@@ -109,12 +144,13 @@ def test_a_fresh_registry_generates_seals_and_refuses(tmp_path, monkeypatch):
         reg.register("second", ("a",), module=toy.__name__)
     with pytest.raises(ValueError, match="unknown roles"):
         reg.register("third", ("a",), module=toy.__name__, stiffness=toy.force)
-    dispatch = reg.seal()
+    reg.seal()
     assert (second.code, first.code) == (0, 1)
-    assert dispatch.force(0, np.array([3.0]), 2.0, 0.0, np.ones(LAW_SWITCHES)) == 6.0
-    assert np.isnan(dispatch.force(1, np.array([3.0]), 2.0, 0.0, np.ones(LAW_SWITCHES)))
-    assert Path(dispatch.__file__).parent == Path(registry.cache_folder())
-    assert Path(dispatch.__file__).read_text() == registry.source(reg.kinds())
+    assert second.compiled.force(np.array([3.0]), 2.0, 0.0, np.ones(LAW_SWITCHES)) == 6.0
+    assert np.isnan(first.compiled.force(np.array([3.0]), 2.0, 0.0, np.ones(LAW_SWITCHES)))
+    for kind in (first, second):
+        assert Path(kind.compiled.__file__).parent == Path(registry.cache_folder())
+        assert Path(kind.compiled.__file__).read_text() == registry.source(kind)
     with pytest.raises(RuntimeError, match="'third'"):
         reg.register("third", ("a",), module=toy.__name__)
 
@@ -126,11 +162,43 @@ def test_the_kinds_sources_are_in_every_cache_key(tmp_path, monkeypatch):
     reg = registry.Registry(entry_points=lambda: [])
     kind = reg.register("toy", ("a",), module=toy.__name__, force=toy.force)
     reg.seal()
-    before = registry._digest([kind], reg.seal().__file__)
+    before = registry._digest([kind])
     assert reg.digest() == before
     Path(toy.__file__).write_text(Path(toy.__file__).read_text() + "# edited\n")
-    assert registry._digest([kind], reg.seal().__file__) != before
+    assert registry._digest([kind]) != before
     assert registry.digest in jitcache._also
+
+
+ONLY_ITS_KINDS = r'''
+import json
+import numpy as np
+import mbd
+from forces import ElastoGap, JointForce, Spring
+from joints import Prismatic
+from mbd.compiled import registry
+m = mbd.Model("block")
+g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, -9.81)))
+b = m.add_body("b", mass=1.0, cg=(0, 0, 0), inertia=np.eye(3))
+j = m.add(Prismatic("slide", g, b["cg"], axis=(0, 0, 1), q0=0.1))
+m.add(JointForce("spring", j, Spring(c=10.0)))
+m.add(JointForce("pad", j, ElastoGap(c=1e4, d=10.0)))
+result = m.build().simulate(1.0)
+result.energy_balance()
+print(json.dumps(sorted(k.name for k in registry.kinds()
+                        if k.compiled.element_law.signatures)))
+'''
+
+
+def test_a_run_compiles_only_the_law_kinds_of_its_elements():
+    """A run (and its energy balance) compiles the kernel entries of its elements' kinds and
+    no other: the kernels call the laws through addresses, so no kernel holds every kind."""
+    proc = subprocess.run([sys.executable, "-c", ONLY_ITS_KINDS], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    used = set(json.loads(proc.stdout.strip().splitlines()[-1]))
+    # the linear spring and the gap; "constant" is the core's own kind (diagnosis freezes an
+    # element with it) and is compiled only where it is used
+    assert used == {"linear", "elastogap"}
 
 
 SEAL = r'''
@@ -141,15 +209,14 @@ forces_entry = [importlib.metadata.EntryPoint("forces", "forces", registry.GROUP
 registry.REGISTRY.entry_points = lambda: forces_entry if sys.argv[1] != "handed" else []
 if sys.argv[1] == "first":
     import forces
-dispatch = registry.seal()
-print(json.dumps([os.path.basename(dispatch.__file__),
-                  [[k.name, k.code] for k in registry.kinds()]]))
+print(json.dumps([[k.name, k.code, os.path.basename(k.compiled.__file__)]
+                  for k in registry.kinds()]))
 '''
 
 
-def test_the_dispatch_is_the_same_whether_or_not_forces_was_imported(tmp_path):
+def test_the_kinds_are_the_same_whether_or_not_forces_was_imported(tmp_path):
     """A script that never imports forces (a pendulum) and one that does (the demo) seal the
-    same dispatch: the registry loads the element packages of the entry points first (here the
+    same kinds, codes and generated modules: the registry loads the element packages of the entry points first (here the
     lookup is replaced by forces' entry point, as an install declares it). So does a process
     without entry points that is handed the kinds' modules in $MBD_ELEMENTS (a compiling child
     of mbd.run.warmup)."""
@@ -164,7 +231,7 @@ def test_the_dispatch_is_the_same_whether_or_not_forces_was_imported(tmp_path):
         assert proc.returncode == 0, proc.stderr
         out.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     assert out[0] == out[1] == out[2]
-    assert BUILT_IN <= {name for name, _ in out[0][1]}
+    assert BUILT_IN <= {name for name, _, _ in out[0]}
 
 
 def test_the_entry_point_is_declared():
