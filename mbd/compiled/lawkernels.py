@@ -95,9 +95,10 @@ def parameter_row(law, t=0.0, state=None, out=None):
     t (s) and ``state``, by its kind's parameter record, zeros after; written into ``out`` when
     given (a run's own row, refreshed before every evaluation without allocating one)."""
     row = np.zeros(MAX_PARAMS) if out is None else out
-    values = np.asarray(law.parameters(t, state), dtype=float)
-    row[:len(values)] = values
-    row[len(values):] = 0.0
+    values = law.parameters(t, state)
+    n = len(values)
+    row[:n] = values
+    row[n:] = 0.0
     return row
 
 

@@ -7,7 +7,7 @@ every caller), once per kind of mechanism; called through its address, each is c
 in its own function, and the integrator once for all of them.
 
 :func:`address` gives the entry address of a compiled function for a signature (compiling it
-if need be); :func:`call2`, :func:`call3` and :func:`call4` call such an address with numba's
+if need be); :func:`call2` ... :func:`call5` call such an address with numba's
 own calling convention from compiled code. numba's first-class function types do the same,
 but look the address up in Python at every call from Python (tens of microseconds each);
 here it is looked up once per run. :func:`call2f` is :func:`call2` for a function returning a
@@ -126,3 +126,11 @@ def call4(typingctx, fn, a, b, c, d):
     if not isinstance(fn, types.Integer):
         return None
     return types.int64(fn, a, b, c, d), address_call
+
+
+@intrinsic
+def call5(typingctx, fn, a, b, c, d, e):
+    """fn(a, b, c, d, e) -> int64, fn the address of a compiled function of that signature."""
+    if not isinstance(fn, types.Integer):
+        return None
+    return types.int64(fn, a, b, c, d, e), address_call

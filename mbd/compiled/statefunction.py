@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numba import types
+from scipy.spatial.transform import Rotation
 
 from . import (forcekernels, lawkernels, layout, loopstructure, native, registry,
-               sparsekernels)
+               rowkernels, sparsekernels)
 from .layout import NATURAL_MODE, RECORDS, SWITCHING
 from .statekernels import (constrained_forced, constrained_free, constraint_forces,
                            controlled_constrained, controlled_tree_link,
@@ -210,22 +211,59 @@ def refresh(sd, t, y):
         state = State(t, y[:s.nq], y[s.nq:s.nq + s.nv])
         params = sd.data.elements["params"]
         for i, law in sd.varying:
-            try:
-                lawkernels.parameter_row(law, t, state, out=params[i])
-            except Exception as err:
-                raise UserFunctionError(s.force_elements[i].label(), _name(law.signal), t) \
-                    from err
+            _parameter_row(s, i, law, t, state, params[i])
     if sd.held is not None:
         sd.held.apply(sd, t, y)
     drivers = sd.data.drivers
     for k, d in enumerate(s.drivers):
-        if not d.prescribed:         # a gear: its row's motion is always zero
-            continue
-        try:
+        if d.prescribed:         # (a gear's row has no motion: always zero)
             drivers[k]["position"], drivers[k]["velocity"], drivers[k]["acceleration"] = \
-                d.motion(t)
-        except Exception as err:
-            raise UserFunctionError(d.driver.label(), "its motion", t) from err
+                _motion(d, t)
+
+
+def _parameter_row(s, i, law, t, state, out):
+    """Force element i's parameter row at (t, state) into ``out``; raises
+    UserFunctionError naming it."""
+    try:
+        lawkernels.parameter_row(law, t, state, out=out)
+    except Exception as err:
+        raise UserFunctionError(s.force_elements[i].label(), _name(law.signal), t) from err
+
+
+def _motion(d, t):
+    """(position, velocity, acceleration) of prescribed driver ``d`` at t; raises
+    UserFunctionError naming it."""
+    try:
+        return d.motion(t)
+    except Exception as err:
+        raise UserFunctionError(d.driver.label(), "its motion", t) from err
+
+
+def row_inputs(sd, T, Y):
+    """What Python gives at every row (t, y) of T (n,), Y (n, width), for the compiled loops
+    of :mod:`mbd.compiled.rowkernels`: (P, varying, D, prescribed) with P (n, len(varying),
+    MAX_PARAMS) the parameter rows of the elements ``varying`` whose laws are Python functions,
+    and D (n, len(prescribed), 3) the motions of the prescribed drivers ``prescribed``."""
+    s, n = sd.system, len(T)
+    varying = np.array([i for i, _ in sd.varying], dtype=np.int64)
+    prescribed = np.array([k for k, d in enumerate(s.drivers) if d.prescribed],
+                          dtype=np.int64)
+    P = np.zeros((n, len(varying), layout.MAX_PARAMS))
+    D = np.zeros((n, len(prescribed), 3))
+    for r in range(n if len(varying) or len(prescribed) else 0):
+        t, y = float(T[r]), Y[r]
+        state = State(t, y[:s.nq], y[s.nq:s.nq + s.nv])
+        for k, (i, law) in enumerate(sd.varying):
+            _parameter_row(s, i, law, t, state, P[r, k])
+        for k, j in enumerate(prescribed):
+            D[r, k] = _motion(s.drivers[j], t)
+    return P, varying, D, prescribed
+
+
+def _address(sd, function, *args):
+    """The entry address of compiled ``function`` for the types of ``args`` (compiled, or
+    loaded from the cache, where the run has not used it yet)."""
+    return native.address(function, types.int64(*(native.typeof(a) for a in args)))
 
 
 def set_locks(sd, sides):
@@ -333,6 +371,46 @@ def records(sd, t, y, sides, out=None):
     return out, sd.data.elements["params"]
 
 
+def record_rows(sd, T, Y, SIDES, inputs=None):
+    """The element records (n, nf ELEMENT_STATE) at every row (t, y) of T (n,), Y (n, width)
+    in the branches SIDES (n, nf, SWITCHES) (see :func:`records`), and {element: its
+    parameter rows in use (n, MAX_PARAMS)} for the elements whose parameters change over the
+    run (Python functions, signals).
+
+    One compiled loop (:func:`mbd.compiled.rowkernels.records`) after the parameters of
+    Python functions are worked out row by row (``inputs``: those of :func:`row_inputs`, when
+    the caller has them); with held signals (``sd.held``) row by row (:func:`records`). A
+    sticking stiction element's rows are then evaluated alone (its value is its lock's force,
+    from the constrained solve).
+    """
+    s, data = sd.system, sd.data
+    n, nf = len(T), len(s.force_elements)
+    out = layout.records(layout.ELEMENT_STATE, (n, nf))
+    if not n or not nf:
+        return out, {}
+    if sd.held is not None:
+        varying = {i for i, _ in sd.varying} | {b[0] for b in sd.held.held + sd.held.computed}
+        params = {i: np.zeros((n, layout.MAX_PARAMS)) for i in varying}
+        for r in range(n):
+            _, row = records(sd, T[r], Y[r], SIDES[r], out=out[r])
+            for i in varying:
+                params[i][r] = row[i]
+        return out, params
+    Y = np.ascontiguousarray(Y, dtype=float)
+    SIDES = np.ascontiguousarray(SIDES, dtype=float)
+    P, varying, _, _ = row_inputs(sd, T, Y) if inputs is None else inputs
+    data.mode["reference"] = 0.0       # every line as it is (SPEC 3.1), not continued
+    g = np.zeros((0, layout.SWITCHES))
+    address = _address(sd, elements_at, Y[0], g, data, RECORDS)
+    sd.call(rowkernels.records, address, Y, SIDES, P, varying, data,
+            data.estate.view(np.uint8), out.view(np.uint8).reshape(n, -1))
+    if s.locks:     # rows where one sticks: its lock's force, from the constrained solve
+        stuck = np.nonzero((SIDES[:, s.locks, 1] < 0.0).any(axis=1))[0]
+        for r in stuck:
+            records(sd, T[r], Y[r], SIDES[r], out=out[r])
+    return out, {i: P[:, k] for k, i in enumerate(varying)}
+
+
 def kinematics(sd, Y):
     """(R, p, V, E) at the rows Y (n, nq + nv) (see :func:`kinematics_rows`)."""
     n, nl = len(Y), sd.system.n_links
@@ -355,15 +433,18 @@ def reactions(sd, t, y, sides):
             {name: float(value[0]) for name, value in drivers.items()}, status)
 
 
-def reaction_rows(sd, T, Y, SIDES, R=None, p=None, accelerations=False):
+def reaction_rows(sd, T, Y, SIDES, R=None, p=None, accelerations=False, inputs=None):
     """:func:`reactions` at every row (t, y) of ``T`` (n,), ``Y`` (n, width) in the branches
-    ``SIDES`` (n, nf, SWITCHES): the compiled evaluation row by row (right-hand side,
+    ``SIDES`` (n, nf, SWITCHES): the compiled evaluation at each row (right-hand side,
     constraint forces, transmitted loads), what each joint transmits turned into world
     wrenches for all rows at once.
 
     ``R`` (n, n_links, 3, 3), ``p`` (n, n_links, 3): the links' world rotations and origins
     at the rows, when the caller has them (a Result's); else they are taken from each
-    evaluation.
+    evaluation. ``inputs``: the rows' :func:`row_inputs`, when the caller has them.
+
+    One compiled loop (:func:`mbd.compiled.rowkernels.reactions`); row by row from Python
+    where the rows need what only Python gives at each (held signals, locks).
 
     Returns ``(wrenches, drivers, acc, status)``: wrenches[name] = (force (n, 3), moment
     (n, 3)); drivers[name] = (n,); acc: every link's spatial acceleration (n, n_links, 6,
@@ -372,19 +453,46 @@ def reaction_rows(sd, T, Y, SIDES, R=None, p=None, accelerations=False):
     """
     s = sd.system
     data = sd.data
-    links = data.links
     n, nl = len(T), s.n_links
     names = list(s.joints)
     first = np.array([s.joints[name].links[0] for name in names], dtype=np.int64)
     loads = np.zeros((n, len(names), 6))
     lam = np.zeros((n, s.n_rows))
-    acc = np.zeros((n, nl, 6)) if accelerations else None
+    acc = np.zeros((n, nl, 6)) if accelerations else np.zeros((0, 0, 6))
     poses = R is None
     if poses:
         R, p = np.zeros((n, nl, 3, 3)), np.zeros((n, nl, 3))
-    status, work = 0, np.zeros(s.nv)
     Y = np.ascontiguousarray(Y, dtype=float)
-    for i in range(n):
+    T = np.ascontiguousarray(T, dtype=float)
+    SIDES = np.ascontiguousarray(SIDES, dtype=float)
+    if sd.held is not None or s.locks:
+        status = _reaction_rows_from_python(sd, T, Y, SIDES, first, loads, lam, acc, R, p,
+                                            accelerations, poses)
+    elif n:
+        P, varying, D, prescribed = row_inputs(sd, T, Y) if inputs is None else inputs
+        dy, work = np.empty(Y.shape[1]), np.zeros(s.nv)
+        addresses = np.array([
+            _address(sd, sd.rhs, float(T[0]), Y[0], dy, data),
+            _address(sd, constraint_forces, data, lam[0]) if s.n_rows else 0,
+            _address(sd, transmitted_loads, Y[0], dy, data, lam[0], work)], dtype=np.int64)
+        status = int(sd.call(rowkernels.reactions, addresses, T, Y, SIDES, P, varying, D,
+                             prescribed, data, first, loads, lam, acc, R if poses else
+                             np.zeros((0, 0, 3, 3)), p if poses else np.zeros((0, 0, 3)),
+                             accelerations, poses))
+    else:
+        status = 0
+    return (_wrenches(s, names, loads, lam, R, p), _driver_values(s, lam),
+            acc if accelerations else None, status)
+
+
+def _reaction_rows_from_python(sd, T, Y, SIDES, first, loads, lam, acc, R, p, accelerations,
+                               poses):
+    """:func:`reaction_rows`' loop row by row from Python: where the rows need what only
+    Python gives at each (held signals, the locks of sticking elements)."""
+    s, data = sd.system, sd.data
+    links = data.links
+    status, work = 0, np.zeros(s.nv)
+    for i in range(len(T)):
         data.mode["sides"] = SIDES[i]
         set_locks(sd, SIDES[i])        # the locks that hold in these branches, before the solve
         dy, row_status = derivative(sd, T[i], Y[i])
@@ -398,7 +506,28 @@ def reaction_rows(sd, T, Y, SIDES, R=None, p=None, accelerations=False):
         if poses:
             R[i] = np.transpose(links["E0"], (0, 2, 1))
             p[i] = links["p0"]
-    return _wrenches(s, names, loads, lam, R, p), _driver_values(s, lam), acc, status
+    return status
+
+
+def rotate_rows(R, v, transpose=False):
+    """R[n] v[n] (or R[n]^T v[n]) at every row: R (n, 3, 3), v (n, 3) or (3,); (n, 3), in
+    one compiled pass (:func:`mbd.compiled.rowkernels.rotate`; numpy's einsum takes several
+    times as long on such rows)."""
+    R = np.ascontiguousarray(R, dtype=float)
+    v = np.ascontiguousarray(np.broadcast_to(v, (len(R), 3)), dtype=float)
+    out = np.empty((len(R), 3))
+    rowkernels.rotate(R, v, bool(transpose), out)
+    return out
+
+
+def rotations(R):
+    """The scipy Rotation of the rotation matrices R (n, 3, 3), through their quaternions
+    (:func:`mbd.compiled.rowkernels.quaternions`): scipy's ``from_matrix`` also checks and
+    orthogonalizes every matrix, which rows of rotations from the kinematics do not need."""
+    R = np.ascontiguousarray(R, dtype=float)
+    q = np.empty((len(R), 4))
+    rowkernels.quaternions(R, q)
+    return Rotation.from_quat(q, scalar_first=True)
 
 
 def _wrenches(s, names, loads, lam, R, p):
@@ -411,7 +540,7 @@ def _wrenches(s, names, loads, lam, R, p):
         jm = s.joints[name]
         link, local, _ = s.cs_placement(jm.joint.follower)
         p_f = (np.broadcast_to(local, (len(lam), 3)) if link < 0
-               else p[:, link] + np.einsum("nij,j->ni", R[:, link], local))
+               else p[:, link] + rotate_rows(R[:, link], local))
         if name in cut:
             c = cut[name]
             force, moment = -lam[:, 6 * c + 3:6 * c + 6], -lam[:, 6 * c:6 * c + 3]
@@ -419,8 +548,8 @@ def _wrenches(s, names, loads, lam, R, p):
             out[name] = (force, moment + np.cross(end - p_f, force))
             continue
         top = jm.links[0]
-        force = np.einsum("nij,nj->ni", R[:, top], loads[:, k, 3:])
-        moment = (np.einsum("nij,nj->ni", R[:, top], loads[:, k, :3])
+        force = rotate_rows(R[:, top], loads[:, k, 3:])
+        moment = (rotate_rows(R[:, top], loads[:, k, :3])
                   + np.cross(p[:, top] - p_f, force))
         # the chain's parent side exerts this on it; reversed, that side is the follower
         out[name] = (-force, -moment) if jm.reversed else (force, moment)

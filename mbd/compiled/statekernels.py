@@ -330,6 +330,7 @@ def constraint_forces(data, out):
     lam = sparsekernels.views(data.loopbuf, data.pattern).lam
     for k in range(m):
         out[k] = lam[k]
+    return 0
 
 
 @njit()
@@ -351,6 +352,7 @@ def transmitted_loads(y, dy, data, lam, tau):
             _add_closure_force(links, closures[c].base, -sign, lam, c, p)
         if sign > 0.0:
             kernels.rnea(dy[nq:nq + nv], tree, links, scratch, tau)
+    return 0
 
 
 @njit()

@@ -79,7 +79,7 @@ class Result:
         # the branch of every force law at every row (see mbd.compiled.lawkernels)
         self.sides = (np.ones((len(self.t), nf, layout.SWITCHES)) if sides is None
                       else np.asarray(sides, dtype=float))
-        self._records = self._params = self._reaction_rows = None
+        self._records = self._params = self._reaction_rows = self._inputs = None
         self._poses = None
         self._data = None
 
@@ -150,7 +150,7 @@ class Result:
                 local = A[:, 3:] + np.cross(A[:, :3], local_p) + np.cross(w, v)
         else:
             local = w if view == "angular_velocity" else v
-        return np.einsum("nij,nj->ni", R, local)
+        return statefunction.rotate_rows(R, local)
 
     def _link_accelerations(self):
         """Every link's spatial acceleration [alpha; a] (n, n_links, 6) in link coordinates
@@ -160,7 +160,8 @@ class Result:
         if getattr(self, "_accelerations", None) is None:
             R, p = self._link_poses()
             wrenches, values, acc, _ = statefunction.reaction_rows(
-                self._state_data, self.t, self._rows(), self.sides, R, p, accelerations=True)
+                self._state_data, self.t, self._rows(), self.sides, R, p, accelerations=True,
+                inputs=self._row_inputs())
             # gravity enters the RNEA as the base's upward acceleration -g: take it out
             acc[:, :, 3:] += np.einsum("nlji,lj->nli", R, self.system.tree["gravity"])
             self._accelerations = acc
@@ -222,8 +223,8 @@ class Result:
         F, M = wrenches[name]
         joint = s.joints[name].joint
         R = self._cs_rotations(joint.base)                       # (n, 3, 3) world
-        force = np.einsum("nji,nj->ni", R, F)
-        torque = np.einsum("nji,nj->ni", R, M)
+        force = statefunction.rotate_rows(R, F, transpose=True)
+        torque = statefunction.rotate_rows(R, M, transpose=True)
         return ReactionView(name, force=force, torque=torque,
                             unique=name not in s.joints_with_redundancy)
 
@@ -239,28 +240,25 @@ class Result:
         if self._reaction_rows is None:
             R, p = self._link_poses()
             wrenches, values, _, _ = statefunction.reaction_rows(
-                self._state_data, self.t, self._rows(), self.sides, R, p)
+                self._state_data, self.t, self._rows(), self.sides, R, p,
+                inputs=self._row_inputs())
             self._reaction_rows = (wrenches, values)
         return self._reaction_rows
 
     def _force_records(self):
         """Per row and element: an ``ELEMENT_STATE`` record (:mod:`mbd.compiled.layout`)."""
         if self._records is None:
-            sd = self._state_data
-            y = self._rows()
-            nf = len(self.system.force_elements)
-            records = layout.records(layout.ELEMENT_STATE, (len(self.t), nf))
-            # rows kept only where the parameters change (functions of time, signals)
-            varying = {i for i, _ in sd.varying}
-            if self.controls is not None:
-                varying |= {b[0] for b in self.controls.held + self.controls.computed}
-            params = {i: np.zeros((len(self.t), layout.MAX_PARAMS)) for i in varying}
-            for r, t in enumerate(self.t):
-                _, row = statefunction.records(sd, t, y[r], self.sides[r], out=records[r])
-                for i in varying:
-                    params[i][r] = row[i]
-            self._records, self._params = records, params
+            self._records, self._params = statefunction.record_rows(
+                self._state_data, self.t, self._rows(), self.sides, self._row_inputs())
         return self._records
+
+    def _row_inputs(self):
+        """What Python gives at every row (:func:`mbd.compiled.statefunction.row_inputs`),
+        worked out once for the records and the reactions (none with held signals: those
+        rows are evaluated from Python)."""
+        if self._inputs is None and self.controls is None:
+            self._inputs = statefunction.row_inputs(self._state_data, self.t, self._rows())
+        return self._inputs
 
     def _force_params(self, index):
         """Force element ``index``'s parameter rows in use (n, MAX_PARAMS): evaluated per row

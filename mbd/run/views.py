@@ -1,7 +1,8 @@
 """The named views of a Result: a joint's coordinates, a body's motion, a force element, a
 controller's samples, a reaction, the energy balance (each computed when asked for)."""
 import numpy as np
-from scipy.spatial.transform import Rotation
+
+from ..compiled.statefunction import rotate_rows, rotations
 
 
 class JointView:
@@ -42,13 +43,13 @@ class BodyView:
     def rotation(self):
         """The body's orientation relative to its drawing pose: a scipy Rotation of n."""
         R, _ = self._result._link_poses()
-        return Rotation.from_matrix(R[:, self._map.link] @ self._map.rotation.T)
+        return rotations(R[:, self._map.link] @ self._map.rotation.T)
 
     def cs_rotation(self, cs):
         """World orientation of a CS (its axes): a scipy Rotation of n."""
         _, R_local = self._cs(cs)
         R, _ = self._result._link_poses()
-        return Rotation.from_matrix(R[:, self._map.link] @ R_local)
+        return rotations(R[:, self._map.link] @ R_local)
 
     def velocity(self, cs="cg"):
         """World velocity of a CS origin (n, 3), m/s."""
@@ -56,14 +57,14 @@ class BodyView:
         R, _ = self._result._link_poses()
         V = self._result._link_velocities()[:, self._map.link]
         local = V[:, 3:] + np.cross(V[:, :3], p_local)
-        return np.einsum("nij,nj->ni", R[:, self._map.link], local)
+        return rotate_rows(R[:, self._map.link], local)
 
     @property
     def angular_velocity(self):
         """World angular velocity (n, 3), rad/s."""
         R, _ = self._result._link_poses()
         V = self._result._link_velocities()[:, self._map.link]
-        return np.einsum("nij,nj->ni", R[:, self._map.link], V[:, :3])
+        return rotate_rows(R[:, self._map.link], V[:, :3])
 
 
 class ControllerView:
