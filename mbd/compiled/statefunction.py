@@ -513,18 +513,25 @@ def rotate_rows(R, v, transpose=False):
     """R[n] v[n] (or R[n]^T v[n]) at every row: R (n, 3, 3), v (n, 3) or (3,); (n, 3), in
     one compiled pass (:func:`mbd.compiled.rowkernels.rotate`; numpy's einsum takes several
     times as long on such rows)."""
-    R = np.ascontiguousarray(R, dtype=float)
-    v = np.ascontiguousarray(np.broadcast_to(v, (len(R), 3)), dtype=float)
+    R, v = _plain(R), np.asarray(v, dtype=float)
+    v = _plain(np.tile(v, (len(R), 1)) if v.ndim == 1 else v)
     out = np.empty((len(R), 3))
     rowkernels.rotate(R, v, bool(transpose), out)
     return out
+
+
+def _plain(a):
+    """``a`` as a writable C-contiguous float array (copied only when it is not one): the one
+    type the row kernels are compiled for."""
+    a = np.asarray(a, dtype=float)
+    return a if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C")
 
 
 def rotations(R):
     """The scipy Rotation of the rotation matrices R (n, 3, 3), through their quaternions
     (:func:`mbd.compiled.rowkernels.quaternions`): scipy's ``from_matrix`` also checks and
     orthogonalizes every matrix, which rows of rotations from the kinematics do not need."""
-    R = np.ascontiguousarray(R, dtype=float)
+    R = _plain(R)
     q = np.empty((len(R), 4))
     rowkernels.quaternions(R, q)
     return Rotation.from_quat(q, scalar_first=True)

@@ -26,7 +26,7 @@ import numpy as np
 from numba import types
 
 from ..compiled import (events, forcekernels, kernels, layout, loopkernels,
-                        loopstructure, native, registry, statekernels)
+                        loopstructure, native, registry, rowkernels, statekernels)
 from . import radau, steplocate, stepper, stepping
 
 
@@ -66,6 +66,15 @@ def _signatures():
                                                    types.float64[:, :, ::1],
                                                    types.float64[:, :, ::1], m))
     out["constraint_forces"] = (statekernels.constraint_forces, (d, y))
+    # a result's rows (mbd.compiled.rowkernels)
+    f3, f4 = types.float64[:, :, ::1], types.float64[:, :, :, ::1]
+    index, b1 = types.int64[::1], types.boolean
+    out["record_rows"] = (rowkernels.records, (i8, m, f3, f3, index, d, types.uint8[::1],
+                                               types.uint8[:, ::1]))
+    out["reaction_rows"] = (rowkernels.reactions, (index, y, m, f3, f3, index, f3, index, d,
+                                                   index, f3, m, f3, f4, f3, b1, b1))
+    out["rotate_rows"] = (rowkernels.rotate, (f3, m, b1, m))
+    out["quaternion_rows"] = (rowkernels.quaternions, (f3, m))
     out["transmitted_loads"] = (statekernels.transmitted_loads, (y, y, d, y, y))
     functions = native.typeof(stepping.Functions(0, 0, 0, False, data))
     piece = stepping.piece_arrays(1, np.zeros(1), 1)
@@ -142,6 +151,7 @@ TARGETS = ("tree_free_world", "tree_free_link", "tree_forced_world", "tree_force
            "dense_value", "radau_advance", "radau_dense_value", "crossed_mask", "armed",
            "normalize_quaternions", "link_transforms",
            "link_velocities", "constraint_rows", "closure_rows", "retract",
+           "record_rows", "reaction_rows", "rotate_rows", "quaternion_rows",
            "aba_world", "aba")
 
 def run_targets(sd, compiled, method="DOP853"):
@@ -259,8 +269,10 @@ def compile_targets(names, report=None):
 
 def later_targets(sd):
     """What a first run's second process compiles after the run's own targets: the kernels
-    of ``sd``'s results (its bodies' motion; its force elements' energies)."""
-    return ["kinematics_rows"] + law_targets(sd.system)
+    of ``sd``'s results (its bodies' motion, rotated rows; its force elements' records and
+    their kinds' energies)."""
+    elements = ["record_rows", *law_targets(sd.system)] if sd.system.force_elements else []
+    return ["kinematics_rows", "rotate_rows", *elements]
 
 #: the lines a child prints when the targets its parent's right-hand side shares are compiled
 #: (SHARED), then when the run's own targets are (READY)
@@ -329,12 +341,13 @@ def prefetch(shared, rest=(), later=()):
 GROUPS = (("aba_world", "tree_free_world", "tree_forced_world", "constrained_free",
            "constrained_forced", "controlled_tree_world", "controlled_constrained", "projection",
            "no_projection", "advance", "dense_value",
-           "switching_on_step", "locate_on_step", "constraint_forces", "transmitted_loads"),
+           "switching_on_step", "locate_on_step", "constraint_forces", "transmitted_loads",
+           "reaction_rows", "rotate_rows", "quaternion_rows"),
           ("aba", "tree_free_link", "elements_at", "elements_and_locks", "tree_forced_link",
            "controlled_tree_link",
            "radau_advance", "radau_dense_value", "no_switching", "armed",
            "crossed_mask", "kinematics_rows", "normalize_quaternions", "link_transforms",
-           "link_velocities", "constraint_rows", "closure_rows", "retract"))
+           "link_velocities", "constraint_rows", "closure_rows", "retract", "record_rows"))
 
 
 def everything(jobs=2, report=None):
