@@ -5,7 +5,7 @@ large for a quick CSV) and their plot.
 The model: a pendulum turning freely against an ElastoGap stop (``tests/mbd/test_cli.py``'s
 PENDULUM), T_END = 3000 s at OUTPUT_STEP = 1e-4 s (a grid of 30 M rows: the run is far from
 its end when it is stopped). ``mbd run --progress`` is started with its stderr piped; SIGINT
-is sent ``--after`` seconds (default 2) after its progress bar first shows, and the wall time
+is sent ``--after`` seconds (default 1) after its progress bar first shows, and the wall time
 from SIGINT to the process's exit is taken, with the rows it wrote. Each tree (a folder
 holding an ``mbd`` package: a checkout, or ``git archive REV | tar -x -C DIR``) runs in turn,
 round after round, with its own numba cache (warmed first). Prints, and writes
@@ -13,7 +13,7 @@ benchmarks/INTERRUPT.md: the median of the rounds (3 by default), with every rou
 
 Usage::
 
-    python benchmarks/interrupt.py [TREE ...] [--rounds 3] [--after 2] [--no-write]
+    python benchmarks/interrupt.py [TREE ...] [--rounds 3] [--after 1] [--no-write]
 """
 import argparse
 import os
@@ -85,7 +85,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trees", nargs="*", default=[os.path.dirname(HERE)])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--after", type=float, default=2.0)
+    parser.add_argument("--after", type=float, default=1.0)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="mbd-interrupt-")
