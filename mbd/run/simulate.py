@@ -25,11 +25,15 @@ METHODS = {"RK23": integrate.RK23, "RK45": integrate.RK45, "DOP853": integrate.D
 def output_times(t0, t_end, output_step):
     """Exact multiples of ``output_step`` from ``t0`` up to ``t_end``, and ``t_end`` itself."""
     n = int(np.floor((t_end - t0) / output_step * (1.0 + 1e-12)))
-    times = t0 + output_step * np.arange(n + 1)
+    # in place, one array (a grid of millions of rows is made in a fraction of a second,
+    # which a Ctrl-C waits for): t0 + output_step * k, then t_end after the kept ones
+    times = np.arange(n + 2, dtype=float)
+    times *= output_step
+    times += t0
     # the last multiple may round to just above t_end: t_end itself closes the grid
-    keep = times < t_end - 1e-12 * max(1.0, abs(t_end))
-    keep[0] = True
-    return np.append(times[keep], t_end)
+    kept = max(int(np.searchsorted(times[:n + 1], t_end - 1e-12 * max(1.0, abs(t_end)))), 1)
+    times[kept] = t_end
+    return times[:kept + 1]
 
 
 #: the most output rows one integrator step may span (its max_step is at most this many output
