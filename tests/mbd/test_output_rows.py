@@ -176,3 +176,23 @@ def test_steps_within_bounds_the_rows_of_the_fastest_growing_steps(h, h_max, spa
     assert 1 <= k <= cap
     assert k == 1 or worst(k) <= rows
     assert k == cap or worst(k + 1) > rows
+
+
+def test_the_output_grid_is_the_multiples_before_t_end_then_t_end():
+    """output_times (made in place, one array): t0 + k output_step for k = 0, 1, ... while
+    below t_end (less 1e-12 of it), then t_end; the next multiple is not below it (or lies past
+    the floor of the span's count)."""
+    rng = np.random.default_rng(30)
+    for _ in range(300):
+        t0 = rng.uniform(-10.0, 10.0)
+        span = 10.0 ** rng.uniform(-3.0, 3.0)
+        step = span / rng.integers(1, 5000) * rng.choice([1.0, 1.0 - 1e-13, 1.0 + 1e-13, 0.7])
+        t_end = t0 + span
+        t = output_times(t0, t_end, step)
+        k = np.arange(len(t) - 1)
+        np.testing.assert_array_equal(t[:-1], t0 + step * k)
+        assert t[-1] == t_end
+        limit = t_end - 1e-12 * max(1.0, abs(t_end))
+        assert np.all(t[1:-1] < limit)
+        n = int(np.floor((t_end - t0) / step * (1.0 + 1e-12)))
+        assert t0 + step * len(k) >= limit or len(k) > n
