@@ -71,6 +71,12 @@ def plot(result, path=None, joints=None, forces=None, energy=True, events=True, 
       rotation angle ``2 atan2(|(x, y, z)|, |w|)`` in [0, pi], labeled ``"<joint>.angle"``
       (``"<joint>.angle<k>"``, k the index of its w, when the joint has several);
     - ``joint displacement (m)``: prismatic coordinates, labeled as above;
+    - a GearConstraint (q_b = ratio q_a + offset) whose two joints are plotted: its input's
+      coordinate taken through the gear, ``ratio q_a + offset``, on the axes of its output's
+      coordinate and labeled ``"<gear>: <ratio> x <joint_a>.q (gear)"`` (``" +<offset>"``
+      before ``" (gear)"`` where it has one): it lies on ``<joint_b>.q`` while the gear
+      holds, so the plot shows the two angles the gear relates, not two curves of unrelated
+      scales;
     - ``torque (N m)`` and ``force (N)``: ``result.force(name).value``, labeled
       ``"<name>.value (<kind>)"`` (the kind from :func:`viz.naming.element_kind`, e.g.
       ``"stops.value (Bistop)"``), on the axes of its unit (:func:`viz.naming.load_kind`: a
@@ -134,7 +140,8 @@ def plot(result, path=None, joints=None, forces=None, energy=True, events=True, 
     """
     t = np.asarray(result.t)
     # gather every curve first, so that a bad name raises before any figure exists
-    series = _joint_series(result, joints) + _force_series(result, forces)
+    series = (_joint_series(result, joints) + _gear_series(result, joints)
+              + _force_series(result, forces))
     if energy:
         series += _energy_series(result)
     panels = [(q, u, [s for s in series if (s.quantity, s.unit) == (q, u)])
@@ -329,6 +336,38 @@ def _joint_series(result, joints):
                                   else ("joint displacement", "m"))
                 series.append(Series(label, q[:, k], quantity, unit, key or label, machine))
             k += prim.nq
+    return series
+
+
+def _gear_series(result, joints):
+    """A Series per GearConstraint whose two joints are plotted: its input's coordinate taken
+    through the gear, ratio q_a + offset, on its output's axes (angle, or displacement for a
+    rack), labeled ``"<gear>: <ratio> x <joint_a>.q (gear)"``. It lies on the output's curve
+    ``<joint_b>.q`` as long as the gear holds: the plot shows what the gear relates (a
+    coordinate of each wheel's own joint, as the picture turns each wheel), not only the
+    two curves of different scales."""
+    system = result.system
+    plotted = set(_names("joint", joints, system.joints))
+    machine_of = {j: (m.index,) for m in getattr(system, "machines", ()) for j in m.joints}
+    series = []
+    for dm in system.drivers:
+        gear = dm.driver
+        if not (hasattr(gear, "joint_a") and hasattr(gear, "joint_b")):
+            continue              # a motion driver: its joint's curve is the motion
+        a, b = gear.joint_a.name, gear.joint_b.name
+        if a not in plotted or b not in plotted:
+            continue
+        jm = system.joints[a]
+        k = sum(p.nq for p in jm.joint.primitives[:gear.primitive_a])
+        q_a = result.q[:, jm.q_index[k]]
+        kind = gear.joint_b.primitives[gear.primitive_b].kind
+        quantity, unit = (("joint angle", "rad") if kind == "R"
+                          else ("joint displacement", "m"))
+        coordinate = f"{a}.q" if len(jm.q_index) == 1 else f"{a}.q{k}"   # as _joint_series
+        label = (f"{gear.name}: {gear.ratio:g} x {coordinate}"
+                 + (f" {gear.offset:+g}" if gear.offset else "") + " (gear)")
+        series.append(Series(label, gear.ratio * q_a + gear.offset, quantity, unit, label,
+                             machine_of.get(b)))
     return series
 
 

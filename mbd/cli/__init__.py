@@ -156,6 +156,19 @@ def argument_parser():
     return parser
 
 
+def entry():
+    """The ``mbd`` command and ``python -m mbd``: :func:`main` on the command line's arguments;
+    returns its exit status. After Ctrl-C, with the rows and the plot written and closed, the
+    process ends at once (``os._exit``): the interpreter's teardown (numba's and VTK's
+    libraries, hundreds of MB of rows) would add a second to the answer."""
+    code = main()
+    if code == INTERRUPTED:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
+
+
 def main(argv=None):
     """Entry point of the ``mbd`` command; returns the exit status."""
     # from here on Ctrl-C is a KeyboardInterrupt that each command handles (mbd/__init__.py

@@ -3,6 +3,7 @@ from its URDF), write its CSV, plot and animation, print the summary (a failed o
 run writes the rows it computed)."""
 import os
 import sys
+import threading
 import time
 
 import numpy as np
@@ -82,6 +83,9 @@ def _simulate_and_write(command, system, out, animate, progress, t_end, page=Fal
     """Simulate, write the files, print the summary; a failed or interrupted run writes its
     partial result and reports it."""
     out = output_folder(out)
+    # the plot is drawn after any run, whole or stopped: matplotlib is loaded now, not after
+    # a Ctrl-C, which must be answered within a second (loading it takes most of one)
+    import viz.plots  # noqa: F401
     started = time.perf_counter()
     try:
         result = system.simulate(t_end, progress=progress, **options)
@@ -113,35 +117,68 @@ def _simulate_and_write(command, system, out, animate, progress, t_end, page=Fal
 def _write_partial(partial, out, name):
     """Write the rows of a run that stopped early, quickly (Ctrl-C must end within a second):
     the CSV when it is small (:data:`QUICK_CSV_VALUES`), else the state rows (t, q, v, work)
-    and the event log as a .npz (the CSV of a long run takes seconds); and the plot of at most
-    :data:`QUICK_PLOT_ROWS` of the rows. A second Ctrl-C stops the writing: the files written are whole (each is written
-    to a temporary file and renamed). Returns what to tell the user."""
-    done = []
+    and the event log as a .npz (the CSV of a long run takes seconds), written in a thread
+    while the plot of at most :data:`QUICK_PLOT_ROWS` of the rows is drawn. A second Ctrl-C
+    stops the plot and the CSV; a .npz begun is finished (a fraction of a second). The files
+    written are whole (each is written to a temporary file and renamed). Returns what to tell
+    the user."""
+    done, saving = [], None
     s = partial.system
     # the CSV's columns, counted (working them out is what takes long): time, q and v, the
     # CGs, the energies, the works
     count = (1 + s.nq + s.nv + 3 * len(s.bodies) + 2
              + (len(s.force_elements) + len(s.drivers) if partial.work is not None else 0))
+    rows = len(partial.t)
+    interrupted = False
     try:
-        rows = len(partial.t)
         if rows * count <= QUICK_CSV_VALUES:
             path = written(partial.to_csv, os.path.join(out, f"{name}.csv"))
             done.append(f"The {rows} rows computed were written to {path}")
         else:
-            path = written(lambda p: partial.to_npz(p, columns=False),
-                           os.path.join(out, f"{name}.npz"))
-            done.append(f"The {rows} rows computed were written to {path} (the state: t, q, "
-                        f"v, work, and the event log; a CSV of {rows} x {count} values takes "
-                        "seconds to work out and write)")
+            # the .npz mostly waits on the disk (numpy's copies, zlib's CRC and the writes
+            # let go of the GIL), the plot on Python: side by side they take the longer's time
+            npz = os.path.join(out, f"{name}.npz")
+            saving = _Background(written, lambda p: partial.to_npz(p, columns=False), npz)
         if rows >= 2:
             from viz.plots import plot
             png = os.path.join(out, f"{name}.png")
             written(lambda path: plot(_thinned(partial, QUICK_PLOT_ROWS), path), png)
             done.append(f"their plot to {png}")
     except KeyboardInterrupt:
+        interrupted = True
+    finally:     # the rows first, even where the plot failed
+        if saving is not None:
+            path = saving.wait()
+            done.insert(0, f"The {rows} rows computed were written to {path} (the state: t, "
+                           f"q, v, work, and the event log; a CSV of {rows} x {count} values "
+                           "takes seconds to work out and write)")
+    if interrupted:
         return ("; ".join(done) + ("; " if done else "") + "interrupted again while writing: "
                 "the rest was not written").lstrip("; ")
     return "; ".join(done) + "."
+
+
+class _Background:
+    """``work(*args)`` in a thread of its own, begun at once; :meth:`wait` returns what it
+    returned, or raises what it raised."""
+
+    def __init__(self, work, *args):
+        self.outcome = None
+
+        def run():
+            try:
+                self.outcome = (True, work(*args))
+            except BaseException as err:      # handed to the waiting thread
+                self.outcome = (False, err)
+        self.thread = threading.Thread(target=run, name="mbd-save", daemon=True)
+        self.thread.start()
+
+    def wait(self):
+        self.thread.join()
+        ok, value = self.outcome
+        if not ok:
+            raise value
+        return value
 
 
 def _thinned(result, most):
@@ -150,9 +187,12 @@ def _thinned(result, most):
     if len(result.t) <= most:
         return result
     keep = np.unique(np.linspace(0, len(result.t) - 1, most).round().astype(int))
-    return type(result)(result.system, result.t[keep], result._rows()[keep],
-                        events=result.events, stats=result.stats, sides=result.sides[keep],
-                        controls=result.controls)
+    # those rows alone are copied (and their branches looked up), not the whole table
+    return type(result).of_parts(
+        result.system, result.t[keep], result.q[keep], result.v[keep],
+        None if result.work is None else result.work[keep], result.controller_states[keep],
+        events=result.events, stats=result.stats, sides=result.sides_of(keep),
+        controls=result.controls)
 
 
 def demo_command(args):

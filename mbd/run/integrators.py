@@ -192,9 +192,35 @@ class CompiledDense:
                              float(side), ta, tb, tol)
 
 
-#: about the most output rows one call of the compiled loop writes (a few tenths of a second
-#: at most): the steps of a call are fewer when each spans many rows
+#: the most output rows one call of the compiled loop writes (a few tenths of a second at
+#: most, which Ctrl-C waits for): the steps of a call are fewer when each spans many rows
 ROWS_PER_CALL = 200_000
+#: the most a compiled method's step grows from one step to the next (their MAX_FACTOR)
+GROWTH = max(stepper.MAX_FACTOR, radau.MAX_FACTOR)
+
+
+def steps_within(rows, spacing, h, h_max, steps):
+    """The most steps (at least 1, at most ``steps``) that write at most ``rows`` output rows
+    ``spacing`` s apart however their sizes grow: from a first step of h s, each at most
+    :data:`GROWTH` times the one before and at most h_max s. A step of size h_j spans at most
+    h_j / spacing + 1 rows, so k steps write at most::
+
+        sum_{j < k} (min(h GROWTH^j, h_max) / spacing + 1)
+
+    Examples
+    --------
+    >>> steps_within(1000, 0.01, 0.01, 1.0, 2000)     # 2 + 11 rows, then 101 a step
+    11
+    """
+    k, written = 0, 0.0
+    while k < steps and h < h_max:      # the steps still growing: a few dozen at most
+        written += h / spacing + 1.0
+        if written > rows:
+            return max(k, 1)
+        k, h = k + 1, h * GROWTH
+    if k < steps:                       # the rest, at h_max each
+        k += int((rows - written) // (h_max / spacing + 1.0))
+    return max(1, min(k, steps))
 
 
 class CompiledStepper:
@@ -281,15 +307,20 @@ class CompiledStepper:
         """Up to ``steps`` steps of the compiled loop (see :mod:`mbd.run.stepping`), and fewer
         when the steps are long: about :data:`ROWS_PER_CALL` output rows at most, at the last
         step's size (the rows are written in the loop, which Ctrl-C and the progress bar
-        wait for); the rows they wrote go to the run's rows."""
+        wait for); the rows they wrote go to the run's rows, even when Ctrl-C ends the call."""
         S = self.S
         t_before = self.t
-        if self.spacing > 0.0 and S["h_abs"] > 0.0:
-            steps = max(1, min(steps, int(ROWS_PER_CALL * self.spacing / S["h_abs"])))
+        if self.spacing > 0.0:   # a piece's first step, or the step the last call proposed
+            first = self.record[0]["first_step"]
+            h = (S["h_abs"] if not S["starting"] else first if first > 0.0 else np.inf)
+            steps = steps_within(ROWS_PER_CALL, self.spacing, h, self.record[0]["max_step"],
+                                 steps)
         S["pause_at"] = self.nsteps + steps
         S["next_row"] = self.rows.next_row
-        status = self.sd.call(self.loop.advance, self.functions, self.work, self.record)
-        self.rows.take(int(S["next_row"]), self.work.rows)
+        try:
+            status = self.sd.call(self.loop.advance, self.functions, self.work, self.record)
+        finally:    # Ctrl-C is raised as the call returns: its rows are kept all the same
+            self.rows.take(int(S["next_row"]), self.work.rows)
         self.t = t = float(S["t"])
         self.nsteps = int(S["nsteps"])
         y = self.work.y

@@ -131,10 +131,7 @@ class Simulation:
             run.rows.until(self.t, run.pending[2])
         run.pending = None
         self.open = False
-        rows = run.rows
-        keep = int(np.searchsorted(np.asarray(rows.t), self.t, side="right"))
-        del rows.t[keep:], rows.y[keep:], rows.sides[keep:]
-        rows.next_row = int(np.searchsorted(rows.times, self.t, side="right"))
+        run.rows.keep_until(self.t)
 
     # ------------------------------------------------------------------ inputs and reading
 
@@ -186,7 +183,7 @@ class Simulation:
         run, rows = self.run, self.run.rows
         return Snapshot(t=self.t, y=self.y.copy(), mode=run.sd.data.mode.copy(),
                         drivers=run.sd.data.drivers.copy(),
-                        rows=(list(rows.t), list(rows.y), list(rows.sides), rows.next_row),
+                        rows=rows.snapshot(),
                         events=list(run.events), watch=copy.deepcopy(run.watch),
                         logged=None if run.logged is None else run.logged.copy(),
                         controls=None if run.controls is None else run.controls.snapshot())
@@ -202,9 +199,7 @@ class Simulation:
         run.sd.data.mode[:] = snapshot.mode
         run.sd.data.drivers[:] = snapshot.drivers
         run.sd.data.loop[0]["rank"] = -1          # the lock rows may differ: rank again
-        t, y, sides, next_row = snapshot.rows
-        rows.t[:], rows.y[:], rows.sides[:], rows.next_row = list(t), list(y), list(sides), \
-            next_row
+        rows.restore(snapshot.rows)
         run.events[:] = list(snapshot.events)
         run.watch = copy.deepcopy(snapshot.watch)
         run.logged = None if snapshot.logged is None else snapshot.logged.copy()
@@ -217,13 +212,14 @@ class Simulation:
     def result(self):
         """The rows up to the time reached, as a :class:`mbd.Result`."""
         result = self.run.result()
-        keep = result.t <= self.t
-        if keep.all():
+        keep = np.flatnonzero(result.t <= self.t)
+        if len(keep) == len(result.t):
             return result
-        y = np.hstack([result.q, result.v] + ([result.work] if result.work is not None
-                                                else []))
-        return Result(self.system, result.t[keep], y[keep], events=result.events,
-                      stats=result.stats, sides=result.sides[keep], controls=result.controls)
+        return Result.of_parts(self.system, result.t[keep], result.q[keep], result.v[keep],
+                               None if result.work is None else result.work[keep],
+                               result.controller_states[keep], events=result.events,
+                               stats=result.stats, sides=result.sides_of(keep),
+                               controls=result.controls)
 
     def __repr__(self):
         return f"Simulation({self.system.name!r}, t = {self.t!r} s)"

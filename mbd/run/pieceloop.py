@@ -98,12 +98,14 @@ class Run:
         try:
             return self.failing(work, *args)
         except KeyboardInterrupt as err:
-            # Ctrl-C: keep what was computed; a row may be half-appended, so trim to whole rows
-            n = self.rows.whole()
-            reached = self.rows.t[-1] if n else self.t0
-            raise SimulationError(f"interrupted at t = {self.t_now:.9g} s (of {self.t_end:g} s); "
+            # Ctrl-C: keep what was computed (a row is counted once it is whole)
+            n = len(self.rows)
+            reached = self.rows.state(-1)[0] if n else self.t0
+            # the rows of a compiled call that Ctrl-C ended are kept: they may lie past t_now
+            at = max(self.t_now, reached)
+            raise SimulationError(f"interrupted at t = {at:.9g} s (of {self.t_end:g} s); "
                                   f"the result holds the {n} rows up to t = {reached:.9g} s",
-                                  result=self.result(), t=self.t_now) from err
+                                  result=self.result(), t=at) from err
         except Failed as err:
             raise SimulationError(err.message, result=self.result(), t=err.t) from err.__cause__
         finally:
@@ -273,7 +275,7 @@ class Run:
         looked for at the last rows and the last finite state."""
         # the last finite state may be too far out to tell the element: the rows before it
         rows = self.rows
-        states = [(rows.t[-1], rows.y[-1]), (rows.t[0], rows.y[0])]
+        states = [rows.state(-1), rows.state(0)]
         if self.stepping.finite is not None:
             states.append(self.stepping.finite)
         raise Failed(failures.blow_up_message(self.sd, t, y, states), t) from None

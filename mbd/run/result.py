@@ -51,37 +51,62 @@ class Result:
     """
 
     def __init__(self, system, t, y, events=(), stats=None, sides=None, controls=None):
-        self.system = system
-        self.controls = controls
-        self.t = np.asarray(t, dtype=float)
+        t = np.asarray(t, dtype=float)
         width = system.nq + system.nv
         y = np.asarray(y, dtype=float)
-        y = y.reshape(len(self.t), -1) if len(self.t) else y.reshape(0, width)
-        nw = statefunction.work_size(system)
+        y = y.reshape(len(t), -1) if len(t) else y.reshape(0, width)
+        parts = row_parts(system, y.shape[1], controls)
+        self._hold(system, t, *[None if part is None else y[:, part].copy() for part in parts],
+                   events=events, stats=stats, sides=sides, controls=controls)
+
+    @classmethod
+    def of_parts(cls, system, t, q, v, work, controller_states, events=(), stats=None,
+                 sides=None, controls=None):
+        """A Result that holds these arrays themselves, not copies (a run's rows, assembled
+        once: :mod:`mbd.run.outputrows`): t (n,) s, q (n, nq), v (n, nv), work (n, nf + nd) J
+        or None, the continuous controllers' states (n, their count) or None (zeros), sides
+        (n, nf, SWITCHES), None, or :class:`SideRuns` (expanded into the array on first
+        use). q's quaternions are scaled to unit length in place."""
+        result = cls.__new__(cls)
+        result._hold(system, np.asarray(t, dtype=float), q, v, work, controller_states,
+                     events=events, stats=stats, sides=sides, controls=controls)
+        return result
+
+    def _hold(self, system, t, q, v, work, controller_states, events, stats, sides, controls):
+        self.system = system
+        self.controls = controls
+        self.t = t
+        self.q, self.v, self.work = q, v, work
         nc = controls.n_states if controls is not None else 0
-        if y.shape[1] not in (width, width + nw, width + nw + nc):
-            raise ValueError(f"Result: rows of {y.shape[1]} values; the system's state has "
-                             f"{width} (q, v), or {width + nw} with the work accumulators"
-                             + (f", {width + nw + nc} with its controllers' states" if nc
-                                else ""))
-        self.q = y[:, :system.nq].copy()
-        self.v = y[:, system.nq:width].copy()
-        # nothing does work in a system without elements and drivers: no accumulators needed
-        nothing = nw == 0
-        self.work = y[:, width:width + nw].copy() if y.shape[1] > width or nothing else None
         #: the continuous controllers' states at every row (n, their count)
-        self.controller_states = (y[:, width + nw:].copy() if y.shape[1] == width + nw + nc
-                                  else np.zeros((len(self.t), nc)))
+        self.controller_states = (controller_states if controller_states is not None
+                                  else np.zeros((len(t), nc)))
         _normalize_quaternions(self.q, system.tree)  # report unit quaternions
         self.events = list(events)
         self.stats = dict(stats or {})
         nf = len(system.force_elements)
         # the branch of every force law at every row (see mbd.compiled.lawkernels)
-        self.sides = (np.ones((len(self.t), nf, layout.SWITCHES)) if sides is None
-                      else np.asarray(sides, dtype=float))
+        self._side_runs = sides if isinstance(sides, SideRuns) else None
+        self._sides = (None if self._side_runs is not None else
+                       np.ones((len(t), nf, layout.SWITCHES)) if sides is None
+                       else np.asarray(sides, dtype=float))
         self._records = self._params = self._reaction_rows = self._inputs = None
         self._poses = None
         self._data = None
+
+    @property
+    def sides(self):
+        """The side of every switching function at every row (n, nf, SWITCHES): the branch of
+        every force law (see :mod:`mbd.compiled.lawkernels`)."""
+        if self._sides is None:      # a run's: kept as runs of equal rows until now
+            self._sides = self._side_runs.all(len(self.t))
+        return self._sides
+
+    def sides_of(self, rows):
+        """:attr:`sides` of some rows (indices), without the whole array."""
+        if self._sides is None:
+            return self._side_runs.rows(np.asarray(rows))
+        return self._sides[rows]
 
     @property
     def _state_data(self):
@@ -424,6 +449,50 @@ class Result:
         with atomic_open(path, "wb") as fh:
             np.savez(fh, **arrays)
         return path
+
+
+class SideRuns:
+    """The sides of a run's rows as runs of equal rows (they change only where a law switches
+    or a piece begins): run k's ``values[k]`` (nf, SWITCHES) hold from row ``starts[k]`` on.
+    A few arrays instead of nf x SWITCHES numbers a row (for a long run, more than its
+    state)."""
+
+    def __init__(self, starts, values):
+        self.starts = np.asarray(starts, dtype=np.int64)
+        self.values = np.asarray(values, dtype=float)
+
+    def rows(self, rows):
+        """The sides of rows ``rows`` (indices), (len(rows), nf, SWITCHES)."""
+        return self.values[np.searchsorted(self.starts, rows, side="right") - 1]
+
+    def all(self, n):
+        """The sides of rows 0 ... n - 1 (the first run starts at 0), (n, nf, SWITCHES)."""
+        return np.repeat(self.values, np.diff(np.append(self.starts, n)), axis=0)
+
+
+def row_parts(system, width, controls=None):
+    """Where a row of ``width`` values (the run's state: [q, v, W, the continuous controllers'
+    states], or a prefix) holds each part: slices of q, v, work and the controllers' states;
+    work is None for a row of q and v alone (unless the system has no accumulators: then
+    (n, 0)), the controllers' states None for a row without them.
+
+    Raises
+    ------
+    ValueError
+        For a width that is none of these.
+    """
+    nq, nv = system.nq, system.nv
+    nw = statefunction.work_size(system)
+    nc = controls.n_states if controls is not None else 0
+    qv = nq + nv
+    if width not in (qv, qv + nw, qv + nw + nc):
+        raise ValueError(f"Result: rows of {width} values; the system's state has "
+                         f"{qv} (q, v), or {qv + nw} with the work accumulators"
+                         + (f", {qv + nw + nc} with its controllers' states" if nc else ""))
+    # nothing does work in a system without elements and drivers: no accumulators needed
+    work = slice(qv, qv + nw) if width > qv or nw == 0 else None
+    states = slice(qv + nw, width) if width == qv + nw + nc else None
+    return slice(0, nq), slice(nq, qv), work, states
 
 
 def _normalize_quaternions(Q, tree):

@@ -25,11 +25,15 @@ METHODS = {"RK23": integrate.RK23, "RK45": integrate.RK45, "DOP853": integrate.D
 def output_times(t0, t_end, output_step):
     """Exact multiples of ``output_step`` from ``t0`` up to ``t_end``, and ``t_end`` itself."""
     n = int(np.floor((t_end - t0) / output_step * (1.0 + 1e-12)))
-    times = t0 + output_step * np.arange(n + 1)
+    # in place, one array (a grid of millions of rows is made in a fraction of a second,
+    # which a Ctrl-C waits for): t0 + output_step * k, then t_end after the kept ones
+    times = np.arange(n + 2, dtype=float)
+    times *= output_step
+    times += t0
     # the last multiple may round to just above t_end: t_end itself closes the grid
-    keep = times < t_end - 1e-12 * max(1.0, abs(t_end))
-    keep[0] = True
-    return np.append(times[keep], t_end)
+    kept = max(int(np.searchsorted(times[:n + 1], t_end - 1e-12 * max(1.0, abs(t_end)))), 1)
+    times[kept] = t_end
+    return times[:kept + 1]
 
 
 #: the most output rows one integrator step may span (its max_step is at most this many output
@@ -41,10 +45,9 @@ ROWS_PER_STEP = 10_000
 MEMORY_SHARE = 0.5
 #: the memory assumed where the machine's cannot be read (os.sysconf: not on Windows), bytes
 ASSUMED_MEMORY = 8 * 2 ** 30
-#: bytes a row costs besides its numbers: its time in the grid and in a list, the list slots,
-#: the array objects that hold its state and its sides (measured: 190-320 bytes a row for
-#: models of 1 to 8 force elements)
-ROW_OVERHEAD = 200
+#: bytes a row costs besides its state and its sides: its time, in the grid, in the blocks of
+#: rows (:mod:`mbd.run.outputrows`) and in the Result
+ROW_OVERHEAD = 3 * 8
 
 
 def output_row_count(t0, t_end, output_step):
@@ -71,11 +74,12 @@ def output_row_count(t0, t_end, output_step):
 def row_bytes(system):
     """(columns, bytes): the columns of a run's table of rows, nq + nv + the work
     accumulators (:func:`mbd.compiled.statefunction.work_size`), and the memory one row takes
-    while a run writes it and after (bytes): the table twice (the stepper's and the Result's),
-    the sides of every switching function twice, and :data:`ROW_OVERHEAD`."""
+    while a run writes it and after (bytes): the table three times (the compiled stepper's,
+    the blocks of rows and the Result's), the sides of every switching function twice (the
+    blocks and the Result), and :data:`ROW_OVERHEAD`."""
     columns = system.nq + system.nv + statefunction.work_size(system)
     sides = len(system.force_elements) * layout.SWITCHES
-    return columns, 2 * 8 * (columns + sides) + ROW_OVERHEAD
+    return columns, 8 * (3 * columns + 2 * sides) + ROW_OVERHEAD
 
 
 def physical_memory():
@@ -91,7 +95,7 @@ def check_output_rows(system, t0, t_end, output_step):
     """Refuse, before anything is allocated, a run whose output rows would not fit in memory.
 
     The limit: the rows' estimated memory (:func:`row_bytes`: the numbers of the table of
-    nq + nv + work columns twice, the sides, the Python objects around a row) must be at most
+    nq + nv + work columns three times, the sides twice, the times) must be at most
     :data:`MEMORY_SHARE` (half) of the machine's physical memory. A limit in bytes rather
     than a fixed number of rows, so that a small model may write as many rows as the machine
     holds and a large one is stopped before it swaps; half, because the Result's views, a
