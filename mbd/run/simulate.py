@@ -172,8 +172,9 @@ def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=Non
         Any ``solve_ivp`` method: "DOP853" (default), "RK45", "RK23", "Radau", "BDF", "LSODA";
         or "auto": DOP853 until Hairer's stiffness test finds the model stiff (h |lambda| past
         DOP853's stability bound in 15 tests in a row), then Radau until the stiffness is
-        gone (Radau's step times the spectral radius of its Jacobian within that bound in 15
-        tests in a row, :data:`mbd.run.radau.CALM_STEPS`), then DOP853 again, and so on,
+        gone (Radau's step times the spectral radius of its Jacobian within a quarter of
+        that bound in 15 tests in a row, :data:`mbd.run.radau.CALM_STEPS`), then DOP853
+        again, and so on,
         both compiled. ``result.stats``: ``switches`` [(t in s, the method from there on)],
         ``methods`` (in the order they ran) and ``stiff_at`` (where it first switched to
         Radau, None if it did not). Where the compiled loop does not apply, scipy's LSODA,
