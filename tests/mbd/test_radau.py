@@ -393,3 +393,24 @@ def test_crossing_located_on_the_dense_output():
     assert abs(t_hit - first.t) <= 1e-9
     # the rows before the crossing were written, none after it
     assert loop.times[S["next_row"] - 1] <= S["t"] < loop.times[S["next_row"]]
+
+
+def test_scipy_path_leaves_the_work_out_too():
+    """``simulate(method="Radau", compiled=False)`` steps scipy's Radau on y = [q, v, W]
+    with the tolerances of :meth:`mbd.run.settings.Settings.scipy_tolerances` (W's atol
+    infinite, the others scaled so that scipy's mean over n entries is the mean over q and
+    v): it takes the steps scipy's Radau takes on [q, v] alone (measured: 200 and 200, the
+    end states equal to 2e-15; with one atol for all of [q, v, W], 210) and ends where it
+    does, up to round-off."""
+    from mbd.run.simulate import rhs_function
+    system = double_pendulum()
+    rtol, atol = 1e-6, 1e-8
+    r = system.simulate(2.0, output_step=2.0, rtol=rtol, atol=atol, method="Radau",
+                        compiled=False)
+    assert r.stats["stepper"] == "scipy"
+    f = rhs_function(system)
+    solver = Radau(f, 0.0, np.concatenate([r.q[0], r.v[0]]), 2.0, rtol=rtol, atol=atol)
+    ts, ys = scipy_steps(solver)
+    assert r.stats["nsteps"] == len(ts) - 1 > 150
+    assert np.abs(r.q[-1] - ys[-1, :system.nq]).max() <= 1e-9
+    assert np.abs(r.v[-1] - ys[-1, system.nq:]).max() <= 1e-9
