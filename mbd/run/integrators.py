@@ -16,8 +16,8 @@ s; 0: Hairer's rule); ``advance(steps)`` takes at most ``steps`` steps and retur
 and the last step's start); ``dense()`` the last step's dense output (a callable of t that
 also locates a crossing on itself); ``end_step()`` the state a new piece must start from after
 the step's projection, or None; ``go_implicit()`` and ``go_explicit()`` (method "auto");
-``nsteps``, ``nfev``,
-``compile_time``, ``counts()`` for the stats; ``finite``, the last state known finite.
+``nsteps``, ``nfev``, ``compile_time``, ``counts()`` for the stats; ``finite``, the last state
+known finite.
 """
 import numpy as np
 from numba import types
@@ -289,8 +289,8 @@ class CompiledStepper:
 
     def go_implicit(self):
         """Method "auto" found the model stiff: Radau from the reached state on, its first
-        step by Hairer's rule, watching for the stiffness to end (:func:`mbd.run.radau.
-        _calm_test`)."""
+        step by Hairer's rule, watching for the stiffness to end (its calm test,
+        ``mbd.run.radau._calm_test``)."""
         self._switch(integrate.Radau)
         self.work.radau[0]["took_over"] = self.nsteps
 

@@ -92,18 +92,6 @@ def evaluate(f, t, y, dy, st, tmp):
 
 
 @njit(inline="always")
-def rms(x, scale):
-    """The RMS norm of x / scale (scipy's ``norm``, |x / scale| / sqrt(n); 0 for an empty x)."""
-    n = x.shape[0]
-    if n == 0:
-        return 0.0
-    s = 0.0
-    for i in range(n):
-        s += (x[i] / scale[i]) ** 2
-    return np.sqrt(s) / n ** 0.5
-
-
-@njit(inline="always")
 def controlled(i, quad_start, quad_stop):
     """Whether state entry i is under error control: not one of the quadratures
     y[quad_start:quad_stop] (see :mod:`mbd.run.settings`)."""
@@ -118,8 +106,9 @@ def controlled_count(n, quad_start, quad_stop):
 
 @njit(inline="always")
 def controlled_rms(x, scale, quad_start, quad_stop):
-    """The RMS norm of x / scale over the entries under error control (the quadratures
-    y[quad_start:quad_stop] left out, :mod:`mbd.run.settings`); 0 where there are none."""
+    """The RMS norm of x / scale (scipy's ``norm``, |x / scale| / sqrt(n)) over the entries
+    under error control (the quadratures y[quad_start:quad_stop] left out,
+    :mod:`mbd.run.settings`); 0 where there are none."""
     n = x.shape[0]
     s = 0.0
     m = 0
