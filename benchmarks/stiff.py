@@ -35,8 +35,11 @@ has no spring: with one, the chain is a stiff cantilever whose only motion is th
 transient. Scored: the ten joint angles at t = 10 s (rad).
 
 **Engines.** mbd Radau (compiled), mbd auto (DOP853 until Hairer's stiffness test fires,
-then Radau), mbd DOP853 (compiled, explicit: for comparison); scipy's Radau, BDF and LSODA
-stepping ``mbd.run.simulate.rhs_function(system)`` (mbd's own compiled right-hand side called
+then Radau, and DOP853 again where the stiffness ends), mbd DOP853 (compiled, explicit: for
+comparison); scipy's Radau, BDF and LSODA, and SUNDIALS' CVODE (BDF) and IDA (through
+scikit-sundae: dense direct linear solver, difference-quotient Jacobian, defaults
+otherwise; IDA on the residual y' - f(t, y)), stepping
+``mbd.run.simulate.rhs_function(system)`` (mbd's own compiled right-hand side called
 from Python, the force laws' branches frozen at the initial state; for the slot, whose
 branches must change, the same right-hand side picking the branch from the state at every
 call, as ``exact_switching=False`` does: the kinks lie inside steps, no events); Pinocchio's
@@ -458,7 +461,8 @@ def run_mbd(key, method, tol):
     if "njev" in st:
         note += f", {st['njev']} Jacobians"
     if method == "auto":
-        note += (f", stiff at {st['stiff_at']:.3g} s" if st.get("stiff_at") is not None
+        switches = st.get("switches") or []
+        note += ("".join(f", {to} at {t:.3g} s" for t, to in switches) if switches
                  else ", never stiff")
     return MODELS[key]["outputs"](np.array(result.q[-1])), wall, int(st["nfev"]), note
 
@@ -500,6 +504,72 @@ def run_scipy(key, method, tol):
             f"{f.nfev} evals, {steps} steps, {njev} Jacobians")
 
 
+class SundialsCap(Exception):
+    """A SUNDIALS run reached the cap inside the C solver (the right-hand side returned NaN
+    from then on, so that the solver gave up)."""
+
+
+def step_sundials(which, f, y0, t_end, tol):
+    """SUNDIALS from 0 to t_end at rtol = atol = tol (scikit-sundae, dense direct linear
+    solver, difference-quotient Jacobian, the solvers' defaults otherwise): ``which`` "CVODE"
+    (BDF, variable order 1-5, on y' = f(t, y)) or "IDA" (variable-order BDF on the implicit
+    form F(t, y, y') = y' - f(t, y) = 0, y'(0) = f(0, y0)). Returns (y(t_end), steps,
+    Jacobians). The solvers call back into Python per evaluation, as scipy does; past the
+    cap the function returns NaN so that the solver stops (SIGALRM is not seen inside the C
+    loop until a callback runs)."""
+    import sksundae as sun
+    deadline = time.perf_counter() + CAP
+
+    def rhs(t, y):
+        if time.perf_counter() > deadline:
+            raise SundialsCap()
+        return f(t, np.array(y))           # SUNDIALS' y is read-only
+
+    failed = []
+
+    def cvode_rhs(t, y, yp):
+        try:
+            yp[:] = rhs(t, y)
+        except Exception as exc:           # the solver ignores what a callback raises
+            failed.append(exc)
+            yp[:] = np.nan
+
+    def ida_res(t, y, yp, res):
+        try:
+            res[:] = yp - rhs(t, y)
+        except Exception as exc:
+            failed.append(exc)
+            res[:] = np.nan
+
+    span = np.array([0.0, t_end])
+    if which == "CVODE":
+        solver = sun.cvode.CVODE(cvode_rhs, method="BDF", rtol=tol, atol=tol,
+                                 max_num_steps=100_000_000)
+        soln = solver.solve(span, y0)
+    else:
+        solver = sun.ida.IDA(ida_res, rtol=tol, atol=tol, max_num_steps=100_000_000)
+        soln = solver.solve(span, y0, f(0.0, np.array(y0)))
+    if failed:
+        if isinstance(failed[0], SundialsCap):
+            raise CapExceeded()
+        raise failed[0]
+    if not soln.success:
+        raise RuntimeError(soln.message)
+    # with two output times, the solution holds every step (its start and end included)
+    return soln.y[-1], len(soln.t) - 1, int(soln.njev)
+
+
+def run_sundials(key, which, tol):
+    f, y0 = mbd_rhs(key)
+    f.nfev = 0
+    nq = system_of(key).nq
+    start = time.perf_counter()
+    y, steps, njev = step_sundials(which, f, y0, MODELS[key]["t_end"], tol)
+    wall = time.perf_counter() - start
+    return (MODELS[key]["outputs"](y[:nq]), wall, int(f.nfev),
+            f"{f.nfev} evals, {steps} steps, {njev} Jacobians")
+
+
 def run_pinocchio(key, method, tol):
     rhs, y0, counter = MODELS[key]["pinocchio"]()
     start = time.perf_counter()
@@ -524,6 +594,8 @@ def engines(key):
     for name, cls in (("Radau", integrate.Radau), ("BDF", integrate.BDF),
                       ("LSODA", integrate.LSODA)):
         out[f"scipy {name} on mbd's RHS"] = (lambda s, c=cls: run_scipy(key, c, s), TOLS, "tol")
+    for name, which in (("SUNDIALS CVODE (BDF)", "CVODE"), ("SUNDIALS IDA", "IDA")):
+        out[f"{name} on mbd's RHS"] = (lambda s, w=which: run_sundials(key, w, s), TOLS, "tol")
     if "pinocchio" in spec:
         out["Pinocchio ABA + scipy BDF"] = (lambda s: run_pinocchio(key, integrate.BDF, s),
                                             TOLS, "tol")
@@ -873,10 +945,11 @@ READING = """Reading the tables:
 - Evaluations: every call of the right-hand side, the finite-difference Jacobians' included
   (mbd's own count; a counter on the function given to scipy, whose `nfev` leaves them out);
   MuJoCo and Exudyn: steps. / mbd Radau, / mbd auto: the row's wall over theirs.
-- mbd integrates, with q and v, one work accumulator per damping element (the dissipated
-  energy that `result.energy()` balances); they take part in its error norm and Newton
-  iteration. scipy's rows step y = [q, v] only. The diagnosis lines run scipy's Radau on
-  both, at the setting mbd Radau chose for 1e-3.
+- mbd integrates, with q and v, one work accumulator per force element (the work that
+  `result.energy_balance()` books); since issue 30 its Radau leaves them out of the error
+  norm and the Newton test (quadratures, as CVODES' errconQ = False), DOP853 keeps them in
+  its error norm. scipy's and SUNDIALS' rows step y = [q, v] only. The diagnosis lines run
+  scipy's Radau on both, at the setting mbd Radau chose for 1e-3.
 - Runs are capped at %g s of wall time ("> cap"); a fixed step predicted to exceed it is not
   started.""" % CAP
 

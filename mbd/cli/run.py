@@ -52,6 +52,17 @@ def _write_outputs(result, out, name, animate, lines, page=False):
             lines.append(f"  web page: {html} (open it in a browser: turn, scrub, play)")
 
 
+def _methods(stats):
+    """The method of a run, and for method "auto" every change of method and where:
+    'auto (DOP853; Radau from t = 0.143 s; DOP853 from t = 0.52 s)'."""
+    method = stats["method"]
+    switches = stats.get("switches")
+    if method != "auto" or not stats.get("methods"):
+        return method
+    changes = "".join(f"; {to} from t = {t:.6g} s" for t, to in switches or ())
+    return f"auto ({stats['methods'][0]}{changes})"
+
+
 def _summary(command, system, result, wall, lines):
     stats = result.stats
     compiling = stats.get("compile_time", 0.0)
@@ -62,7 +73,7 @@ def _summary(command, system, result, wall, lines):
            f"  machines: {len(system.machines)}, bodies: {len(system.bodies)}, "
            f"joints: {len(system.joints)}, force elements: {len(system.force_elements)}, "
            f"DOF: {system.dof}",
-           f"  simulated {result.t[-1]:g} s in {spent} with {stats['method']}: "
+           f"  simulated {result.t[-1]:g} s in {spent} with {_methods(stats)}: "
            f"{stats['nsteps']} steps, {stats['nfev']} right-hand-side evaluations",
            f"  events: {len(result.events)}"]
     for e in result.events[:10]:

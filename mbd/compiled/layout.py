@@ -227,6 +227,9 @@ SETTINGS = np.dtype([
     ("atol", np.float64),           # absolute tolerance, in the state's SI units
     ("first_step", np.float64),     # the piece's first step, s (0: Hairer's rule)
     ("max_step", np.float64),       # the largest step, s
+    ("quad_start", np.int64),       # the quadratures y[quad_start:quad_stop] (the work
+    ("quad_stop", np.int64),        # accumulators): integrated, left out of every error
+                                    # norm and Newton test (quad_start = quad_stop: none)
 ], align=True)
 
 RADAU = np.dtype([
@@ -241,6 +244,9 @@ RADAU = np.dtype([
     ("njev", np.int64),             # Jacobian evaluations over the run (n right-hand sides
                                     # each, counted in STEPPER.nfev too)
     ("nlu", np.int64),              # LU factorizations over the run (two per step size)
+    ("rho", np.float64),            # the spectral radius of J estimated (method "auto"), 1/s
+    ("rho_jev", np.int64),          # ... for the Jacobian of this njev
+    ("took_over", np.int64),        # STEPPER.nsteps where method "auto" went implicit
 ], align=True)
 
 #: a compiled controller's most inputs, outputs, states and the law parameters it feeds

@@ -15,8 +15,9 @@ s; 0: Hairer's rule); ``advance(steps)`` takes at most ``steps`` steps and retur
 :mod:`mbd.run.failures` where the integration fails; ``t``, ``y``, ``t_old`` (s, the reached state
 and the last step's start); ``dense()`` the last step's dense output (a callable of t that
 also locates a crossing on itself); ``end_step()`` the state a new piece must start from after
-the step's projection, or None; ``go_implicit()`` (method "auto"); ``nsteps``, ``nfev``,
-``compile_time``, ``counts()`` for the stats; ``finite``, the last state known finite.
+the step's projection, or None; ``go_implicit()`` and ``go_explicit()`` (method "auto");
+``nsteps``, ``nfev``, ``compile_time``, ``counts()`` for the stats; ``finite``, the last state
+known finite.
 """
 import numpy as np
 from numba import types
@@ -29,6 +30,9 @@ from .stepping import CROSSED, DONE, FAILED, NONFINITE, PAUSED, TOO_SMALL
 
 #: solvers that restart each step from (t, y, f) alone, so a projected y can be handed back
 ONE_STEP = (integrate.RK23, integrate.RK45, integrate.DOP853)
+
+#: the implicit methods: they leave the quadratures out of their error control
+IMPLICIT = (integrate.Radau, integrate.BDF, integrate.LSODA)
 
 #: the methods a compiled loop implements
 COMPILED_METHODS = (integrate.DOP853, integrate.Radau)
@@ -110,10 +114,19 @@ class ScipyStepper:
         for crossings."""
         settings = self.settings
         first = min(first_step, t_bound - t, settings.max_step)
+        # an implicit method leaves the work accumulators out of its error control, as the
+        # compiled Radau does (mbd.run.settings); LSODA's norm is a weighted maximum, the
+        # others' an RMS
+        rtol, atol = settings.rtol, settings.atol
+        if self.method in IMPLICIT:
+            rtol, atol = settings.scipy_tolerances(len(y), rms=self.method is not integrate.LSODA)
         with np.errstate(all="ignore"):      # its initial step's trial values, as below
-            self.solver = self.method(self.f, t, y, t_bound, rtol=settings.rtol,
-                                      atol=settings.atol, max_step=settings.max_step,
+            self.solver = self.method(self.f, t, y, t_bound, rtol=rtol, atol=atol,
+                                      max_step=settings.max_step,
                                       first_step=first if first > 0.0 else None)
+        if hasattr(self.solver, "newton_tol"):      # Radau, BDF: from the run's own rtol
+            self.solver.newton_tol = max(10 * np.finfo(float).eps / settings.rtol,
+                                         min(0.03, settings.rtol ** 0.5))
         self.armed = armed if armed is not None and armed.any() else None
         self.mask = None if self.armed is None else np.zeros_like(armed)
 
@@ -248,6 +261,7 @@ class CompiledStepper:
         self.spacing = ((times[-1] - times[0]) / (len(times) - 1) if len(times) > 1
                         else 0.0)
         self.compile_time = 0.0
+        self.works = {}        # the methods' work arrays, made on first use, kept
         self.use(method)       # compiles on both cores first (mbd.run.warmup) ...
         # ... then finds what it compiled
         self.functions = stepping.Functions(*sf.addresses(sd), bool(sd.constrained), sd.data)
@@ -262,10 +276,12 @@ class CompiledStepper:
         radau_iia = method is integrate.Radau
         self.loop = radau if radau_iia else stepper
         self.dense_kind = steplocate.RADAU if radau_iia else steplocate.DOP853
-        self.work = self.loop.make_work(self.piece)
+        if method not in self.works:     # (Radau's keeps its counts over every switch)
+            self.works[method] = self.loop.make_work(self.piece)
+            self.compile_time += warmup.first_right_hand_side(self.sd, compiled=True,
+                                                              method=method.__name__)
+        self.work = self.works[method]
         self.coefficients = self.work.Q if radau_iia else self.work.F
-        self.compile_time += warmup.first_right_hand_side(self.sd, compiled=True,
-                                                          method=method.__name__)
 
     @property
     def nfev(self):
@@ -280,10 +296,12 @@ class CompiledStepper:
         return self.work.y
 
     def counts(self):
-        """Radau's Jacobians and LU factorizations (its steps are in nsteps too)."""
-        if self.loop is not radau:
+        """Radau's Jacobians and LU factorizations, where it ran (its steps are in nsteps
+        too)."""
+        work = self.works.get(integrate.Radau)
+        if work is None:
             return {}
-        return {"njev": int(self.work.radau[0]["njev"]), "nlu": int(self.work.radau[0]["nlu"])}
+        return {"njev": int(work.radau[0]["njev"]), "nlu": int(work.radau[0]["nlu"])}
 
     def start(self, t, y, t_bound, first_step, armed):
         """Begin a piece at (t, y) ending at t_bound (s) with a step of ``first_step`` s (0:
@@ -297,10 +315,23 @@ class CompiledStepper:
 
     def go_implicit(self):
         """Method "auto" found the model stiff: Radau from the reached state on, its first
-        step by Hairer's rule."""
-        self.S["stiffness_check"] = 0
-        self.use(integrate.Radau)
-        self.S["starting"] = 1
+        step by Hairer's rule, watching for the stiffness to end (its calm test,
+        ``mbd.run.radau._calm_test``)."""
+        self._switch(integrate.Radau)
+        self.work.radau[0]["took_over"] = self.nsteps
+
+    def go_explicit(self):
+        """Method "auto" found the model no longer stiff: DOP853 from the reached state on,
+        its first step by Hairer's rule, its stiffness test on again."""
+        self._switch(integrate.DOP853)
+
+    def _switch(self, method):
+        """Go on with ``method`` from the reached state, as at a piece's start, the stiffness
+        tests' counts cleared."""
+        self.use(method)
+        S = self.S
+        S["starting"] = 1
+        S["stiff_tests"] = S["calm_tests"] = 0
         self.record[0]["first_step"] = 0.0
 
     def advance(self, steps):

@@ -26,7 +26,7 @@ from .outputrows import OutputRows
 from .progress import ProgressBar
 from .controls import Controls
 from .result import Result
-from .stepping import CROSSED, DONE, STIFF
+from .stepping import CROSSED, DONE, NONSTIFF, STIFF
 
 
 class Run:
@@ -49,7 +49,8 @@ class Run:
         The output times, s.
     bar : ProgressBar, optional
     auto : bool
-        Method "auto": start explicit, go implicit where the model turns stiff.
+        Method "auto": start explicit, go implicit where the model turns stiff, and explicit
+        again where it no longer is.
     """
 
     #: steps per batch: the progress bar, Ctrl-C and the step budget are looked at between
@@ -59,7 +60,8 @@ class Run:
     def __init__(self, system, stepper_class, method, settings, exact, t0, t_end, times,
                  bar=None, auto=False):
         self.system, self.settings, self.exact = system, settings, exact
-        self.auto, self.stiff_at = auto, None     # where method "auto" found it stiff, s
+        self.auto = auto
+        self.switches = []      # method "auto": [(t, the method from there on)], s
         self.bar = ProgressBar(t0, t_end, False) if bar is None else bar
         self.t0, self.t_end = t0, t_end
         self.t_now = t0   # the time the integration has reached, for the progress and Ctrl-C
@@ -217,8 +219,12 @@ class Run:
                     return None
                 return self.end_at(*crossing)
             if status == STIFF:     # method "auto": on with Radau from this state
-                self.stiff_at = t
+                self.switches.append((t, "Radau"))
                 stepping.go_implicit()
+                continue
+            if status == NONSTIFF:  # ... and with DOP853 again where it is no longer stiff
+                self.switches.append((t, "DOP853"))
+                stepping.go_explicit()
                 continue
             if not self.exact and self.log_natural_switches(t, y):
                 # the switches are logged at the step's end: a row there, after the rows before
@@ -234,6 +240,17 @@ class Run:
                 return t, restart
             if t >= stop:
                 return None
+
+    def method_stats(self, stepping_method):
+        """Method "auto"'s part of the stats (``stepping_method``: the stepper's method's
+        name now): where the model was first found stiff (``stiff_at``, s, or None), the
+        methods in the order they ran (``methods``), and every change (``switches``: [(t in
+        s, the method from there on)])."""
+        if stepping_method == "LSODA":        # scipy's LSODA switches inside itself
+            return {"stiff_at": None, "methods": ["LSODA"], "switches": []}
+        methods = ["DOP853"] + [method for _, method in self.switches]
+        return {"stiff_at": self.switches[0][0] if self.switches else None,
+                "methods": methods, "switches": list(self.switches)}
 
     # ------------------------------------------------------------------ budget and failures
 
@@ -290,9 +307,8 @@ class Run:
                  "exact_switching": self.exact,
                  "wall_time": time.perf_counter() - self.started, "stepper": s.name,
                  "compile_time": s.compile_time}
-        if self.auto:   # which method ran, and where the model was found stiff
-            stats.update(stiff_at=self.stiff_at, methods=[s.method.__name__] if
-                         self.stiff_at is None else ["DOP853", s.method.__name__])
+        if self.auto:
+            stats.update(self.method_stats(s.method.__name__))
         stats.update(s.counts())
         if self.controls is not None:
             stats["samples"] = sum(len(v) for v in self.controls.samples.values())

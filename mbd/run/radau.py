@@ -21,6 +21,11 @@ Where it is not scipy's:
   column to column and call to call;
 - the linear solves are compiled LU factorizations with partial pivoting (real and complex,
   the pivot chosen as LAPACK's ``i?amax`` does) into preallocated arrays (:mod:`mbd.run.lu`);
+- the work accumulators W (quadratures) are integrated but left out of the error norm, the
+  Newton test and the initial step's rule, and J has no columns for them
+  (:mod:`mbd.run.settings`); scipy's Radau on [q, v] alone takes the same steps;
+- method "auto" hands the run back to DOP853 where the model is no longer stiff
+  (:func:`_calm_test`, :func:`spectral_radius`);
 - with constraints, each accepted step's end is projected and the next step starts from the
   derivative at the projected state (also where the Jacobian is re-evaluated); the stages'
   predictor keeps the last step's collocation polynomial (its end moves by O(tolerance)).
@@ -37,9 +42,11 @@ from ..compiled import layout
 from ..compiled.jitcache import njit
 from .lu import lu_factor, lu_solve
 from .settings import weight
-from .stepping import (CROSSED, DONE, FAILED, NEW, NONFINITE, PAUSED, PIECE, SLOPE, STAGE,
-                       STEPPED, TOO_SMALL, any_armed, crossed, evaluate, initial_step,
-                       project_end, project_row, rms)
+from .stepper import STIFF_BOUND, STIFF_EVERY
+from .stepping import (CROSSED, DONE, FAILED, NEW, NONFINITE, NONSTIFF, PAUSED, PIECE, SLOPE,
+                       STAGE, STEPPED, TOO_SMALL, any_armed, controlled, controlled_count,
+                       controlled_rms, crossed, evaluate, initial_step, project_end,
+                       project_row)
 
 #: the method's constants, scipy's own numbers: nodes, error weights, the eigenvalues of the
 #: inverse Runge–Kutta matrix (one real, one complex pair), its eigenvectors T and T^-1, and
@@ -61,6 +68,26 @@ ERROR_ORDER = 3             # the embedded error estimate's order: the initial s
 #: the floor of a Jacobian column's step, sqrt(EPS * max(JAC_FLOOR, |y_j|)) (RADAU5's)
 JAC_FLOOR = 1e-5
 
+#: method "auto" goes back to DOP853 where Radau's step h (the next one) and the spectral
+#: radius rho of J (:func:`spectral_radius`) satisfy h rho <= CALM_SHARE STIFF_BOUND
+#: (DOP853's stability boundary, :mod:`mbd.run.stepper`): DOP853 would be stable at 1 /
+#: CALM_SHARE times Radau's step. The margin, because DOP853's own steps (order 8) are
+#: longer than Radau's (order 5) at the same tolerance: at h rho <= STIFF_BOUND alone, the
+#: box of benchmarks/stiff.py at rtol 1e-8 went back to DOP853 while its bushings still
+#: held the steps (Radau's step at the stability bound), and DOP853 found it stiff again
+#: 0.12 s later. A calm model is far inside: a free flight's rho is 0, a soft spring's
+#: h rho ~ 0.1. Tested as
+#: DOP853's stiffness test is (every STIFF_EVERY steps, then at every step once one passed),
+#: CALM_STEPS tests in a row, and not before Radau has taken CALM_STEPS steps since it took
+#: over (its first steps are short because it starts, not because the model is calm); the
+#: last test with J evaluated afresh at the reached state. LSODA likewise waits 20 steps
+#: after a switch and compares the explicit method's stability-limited step with the stiff
+#: one's.
+CALM_STEPS = 15
+CALM_SHARE = 0.25
+#: J^k x in the power iteration of the spectral radius: rho ~ (|J^k x| / |x|)^(1/k)
+POWER_STEPS = 8
+
 #: the rows of the loop's scratch ``tmp`` (TMP_ROWS, n) after those of :mod:`mbd.run.stepping`
 #: (STAGE, NEW, SLOPE, FAILED_STATE): the error scale, the error estimate and Z^T E / h
 SCALE, ERROR, ZE = range(4, 7)
@@ -68,7 +95,7 @@ TMP_ROWS = 7
 
 Work = namedtuple("Work", PIECE + ("radau", "f", "J", "LU_real", "piv_real", "LU_complex",
                                    "piv_complex", "Z0", "Z", "W", "dW", "F", "Q", "y_old",
-                                   "cvec", "tmp"))
+                                   "cvec", "x_rho", "tmp"))
 Work.__doc__ = """The compiled Radau loop's arrays (:func:`make_work`), n states: the
 :data:`mbd.run.stepping.PIECE` arrays, then
 
@@ -98,6 +125,9 @@ y_old : (n,)
     The last step's start.
 cvec : (n,) complex128
     The complex right-hand side and solution of the Newton correction.
+x_rho : (n,)
+    The power iteration's vector of :func:`spectral_radius` (method "auto"), kept from one
+    estimate to the next as the start of the next.
 tmp : (TMP_ROWS, n)
     Scratch, rows STAGE ... ZE.
 """
@@ -114,7 +144,8 @@ def make_work(piece):
                 piv_complex=np.zeros(n, dtype=np.int64), Z0=np.zeros((3, n)),
                 Z=np.zeros((3, n)), W=np.zeros((3, n)), dW=np.zeros((3, n)),
                 F=np.zeros((3, n)), Q=np.zeros((3, n)), y_old=np.zeros(n),
-                cvec=np.zeros(n, dtype=complex), tmp=np.zeros((TMP_ROWS, n)))
+                cvec=np.zeros(n, dtype=complex), x_rho=np.zeros(n),
+                tmp=np.zeros((TMP_ROWS, n)))
 
 
 # ----------------------------------------------------------------------------- Newton matrices
@@ -162,23 +193,25 @@ def _predict_factor(h_abs, h_abs_old, error_norm, error_norm_old):
 
 
 @njit()
-def jacobian(f, t, y, fy, J, st, tmp):
+def jacobian(f, t, y, fy, J, st, tmp, quad_start, quad_stop):
     """J = d f / d y at (t, y) by forward differences, fy = f(t, y) given: column j from one
     evaluation at y + delta_j e_j, delta_j = sqrt(EPS max(1e-5, |y_j|)) (the rule of Hairer
-    & Wanner's RADAU5), rounded to (y_j + delta_j) - y_j so that the step is exact. nq + nv
-    evaluations, counted in st.nfev; uses tmp[STAGE] and tmp[SLOPE]. The work accumulators
-    after [q, v] (:func:`mbd.compiled.statefunction.work_size`) enter no right-hand side: their
-    columns are zero, not evaluated. Returns what a failing right-hand side returned, or 0."""
+    & Wanner's RADAU5), rounded to (y_j + delta_j) - y_j so that the step is exact. One
+    evaluation per column but those of the quadratures y[quad_start:quad_stop] (the work
+    accumulators, :func:`mbd.compiled.statefunction.work_size`), which enter no right-hand
+    side: their columns are zero, not evaluated (a controller's states after them are
+    evaluated). Counted in st.nfev; uses tmp[STAGE] and tmp[SLOPE]. Returns what a failing
+    right-hand side returned, or 0."""
     n = y.shape[0]
-    moving = f.data.q.shape[0] + f.data.tau.shape[0]     # [q, v]; W beyond
     yp = tmp[STAGE]
     fp = tmp[SLOPE]
     for i in range(n):
         yp[i] = y[i]
-    for j in range(moving, n):
-        for i in range(n):
-            J[i, j] = 0.0
-    for j in range(moving):
+    for j in range(n):
+        if not (j < quad_start or j >= quad_stop):
+            for i in range(n):
+                J[i, j] = 0.0
+            continue
         yj = y[j]
         yp[j] = yj + np.sqrt(EPS * max(JAC_FLOOR, abs(yj)))
         delta = yp[j] - yj
@@ -193,12 +226,15 @@ def jacobian(f, t, y, fy, J, st, tmp):
 
 @njit()
 def _collocation(f, t, y, h, Z0, scale, tol, LU_real, piv_real, LU_complex, piv_complex,
-                 Z, W, dW, F, cvec, st, tmp):
+                 Z, W, dW, F, cvec, st, tmp, settings):
     """scipy's ``solve_collocation_system``: the simplified Newton iteration for the stages'
-    increments Z (from Z0) in the variables W = T^-1 Z, with the factored Newton matrices.
-    Returns (what a failing right-hand side returned, converged, iterations, the last
-    convergence rate or NaN)."""
+    increments Z (from Z0) in the variables W = T^-1 Z, with the factored Newton matrices;
+    its convergence measured on the entries under error control (a quadrature's increment
+    follows from the others' and is left out, :mod:`mbd.run.settings`). Returns (what a
+    failing right-hand side returned, converged, iterations, the last convergence rate or
+    NaN)."""
     n = y.shape[0]
+    n_c = controlled_count(n, settings.quad_start, settings.quad_stop)
     m_real = MU_REAL / h
     m_complex = MU_COMPLEX / h
     for i in range(n):
@@ -235,9 +271,10 @@ def _collocation(f, t, y, h, Z0, scale, tol, LU_real, piv_real, LU_complex, piv_
         for i in range(n):
             dW[1, i] = cvec[i].real
             dW[2, i] = cvec[i].imag
-            for a in range(3):
-                acc += (dW[a, i] / scale[i]) ** 2
-        dW_norm = np.sqrt(acc) / (3 * n) ** 0.5 if n > 0 else 0.0
+            if controlled(i, settings.quad_start, settings.quad_stop):
+                for a in range(3):
+                    acc += (dW[a, i] / scale[i]) ** 2
+        dW_norm = np.sqrt(acc) / (3 * n_c) ** 0.5 if n_c > 0 else 0.0
         if dW_norm_old >= 0.0:
             rate = dW_norm / dW_norm_old
             has_rate = True
@@ -280,10 +317,12 @@ def _start(f, work, settings):
     R.current_jac = 1
     R.lu_valid = 0
     R.has_sol = 0
-    bad = initial_step(f, work.st, work.y, work.tmp, settings, work.f, ERROR_ORDER)
+    bad = initial_step(f, work.st, work.y, work.tmp, settings, work.f, ERROR_ORDER,
+                       settings.quad_start, settings.quad_stop)
     if bad != 0:
         return bad
-    bad = jacobian(f, work.st[0].t, work.y, work.f, work.J, work.st, work.tmp)
+    bad = jacobian(f, work.st[0].t, work.y, work.f, work.J, work.st, work.tmp,
+                   settings.quad_start, settings.quad_stop)
     R.njev += 1
     return bad
 
@@ -358,14 +397,15 @@ def _take_step(f, work, settings):
                 lu_valid = True
             bad, converged, n_iter, rate = _collocation(
                 f, t, y, h, Z0, scale, newton_tol, LU_real, piv_real, LU_complex,
-                piv_complex, Z, W, dW, F, cvec, st, tmp)
+                piv_complex, Z, W, dW, F, cvec, st, tmp, settings)
             if bad != 0:
                 R.lu_valid = 0
                 return FAILED, False
             if not converged:
                 if current_jac:
                     break
-                if jacobian(f, t, y, fy, J, st, tmp) != 0:
+                if jacobian(f, t, y, fy, J, st, tmp, settings.quad_start,
+                            settings.quad_stop) != 0:
                     R.lu_valid = 0
                     return FAILED, False
                 R.njev += 1
@@ -382,7 +422,7 @@ def _take_step(f, work, settings):
         lu_solve(LU_real, piv_real, error)
         for i in range(n):
             scale[i] = weight(settings, max(abs(y[i]), abs(y_new[i])))
-        error_norm = rms(error, scale)
+        error_norm = controlled_rms(error, scale, settings.quad_start, settings.quad_stop)
         safety = 0.9 * (2 * NEWTON_MAXITER + 1) / (2 * NEWTON_MAXITER + n_iter)
         if rejected and error_norm > 1.0:
             # the estimate filtered once more through the stiff part (Hairer & Wanner)
@@ -394,7 +434,7 @@ def _take_step(f, work, settings):
             for i in range(n):
                 error[i] = slope[i] + ze[i]
             lu_solve(LU_real, piv_real, error)
-            error_norm = rms(error, scale)
+            error_norm = controlled_rms(error, scale, settings.quad_start, settings.quad_stop)
         if error_norm > 1.0:
             factor = _predict_factor(h_abs, h_abs_old, error_norm, error_norm_old)
             h_abs *= _pymax(MIN_FACTOR, safety * factor)
@@ -431,6 +471,97 @@ def _take_step(f, work, settings):
 
 
 @njit()
+def spectral_radius(J, x, z, settings):
+    """The spectral radius of J (1/s) estimated by the power iteration on the entries under
+    error control (the quadratures' rows and columns left out: their eigenvalues are 0),
+    from x (kept by the caller: the last estimate's vector starts the next; a fresh start
+    where it is 0):
+
+        rho ~ (|J^k x| / |x|)^(1/k),  k = POWER_STEPS
+
+    Gelfand's formula, as the geometric mean of the k ratios |J x_i| / |x_i|: unlike one
+    ratio, it does not swing between the singular values of J when the dominant eigenvalues
+    are a complex pair (an oscillating mode), which the iteration does not converge to; it
+    may overestimate by (the eigenvectors' condition)^(1/k), never by much, which only
+    delays the return to the explicit method. z: scratch (n,). 0 for a nilpotent J
+    (a free flight's dq/dt = v)."""
+    n = x.shape[0]
+    norm = 0.0
+    for i in range(n):
+        if controlled(i, settings.quad_start, settings.quad_stop):
+            norm += x[i] * x[i]
+        else:
+            x[i] = 0.0
+    if not (norm > 0.0 and np.isfinite(norm)):
+        # generically with a part along every eigenvector
+        norm = 0.0
+        for i in range(n):
+            if controlled(i, settings.quad_start, settings.quad_stop):
+                x[i] = 1.0 + 0.5 * np.sin(1.0 + i)
+                norm += x[i] * x[i]
+        if norm == 0.0:
+            return 0.0
+    norm = np.sqrt(norm)
+    for i in range(n):
+        x[i] /= norm
+    log_sum = 0.0
+    for _ in range(POWER_STEPS):
+        nz = 0.0
+        for i in range(n):
+            acc = 0.0
+            if controlled(i, settings.quad_start, settings.quad_stop):
+                for j in range(n):
+                    acc += J[i, j] * x[j]
+            z[i] = acc
+            nz += acc * acc
+        if not (nz > 0.0 and np.isfinite(nz)):
+            for i in range(n):
+                x[i] = 0.0
+            return 0.0 if nz == 0.0 else np.inf
+        nz = np.sqrt(nz)
+        log_sum += np.log(nz)
+        for i in range(n):
+            x[i] = z[i] / nz
+    return np.exp(log_sum / POWER_STEPS)
+
+
+@njit()
+def _calm_test(f, work, settings):
+    """Method "auto" after an accepted step: whether the model is no longer stiff, so that
+    DOP853 can take over (the rule of :data:`CALM_STEPS`): 1 where it is, 0 where not (yet),
+    -1 where evaluating J failed. The spectral radius is estimated once per Jacobian
+    (R.rho_jev); the last test evaluates J afresh at the reached state when it is older."""
+    S, R = work.st[0], work.radau[0]
+    if S.nsteps - R.took_over < CALM_STEPS:
+        return 0
+    if not (S.nsteps % STIFF_EVERY == 0 or S.calm_tests > 0):
+        return 0
+    h = min(S.h_abs, settings.max_step)
+    if R.rho_jev != R.njev:
+        R.rho = spectral_radius(work.J, work.x_rho, work.tmp[ERROR], settings)
+        R.rho_jev = R.njev
+    if not h * R.rho <= CALM_SHARE * STIFF_BOUND:
+        S.calm_tests = 0
+        return 0
+    S.calm_tests += 1
+    if S.calm_tests < CALM_STEPS:
+        return 0
+    if R.current_jac == 0:      # the verdict on J at the reached state
+        if jacobian(f, S.t, work.y, work.f, work.J, work.st, work.tmp, settings.quad_start,
+                    settings.quad_stop) != 0:
+            return -1
+        R.njev += 1
+        R.current_jac = 1
+        R.lu_valid = 0
+        R.rho = spectral_radius(work.J, work.x_rho, work.tmp[ERROR], settings)
+        R.rho_jev = R.njev
+        if not h * R.rho <= CALM_SHARE * STIFF_BOUND:
+            S.calm_tests = 0
+            return 0
+    return 1
+
+
+@njit()
 def advance(f, work, settings):
     """Step Radau IIA from (st.t, y) until the piece ends (the contract of
     :mod:`mbd.run.stepping`, ``work`` of :func:`make_work`, ``settings`` a 1-record array of
@@ -440,9 +571,11 @@ def advance(f, work, settings):
     last call left it.
 
     Returns DONE, CROSSED (work.y_old, st.t_old, st.h_prev and work.Q describe the last step,
-    see :func:`dense_value`), PAUSED, TOO_SMALL, NONFINITE or FAILED. With constraints every
-    step's end and every row is projected, and the next step starts from the derivative at
-    the projected state.
+    see :func:`dense_value`), NONSTIFF (with ``st.stiffness_check`` on, method "auto": the
+    model is no longer stiff at the reached state, :func:`_calm_test`; rows written and
+    projected), PAUSED, TOO_SMALL, NONFINITE or FAILED. With constraints every step's end and
+    every row is projected, and the next step starts from the derivative at the projected
+    state.
     """
     st, y, tmp = work.st, work.y, work.tmp
     S, R = st[0], work.radau[0]
@@ -472,10 +605,16 @@ def advance(f, work, settings):
         if evaluate(f, S.t, y, work.f, st, tmp) != 0:
             return FAILED
         if recompute_jac:
-            if jacobian(f, S.t, y, work.f, work.J, st, tmp) != 0:
+            if jacobian(f, S.t, y, work.f, work.J, st, tmp, P.quad_start, P.quad_stop) != 0:
                 return FAILED
             R.njev += 1
             R.current_jac = 1
         else:
             R.current_jac = 0
+        if S.stiffness_check != 0 and S.t < S.t_bound:
+            calm = _calm_test(f, work, P)
+            if calm < 0:
+                return FAILED
+            if calm > 0:
+                return NONSTIFF
     return DONE if S.t >= S.t_bound else PAUSED

@@ -167,13 +167,22 @@ def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=Non
     q0, v0 : dict, optional
         Initial values by joint name, overriding the joints' own (see :class:`mbd.Joint`).
     rtol, atol : float, optional
-        Integration tolerances; default: the environments' (tightest).
+        Integration tolerances; default: the environments' (tightest). They control q, v
+        and the controllers' states; the work accumulators (``result.work``, quadratures of
+        the elements' power) too in the explicit methods, while Radau, BDF and LSODA
+        integrate them with the same steps but leave them out of the error control, as
+        SUNDIALS' CVODES does with quadratures by default (see :mod:`mbd.run.settings`).
     method : str or scipy OdeSolver class
         Any ``solve_ivp`` method: "DOP853" (default), "RK45", "RK23", "Radau", "BDF", "LSODA";
         or "auto": DOP853 until Hairer's stiffness test finds the model stiff (h |lambda| past
-        DOP853's stability bound in 15 tests in a row), then Radau for the rest of the run,
-        both compiled (``result.stats["stiff_at"]``: where it switched, None if it did not);
-        where the compiled loop does not apply, scipy's LSODA, which switches likewise.
+        DOP853's stability bound in 15 tests in a row), then Radau until the stiffness is
+        gone (Radau's step times the spectral radius of its Jacobian within a quarter of
+        that bound in 15 tests in a row, :data:`mbd.run.radau.CALM_STEPS`), then DOP853
+        again, and so on,
+        both compiled. ``result.stats``: ``switches`` [(t in s, the method from there on)],
+        ``methods`` (in the order they ran) and ``stiff_at`` (where it first switched to
+        Radau, None if it did not). Where the compiled loop does not apply, scipy's LSODA,
+        which switches likewise inside itself.
     max_step : float
         Largest step the integrator may take, s; at most :data:`ROWS_PER_STEP` output steps
         (a step's rows are written in one call, which Ctrl-C waits for).
@@ -239,8 +248,10 @@ def prepare(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=None
         max_step = min(max_step, ROWS_PER_STEP * output_step)
     stepper_class, method_class = _stepper(system, method_class, exact_switching, compiled,
                                            auto)
-    run = pieceloop.Run(system, stepper_class, method_class,
-                        Settings(rtol, atol, max_step, max_steps), exact_switching, t0, t_end,
+    moving = system.nq + system.nv     # the work accumulators follow: quadratures
+    settings = Settings(rtol, atol, max_step, max_steps,
+                        quadratures=(moving, moving + statefunction.work_size(system)))
+    run = pieceloop.Run(system, stepper_class, method_class, settings, exact_switching, t0, t_end,
                         output_times(t0, t_end, output_step) if times is None else times,
                         ProgressBar(t0, t_end, _progress_enabled(progress), label="simulating"),
                         auto=auto)

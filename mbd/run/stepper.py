@@ -30,8 +30,8 @@ from scipy.integrate._ivp import dop853_coefficients as _tableau
 from ..compiled.jitcache import njit
 from .settings import weight
 from .stepping import (CROSSED, DONE, FAILED, NEW, NONFINITE, PAUSED, PIECE, STAGE, STEPPED,
-                       STIFF, TOO_SMALL, any_armed, crossed, evaluate, initial_step, project_end,
-                       project_row)
+                       STIFF, TOO_SMALL, any_armed, controlled, crossed,
+                       evaluate, initial_step, project_end, project_row)
 
 #: Runge–Kutta matrix, nodes, weights, error and dense-output coefficients (16 stages with the
 #: three extra ones of the dense output)
@@ -114,7 +114,8 @@ def _rk_step(f, t, y, h, K, y_new, st, tmp):
 
 @njit(inline="always")
 def _error_norm(K, h, y, y_new, settings):
-    """Hairer's combined 5th/3rd-order error estimate, RMS-scaled (< 1: accept)."""
+    """Hairer's combined 5th/3rd-order error estimate, RMS-scaled over every entry, the
+    work accumulators' too (< 1: accept; why they stay in: :mod:`mbd.run.settings`)."""
     n = y.shape[0]
     e5 = 0.0
     e3 = 0.0
@@ -173,10 +174,11 @@ def dense_value(t, t_old, h, y_old, F, out):
 
 
 @njit(inline="always")
-def _stiffness_test(S, y_old, y, h, K, tmp):
+def _stiffness_test(S, y_old, y, h, K, tmp, settings):
     """Hairer's test after an accepted step of size h from y_old to y: h |lambda| estimated
-    as h |f(y) - f(y12)| / |y - y12| with y12 the last stage's state (at the same time);
-    returns True when STIFF_COUNT tests in a row found it past STIFF_BOUND."""
+    as h |f(y) - f(y12)| / |y - y12| with y12 the last stage's state (at the same time), over
+    the entries under error control (a quadrature is no input of f); returns True when
+    STIFF_COUNT tests in a row found it past STIFF_BOUND."""
     if not (S.nsteps % STIFF_EVERY == 0 or S.stiff_tests > 0):
         return False
     y12 = tmp[STAGE]
@@ -184,6 +186,8 @@ def _stiffness_test(S, y_old, y, h, K, tmp):
     num = 0.0
     den = 0.0
     for i in range(y.shape[0]):
+        if not controlled(i, settings.quad_start, settings.quad_stop):
+            continue
         num += (K[N_STAGES, i] - K[N_STAGES - 1, i]) ** 2
         den += (y[i] - y12[i]) ** 2
     if den > 0.0 and abs(h) * np.sqrt(num / den) > STIFF_BOUND:
@@ -266,7 +270,7 @@ def advance(f, work, settings):
     P = settings[0]
     if S.starting:
         S.starting = 0
-        if initial_step(f, st, y, tmp, P, K[0], ERROR_ORDER) != 0:
+        if initial_step(f, st, y, tmp, P, K[0], ERROR_ORDER, 0, 0) != 0:
             return FAILED
     armed = any_armed(work.armed)
     while S.nsteps < S.pause_at:
@@ -275,7 +279,7 @@ def advance(f, work, settings):
         status = _take_step(f, st, y, K, y_old, tmp, P)
         if status != STEPPED:
             return status
-        stiff = S.stiffness_check != 0 and _stiffness_test(S, y_old, y, S.h_prev, K, tmp)
+        stiff = S.stiffness_check != 0 and _stiffness_test(S, y_old, y, S.h_prev, K, tmp, P)
         if armed and crossed(f, S.t, y, work.g, work.armed):
             return FAILED if _dense_coefficients(f, work) != 0 else CROSSED
         # the rows due in the step, from its dense output (computed only when one is, or

@@ -34,10 +34,10 @@ from .settings import weight
 #: sign in the last step (its dense output ready, see the methods' ``advance``); ``pause_at``
 #: steps taken; the step fell below 10 ulp of t; the state stopped being finite; an evaluation
 #: or the projection failed (st.bad at st.t_bad, tmp[FAILED_STATE]); the stiffness test (on
-#: with ``st.stiffness_check``) found the model stiff
-DONE, CROSSED, PAUSED, TOO_SMALL, NONFINITE, FAILED, STIFF = range(7)
+#: with ``st.stiffness_check``) found the model stiff (DOP853), or no longer stiff (Radau)
+DONE, CROSSED, PAUSED, TOO_SMALL, NONFINITE, FAILED, STIFF, NONSTIFF = range(8)
 #: a step helper's "the step was taken, go on" (never returned by ``advance``)
-STEPPED = 7
+STEPPED = 8
 
 Functions = namedtuple("Functions", "rhs switch project constrained data")
 Functions.__doc__ = """The model as a compiled stepper calls it.
@@ -92,23 +92,41 @@ def evaluate(f, t, y, dy, st, tmp):
 
 
 @njit(inline="always")
-def rms(x, scale):
-    """The RMS norm of x / scale (scipy's ``norm``, |x / scale| / sqrt(n); 0 for an empty x)."""
-    n = x.shape[0]
-    if n == 0:
-        return 0.0
-    s = 0.0
-    for i in range(n):
-        s += (x[i] / scale[i]) ** 2
-    return np.sqrt(s) / n ** 0.5
+def controlled(i, quad_start, quad_stop):
+    """Whether state entry i is under error control: not one of the quadratures
+    y[quad_start:quad_stop] (see :mod:`mbd.run.settings`)."""
+    return i < quad_start or i >= quad_stop
 
 
 @njit(inline="always")
-def initial_step(f, st, y, tmp, settings, slope, order):
+def controlled_count(n, quad_start, quad_stop):
+    """How many of n state entries are under error control."""
+    return n - max(0, min(quad_stop, n) - quad_start)
+
+
+@njit(inline="always")
+def controlled_rms(x, scale, quad_start, quad_stop):
+    """The RMS norm of x / scale (scipy's ``norm``, |x / scale| / sqrt(n)) over the entries
+    under error control (the quadratures y[quad_start:quad_stop] left out,
+    :mod:`mbd.run.settings`); 0 where there are none."""
+    n = x.shape[0]
+    s = 0.0
+    m = 0
+    for i in range(n):
+        if controlled(i, quad_start, quad_stop):
+            s += (x[i] / scale[i]) ** 2
+            m += 1
+    if m == 0:
+        return 0.0
+    return np.sqrt(s) / m ** 0.5
+
+
+@njit(inline="always")
+def initial_step(f, st, y, tmp, settings, slope, order, quad_start, quad_stop):
     """Begin a piece at (st.t, y): slope = dy/dt there and st.h_abs = the initial step:
     settings.first_step if > 0, else Hairer's rule (scipy's ``select_initial_step``) for a
-    method whose error estimate has order ``order``. Returns what the right-hand side
-    returned."""
+    method whose error estimate has order ``order``, its norms over the entries under error
+    control (all but y[quad_start:quad_stop]). Returns what the right-hand side returned."""
     S = st[0]
     n = y.shape[0]
     bad = evaluate(f, S.t, y, slope, st, tmp)
@@ -121,14 +139,14 @@ def initial_step(f, st, y, tmp, settings, slope, order):
     if settings.first_step > 0.0:
         S.h_abs = min(settings.first_step, interval, settings.max_step)
         return 0
-    if n == 0:                  # nothing moves: one step to the end
+    if controlled_count(n, quad_start, quad_stop) == 0:    # nothing moves: one step to the end
         S.h_abs = np.inf
         return 0
     scale = tmp[STAGE]
     for i in range(n):
         scale[i] = weight(settings, abs(y[i]))
-    d0 = rms(y, scale)
-    d1 = rms(slope, scale)
+    d0 = controlled_rms(y, scale, quad_start, quad_stop)
+    d1 = controlled_rms(slope, scale, quad_start, quad_stop)
     h0 = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
     h0 = min(h0, interval)
     y1, f1 = tmp[NEW], tmp[SLOPE]
@@ -139,7 +157,7 @@ def initial_step(f, st, y, tmp, settings, slope, order):
         return bad
     for i in range(n):
         y1[i] = f1[i] - slope[i]
-    d2 = rms(y1, scale) / h0
+    d2 = controlled_rms(y1, scale, quad_start, quad_stop) / h0
     if d1 <= 1e-15 and d2 <= 1e-15:
         h1 = max(1e-6, h0 * 1e-3)
     else:
