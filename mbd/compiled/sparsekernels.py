@@ -11,6 +11,7 @@ import numpy as np
 
 from . import kernels
 from .jitcache import njit
+from .native import borrowed
 from .smallblocks import householder_qr, symmetric_eigen
 from .loopstructure import (P_CFIRST, P_CGIDX, P_CGPTR, P_CHAIN, P_CNU, P_CPAR, P_DCH, P_GOFF,
                             P_GROW, P_GSIZE, P_MAXDEG, P_MR, P_NC, P_ND, P_NG, P_NQ, P_NV, P_PERM,
@@ -56,6 +57,7 @@ def views(buf, pat):
     nv, nc, nd, mr = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_MR]
     m = 6 * nc + nd
     s = _sizes(pat)
+    buf = borrowed(buf)     # views that count no references (the buffer outlives them)
     H, o = _take(buf, 0, s[0])
     f, o = _take(buf, o, s[1])
     G, o = _take(buf, o, s[2])
