@@ -143,9 +143,9 @@ def borrowed(typingctx, value):
     same memory that hold no reference to it, valid while the caller's own reference is.
 
     numba counts the references to an array's memory with atomic increments and decrements
-    at every view, slice and call that takes it: in a constrained right-hand side of a small
-    mechanism (the four-bar of benchmarks/models.py) they were a third of the time. A view
-    without a meminfo is not counted. Only for arrays that outlive the compiled call that
+    at every view, slice and call that takes it: in a run of the four-bar of
+    benchmarks/models.py they took a fifth of perf's samples. A view without a meminfo is not
+    counted. Only for arrays that outlive the compiled call that
     borrows them and are never handed back to Python from it.
     """
     def codegen(context, builder, signature, args):

@@ -167,7 +167,6 @@ class ScipyStepper:
             return y_on
         return None
 
-
     def near_constraints(self, t, y):
         """Whether the step's end (t, y) is within DRIFT_SHARE of atol of the constraints,
         away from change points (:func:`mbd.compiled.loopsolve.within_drift`, on the rank
