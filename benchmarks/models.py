@@ -686,8 +686,9 @@ def _fourbar_reference():
              f"{abs(q[0] - ref[0]):.1e} rad ({nfev} RHS evaluations, energy drift "
              f"{drift:.1e} J)",
              f"four-bar: mbd runs the loop with its {stepper} DOP853 stepper (the closed "
-             f"loop's constrained right-hand side and the projection onto the closure after "
-             f"every step in one numba call; the projection adds one evaluation per step)",
+             f"loop's constrained right-hand side and the projection onto the closure in one "
+             f"numba call; a step's end is projected, at the cost of one more evaluation, "
+             f"where it drifted from the closure by more than a tenth of atol)",
              f"four-bar: Pinocchio's loop is a CONTACT_3D (LOCAL) between the coupler's and "
              f"the rocker's ends at C with Baumgarte Kp = {FB_PIN_KP:g} 1/s^2, Kd = "
              f"{FB_PIN_KD:g} 1/s (critical damping), solved with ProximalSettings(mu = 1e-8, "

@@ -11,7 +11,7 @@ a System, and evaluate the constraint rows with the compiled kernels.
 import numpy as np
 import scipy.linalg
 
-from . import kernels, layout, loopkernels, loopsolve, statefunction
+from . import kernels, layout, loopkernels, loopsolve, native, statefunction
 from ..model.errors import SimulationError
 
 _ROW_NAMES = ("rotation about world x", "rotation about world y", "rotation about world z",
@@ -72,22 +72,24 @@ def retract(tree, q, dv):
 def difference(tree, nv, q, q_ref):
     """The velocity-space increment (nv) that takes q_ref to q (the inverse of retract)."""
     dv = np.zeros(nv)
-    for L in tree:
-        t, a, b = L["jtype"], L["qadr"], L["vadr"]
-        if t == layout.REVOLUTE or t == layout.PRISMATIC:
-            dv[b] = q[a] - q_ref[a]
-        elif t == layout.SPHERICAL:
-            w0, x0, y0, z0 = q_ref[a:a + 4]
-            w1, x1, y1, z1 = q[a:a + 4]
-            # conj(Q_ref) (x) Q
-            w = w0 * w1 + x0 * x1 + y0 * y1 + z0 * z1
-            v = np.array([w0 * x1 - x0 * w1 - y0 * z1 + z0 * y1,
-                          w0 * y1 + x0 * z1 - y0 * w1 - z0 * x1,
-                          w0 * z1 - x0 * y1 + y0 * x1 - z0 * w1])
-            if w < 0:
-                w, v = -w, -v
-            s = np.linalg.norm(v)
-            dv[b:b + 3] = 2.0 * np.arctan2(s, w) * v / s if s > 0 else 0.0 * v
+    jtype = tree["jtype"]
+    # the one-coordinate primitives at once (an assembly takes many differences)
+    one = (jtype == layout.REVOLUTE) | (jtype == layout.PRISMATIC)
+    qa = tree["qadr"][one]
+    dv[tree["vadr"][one]] = q[qa] - q_ref[qa]
+    for i in np.flatnonzero(jtype == layout.SPHERICAL):
+        a, b = tree[i]["qadr"], tree[i]["vadr"]
+        w0, x0, y0, z0 = q_ref[a:a + 4]
+        w1, x1, y1, z1 = q[a:a + 4]
+        # conj(Q_ref) (x) Q
+        w = w0 * w1 + x0 * x1 + y0 * y1 + z0 * z1
+        v = np.array([w0 * x1 - x0 * w1 - y0 * z1 + z0 * y1,
+                      w0 * y1 + x0 * z1 - y0 * w1 - z0 * x1,
+                      w0 * z1 - x0 * y1 + y0 * x1 - z0 * w1])
+        if w < 0:
+            w, v = -w, -v
+        s = np.linalg.norm(v)
+        dv[b:b + 3] = 2.0 * np.arctan2(s, w) * v / s if s > 0 else 0.0 * v
     return dv
 
 
@@ -110,6 +112,7 @@ class Rows:
     def __init__(self, system, data):
         self.system, self.data = system, data
         self.m = system.n_rows
+        self.entries = None     # the kernels' compiled entry points, found at the first call
 
     def __call__(self, t, q, v):
         """(G, b, g, w): Jacobian (m, nv), right side of G qdd = b, position residual g and
@@ -121,9 +124,15 @@ class Rows:
         q = np.ascontiguousarray(q, dtype=float)
         v = np.ascontiguousarray(v, dtype=float)
         G, b, g = np.zeros((self.m, s.nv)), np.zeros(self.m), np.zeros(self.m)
-        kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
-        loopkernels.constraint_rows(q, v, data.tree, data.links, data.scratch, data.closures,
-                                    data.drivers, G, b, g)
+        kinematics = (q, v, data.tree, data.links, data.scratch)
+        rows = (q, v, data.tree, data.links, data.scratch, data.closures, data.drivers, G, b, g)
+        if self.entries is None:
+            # called through their entry points: numba's dispatch types every record array
+            # at every call, most of an assembly's Newton step
+            self.entries = (native.entry(kernels.link_velocities, kinematics),
+                            native.entry(loopkernels.constraint_rows, rows))
+        self.entries[0](*kinematics)
+        self.entries[1](*rows)
         w = G @ v
         nc = 6 * len(s.cut_joints)
         w[nc:] -= data.drivers["velocity"]
@@ -139,20 +148,59 @@ def _split_step(K, r, scale):
     return Vt[:rank].T @ ((U[:, :rank].T @ r) / s[:rank]), Vt[rank:].T
 
 
-def _onto_hard(system, t, rows, q, target, hard, scale, tol, iterations=30):
+class _Moves:
+    """:func:`difference` and :func:`retract` on ``tree`` with its addresses looked up once
+    (an assembly's Newton steps take many; for a tree without spherical primitives they are
+    plain index operations)."""
+
+    def __init__(self, tree, nv):
+        self.tree, self.nv = tree, nv
+        jtype = tree["jtype"]
+        self.plain = not np.any(jtype == layout.SPHERICAL)
+        one = (jtype == layout.REVOLUTE) | (jtype == layout.PRISMATIC)
+        self.qa, self.va = tree["qadr"][one], tree["vadr"][one]
+
+    def difference(self, q, q_ref):
+        if not self.plain:
+            return difference(self.tree, self.nv, q, q_ref)
+        dv = np.zeros(self.nv)
+        dv[self.va] = q[self.qa] - q_ref[self.qa]
+        return dv
+
+    def retract(self, q, dv):
+        if not self.plain:
+            return retract(self.tree, q, dv)
+        q = np.array(q, dtype=float)
+        q[self.qa] += dv[self.va]
+        return q
+
+
+def _onto_hard(system, t, rows, q, target, hard, scale, tol, iterations=30, moves=None):
     """(q, residual): Newton with least-norm steps onto g(q) = 0 and the ``hard`` coordinates
     at their targets; steps shortened to 0.5 (rad or length scale) far out."""
-    zero, eye = np.zeros(system.nv), np.eye(system.nv)[hard]
+    moves = moves or _Moves(system.tree, system.nv)
+    zero = np.zeros(system.nv)
+    m = rows.m
+    A = np.zeros((m + int(hard.sum()), system.nv))      # [G; the hard coordinates' rows]
+    A[m:] = np.eye(system.nv)[hard]
+    r = np.zeros(len(A))
     for it in range(iterations + 1):
         G, b, g, w = rows(t, q, zero)
-        r = np.concatenate([-g, -difference(system.tree, system.nv, q, target)[hard]])
+        r[:m] = -g
+        r[m:] = -moves.difference(q, target)[hard]
         res = np.abs(r).max(initial=0.0)
         if res <= tol or it == iterations:
             break
-        u = _split_step(np.vstack([G, eye]), r, scale)[0]
+        A[:m] = G
+        u = _split_step(A, r, scale)[0]
         size = np.abs(u).max()
-        q = retract(system.tree, q, u * scale * min(1.0, 0.5 / size) if size > 0 else u)
+        q = moves.retract(q, u * scale * min(1.0, 0.5 / size) if size > 0 else u)
     return q, res
+
+
+#: how near (times the length scale) a continuation stage short of the targets closes the
+#: loops (:func:`_assemble_positions`); the last stage closes them to the projection's tolerance
+STAGE_TOL = 1e-3
 
 
 def _assemble_positions(system, t, rows, targets, hard, soft, tol, fail_tol):
@@ -162,7 +210,10 @@ def _assemble_positions(system, t, rows, targets, hard, soft, tol, fail_tol):
 
     Continuation from the drawing (closed by construction) towards the targets in stages of
     at most 0.1 rad (or length scale) keeps the solution on the drawing's assembly branch and
-    every Newton start near. In each stage, Newton onto the equations; then Levenberg-Marquardt
+    every Newton start near: without soft targets, each stage starts from the last two
+    stages' solutions extrapolated and stops at STAGE_TOL, only the last one at ``tol`` (the
+    four-bar of benchmarks/models.py: 14 Newton steps instead of 41, the same result). In
+    each stage, Newton onto the equations; then Levenberg-Marquardt
     steps on the soft targets in the equations' tangent space, each followed by Newton back
     onto them and kept only if it brings the soft coordinates nearer (an unreachable soft
     target, beyond a limit position, then ends at the limit instead of diverging).
@@ -176,10 +227,22 @@ def _assemble_positions(system, t, rows, targets, hard, soft, tol, fail_tol):
     stages = max(1, int(np.ceil(far / 0.1)))
     zero, eye = np.zeros(nv), np.eye(nv)[hard]
     q, res = q_ref, 0.0
+    # a stage on the way only has to bring the next one's Newton start near: it stops at
+    # STAGE_TOL (about one Newton step less per stage) unless soft targets are fitted there
+    on_the_way = tol if soft.any() else max(tol, STAGE_TOL * system.length_scale)
+    moves = _Moves(tree, nv)
+    q_before = None
     for k in range(1, stages + 1):
-        target = retract(tree, q_ref, span * (k / stages))
-        q, res = _onto_hard(system, t, rows, q, target, hard, scale, tol)
-        if not res <= fail_tol:
+        target = moves.retract(q_ref, span * (k / stages))
+        stage_tol = tol if k == stages else on_the_way
+        start = q
+        if q_before is not None and not soft.any():
+            # the last two stages' solutions extrapolated along the assembly branch: Newton
+            # starts a stage's length nearer (one step per stage instead of two)
+            start = moves.retract(q, moves.difference(q, q_before))
+        q_before = q
+        q, res = _onto_hard(system, t, rows, start, target, hard, scale, stage_tol, moves=moves)
+        if not res <= max(fail_tol, stage_tol):
             return q, res
         if not soft.any():
             continue

@@ -13,12 +13,15 @@ but look the address up in Python at every call from Python (tens of microsecond
 here it is looked up once per run. :func:`call2f` is :func:`call2` for a function returning a
 float, and :func:`call1f` calls a user's compiled f(t) (a law parameter given as a numba
 function).
+
+:func:`borrowed` gives views of arrays that hold no reference to them, for the hot path.
 """
 import numpy as np
 from numba import typeof as _numba_typeof
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
+from numba.np.arrayobj import make_array, populate_array
 
 _TYPES = {}      # an argument's key (see key) -> its numba type
 _ENTRIES = {}    # (function, the arguments' keys) -> its compiled entry point
@@ -134,3 +137,36 @@ def call5(typingctx, fn, a, b, c, d, e):
     if not isinstance(fn, types.Integer):
         return None
     return types.int64(fn, a, b, c, d, e), address_call
+
+
+def _borrow(context, builder, ty, value):
+    """``value`` of type ``ty`` with its arrays (also inside tuples) as views without a
+    meminfo; a new reference to anything else."""
+    if isinstance(ty, types.Array):
+        src = make_array(ty)(context, builder, value)
+        out = make_array(ty)(context, builder)
+        populate_array(out, data=src.data, shape=src.shape, strides=src.strides,
+                       itemsize=src.itemsize, meminfo=None)
+        return out._getvalue()
+    if isinstance(ty, types.BaseTuple):
+        items = [_borrow(context, builder, t, builder.extract_value(value, i))
+                 for i, t in enumerate(ty.types)]
+        return context.make_tuple(builder, ty, items)
+    context.nrt.incref(builder, ty, value)
+    return value
+
+
+@intrinsic
+def borrowed(typingctx, value):
+    """``value`` (an array, or a tuple of arrays, like the run-stage ``Data``) as views of the
+    same memory that hold no reference to it, valid while the caller's own reference is.
+
+    numba counts the references to an array's memory with atomic increments and decrements
+    at every view, slice and call that takes it: in a run of the four-bar of
+    benchmarks/models.py they took a fifth of perf's samples. A view without a meminfo is not
+    counted. Only for arrays that outlive the compiled call that
+    borrows them and are never handed back to Python from it.
+    """
+    def codegen(context, builder, signature, args):
+        return _borrow(context, builder, signature.args[0], args[0])
+    return value(value), codegen

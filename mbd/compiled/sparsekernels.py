@@ -8,9 +8,11 @@ KKT system. The small dense blocks (a cut joint's chain columns, a pivot block) 
 from collections import namedtuple
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from . import kernels
 from .jitcache import njit
+from .native import borrowed
 from .smallblocks import householder_qr, symmetric_eigen
 from .loopstructure import (P_CFIRST, P_CGIDX, P_CGPTR, P_CHAIN, P_CNU, P_CPAR, P_DCH, P_GOFF,
                             P_GROW, P_GSIZE, P_MAXDEG, P_MR, P_NC, P_ND, P_NG, P_NQ, P_NV, P_PERM,
@@ -56,6 +58,7 @@ def views(buf, pat):
     nv, nc, nd, mr = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_MR]
     m = 6 * nc + nd
     s = _sizes(pat)
+    buf = borrowed(buf)     # views that count no references (the buffer outlives them)
     H, o = _take(buf, 0, s[0])
     f, o = _take(buf, o, s[1])
     G, o = _take(buf, o, s[2])
@@ -81,11 +84,25 @@ def views(buf, pat):
     e, o = _take(buf, o, s[22])
     ix, o = _take(buf, o, s[23])
     yp, o = _take(buf, o, s[24])
-    return Views(H.reshape((nv, nv)), f, G.reshape((m, nv)), b, g, lam, K.reshape((mr, mr)),
-                 Z.reshape((m, nv)), QT.reshape((nc, 6, 6)), R.reshape((nc, 6, 6)),
-                 Dp.reshape((pat[P_NG], 6, 6)), kscale, piv,
-                 F.reshape((pat[P_MAXDEG], 6, 6)), dw.reshape((max(nd, 1), 2, 6)), xp, x, y,
-                 bh, mu, A.reshape((6, 6)), W.reshape((6, 6)), e, ix, yp)
+    # the blocks as strided views: a reshape calls numba's helper that checks it needs no
+    # copy, eleven times per evaluation
+    return Views(_rows_of(H, nv, nv), f, _rows_of(G, m, nv), b, g, lam, _rows_of(K, mr, mr),
+                 _rows_of(Z, m, nv), _blocks_of(QT, nc, 6, 6), _blocks_of(R, nc, 6, 6),
+                 _blocks_of(Dp, pat[P_NG], 6, 6), kscale, piv,
+                 _blocks_of(F, pat[P_MAXDEG], 6, 6), _blocks_of(dw, max(nd, 1), 2, 6), xp, x, y,
+                 bh, mu, _rows_of(A, 6, 6), _rows_of(W, 6, 6), e, ix, yp)
+
+
+@njit(inline="always")
+def _rows_of(a, n0, n1):
+    """The contiguous a (n0 n1) as an (n0, n1) matrix (a view)."""
+    return as_strided(a, (n0, n1), (8 * n1, 8))
+
+
+@njit(inline="always")
+def _blocks_of(a, n0, n1, n2):
+    """The contiguous a (n0 n1 n2) as (n0, n1, n2) blocks (a view)."""
+    return as_strided(a, (n0, n1, n2), (8 * n1 * n2, 8 * n2, 8))
 
 
 # ----------------------------------------------------------------------------- the tree

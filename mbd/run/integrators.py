@@ -23,7 +23,7 @@ import numpy as np
 from numba import types
 from scipy import integrate
 
-from ..compiled import events, native, statefunction as sf
+from ..compiled import events, loopsolve, native, statefunction as sf, statekernels
 from . import controls, radau, steplocate, stepper, stepping, warmup
 from .failures import BlewUp, Failed, IntegratorFailed, projected, raise_status
 from .stepping import CROSSED, DONE, FAILED, NONFINITE, PAUSED, TOO_SMALL
@@ -170,6 +170,8 @@ class ScipyStepper:
         solver = self.solver
         if not (self.sd.constrained and solver.status == "running"):
             return None
+        if isinstance(solver, ONE_STEP) and self.near_constraints(solver.t, solver.y):
+            return None     # as the compiled DOP853 loop: a negligible drift stays
         y_on = projected(self.sd, solver.t, solver.y)
         if isinstance(solver, ONE_STEP):
             solver.y = y_on
@@ -177,6 +179,16 @@ class ScipyStepper:
         elif np.abs(y_on - solver.y).max() > self.drift_limit:
             return y_on
         return None
+
+    def near_constraints(self, t, y):
+        """Whether the step's end (t, y) is within DRIFT_SHARE of atol of the constraints,
+        away from change points (:func:`mbd.compiled.loopsolve.within_drift`, on the rank
+        rule's record of the last evaluation, the step's own at y): left unprojected, as the
+        compiled DOP853 loop leaves it."""
+        sf.refresh(self.sd, t, y)
+        limit = loopsolve.DRIFT_SHARE * self.settings.atol
+        return bool(self.sd.call(statekernels.near_constraints, np.ascontiguousarray(y),
+                                 self.sd.data, limit))
 
 
 class CompiledDense:

@@ -16,8 +16,10 @@ Exact switching is kept: after every accepted step the armed switching functions
 with the one crossing predicate of :mod:`mbd.compiled.events`; when one changed sign the loop stops
 with the step's dense output ready, and the run locates the crossing on it
 (:mod:`mbd.run.steplocate`). Output rows at the requested times are written from dense output
-inside the loop. With constraints, every step's end and every output row are projected onto them
-and the rank rule's verdict is taken there.
+inside the loop. With constraints, every output row is projected onto them, and so is every
+step's end (the rank rule's verdict taken there) unless it is within a tenth of atol of them,
+away from change points (:func:`mbd.compiled.loopsolve.within_drift`): then the next step starts
+from the last stage's derivative, as without constraints.
 
 The tableau comes from scipy (``scipy.integrate._ivp.dop853_coefficients``), so both paths use
 the same numbers.
@@ -28,6 +30,9 @@ import numpy as np
 from scipy.integrate._ivp import dop853_coefficients as _tableau
 
 from ..compiled.jitcache import njit
+from ..compiled.loopsolve import DRIFT_SHARE
+from ..compiled.native import borrowed
+from ..compiled.statekernels import near_constraints
 from .settings import weight
 from .stepping import (CROSSED, DONE, FAILED, NEW, NONFINITE, PAUSED, PIECE, STAGE, STEPPED,
                        STIFF, TOO_SMALL, any_armed, controlled, crossed,
@@ -262,9 +267,13 @@ def advance(f, work, settings):
     step; so they do after the step where it pauses, with ``st.dense_on_pause``), STIFF (with
     ``st.stiffness_check`` on, Hairer's stiffness test found the model stiff at the reached
     state, rows written and projected), PAUSED, TOO_SMALL, NONFINITE or FAILED.
-    With constraints every step's end and every row is projected, and the next step starts
-    from the derivative at the projected state.
+    With constraints every row is projected, and every step's end that has drifted from them
+    (see the module docstring), the next step starting from the derivative at the projected
+    state.
     """
+    # the run's arrays outlive the call: views that count no references (at every stage's
+    # slice and every call of the right-hand side, whose data they include)
+    f, work = borrowed((f, work))
     st, y, K, y_old, tmp, times = work.st, work.y, work.K, work.y_old, work.tmp, work.times
     S = st[0]
     P = settings[0]
@@ -279,6 +288,9 @@ def advance(f, work, settings):
         status = _take_step(f, st, y, K, y_old, tmp, P)
         if status != STEPPED:
             return status
+        # a step's end within a share of atol of the constraints stays as it is (decided
+        # here, on the rank rule's record of the evaluation at y, before other evaluations)
+        project = f.constrained and not near_constraints(y, f.data, DRIFT_SHARE * P.atol)
         stiff = S.stiffness_check != 0 and _stiffness_test(S, y_old, y, S.h_prev, K, tmp, P)
         if armed and crossed(f, S.t, y, work.g, work.armed):
             return FAILED if _dense_coefficients(f, work) != 0 else CROSSED
@@ -294,7 +306,7 @@ def advance(f, work, settings):
                 project_row(f, work.rows[r])
                 r += 1
             S.next_row = r
-        if f.constrained:
+        if project:
             if not project_end(f, st, y, tmp, S.t):
                 return FAILED
             # the next step starts from the derivative at the projected state

@@ -144,3 +144,86 @@ def test_separate_machines_are_separate_groups_and_the_windows_a_chain():
     later = neighbours(windows_model(8).build())
     assert all(all(abs(h - g) == 1 for h in hs) for g, hs in later.items()), later
     assert sum(len(h) for h in later.values()) == 7
+
+
+def _fourbar_at(v0):
+    """A four-bar (tests.mbd.test_loops) assembled with its crank at 0.7 rad turning at v0
+    rad/s: (its run-stage data, y on the closures)."""
+    from mbd.run.simulate import prepare
+    from tests.mbd.test_loops import fourbar
+    system = fourbar(crank=dict(q0=0.7, v0=v0, exact=True))
+    run, y = prepare(system, 1.0)
+    return run.sd, y
+
+
+def _near(sd, y, limit):
+    """statekernels.near_constraints after an evaluation at y (as after a step)."""
+    y = np.ascontiguousarray(y, dtype=float)
+    sf.derivative(sd, 0.0, y)
+    return bool(sd.call(statekernels.near_constraints, y, sd.data, limit))
+
+
+def test_a_step_end_stays_unprojected_only_where_the_projection_would_not_move_it():
+    """The compiled DOP853 loop leaves a step's end unprojected where
+    loopsolve.within_drift finds its drift below a limit (DRIFT_SHARE of atol): against
+    the projection itself (the general path), on states of a four-bar pushed off the closures
+    by random position and velocity errors from 1e-12 to 1e-3: where it says "near", the
+    projection moves no coordinate or rate by more than 10 limits, and it says "near" on the
+    projected states themselves."""
+    sd, y0 = _fourbar_at(2.0)
+    nq = sd.system.nq
+    limit = 1e-7
+    rng = np.random.default_rng(7)
+    seen = set()
+    for size in np.logspace(-12, -3, 19):
+        for _ in range(4):
+            y = y0.copy()
+            y[:len(y0)] += size * rng.standard_normal(len(y0)) * (rng.random(len(y0)) < 0.7)
+            moved = np.abs(sf_projected(sd, y) - y)
+            near = _near(sd, y, limit)
+            seen.add(near)
+            if near:
+                assert moved[:nq].max() <= 10 * limit and moved[nq:].max() <= 10 * limit, \
+                    (size, moved)
+            assert _near(sd, sf_projected(sd, y), limit)
+    assert seen == {True, False}
+
+
+def sf_projected(sd, y):
+    """y moved onto the closures by the run's projection (a copy)."""
+    from mbd.run.failures import projected
+    return projected(sd, 0.0, y)
+
+
+def test_a_step_end_near_a_change_point_or_a_rank_change_is_always_projected():
+    """within_drift defers to the projection wherever the last evaluation found a direction
+    weaker than NEAR_CROSSING or a rank other than the run's, however small the drift."""
+    sd, y = _fourbar_at(1.0)
+    assert _near(sd, y, 1e-3)
+    loop = sd.data.loop
+    for field, value in (("smallest", 0.5 * loopsolve.NEAR_CROSSING),
+                         ("found", int(loop[0]["rank"]) + 1)):
+        sf.derivative(sd, 0.0, y)
+        loop[0][field] = value
+        assert not bool(sd.call(statekernels.near_constraints, y, sd.data, 1e-3)), field
+
+
+def test_borrowed_views_are_the_same_memory_and_hold_no_reference():
+    """native.borrowed: views of a tuple's arrays that read and write the same memory, the
+    other members as they are, and no reference kept to the arrays (their reference count
+    is unchanged)."""
+    from numba import njit
+    from mbd.compiled.native import borrowed
+
+    @njit
+    def write_through(t):
+        a, b, k = borrowed(t)
+        a[1:][0] = 5.0
+        b.reshape(b.size)[3] = 7.0
+        return a.sum() + b.sum() + k
+
+    a, b = np.zeros(4), np.zeros((2, 2))
+    before = sys.getrefcount(a), sys.getrefcount(b)
+    assert write_through((a, b, 2)) == 14.0
+    assert a[1] == 5.0 and b[1, 1] == 7.0
+    assert (sys.getrefcount(a), sys.getrefcount(b)) == before
