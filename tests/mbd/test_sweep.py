@@ -258,9 +258,24 @@ SLOW_T_END = 1.5
 SLOW_OUTPUTS = {"peak": "absmax:force.slot.value", "first": "first:events.slot",
                 "x_mean": "mean:joint.slide.q"}
 SWEEP_IN_A_CHILD = """
-import json, sys
+import json, pathlib, sys, time
 import mbd
+from mbd.study import sweeps
 a = json.loads(sys.argv[1])
+collect = sweeps._Collector.__call__
+
+
+def collect_then_hold(self, report):
+    # the test's hook: after the second finished run, the table on disk, a mark that says so,
+    # and no further run until the test kills the process
+    collect(self, report)
+    if self.done == 2:
+        self.table.write(self.keys)
+        pathlib.Path(a["ready"]).write_text("2")
+        time.sleep(600)
+
+
+sweeps._Collector.__call__ = collect_then_hold
 mbd.sweep(a["model"], a["grid"], a["t_end"], outputs=a["outputs"], out=a["out"], workers=1,
           progress=False)
 """
@@ -268,29 +283,28 @@ mbd.sweep(a["model"], a["grid"], a["t_end"], outputs=a["outputs"], out=a["out"],
 
 def test_an_interrupted_sweep_resumes_running_only_the_missing_runs(tmp_path):
     """A sweep of 8 runs in a child process (workers=1), killed (SIGKILL to its process group)
-    once sweep.csv holds 2 or more of them but not all; the same sweep again into the same out
-    reuses exactly the rows that were on disk (attrs["reused"]), runs the rest (attrs["ran"]),
-    leaves the earlier runs' npz files untouched (st_mtime_ns), and its table == a fresh sweep
-    into another folder in every parameter and output column. Reference: the fresh sweep."""
+    once sweep.csv holds 2 of them (the child says so, then waits: no race with its runs); the
+    same sweep again into the same out reuses exactly the rows that were on disk
+    (attrs["reused"]), runs the rest (attrs["ran"]), leaves the earlier runs' npz files
+    untouched (st_mtime_ns), and its table == a fresh sweep into another folder in every
+    parameter and output column. Reference: the fresh sweep."""
     out = tmp_path / "interrupted"
-    args = dict(model=SLOT, grid=SLOW_GRID, t_end=SLOW_T_END, outputs=SLOW_OUTPUTS, out=str(out))
+    ready = tmp_path / "two runs on disk"
+    args = dict(model=SLOT, grid=SLOW_GRID, t_end=SLOW_T_END, outputs=SLOW_OUTPUTS, out=str(out),
+                ready=str(ready))
     child = subprocess.Popen([sys.executable, "-c", SWEEP_IN_A_CHILD, json.dumps(args)],
                              cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE)
     total = len(SLOW_GRID["slot.k"]) * len(SLOW_GRID["slot.e"])
-    deadline = time.monotonic() + 120.0
+    deadline = time.monotonic() + 300.0
     try:
-        while True:
-            seen = len(rows_on_disk(out))
-            if 2 <= seen < total:
-                break
+        while not ready.exists():
             if child.poll() is not None:
-                pytest.fail(f"the sweep in the child process ended (status {child.returncode},"
-                            f" {seen} of {total} rows in sweep.csv) before it could be killed "
-                            f"with 2 to {total - 1} runs done: make its runs longer; stderr: "
+                pytest.fail(f"the sweep in the child process ended (status {child.returncode}) "
+                            "before its second run was on disk; stderr: "
                             f"{child.stderr.read().decode()[-2000:]}")
             if time.monotonic() > deadline:
-                pytest.fail(f"no 2 rows in {out / 'sweep.csv'} after 120 s")
+                pytest.fail(f"no 2 rows in {out / 'sweep.csv'} after 300 s")
             time.sleep(0.01)
     finally:
         if child.poll() is None:
@@ -299,7 +313,7 @@ def test_an_interrupted_sweep_resumes_running_only_the_missing_runs(tmp_path):
         child.stderr.close()
     assert child.returncode == -signal.SIGKILL, "the child finished before it was killed"
     before = rows_on_disk(out)         # as the kill left it
-    assert 2 <= len(before) < total
+    assert len(before) == 2 < total
     mtimes = {row["run"]: (out / row["result"]).stat().st_mtime_ns for row in before}
 
     resumed = mbd.sweep(SLOT, SLOW_GRID, SLOW_T_END, outputs=SLOW_OUTPUTS, out=out, workers=2,
