@@ -32,7 +32,8 @@ from .layout import NATURAL_MODE, RECORDS, SWITCHING
 from .statekernels import (constrained_forced, constrained_free, constraint_forces,
                            controlled_constrained, controlled_tree_link,
                            controlled_tree_world, elements_and_locks, elements_at,
-                           kinematics_rows, no_projection, no_switching, projection,
+                           kinematics_rows, near_constraints, no_projection, no_switching,
+                           projection,
                            transmitted_loads, tree_forced_link, tree_forced_world,
                            tree_free_link, tree_free_world)
 from ..model.state import State
@@ -42,17 +43,22 @@ _ADDRESSES = {}
 
 
 def addresses(sd):
-    """(right-hand side, switching function, projection): the addresses of the compiled
-    functions the integrator calls for ``sd``'s mechanism (:mod:`mbd.compiled.native`; compiled, or
-    loaded from the cache, on first use, and remembered for the process)."""
-    key = (sd.rhs, sd.switching_function, sd.projection_function, native.key(sd.data))
+    """(right-hand side, switching function, projection, drift test): the addresses of the
+    compiled functions the integrator calls for ``sd``'s mechanism (:mod:`mbd.compiled.native`;
+    compiled, or loaded from the cache, on first use, and remembered for the process). The
+    drift test (:func:`mbd.compiled.statekernels.near_constraints`) only with constraints: 0
+    else (never called)."""
+    key = (sd.rhs, sd.switching_function, sd.projection_function, sd.constrained,
+           native.key(sd.data))
     found = _ADDRESSES.get(key)
     if found is None:
         y, g, d = types.float64[::1], types.float64[:, ::1], native.typeof(sd.data)
         found = _ADDRESSES[key] = (
             native.address(sd.rhs, types.int64(types.float64, y, y, d)),
             native.address(sd.switching_function, types.int64(y, g, d, types.int64)),
-            native.address(sd.projection_function, types.int64(y, d)))
+            native.address(sd.projection_function, types.int64(y, d)),
+            native.address(near_constraints, types.int64(y, d, types.float64))
+            if sd.constrained else 0)
     return found
 
 

@@ -324,14 +324,17 @@ def projection(y, data):
 def near_constraints(y, data, limit):
     """Whether y is within ``limit`` (rad, m; per second for the rates) of the constraints in
     coordinates, away from change points: a step's end the stepper may leave unprojected
-    (:func:`mbd.compiled.loopsolve.within_drift`; right after an evaluation at y)."""
+    (:func:`mbd.compiled.loopsolve.within_drift`; right after an evaluation at y): 1 or 0.
+    The compiled stepper calls it through its address (``Functions.near``), so that its own
+    code, compiled once for every model, holds none of the constrained solve."""
     y, data = borrowed((y, data))
     q = data.q
     nq = q.shape[0]
     kernels.normalize_quaternions(y[:nq], data.tree, q)
-    return loopsolve.within_drift(q, y[nq:nq + data.tau.shape[0]], data.tree, data.links,
+    near = loopsolve.within_drift(q, y[nq:nq + data.tau.shape[0]], data.tree, data.links,
                                   data.scratch, data.closures, data.drivers, data.loopbuf,
                                   data.pattern, data.loop, limit)
+    return 1 if near else 0
 
 
 @njit(inline="always")

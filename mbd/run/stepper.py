@@ -31,8 +31,7 @@ from scipy.integrate._ivp import dop853_coefficients as _tableau
 
 from ..compiled.jitcache import njit
 from ..compiled.loopsolve import DRIFT_SHARE
-from ..compiled.native import borrowed
-from ..compiled.statekernels import near_constraints
+from ..compiled.native import borrowed, call3
 from .settings import weight
 from .stepping import (CROSSED, DONE, FAILED, NEW, NONFINITE, PAUSED, PIECE, STAGE, STEPPED,
                        STIFF, TOO_SMALL, any_armed, controlled, crossed,
@@ -290,7 +289,7 @@ def advance(f, work, settings):
             return status
         # a step's end within a share of atol of the constraints stays as it is (decided
         # here, on the rank rule's record of the evaluation at y, before other evaluations)
-        project = f.constrained and not near_constraints(y, f.data, DRIFT_SHARE * P.atol)
+        project = f.constrained and call3(f.near, y, f.data, DRIFT_SHARE * P.atol) == 0
         stiff = S.stiffness_check != 0 and _stiffness_test(S, y_old, y, S.h_prev, K, tmp, P)
         if armed and crossed(f, S.t, y, work.g, work.armed):
             return FAILED if _dense_coefficients(f, work) != 0 else CROSSED

@@ -39,12 +39,13 @@ DONE, CROSSED, PAUSED, TOO_SMALL, NONFINITE, FAILED, STIFF, NONSTIFF = range(8)
 #: a step helper's "the step was taken, go on" (never returned by ``advance``)
 STEPPED = 8
 
-Functions = namedtuple("Functions", "rhs switch project constrained data")
+Functions = namedtuple("Functions", "rhs switch project near constrained data")
 Functions.__doc__ = """The model as a compiled stepper calls it.
 
-rhs, switch, project : int
-    The addresses of the right-hand side, the switching function and the projection onto the
-    constraints (:func:`mbd.compiled.statefunction.addresses`).
+rhs, switch, project, near : int
+    The addresses of the right-hand side, the switching function, the projection onto the
+    constraints and the test whether a state is near enough to them to stay unprojected
+    (:func:`mbd.compiled.statefunction.addresses`; near: 0 without constraints).
 constrained : bool
     Whether the state is projected after every step and at every output row.
 data : mbd.compiled.layout.Data

@@ -66,6 +66,7 @@ def _signatures():
                                                    types.float64[:, :, ::1],
                                                    types.float64[:, :, ::1], m))
     out["constraint_forces"] = (statekernels.constraint_forces, (d, y))
+    out["near_constraints"] = (statekernels.near_constraints, (y, d, f8))
     # a result's rows (mbd.compiled.rowkernels)
     f3, f4 = types.float64[:, :, ::1], types.float64[:, :, :, ::1]
     index, b1 = types.int64[::1], types.boolean
@@ -76,7 +77,7 @@ def _signatures():
     out["rotate_rows"] = (rowkernels.rotate, (f3, m, b1, m))
     out["quaternion_rows"] = (rowkernels.quaternions, (f3, m))
     out["transmitted_loads"] = (statekernels.transmitted_loads, (y, y, d, y, y))
-    functions = native.typeof(stepping.Functions(0, 0, 0, False, data))
+    functions = native.typeof(stepping.Functions(0, 0, 0, 0, False, data))
     piece = stepping.piece_arrays(1, np.zeros(1), 1)
     settings = records(layout.records(layout.SETTINGS, 1))
     out["advance"] = (stepper.advance, (functions, native.typeof(stepper.make_work(piece)),
@@ -152,7 +153,7 @@ TARGETS = ("tree_free_world", "tree_free_link", "tree_forced_world", "tree_force
            "normalize_quaternions", "link_transforms",
            "link_velocities", "constraint_rows", "closure_rows", "retract",
            "record_rows", "reaction_rows", "rotate_rows", "quaternion_rows",
-           "aba_world", "aba")
+           "near_constraints", "aba_world", "aba")
 
 def run_targets(sd, compiled, method="DOP853"):
     """The targets a run of ``sd``'s mechanism needs besides its right-hand side, in the
@@ -167,7 +168,7 @@ def run_targets(sd, compiled, method="DOP853"):
     elif compiled:
         names += ["no_switching"]
     if sd.constrained:
-        names += ["projection"]
+        names += ["projection"] + (["near_constraints"] if compiled else [])
     elif compiled:
         names += ["no_projection"]
     return names
@@ -342,7 +343,7 @@ GROUPS = (("aba_world", "tree_free_world", "tree_forced_world", "constrained_fre
            "constrained_forced", "controlled_tree_world", "controlled_constrained", "projection",
            "no_projection", "advance", "dense_value",
            "switching_on_step", "locate_on_step", "constraint_forces", "transmitted_loads",
-           "reaction_rows", "rotate_rows", "quaternion_rows"),
+           "near_constraints", "reaction_rows", "rotate_rows", "quaternion_rows"),
           ("aba", "tree_free_link", "elements_at", "elements_and_locks", "tree_forced_link",
            "controlled_tree_link",
            "radau_advance", "radau_dense_value", "no_switching", "armed",
