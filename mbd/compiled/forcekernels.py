@@ -30,6 +30,8 @@ far side), and its switching function ``r . d - |r|/2`` changes sign exactly at 
 restarts with a new reference (the force is smooth there). Without a reference (d = 0: fresh
 data, results) the line's direction is r/|r| as it is.
 """
+from functools import cache
+
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
@@ -259,19 +261,13 @@ def bushing_entry(i, elements, estate, links, scratch):
     return status
 
 
-#: what :func:`bushing_entry` is compiled for, worked out on first use
-_MEASURE_TYPE = []
-
-
+@cache
 def measure_type():
     """The numba signature of :func:`bushing_entry`: the record formats of every System's
     data (:mod:`mbd.compiled.layout`)."""
-    if not _MEASURE_TYPE:
-        rec = native.typeof
-        _MEASURE_TYPE.append(types.int64(
-            types.int64, rec(records(ELEMENT, 1)), rec(records(ELEMENT_STATE, 1)),
-            rec(records(LINK_STATE, 1)), rec(records(SCRATCH, 1))))
-    return _MEASURE_TYPE[0]
+    rec = native.typeof
+    return types.int64(types.int64, rec(records(ELEMENT, 1)), rec(records(ELEMENT_STATE, 1)),
+                       rec(records(LINK_STATE, 1)), rec(records(SCRATCH, 1)))
 
 
 def measure_entry(kind):

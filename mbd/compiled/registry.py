@@ -40,11 +40,12 @@ import importlib.util
 import os
 import sys
 import tempfile
+from functools import cache
 
-import numpy as np
+from numba import types
 
 from ..model import files
-from . import jitcache
+from . import jitcache, layout, native
 from .layout import (LAW_ARMED, LAW_FORCE, LAW_NATURAL_SIDES, LAW_SWITCHES, LAW_SWITCHING,
                      MAX_PARAMS)
 
@@ -96,24 +97,17 @@ _ROWS = ('\n\n@njit()\ndef energies(P, X, S, out):\n'
 #: the names of a kind module's functions that Python calls: the roles and the row function
 FUNCTIONS = tuple(ROLES) + ("energies",)
 
-#: the type of a kind's kernel entry ``element_law(task, elements, mode, i, x, v, g, k)``
-#: (:func:`source`; g the element's row of switching functions, any row for the tasks that
-#: write none), worked out on first use (:func:`entry_type`)
-_ENTRY_TYPE = []
-
-
+@cache
 def entry_type():
-    """The numba signature every kind's kernel entry is compiled for, and that the kernels'
-    calls must match (:func:`mbd.compiled.lawkernels.call_law` checks it), from the record
-    formats of :mod:`mbd.compiled.layout`."""
-    if not _ENTRY_TYPE:
-        from numba import types
-        from . import layout, native
-        f8, i8 = types.float64, types.int64
-        elements = native.typeof(layout.records(layout.ELEMENT, 1))
-        modes = native.typeof(layout.initial_mode(1))
-        _ENTRY_TYPE.append(f8(i8, elements, modes, i8, f8, f8, types.float64[::1], i8))
-    return _ENTRY_TYPE[0]
+    """The numba signature every kind's kernel entry ``element_law(task, elements, mode, i, x,
+    v, g, k)`` (:func:`source`; g the element's row of switching functions, any row for the
+    tasks that write none) is compiled for, and that the kernels' calls must match
+    (:func:`mbd.compiled.lawkernels.call_law` checks it), from the record formats of
+    :mod:`mbd.compiled.layout`."""
+    f8, i8 = types.float64, types.int64
+    elements = native.typeof(layout.records(layout.ELEMENT, 1))
+    modes = native.typeof(layout.initial_mode(1))
+    return f8(i8, elements, modes, i8, f8, f8, types.float64[::1], i8)
 
 
 class Kind:
@@ -149,7 +143,6 @@ class Kind:
         """The address (int) of the kind's kernel entry (:func:`source`), compiled (or loaded
         from the cache) on first use, for the element records of this process's runs."""
         if self._entry is None:
-            from . import native
             self._entry = native.address(self.compiled.element_law, entry_type())
         return self._entry
 

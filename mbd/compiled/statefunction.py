@@ -266,7 +266,7 @@ def row_inputs(sd, T, Y):
     return P, varying, D, prescribed
 
 
-def _address(sd, function, *args):
+def _address(function, *args):
     """The entry address of compiled ``function`` for the types of ``args`` (compiled, or
     loaded from the cache, where the run has not used it yet)."""
     return native.address(function, types.int64(*(native.typeof(a) for a in args)))
@@ -407,7 +407,7 @@ def record_rows(sd, T, Y, SIDES, inputs=None):
     P, varying, _, _ = row_inputs(sd, T, Y) if inputs is None else inputs
     data.mode["reference"] = 0.0       # every line as it is (SPEC 3.1), not continued
     g = np.zeros((0, layout.SWITCHES))
-    address = _address(sd, elements_at, Y[0], g, data, RECORDS)
+    address = _address(elements_at, Y[0], g, data, RECORDS)
     sd.call(rowkernels.records, address, Y, SIDES, P, varying, data,
             data.estate.view(np.uint8), out.view(np.uint8).reshape(n, -1))
     if s.locks:     # rows where one sticks: its lock's force, from the constrained solve
@@ -478,9 +478,9 @@ def reaction_rows(sd, T, Y, SIDES, R=None, p=None, accelerations=False, inputs=N
         P, varying, D, prescribed = row_inputs(sd, T, Y) if inputs is None else inputs
         dy, work = np.empty(Y.shape[1]), np.zeros(s.nv)
         addresses = np.array([
-            _address(sd, sd.rhs, float(T[0]), Y[0], dy, data),
-            _address(sd, constraint_forces, data, lam[0]) if s.n_rows else 0,
-            _address(sd, transmitted_loads, Y[0], dy, data, lam[0], work)], dtype=np.int64)
+            _address(sd.rhs, float(T[0]), Y[0], dy, data),
+            _address(constraint_forces, data, lam[0]) if s.n_rows else 0,
+            _address(transmitted_loads, Y[0], dy, data, lam[0], work)], dtype=np.int64)
         status = int(sd.call(rowkernels.reactions, addresses, T, Y, SIDES, P, varying, D,
                              prescribed, data, first, loads, lam, acc, R if poses else
                              np.zeros((0, 0, 3, 3)), p if poses else np.zeros((0, 0, 3)),
