@@ -51,3 +51,7 @@ class Actuator(CompiledLaw):
         if not self.time_varying:     # a constant, or a signal's value before the run
             return (float(self.value),)
         return (values.returned(self.value(t), self.name, "value(t)", t),)
+
+    def parameter_rows(self, T):
+        value = values.returned_rows(self.value, T) if self.time_varying else None
+        return None if value is None else value[:, None]

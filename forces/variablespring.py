@@ -116,6 +116,13 @@ class VariableRotationalSpring(CompiledLaw):
     def parameters(self, t=0.0, state=None):
         return (self.stiffness(t, state), self.K_min, self.theta_init)
 
+    def parameter_rows(self, T):
+        K = values.returned_rows(self.K, T) if self._arity == 1 else None
+        if K is None:
+            return None
+        return np.column_stack([K, np.full(len(K), self.K_min),
+                                np.full(len(K), self.theta_init)])
+
     def states(self, x, v, t, sides, params):
         K_used = np.where(sides[:, 0] > 0, params[:, 0], params[:, 1])
         return {"K": K_used, "K_min_active": sides[:, 0] < 0}

@@ -49,7 +49,7 @@ from .layout import (AXIAL, BUSHING, DAMPING, ELEMENT, ELEMENT_STATE, JOINT, LAW
 REFERENCE_CONE = 0.5
 
 
-@njit(inline="always")
+@njit()
 def _point(links, link, pl, p_out, v_out, w_out):
     """World position, velocity of a point fixed on ``link`` (local ``pl``) and the link's
     world angular velocity; a ground (link < 0) holds ``pl`` in world coordinates."""
@@ -70,7 +70,7 @@ def _point(links, link, pl, p_out, v_out, w_out):
         w_out[a] = E0[0, a] * w[0] + E0[1, a] * w[1] + E0[2, a] * w[2]
 
 
-@njit(inline="always")
+@njit()
 def _to_world(links, link, local, out):
     """out = R_link local (identity for a ground)."""
     for a in range(3):
@@ -81,7 +81,7 @@ def _to_world(links, link, local, out):
             out[a] = E0[0, a] * local[0] + E0[1, a] * local[1] + E0[2, a] * local[2]
 
 
-@njit(inline="always")
+@njit()
 def _world_axes(links, link, R):
     """R = the link's axes as columns in world coordinates (E0^T; identity for a ground)."""
     for a in range(3):
@@ -89,7 +89,7 @@ def _world_axes(links, link, R):
             R[a, b] = (1.0 if a == b else 0.0) if link < 0 else links[link].E0[b, a]
 
 
-@njit(inline="always")
+@njit()
 def _add_force(links, link, F, point):
     """fext[link] += the world force F acting at the world point, in link coordinates."""
     if link < 0:
@@ -105,7 +105,7 @@ def _add_force(links, link, F, point):
         S.fext[3 + a] += E0[a, 0] * F[0] + E0[a, 1] * F[1] + E0[a, 2] * F[2]
 
 
-@njit(inline="always")
+@njit()
 def _add_torque(links, link, T, sign):
     """fext[link] += sign * the world torque T, in link coordinates."""
     if link < 0:
@@ -115,7 +115,7 @@ def _add_torque(links, link, T, sign):
         S.fext[a] += sign * (S.E0[a, 0] * T[0] + S.E0[a, 1] * T[1] + S.E0[a, 2] * T[2])
 
 
-@njit(inline="always")
+@njit()
 def quaternion_of(R, q):
     """Unit quaternion (w, x, y, z), w >= 0, of the rotation matrix R (Shepperd's method)."""
     tr = R[0, 0] + R[1, 1] + R[2, 2]

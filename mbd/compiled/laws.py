@@ -7,6 +7,10 @@ from ..model.elements import Law
 from . import lawkernels
 from .layout import LAW_SWITCHES
 
+#: rows of parameters copied at a time where a law's energy is read from a view of them
+#: (:meth:`CompiledLaw.energy`): a buffer that stays in cache, not n x MAX_PARAMS floats
+ENERGY_BLOCK = 4096
+
 
 class CompiledLaw(Law):
     """A law of a registered kind evaluated from Python through its kind's compiled functions (the
@@ -77,11 +81,22 @@ class CompiledLaw(Law):
         ``params`` (n, MAX_PARAMS) and the sides (n, LAW_SWITCHES; by default all +1), by the
         kind's compiled ``energy`` (zeros for a kind without one)."""
         x = np.ascontiguousarray(x, dtype=float).reshape(-1)
-        params = np.ascontiguousarray(params, dtype=float).reshape(len(x), -1)
+        params = np.asarray(params, dtype=float).reshape(len(x), -1)
         sides = (np.ones((len(x), LAW_SWITCHES)) if sides is None
                  else np.ascontiguousarray(np.asarray(sides, dtype=float)[:, :LAW_SWITCHES]))
         out = np.empty(len(x))
-        lawkernels.energies(self.code, params, x, sides, out)
+        if params.flags.c_contiguous:
+            lawkernels.energies(self.code, params, x, sides, out)
+            return out
+        # a view (often one row for all: a broadcast): copied a block of rows at a time into
+        # one buffer, not into an array of n x MAX_PARAMS
+        block = np.empty((min(ENERGY_BLOCK, len(x)), params.shape[1]))
+        for start in range(0, len(x), ENERGY_BLOCK):
+            stop = min(start + ENERGY_BLOCK, len(x))
+            rows = block[:stop - start]
+            rows[:] = params[start:stop]
+            lawkernels.energies(self.code, rows, x[start:stop], sides[start:stop],
+                                out[start:stop])
         return out
 
     def switching(self, x, v=0.0, t=0.0, sides=None):

@@ -256,10 +256,17 @@ def row_inputs(sd, T, Y):
                           dtype=np.int64)
     P = np.zeros((n, len(varying), layout.MAX_PARAMS))
     D = np.zeros((n, len(prescribed), 3))
-    for r in range(n if len(varying) or len(prescribed) else 0):
+    by_row = []         # the laws whose rows are not given for all times in one call
+    for k, (i, law) in enumerate(sd.varying):
+        rows = law.parameter_rows(T)
+        if rows is None:
+            by_row.append((k, i, law))
+        else:
+            P[:, k, :rows.shape[1]] = rows
+    for r in range(n if by_row or len(prescribed) else 0):
         t, y = float(T[r]), Y[r]
         state = State(t, y[:s.nq], y[s.nq:s.nq + s.nv])
-        for k, (i, law) in enumerate(sd.varying):
+        for k, i, law in by_row:
             _parameter_row(s, i, law, t, state, P[r, k])
         for k, j in enumerate(prescribed):
             D[r, k] = _motion(s.drivers[j], t)
@@ -418,12 +425,14 @@ def record_rows(sd, T, Y, SIDES, inputs=None):
 
 
 def kinematics(sd, Y):
-    """(R, p, V, E) at the rows Y (n, nq + nv) (see :func:`kinematics_rows`)."""
+    """(R (n, nl, 3, 3), p (n, nl, 3), V (n, nl, 6), E (n, 2)) at the rows Y (n, nq + nv)
+    (see :func:`kinematics_rows`). R, p and V are views of link-major arrays: one link's
+    rows, ``R[:, link]``, are contiguous, as the row kernels take them, without a copy."""
     n, nl = len(Y), sd.system.n_links
-    R, p, V, E = np.zeros((n, nl, 3, 3)), np.zeros((n, nl, 3)), np.zeros((n, nl, 6)), \
+    R, p, V, E = np.zeros((nl, n, 3, 3)), np.zeros((nl, n, 3)), np.zeros((nl, n, 6)), \
         np.zeros((n, 2))
     sd.call(kinematics_rows, np.ascontiguousarray(Y, dtype=float), sd.data, R, p, V, E)
-    return R, p, V, E
+    return R.transpose(1, 0, 2, 3), p.transpose(1, 0, 2), V.transpose(1, 0, 2), E
 
 
 def reactions(sd, t, y, sides):

@@ -39,10 +39,11 @@ def _start(y, dy, data):
 
 
 @njit(inline="always")
-def _work_rates(v, dy, data):
+def _work_rates(v, dy, data, constrained):
     """When y carries the work accumulators (dy longer than nq + nv), the power of every
     force element (law value times the rate of what it reads, W) and, after a constrained
-    solve, of every driver (its force times its coordinate's rate) into them."""
+    solve (``constrained``, a constant of the variant: a tree's variants compile no driver
+    code), of every driver (its force times its coordinate's rate) into them."""
     n = data.q.shape[0] + v.shape[0]
     if dy.shape[0] == n:
         return
@@ -51,17 +52,18 @@ def _work_rates(v, dy, data):
     for i in range(nf):
         X = estate[i]
         dy[n + i] = X.value * X.xdot if X.status == 0 else 0.0
-    nd = data.drivers.shape[0]
-    if nd:
-        m = 6 * data.closures.shape[0] + nd
-        lam = sparsekernels.views(data.loopbuf, data.pattern).lam
-        for k in range(nd):
-            D = data.drivers[k]
-            power = lam[m - nd + k] * (v[D.v_index] - D.ratio * v[D.coupled_v])
-            if D.element >= 0:      # a stiction lock: its force's work is its element's
-                dy[n + D.element] += power
-            else:
-                dy[n + nf + k] = power
+    if constrained:
+        nd = data.drivers.shape[0]
+        if nd:
+            m = 6 * data.closures.shape[0] + nd
+            lam = sparsekernels.views(data.loopbuf, data.pattern).lam
+            for k in range(nd):
+                D = data.drivers[k]
+                power = lam[m - nd + k] * (v[D.v_index] - D.ratio * v[D.coupled_v])
+                if D.element >= 0:      # a stiction lock: its force's work is its element's
+                    dy[n + D.element] += power
+                else:
+                    dy[n + nf + k] = power
 
 
 @njit()
@@ -114,7 +116,7 @@ def _tree_forced(t, y, dy, data, link_frame, controlled):
         kernels.aba(v, data.tau, data.tree, data.links, data.scratch, acc)
     else:
         kernels.aba_world(v, data.tau, data.tree, data.links, data.scratch, acc)
-    _work_rates(v, dy, data)
+    _work_rates(v, dy, data, False)
     if controlled:
         controlkernels.give(dy, data)
     return bad
@@ -183,7 +185,7 @@ def _constrained(q, v, acc, dy, data, bad):
     status = _solve(q, v, data, acc)
     if status == 1:           # not finite: NaN accelerations, no verdict
         return bad
-    _work_rates(v, dy, data)
+    _work_rates(v, dy, data, True)
     return bad if bad != 0 else status
 
 
@@ -411,9 +413,10 @@ def controls_at(t, y, data):
 
 @njit()
 def kinematics_rows(Y, data, R, p, V, E):
-    """At every row of Y (n, nq + nv): the world rotation R (n, nl, 3, 3) and origin p
-    (n, nl, 3) of every link, its spatial velocity V (n, nl, 6, link coordinates) and the
-    tree's kinetic and potential energy E (n, 2)."""
+    """At every row n of Y (n, nq + nv): the world rotation R (nl, n, 3, 3) and origin p
+    (nl, n, 3) of every link, its spatial velocity V (nl, n, 6, link coordinates) and the
+    tree's kinetic and potential energy E (n, 2). Link by link: each link's rows are one
+    block, which is what the views of a body read."""
     q = data.q
     nq = q.shape[0]
     nv = data.tau.shape[0]
@@ -423,9 +426,9 @@ def kinematics_rows(Y, data, R, p, V, E):
         kernels.link_velocities(q, Y[n, nq:nq + nv], data.tree, links, data.scratch)
         for i in range(links.shape[0]):
             for a in range(3):
-                p[n, i, a] = links[i].p0[a]
+                p[i, n, a] = links[i].p0[a]
                 for b in range(3):
-                    R[n, i, a, b] = links[i].E0[b, a]
+                    R[i, n, a, b] = links[i].E0[b, a]
             for k in range(6):
-                V[n, i, k] = links[i].vel[k]
+                V[i, n, k] = links[i].vel[k]
         E[n, 0], E[n, 1] = kernels.energies(data.tree, links, data.scratch)

@@ -229,6 +229,13 @@ class Law:
         kind's parameters, by name."""
         return tuple(getattr(self, name) for name in self.kind.parameters)
 
+    def parameter_rows(self, T):
+        """The parameter rows (n, at most ``MAX_PARAMS``) at the times T (n,) s, each what
+        :meth:`parameters` gives there, in one call where the law's parameters are a function
+        of time that answers for an array (:func:`mbd.model.values.returned_rows`); None
+        otherwise (they are then worked out row by row, with the state)."""
+        return None
+
     @property
     def time_varying(self):
         """True when the parameters depend on time or state (Python callables: slow path)."""

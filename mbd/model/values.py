@@ -201,6 +201,46 @@ def tolerances(rtol, atol, what, error=ValueError, type_error=None):
     return r, a
 
 
+#: the times at which :func:`returned_rows` checks a function's answer for an array against
+#: its answers one time at a time
+ROW_CHECKS = 16
+
+
+def returned_rows(fn, T):
+    """``fn`` of the times T (n,) s in one call, where it answers for an array as it does for
+    each time: its (n,) float values, or None.
+
+    A user's function of time written for one number may answer wrongly for an array without
+    raising (``max(t, 0)`` raises, ``t.sum()`` would not), so its answer is taken only when it
+    is an (n,) real array, finite everywhere, and equal bit for bit to the float ``fn(t)``
+    returns at :data:`ROW_CHECKS` times spread over T, the first and last among them. Otherwise
+    (it raised, answered another shape, a NaN, or a value a call of one time does not give)
+    None: the caller goes time by time, where a failure is named with its time.
+    """
+    T = np.asarray(T, dtype=float)
+    if len(T) <= 2 * ROW_CHECKS:     # not worth the checks
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            rows = fn(T.copy())      # a copy: the function may write to what it is given
+    except Exception:               # not a function of arrays: time by time
+        return None
+    if (not isinstance(rows, np.ndarray) or rows.shape != T.shape
+            or rows.dtype.kind not in "iuf"):
+        return None
+    rows = rows.astype(float)
+    if not np.isfinite(rows).all():
+        return None
+    for r in np.unique(np.linspace(0, len(T) - 1, ROW_CHECKS).round().astype(np.int64)):
+        try:
+            one = returned(fn(float(T[r])), "", "", T[r])
+        except Exception:
+            return None
+        if one != rows[r]:
+            return None
+    return rows
+
+
 def user_function(fn, what, forms):
     """How a user's function is called: 1 for ``f(t)``, 2 for ``f(t, state)`` (two or more
     parameters, where ``forms`` offers both), read once from its signature; 1 where the

@@ -142,3 +142,86 @@ def test_a_python_function_that_fails_at_a_row_is_named():
     with pytest.raises(sf.UserFunctionError) as info:
         late.force("spring").value
     assert "spring" in info.value.element and info.value.t > 0.3
+
+
+def _spring_arm(stiffness):
+    """A pendulum held by a VariableRotationalSpring of stiffness K(t) = ``stiffness``."""
+    import mbd
+    from forces import JointForce, VariableRotationalSpring
+    from joints import Revolute
+    m = mbd.Model("arm")
+    g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, -9.81)))
+    arm = m.add_body("arm", 1.0, (0.5, 0, 0), np.diag([1e-3, .02, .02]),
+                     cs={"pivot": (0, 0, 0)})
+    hinge = m.add(Revolute("hinge", g, arm["pivot"], axis=(0, 1, 0), q0=0.3))
+    m.add(JointForce("spring", hinge, VariableRotationalSpring(K=stiffness, K_min=2.0)))
+    return m.build()
+
+
+def test_a_function_of_time_that_takes_arrays_is_called_once_for_all_rows():
+    """K(t) written with numpy answers for all the rows' times in one call (and a check call
+    at each of ROW_CHECKS times), not once a row; the records are those of the row-by-row
+    evaluation, to the bit."""
+    from mbd.model import values
+    calls = []
+
+    def stiffness(t):
+        calls.append(np.size(t))
+        return 6.0 + 5.0 * np.sin(2.0 * np.pi * t)
+
+    system = _spring_arm(stiffness)
+    result = system.simulate(1.0, output_step=1e-3)
+    calls.clear()
+    r = fresh(result)
+    got = r._force_records()
+    assert calls.count(len(r.t)) == 1 and calls.count(1) <= values.ROW_CHECKS
+    assert len(calls) <= 1 + values.ROW_CHECKS
+    want = records_row_by_row(result)
+    for field in layout.ELEMENT_STATE.names:
+        np.testing.assert_array_equal(got[field], want[field], err_msg=field)
+    # and the value is the law's: -K(t) (q - 0) on the hinge, K above K_min
+    q = result.joint("hinge").q
+    K = 6.0 + 5.0 * np.sin(2.0 * np.pi * result.t)
+    above = K > 2.0
+    np.testing.assert_allclose(r.force("spring").value[above], -(K * q)[above], rtol=1e-12,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("stiffness, why", [
+    (lambda t: 5.0 + 0.0 * np.atleast_1d(t)[0] + np.zeros_like(t) + np.atleast_1d(t)[0],
+     "answers an array with its first time's value everywhere"),
+    (lambda t: max(5.0 + t, 5.0), "raises for an array"),
+    (lambda t: 5.0 + np.mean(t), "answers one number for an array"),
+    (lambda t: np.where(np.asarray(t) > 0.5, np.nan, 5.0 + t) if np.ndim(t) else 5.0 + t,
+     "answers NaN for an array"),
+])
+def test_a_function_wrong_for_arrays_is_read_row_by_row(stiffness, why):
+    """A K(t) written for one number, which for an array raises, answers another shape, NaN,
+    or values that its calls of one time do not give: the records are still those of the row
+    by row evaluation (the one-call answer is checked, and dropped)."""
+    from mbd.model import values
+    law = _spring_arm(stiffness).force_elements[0].law
+    T = np.linspace(0.0, 1.0, 101)
+    assert values.returned_rows(stiffness, T) is None, why
+    assert law.parameter_rows(T) is None, why
+    result = _spring_arm(stiffness).simulate(1.0, output_step=1e-2)
+    got = fresh(result)._force_records()
+    want = records_row_by_row(result)
+    for field in layout.ELEMENT_STATE.names:
+        np.testing.assert_array_equal(got[field], want[field], err_msg=f"{why}: {field}")
+    np.testing.assert_array_equal(got["value"][:, 0],
+                                  -(5.0 + result.t) * result.joint("hinge").q)
+
+
+def test_returned_rows_takes_an_answer_only_where_it_is_checked():
+    from mbd.model import values
+    T = np.linspace(0.0, 2.0, 1001)
+    np.testing.assert_array_equal(values.returned_rows(np.cos, T), np.cos(T))
+    assert values.returned_rows(np.cos, T[:2 * values.ROW_CHECKS]) is None   # too few rows
+    assert values.returned_rows(lambda t: np.ones(len(t) + 1), T) is None    # another shape
+    assert values.returned_rows(lambda t: np.full(np.shape(t), "5"), T) is None  # not numbers
+    # right at the checked times only: a function must agree at every checked time
+    checked = np.unique(np.linspace(0, len(T) - 1, values.ROW_CHECKS).round().astype(int))
+    wrong = np.cos(T)
+    wrong[checked[1]] += 1.0
+    assert values.returned_rows(lambda t: wrong if np.ndim(t) else np.cos(t), T) is None
