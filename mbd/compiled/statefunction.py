@@ -85,6 +85,11 @@ class StateData:
         :func:`refresh`.
     constrained : bool
         Loops or motion drivers.
+    laws_installed : bool
+        Whether the element records hold their law kinds' addresses
+        (:func:`install_laws`); a run's first compilation installs them once a second process
+        has compiled the kinds (:func:`mbd.run.warmup.first_right_hand_side`), and
+        :meth:`call` before any compiled call.
     """
 
     system: object
@@ -94,6 +99,13 @@ class StateData:
     constrained: bool
     entries: dict = field(default_factory=dict)
     held: object = None
+    laws_installed: bool = True
+
+    def install_laws(self):
+        """The element records' law and measure addresses (:func:`install_laws`), once."""
+        if not self.laws_installed:
+            install_laws(self.data.elements)
+            self.laws_installed = True
 
     @property
     def nq(self):
@@ -103,6 +115,7 @@ class StateData:
         """``function(*args)``, a compiled function called through its entry point for these
         argument types (:func:`mbd.compiled.native.entry`, looked up once per data and
         function)."""
+        self.install_laws()           # no compiled call reads a record without them
         found = self.entries.get(function)
         if found is None:
             found = self.entries[function] = native.entry(function, args)
@@ -159,8 +172,11 @@ def state_labels(system):
     return labels + [f"work of '{e.name}'" for e in (*system.force_elements, *system.drivers)]
 
 
-def state_data(system, projection_tol=None):
-    """Fresh run-stage data for ``system`` (one per run or analysis: it holds scratch)."""
+def state_data(system, projection_tol=None, laws=True):
+    """Fresh run-stage data for ``system`` (one per run or analysis: it holds scratch). With
+    ``laws`` False the law kinds' addresses are installed later (:meth:`StateData.install_laws`,
+    before any compiled call): a run's first compilation has them compiled by a second
+    process meanwhile."""
     pat = loopstructure.pattern(system.tree, system.closures, system.driver_table, system.nv)
     data = layout.make_data(system.tree, system.elements, system.closures,
                             system.driver_table, system.nq, system.nv, pat,
@@ -168,13 +184,15 @@ def state_data(system, projection_tol=None):
     data.loop[0]["projection_tol"] = (1e-12 * system.length_scale if projection_tol is None
                                    else projection_tol)
     varying = [(i, fe.law) for i, fe in enumerate(system.force_elements) if fe.law.time_varying]
-    install_laws(data.elements)
+    if laws:
+        install_laws(data.elements)
     for i, fe in enumerate(system.force_elements):     # a user's numba f(t): called compiled
         fn = getattr(fe.law, "compiled_signal", None)
         if fn is not None:
             data.elements[i]["signal"] = native.address(fn, types.float64(types.float64))
             data.elements[i]["signal_slot"] = fe.law.signal_slot
-    return StateData(system, data, variant(system), varying, system.constrained)
+    return StateData(system, data, variant(system), varying, system.constrained,
+                     laws_installed=laws)
 
 
 def install_laws(elements):

@@ -65,7 +65,9 @@ class Run:
         self.bar = ProgressBar(t0, t_end, False) if bar is None else bar
         self.t0, self.t_end = t0, t_end
         self.t_now = t0   # the time the integration has reached, for the progress and Ctrl-C
-        self.sd = sf.state_data(system)
+        # the law kinds' addresses once the stepper's first compilation has them (with a
+        # second process compiling them meanwhile): mbd.run.warmup.first_right_hand_side
+        self.sd = sf.state_data(system, laws=False)
         self.rows = OutputRows(self.sd, times, exact)
         self.locks = Locks(self.sd)
         self.events = []

@@ -108,31 +108,35 @@ def _signatures():
 
 _CACHE = {}
 
-#: the prefix of a law kind's target (``law:elastogap``): its kernel entry, which a run's data
-#: needs (:func:`mbd.compiled.statefunction.install_laws`), and its energies over rows, which
-#: its results read
-LAW = "law:"
+#: the prefixes of a law kind's two targets (``law:elastogap``, ``energies:elastogap``): its
+#: kernel entry, which a run's data needs (:func:`mbd.compiled.statefunction.install_laws`),
+#: and its energies over rows, which only its results read
+LAW, ENERGIES = "law:", "energies:"
 
 
-def law_targets(system):
-    """The law kinds' targets of ``system``'s force elements (seals the registry)."""
-    return [LAW + registry.kind(c).name for c in sorted({int(c) for c in
-                                                          system.elements["law"]})]
+def law_targets(system, prefix=LAW):
+    """The law kinds' targets (``prefix`` :data:`LAW` or :data:`ENERGIES`) of ``system``'s
+    force elements (seals the registry)."""
+    return [prefix + registry.kind(c).name for c in sorted({int(c) for c in
+                                                             system.elements["law"]})]
 
 
 def all_targets():
-    """Every target: :data:`TARGETS` and every registered law kind's (seals the registry)."""
-    return (*TARGETS, *(LAW + k.name for k in registry.kinds()))
+    """Every target: :data:`TARGETS` and every registered law kind's two (seals the
+    registry)."""
+    return (*TARGETS, *(prefix + k.name for k in registry.kinds() for prefix in (LAW, ENERGIES)))
 
 
 def functions(name):
     """[(function, argument types)] that target ``name`` compiles."""
-    if not name.startswith(LAW):
+    prefix = next((p for p in (LAW, ENERGIES) if name.startswith(p)), None)
+    if prefix is None:
         return [signatures()[name]]
-    kind = registry.kind(registry.code(name[len(LAW):]))
+    kind = registry.kind(registry.code(name[len(prefix):]))
+    if prefix == LAW:
+        return [(kind.compiled.element_law, registry.entry_type().args)]
     y, m = types.float64[::1], types.float64[:, ::1]
-    return [(kind.compiled.element_law, registry.entry_type().args),
-            (kind.compiled.energies, (m, y, m, y))]
+    return [(kind.compiled.energies, (m, y, m, y))]
 
 
 def signatures():
@@ -201,16 +205,20 @@ def first_right_hand_side(sd, compiled, method="DOP853"):
         from the cache (or this process had prepared such a run before).
     """
     if (sd.rhs, compiled, method) in _STARTED:   # this process has run such a one before
+        sd.install_laws()
         return 0.0
     started = time.perf_counter()
     _STARTED.add((sd.rhs, compiled, method))
     targets = run_targets(sd, compiled, method)
-    compiling = not all(cached(n) for n in [sd.rhs.__name__, *targets])
+    # the law kinds, when the data waits for them, are the second process's first work
+    laws = [] if sd.laws_installed else law_targets(sd.system)
+    compiling = not all(cached(n) for n in [sd.rhs.__name__, *targets, *laws])
     here, shared, rest = _plan(sd, targets)
-    child = prefetch(shared, rest, later_targets(sd))
+    child = prefetch(laws + shared, rest, [n for n in later_targets(sd) if n not in laws])
     if child.process is not None:
         compile_targets(here)
         child.wait(SHARED)
+    sd.install_laws()       # loaded from the cache where the second process compiled them
     y = np.zeros(sd.system.nq + sd.system.nv)
     native.entry(sd.rhs, (0.0, y, y, sd.data))
     child.wait(READY)
@@ -272,7 +280,8 @@ def later_targets(sd):
     """What a first run's second process compiles after the run's own targets: the kernels
     of ``sd``'s results (its bodies' motion, rotated rows; its force elements' records and
     their kinds' energies)."""
-    elements = ["record_rows", *law_targets(sd.system)] if sd.system.force_elements else []
+    elements = (["record_rows", *law_targets(sd.system), *law_targets(sd.system, ENERGIES)]
+                if sd.system.force_elements else [])
     return ["kinematics_rows", "rotate_rows", *elements]
 
 #: the lines a child prints when the targets its parent's right-hand side shares are compiled
@@ -355,7 +364,7 @@ def everything(jobs=2, report=None):
     """Compile every target in ``jobs`` (1 or 2) processes; ``report(name, seconds, done,
     total)`` after each. Returns the seconds it took."""
     started = time.perf_counter()
-    laws = [LAW + k.name for k in registry.kinds()]
+    laws = [prefix + k.name for k in registry.kinds() for prefix in (LAW, ENERGIES)]
     total = len(TARGETS) + len(laws)
     count = [0]
 

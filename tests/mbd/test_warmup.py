@@ -12,14 +12,16 @@ def test_every_target_has_a_signature_and_a_group():
 
 def test_every_law_kind_is_a_target_of_its_own():
     """`mbd warmup` compiles every registered kind's kernel entry and energies, each kind in
-    its own target (a run compiles only its elements' kinds)."""
+    targets of its own, the entry (which a run's data needs) apart from the energies (which
+    only its results read): a run compiles only its elements' kinds."""
     from mbd.compiled import registry
-    laws = [n for n in warmup.all_targets() if n.startswith(warmup.LAW)]
-    assert sorted(laws) == sorted(warmup.LAW + k.name for k in registry.kinds())
-    for name in laws:
-        kind = registry.kind(registry.code(name[len(warmup.LAW):]))
-        assert [f for f, _ in warmup.functions(name)] == [kind.compiled.element_law,
-                                                          kind.compiled.energies]
+    targets = warmup.all_targets()
+    for prefix, role in ((warmup.LAW, "element_law"), (warmup.ENERGIES, "energies")):
+        names = [n for n in targets if n.startswith(prefix)]
+        assert sorted(names) == sorted(prefix + k.name for k in registry.kinds())
+        for name in names:
+            kind = registry.kind(registry.code(name[len(prefix):]))
+            assert [f for f, _ in warmup.functions(name)] == [getattr(kind.compiled, role)]
 
 
 def test_a_runs_targets_are_known():
@@ -76,7 +78,51 @@ def test_a_first_runs_work_is_split_with_no_target_twice():
             assert "aba" in here
             assert compiled == ("advance" in here if elements else "advance" in rest)
         assert warmup.later_targets(sd) == ["kinematics_rows", "rotate_rows"] + (
-            ["record_rows", "law:linear"] if elements else [])
+            ["record_rows", "law:linear", "energies:linear"] if elements else [])
+
+
+def test_a_runs_law_kinds_are_the_second_processs_first_work(monkeypatch):
+    """A run's data waits for its law kinds' addresses (state_data(laws=False)): its first
+    compilation hands the kinds' entries to the second process first (with the kernels the
+    right-hand side shares), the energies after; it installs them once that process has
+    them, and a compiled call before that installs them itself."""
+    import numpy as np
+
+    import mbd
+    from forces import ElastoGap, JointForce, Spring
+    from joints import Prismatic
+    from mbd.compiled import statefunction as sf
+
+    m = mbd.Model("block")
+    g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, 0)))
+    b = m.add_body("b", mass=1.0, cg=(0, 0, 0), inertia=np.eye(3))
+    j = m.add(Prismatic("slide", g, b["cg"], axis=(1, 0, 0)))
+    m.add(JointForce("spring", j, Spring(c=1.0)))
+    m.add(JointForce("gap", j, ElastoGap(c=1e3, d=1.0, s_rel0=-0.1)))
+    system = m.build()
+    sd = sf.state_data(system, laws=False)
+    assert not sd.laws_installed and not sd.data.elements["law_entry"].any()
+    asked = []
+
+    def prefetch(first, then=(), later=()):
+        asked.append((list(first), list(then), list(later)))
+        return warmup.Prefetch(None)        # nothing started: compiled here
+
+    monkeypatch.setattr(warmup, "prefetch", prefetch)
+    monkeypatch.setattr(warmup, "_STARTED", set())
+    warmup.first_right_hand_side(sd, compiled=True)
+    (first, then, later), = asked
+    entries = warmup.law_targets(system)
+    assert sorted(entries) == ["law:elastogap", "law:linear"]
+    assert first == entries + ["elements_at"]
+    assert not set(entries) & set(then + later)
+    assert set(warmup.law_targets(system, warmup.ENERGIES)) <= set(later)
+    assert sd.laws_installed and sd.data.elements["law_entry"].all()
+    # installed before any compiled call, whatever calls first
+    early = sf.state_data(system, laws=False)
+    y = np.zeros(system.nq + system.nv)
+    sf.natural_mode(early, 0.0, y)
+    assert early.laws_installed and early.data.elements["law_entry"].all()
 
 
 def test_ctrl_c_while_numba_compiles_is_held_until_the_compilation_ends():
