@@ -148,12 +148,14 @@ def animate(result, path, fps=30, speed=1.0, size=GIF_SIZE, camera=None, progres
 
 def _write_gif(scene, result, times, fps, tmp, bar):
     from PIL import Image   # Pillow comes with matplotlib
-    palette = _gif_palette(scene, result, times)
+    palette, shots = _gif_palette(scene, result, times)
     frames = []
     for k, t in enumerate(times):
-        scene.update(result, t=t)
-        img = Image.fromarray(scene.screenshot())
-        frames.append(img.quantize(palette=palette, dither=Image.Dither.NONE))
+        shot = shots.pop(k, None)     # a frame the palette was made from is not drawn again
+        if shot is None:
+            scene.update(result, t=t)
+            shot = scene.screenshot()
+        frames.append(Image.fromarray(shot).quantize(palette=palette, dither=Image.Dither.NONE))
         bar(k + 1)
     frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:],
                    duration=max(int(round(1000.0 / fps)), 10), loop=0)
@@ -162,26 +164,27 @@ def _write_gif(scene, result, times, fps, tmp, bar):
 def _gif_palette(scene, result, times, samples=8):
     """One 256-colour palette for every frame of a GIF (a ``P`` image holding it): the
     median cut of ``samples`` frames spread over the run, plus the state colours exactly
-    (:data:`viz.colors.STATE_COLORS`: a contact seen in no sample keeps its red).
+    (:data:`viz.colors.STATE_COLORS`: a contact seen in no sample keeps its red); returned
+    with those frames, {frame index: RGB array}, for the GIF to use as they are.
 
     With one palette a pixel that does not change keeps its index from frame to frame, so
     the GIF stores little more than what moves, and quantizing a frame is a lookup.
     """
     from PIL import Image
     picks = np.unique(np.linspace(0, len(times) - 1, min(samples, len(times))).astype(int))
-    shots = []
+    shots = {}
     for i in picks:
         scene.update(result, t=times[i])
-        shots.append(scene.screenshot())
+        shots[int(i)] = scene.screenshot()
     n = 256 - len(STATE_COLORS)
-    cut = Image.fromarray(np.concatenate(shots, axis=1)).quantize(
+    cut = Image.fromarray(np.concatenate(list(shots.values()), axis=1)).quantize(
         colors=n, method=Image.Quantize.MEDIANCUT)
     rgb = list(cut.getpalette()[:3 * n])
     rgb += rgb[:3] * (n - len(rgb) // 3)              # a short palette: pad with a repeat
     rgb += [int(round(255 * c)) for color in STATE_COLORS for c in color]
     palette = Image.new("P", (1, 1))
     palette.putpalette(rgb)
-    return palette
+    return palette, shots
 
 
 def _write_mp4(scene, result, times, fps, tmp, bar):
