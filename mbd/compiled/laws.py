@@ -81,7 +81,8 @@ class CompiledLaw(Law):
         ``params`` (n, MAX_PARAMS) and the sides (n, LAW_SWITCHES; by default all +1), by the
         kind's compiled ``energy`` (zeros for a kind without one)."""
         x = np.ascontiguousarray(x, dtype=float).reshape(-1)
-        params = np.asarray(params, dtype=float).reshape(len(x), -1)
+        params = np.asarray(params, dtype=float)
+        params = params.reshape(len(x), params.shape[-1] if params.ndim else 1)
         sides = (np.ones((len(x), LAW_SWITCHES)) if sides is None
                  else np.ascontiguousarray(np.asarray(sides, dtype=float)[:, :LAW_SWITCHES]))
         out = np.empty(len(x))

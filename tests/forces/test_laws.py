@@ -1017,3 +1017,19 @@ def test_the_arity_of_k_is_read_once(monkeypatch, fn, arity):
     assert len(calls) == 1
     dataclasses.replace(law, K_min=1.0)   # a new law reads its K once
     assert len(calls) == 2
+
+
+def test_a_laws_energy_over_no_rows_and_over_a_view_of_many():
+    """energy() of no rows is empty (an empty result's columns); over a broadcast view of one
+    parameter row, longer than the block it is copied in (laws.ENERGY_BLOCK), it is c x^2 / 2
+    at every row."""
+    import numpy as np
+
+    from forces import Spring
+    from mbd.compiled import laws, lawkernels, layout
+    law = Spring(c=2.0)
+    assert law.energy(np.zeros(0), np.zeros((0, layout.MAX_PARAMS))).shape == (0,)
+    n = 2 * laws.ENERGY_BLOCK + 17
+    x = np.linspace(-1.0, 1.0, n)
+    rows = np.broadcast_to(lawkernels.parameter_row(law), (n, layout.MAX_PARAMS))
+    np.testing.assert_allclose(law.energy(x, rows), x * x, rtol=1e-15, atol=0.0)
