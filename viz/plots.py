@@ -3,9 +3,28 @@ quantity (and unit) per axes, energy, and a strip of the switch events.
 
 Examples
 --------
->>> fig, axes = plot(result, "run.png")                   # doctest: +SKIP
->>> [ax.get_ylabel() for ax in axes]                      # doctest: +SKIP
-['joint angle (rad)', 'force (N)', 'ΔE since start (J)', 'events']
+A bar swinging down onto a stop (an ElastoGap on its hinge), plotted into a PNG:
+
+>>> import os, tempfile
+>>> import mbd
+>>> from forces import ElastoGap, JointForce
+>>> from joints import Revolute
+>>> model = mbd.Model("stop")
+>>> ground = model.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, -9.81)))
+>>> bar = model.add_body("bar", mass=1.0, cg=(0.5, 0, 0), inertia=[1e-3, 0.1, 0.1],
+...                      cs={"pivot": (0, 0, 0)})
+>>> hinge = model.add(Revolute("hinge", ground, bar["pivot"], axis=(0, -1, 0)))
+>>> stop = model.add(JointForce("stop", hinge, ElastoGap(c=200.0, d=1.0, s_rel0=-0.5)))
+>>> result = model.simulate(0.6, output_step=0.05)    # falls: q < 0, onto the stop at -0.5
+>>> len(result.events) > 0      # it reached the stop: the plot gets an event strip
+True
+>>> path = os.path.join(tempfile.mkdtemp(), "run.png")
+>>> fig, axes = plot(result, path)
+>>> [ax.get_ylabel() for ax in axes]
+['joint angle (rad)', 'torque (N m)', 'ΔE since start (J)', 'events']
+>>> os.path.getsize(path) > 0
+True
+>>> import shutil; shutil.rmtree(os.path.dirname(path))
 """
 import contextlib
 import os

@@ -4,12 +4,14 @@ Everything off-screen works without a display (pyvista with EGL or OSMesa). File
 whole or not at all: into a temporary file beside the target, moved into place at the end.
 """
 import contextlib
+import inspect
 import math
 import os
 import sys
 
 import numpy as np
 
+from mbd import Result, System
 from mbd.model.files import atomic_path
 
 from .colors import STATE_COLORS
@@ -119,6 +121,10 @@ def animate(result, path, fps=30, speed=1.0, size=GIF_SIZE, camera=None, progres
     """
     path = os.fspath(path)
     kind = _format(path)
+    if not isinstance(result, Result):
+        raise TypeError(f"animate: animates an mbd.Result (viz.snapshot draws a System), got "
+                        f"{type(result).__name__}")
+    _scene_options("animate", scene_options)
     times = frame_times(result, fps, speed)
     if kind == "mp4":
         try:
@@ -199,14 +205,38 @@ def _write_mp4(scene, result, times, fps, tmp, bar):
         plotter.mwriter.close()
 
 
-def _system_and_state(obj, t):
-    """(system, result or None, time) for a System or a Result."""
+def _system_and_state(obj, t, who="snapshot"):
+    """(system, result or None, time) for a System or a Result; ``who`` names the function in
+    the messages (TypeError for anything else, ValueError for a t the Result does not hold)."""
     if hasattr(obj, "q") and hasattr(obj, "system") and hasattr(obj, "t"):
-        t = float(obj.t[0]) if t is None else float(t)
+        if t is None:
+            return obj.system, obj, float(obj.t[0])
+        t0, t1 = float(obj.t[0]), float(obj.t[-1])
+        try:
+            t = float(t)
+        except (TypeError, ValueError):
+            raise TypeError(f"{who}: t must be a number (s), got {t!r}") from None
+        if not t0 <= t <= t1:
+            raise ValueError(f"{who}: t must lie within the result's times, {t0:g} to {t1:g} s, "
+                             f"got {t!r}")
         return obj.system, obj, t
+    if not isinstance(obj, System):
+        raise TypeError(f"{who}: draws an mbd.System or an mbd.Result, got "
+                        f"{type(obj).__name__}")
     if t is not None:
-        raise ValueError("snapshot: t needs a Result; a System is drawn at its initial state")
+        raise ValueError(f"{who}: t needs a Result; a System is drawn at its initial state")
     return obj, None, None
+
+
+def _scene_options(who, options):
+    """Refuse an option :class:`viz.scene.Scene` does not take, naming it and the ones it
+    does (TypeError, before anything is drawn or written)."""
+    known = [name for name in inspect.signature(Scene).parameters
+             if name not in ("system", "size", "off_screen")]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise TypeError(f"{who}: unknown option {unknown[0]!r}; the scene options are "
+                        f"{', '.join(known)}")
 
 
 def snapshot(system_or_result, path, t=None, size=(640, 480), camera=None, **scene_options):
@@ -219,6 +249,7 @@ def snapshot(system_or_result, path, t=None, size=(640, 480), camera=None, **sce
     if not path.lower().endswith(".png"):
         raise ValueError(f"snapshot: the file must end in .png, got {path!r}")
     system, result, t = _system_and_state(system_or_result, t)
+    _scene_options("snapshot", scene_options)
     scene = None
     try:
         with _writing(path) as tmp:
@@ -256,7 +287,8 @@ def show(result_or_system, size=(1024, 768), camera=None, **scene_options):
     if not _has_display():
         raise RenderError("no display: an interactive window needs one (DISPLAY is not set); "
                           "use viz.animate or viz.snapshot to render to a file")
-    system, result, t = _system_and_state(result_or_system, None)
+    system, result, t = _system_and_state(result_or_system, None, "show")
+    _scene_options("show", scene_options)
     scene = Scene(system, size=size, off_screen=False, **scene_options)
     if result is None:
         q = system.initial_state().q

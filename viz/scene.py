@@ -153,10 +153,22 @@ class Scene:
                  lighting=True, background="white", annotations=True, title=None,
                  floor=True, markers=None, labels=None):
         self.system = system
-        self.size = (int(size[0]), int(size[1]))
+        try:
+            width, height = (int(n) if float(n) == int(n) else 0 for n in size)
+        except (TypeError, ValueError, OverflowError):
+            width = height = 0
+        if width < 1 or height < 1:
+            raise ValueError(f"Scene: size must be (width, height), two whole numbers of pixels "
+                             f">= 1, got {size!r}")
+        self.size = (width, height)
         self.lighting = bool(lighting)
         self.length = float(getattr(system, "length_scale", 1.0)) or 1.0
-        self.trails = [tuple(tr) for tr in trails]
+        self.trails = []
+        for tr in trails:
+            if isinstance(tr, str) or not hasattr(tr, "__len__") or len(tr) != 2:
+                raise ValueError(f"Scene: a trail is a (body, CS) pair of names, e.g. "
+                                 f"('arm', 'tip'), got {tr!r}")
+            self.trails.append(tuple(tr))
         for body, cs in self.trails:
             if body not in system.bodies:
                 raise ValueError(f"Scene: trail ({body!r}, {cs!r}): no body {body!r}; the bodies "

@@ -8,6 +8,7 @@ frame are here too.
 """
 import math
 import os
+import warnings
 
 import numpy as np
 import pyvista as pv
@@ -66,6 +67,8 @@ class Box(Shape):
     def __init__(self, size, color=None, opacity=1.0):
         super().__init__(color, opacity)
         try:
+            if isinstance(size, (str, bytes)):    # not three lengths of one letter each
+                raise TypeError
             size = tuple(size)
         except TypeError:
             raise ValueError(f"Box: size must be 3 lengths (lx, ly, lz), got {size!r}") from None
@@ -195,9 +198,18 @@ def _read_mesh(path):
         if path.lower().endswith(Mesh.TRIMESH_TYPES):
             mesh = _trimesh_polydata(path)
         else:
-            mesh = pv.read(path)
+            try:
+                with warnings.catch_warnings():    # VTK's reader warns, then returns nothing
+                    warnings.simplefilter("ignore")
+                    mesh = pv.read(path)
+            except Exception as err:      # pyvista's reader for an unknown or broken file
+                raise ValueError(f"Mesh: cannot read {path!r} ({type(err).__name__}: "
+                                 f"{str(err).strip()})") from None
             if not isinstance(mesh, pv.PolyData):
                 mesh = mesh.extract_surface()
+            if mesh.n_points == 0 or mesh.faces.size == 0:
+                raise ValueError(f"Mesh: {path!r} holds no surface (no triangles): not a mesh "
+                                 "file pyvista reads, or one of points or lines only")
         if len(_READ) >= _READ_LIMIT:
             _READ.pop(next(iter(_READ)))
         _READ[key] = mesh

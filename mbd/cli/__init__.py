@@ -56,7 +56,8 @@ analysis time, s, default 0):
 once per case (:func:`mbd.sweep`, SPEC §7): every combination of the ``--grid`` values
 (``strap.k=50,100,200``: a list; ``hinge.q0=0:0.5:6``: 6 values from 0 to 0.5), or the rows of
 ``--cases FILE.csv`` (a header of names, one case per row); ``--set`` fixes a parameter for
-every run. ``--output peak=absmax:force.stop.value`` names an output (REDUCTION:QUANTITY, see
+every run (not one the grid or the cases sweep; no name is given twice).
+``--output peak=absmax:force.stop.value`` names an output (REDUCTION:QUANTITY, see
 :class:`mbd.study.sweeps.Output`). It prints the table and writes ``DIR/sweep.csv`` and
 ``DIR/runs/<run>.npz``; ``--scheduler tcp://host:8786`` runs on that Dask cluster,
 ``--workers N`` sets the local processes; the same command into the same ``--out`` resumes.
@@ -72,10 +73,10 @@ file is written whole or not at all.
 
 Exit status: 0 success; 2 bad input (missing file, a script without a model or that
 raises, a malformed or unknown ``--set``, an output folder that is a file or not writable, a
-model error), a failed simulation, or an analysis without an answer (an
-:class:`mbd.AnalysisError`: no equilibrium, naming the coordinates that run away), with one
-message on stderr and no traceback (a failed run still writes the rows computed); 130 when
-interrupted (Ctrl-C), after writing the rows computed so far.
+model error), a failed simulation, a sweep's worker process that died, or an analysis
+without an answer (an :class:`mbd.AnalysisError`: no equilibrium, naming the coordinates that
+run away), with one message on stderr and no traceback (a failed run still writes the rows
+computed); 130 when interrupted (Ctrl-C), after writing the rows computed so far.
 """
 import argparse
 import os

@@ -1,6 +1,8 @@
 """``mbd fmu MODEL.py -o MODEL.fmu``: export a model script as an FMI co-simulation FMU
 (:func:`mbd.exchange.export_fmu`)."""
 import os
+import sys
+import warnings
 
 from ..exchange import export_fmu
 from ..exchange.fmu import identifier
@@ -10,7 +12,11 @@ from .common import script_only
 def fmu_command(args):
     script_only("fmu", args.model)
     path = args.output or identifier(os.path.splitext(os.path.basename(args.model))[0]) + ".fmu"
-    written = export_fmu(args.model, path, fmi=args.fmi, sets=args.set)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        written = export_fmu(args.model, path, fmi=args.fmi, sets=args.set)
+    for warning in caught:       # one line each, not Python's (file, line and source)
+        print(f"mbd fmu: warning: {warning.message}", file=sys.stderr)
     print(f"mbd fmu: wrote {written} (FMI {args.fmi}.0 co-simulation; it runs with mbd "
           "installed where it runs)")
     return 0

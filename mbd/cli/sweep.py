@@ -1,11 +1,14 @@
 """``mbd sweep``: a model script run once per case of a grid (``--grid``) or a cases file
 (``--cases``), the table printed and written, one output plotted."""
 import csv
+import math
 import os
+import sys
 
 import numpy as np
 
 from ..model.errors import InputError
+from ..study.cases import parameter_name
 from ..study.scripts import os_reason, parse_setting
 from .common import script_only
 
@@ -45,38 +48,75 @@ def grid_values(text):
 
 
 def _cases_file(path):
-    """The cases of ``--cases FILE.csv``: a header of parameter names, a row per case."""
+    """The cases of ``--cases FILE.csv``: a header of parameter names, a row per case (a
+    spreadsheet's byte-order mark before the header is skipped)."""
     try:
-        with open(path, newline="", encoding="utf-8") as fh:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
             rows = list(csv.reader(fh))
     except OSError as err:
         raise InputError(f"--cases {path}: cannot read it: {os_reason(err)}") from None
-    rows = [r for r in rows if any(c.strip() for c in r)]
+    except UnicodeDecodeError as err:
+        raise InputError(f"--cases {path}: cannot read it: not UTF-8 text ({err.reason} at "
+                         f"byte {err.start})") from None
+    # (line number, cells) of the lines that are not blank: the numbers are the file's
+    rows = [(k, r) for k, r in enumerate(rows, 1) if any(c.strip() for c in r)]
     if len(rows) < 2:
         raise InputError(f"--cases {path}: needs a header of parameter names and at least one "
                          "row of values")
-    names = [c.strip() for c in rows[0]]
+    line, names = rows[0][0], [c.strip() for c in rows[0][1]]
+    for name in names:
+        parameter_name(name, f"--cases {path}, line {line}")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise InputError(f"--cases {path}, line {line}: the header names {', '.join(twice)} more "
+                         "than once: one column per parameter")
     cases = []
-    for k, row in enumerate(rows[1:], 2):
+    for k, row in rows[1:]:
         if len(row) != len(names):
-            raise InputError(f"--cases {path}, line {k}: {len(row)} values for {len(names)} "
-                             "names")
-        try:
-            cases.append({n: float(v) for n, v in zip(names, row)})
-        except ValueError:
-            raise InputError(f"--cases {path}, line {k}: {row} are not all numbers") from None
+            raise InputError(f"--cases {path}, line {k}: {len(row)} values for the "
+                             f"{len(names)} names of the header ({', '.join(names)})")
+        case = {}
+        for name, text in zip(names, row):
+            try:
+                case[name] = float(text)
+            except ValueError:
+                case[name] = None
+            if case[name] is None or not math.isfinite(case[name]):
+                raise InputError(f"--cases {path}, line {k}: {name} = {text.strip()!r} is not "
+                                 "a finite number")
+        cases.append(case)
     return cases
 
 
+def _unprefixed(err):
+    """The message of a sweep's error without its "sweep: " (the command names itself)."""
+    text = str(err)
+    return text[len("sweep: "):] if text.startswith("sweep: ") else text
+
+
+def _not_swept(fixed, swept, where):
+    """Refuse a ``--set`` of a parameter that ``where`` (the grid or the cases) sweeps: one
+    would silently take the other's place."""
+    both = [name for name in fixed if name in swept]
+    if both:
+        raise InputError(f"--set {both[0]}: {where} sweeps {both[0]} already: a parameter is "
+                         "either fixed by --set or swept, not both")
+
+
 def sweep_command(args):
-    from ..study.sweeps import sweep
+    from ..study.sweeps import WorkerDied, sweep
     script_only("sweep", args.model)
+    if args.t_end is not None and not (math.isfinite(args.t_end) and args.t_end > 0):
+        raise InputError(f"--t-end must be finite and > 0, got {args.t_end}")    # as mbd run
     outputs = {}
     for text in args.output:
         column, eq, spec = text.partition("=")
         if not eq or not column.strip():
             raise InputError(f"--output {text!r}: expected COLUMN=REDUCTION:QUANTITY, e.g. "
                              "peak=absmax:force.stop.value")
+        if column.strip() in outputs:
+            raise InputError(f"--output {text!r}: the column {column.strip()!r} is named by "
+                             "an --output before: each output needs a column of its own")
         outputs[column.strip()] = spec.strip()
     fixed = {}
     for text in args.set:
@@ -85,9 +125,18 @@ def sweep_command(args):
     if args.cases and args.grid:
         raise InputError("give either --grid or --cases, not both")
     if args.cases:
-        grid = [dict(case, **fixed) for case in _cases_file(args.cases)]
+        grid = _cases_file(args.cases)
+        _not_swept(fixed, grid[0], f"--cases {args.cases}")
+        grid = [dict(case, **fixed) for case in grid]
     elif args.grid:
-        grid = dict(grid_values(text) for text in args.grid)
+        grid = {}
+        for text in args.grid:
+            name, values = grid_values(text)
+            if name in grid:
+                raise InputError(f"--grid {text!r}: {name} is given by a --grid before: give "
+                                 f"all its values in one --grid {name}=VALUES")
+            grid[name] = values
+        _not_swept(fixed, grid, "--grid")
         grid.update({name: [value] for name, value in fixed.items()})
     else:
         raise InputError("nothing to sweep: give --grid NAME.PARAM=VALUES (repeatable) or "
@@ -101,9 +150,10 @@ def sweep_command(args):
                       out=args.out, workers=args.workers, progress=args.progress,
                       retry_failed=args.retry_failed)
     except InputError as err:        # "mbd sweep: ...", not "mbd sweep: sweep: ..."
-        text = str(err)
-        raise InputError(text[len("sweep: "):] if text.startswith("sweep: ") else text) \
-            from None
+        raise InputError(_unprefixed(err)) from None
+    except WorkerDied as err:        # not bad input, but one message and status 2 all the same
+        print(f"mbd sweep: {_unprefixed(err)}", file=sys.stderr)
+        return 2
     import pandas
     with pandas.option_context("display.max_columns", None, "display.width", 160,
                                "display.max_colwidth", 60):
@@ -121,8 +171,12 @@ def sweep_command(args):
         from viz import plot_study
         varying = [n for n in (table.columns[:list(table.columns).index("run")])
                    if table[n].nunique() > 1]
+        values = pandas.to_numeric(table[args.plot], errors="coerce")
         if not varying:
             print("  plot: skipped, no parameter varies")
+        elif not values.notna().any():
+            print(f"  plot: skipped, no run has a value of {args.plot} (every run failed: "
+                  "see the status column)")
         else:
             png = os.path.join(out, f"sweep_{args.plot}.png")
             # the first two varying parameters; a third is held at its first value

@@ -3,10 +3,14 @@
 numba keeps its disk cache's bookkeeping in ctypes callbacks: a KeyboardInterrupt raised
 inside one is printed ("Exception ignored on calling ctypes callback function") and lost, and
 the compilation then fails with a RuntimeError or goes on as if nothing happened, so the run
-neither stops cleanly nor keeps its rows. A listener on numba's compile events (installed when
-this module is imported, with :mod:`mbd.compiled`) holds SIGINT from the start of the
-outermost compilation of the main thread to its end, and raises it there as Python would have.
-A compilation takes at most a few seconds: the wait is bounded by it.
+neither stops cleanly nor keeps its rows (or the process dies of SIGSEGV). A listener on
+numba's compile events and on its compiler lock (installed when this module is imported, with
+:mod:`mbd.compiled`) holds SIGINT from the start of the outermost compilation of the main
+thread to its end, and raises it there as Python would have. The lock's events also cover a
+kernel's first load from the cache, which numba does before (and without) a compile event,
+through the same callbacks. A compilation takes at most a few seconds: the wait is bounded by
+it. (:func:`mbd.compiled.native.address` holds it too: the machine code may be emitted only
+when the address is asked for, outside both.)
 """
 import contextlib
 import signal
@@ -69,6 +73,8 @@ class _Holding(event.Listener):
             block.__exit__(None, None, None)      # raises a held Ctrl-C
 
 
-#: the process's listener (registered once, on import)
+#: the process's listener (registered once, on import): on compilations and on the compiler
+#: lock, which numba takes around a cache load as well as a compilation
 LISTENER = _Holding()
 event.register("numba:compile", LISTENER)
+event.register("numba:compiler_lock", LISTENER)

@@ -23,6 +23,8 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array, populate_array
 
+from . import interrupts
+
 _TYPES = {}      # an argument's key (see key) -> its numba type
 _ENTRIES = {}    # (function, the arguments' keys) -> its compiled entry point
 
@@ -64,9 +66,15 @@ def entry(function, args):
 def address(dispatcher, signature):
     """The entry address (int) of ``dispatcher`` compiled for ``signature`` (a numba
     signature; compiled, or loaded from the cache, on first use). The dispatcher keeps the
-    code alive."""
-    cres = dispatcher.get_compile_result(signature)
-    return cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+    code alive.
+
+    Ctrl-C is held until the address is known (:func:`mbd.compiled.interrupts.held`): the
+    machine code may be emitted only here, outside numba's compile events and its compiler
+    lock, through llvmlite's object-cache callbacks (ctypes), where a KeyboardInterrupt is
+    lost or crashes the process (seen: exit by SIGSEGV)."""
+    with interrupts.held():
+        cres = dispatcher.get_compile_result(signature)
+        return cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
 
 
 def address_call(context, builder, sig, args):

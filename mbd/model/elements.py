@@ -503,4 +503,5 @@ class GearConstraint(Element):
             raise TypeError(f"{self.label()} has no parameter {unknown[0]!r}; its parameter "
                             "is: ratio")
         return type(self)(self.name, self.joint_a, self.joint_b,
-                          changes.get("ratio", self.ratio), self.primitive_a, self.primitive_b)
+                          changes.get("ratio", self.ratio), self.primitive_a, self.primitive_b,
+                          self.offset)

@@ -199,6 +199,25 @@ def blow_up_message(sd, t, y, states):
     return message
 
 
+def nonfinite_start_message(sd, t, y, dy, sides):
+    """The rates dy of the start state (t, y) are not finite: name them and the force
+    elements whose values are not finite there (a law's parameter of NaN, say)."""
+    system = sd.system
+    labels = sf.state_labels(system)
+    bad = [labels[i] for i in np.flatnonzero(~np.isfinite(dy[:len(labels)]))]
+    more = f" and {len(bad) - 4} more" if len(bad) > 4 else ""
+    message = (f"the state's rates are not finite at the start, t = {t:.9g} s "
+               f"({', '.join(bad[:4])}{more})")
+    records, _ = sf.records(sd, t, y, sides.copy())
+    elements = [fe.label() for fe, value in zip(system.force_elements, records["value"])
+                if not np.isfinite(value)]
+    if elements:
+        return (f"{message}: the force of {', '.join(elements)} is not finite there (a "
+                "parameter that is NaN or infinite?)")
+    return (f"{message}: a body without mass or inertia where a joint moves it, or a Python "
+            "function of the model that returned NaN or inf, may be the cause")
+
+
 def singular_message(system, loop, err):
     """The rank rule's verdict ``err`` (:class:`Singular`) with the solve's LOOP record
     ``loop``, in words."""

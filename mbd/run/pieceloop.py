@@ -151,8 +151,8 @@ class Run:
 
     def begin(self, t, y):
         """The run's start at (t, y): the branches the state selects, the stiction elements
-        settled (and logged), the rank rule's rank (with constraints), the first row. Returns
-        y there, on the constraints."""
+        settled (and logged), the rank rule's rank (with constraints), the first row, rates
+        that are finite. Returns y there, on the constraints."""
         sf.natural_mode(self.sd, t, y)
         if self.controls is not None:      # the controllers' first sample, at t0
             self.controls.sample(self.sd, t, y, self.sides)
@@ -164,6 +164,11 @@ class Run:
         self.logged = self.sides.copy()
         self.rows.row(t, y)
         self.rows.next_row = 1
+        # rates that are not finite at the start (a law's NaN parameter) fail here: the
+        # compiled steppers' first step would be of NaN size, and never end
+        dy, status = sf.derivative(self.sd, t, y)
+        if status == 0 and not np.all(np.isfinite(dy)):
+            raise Failed(failures.nonfinite_start_message(self.sd, t, y, dy, self.sides), t)
         return y
 
     def piece_end(self, t):

@@ -202,8 +202,8 @@ class Result:
             return ControllerView(name, samples[name])
         continuous = {c.name: c for c in getattr(controls, "continuous", ())}
         if name not in continuous:
-            raise KeyError(f"no controller '{name}'; they are "
-                           f"{sorted(samples) + sorted(continuous)}")
+            raise KeyError(f"no controller '{name}'; the controllers are "
+                           f"{sorted(samples) + sorted(continuous) or 'none'}")
         c, rows = continuous[name], self._rows()
         u = [[controls.value(item, t, y, None) for item in controls.inputs_of[name]]
              for t, y in zip(self.t, rows)]

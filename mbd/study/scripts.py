@@ -251,7 +251,7 @@ def _set_force(fe, param, value, where):
     """The force element that ``--set NAME.PARAM=VALUE`` makes of ``fe``: a new one (with a
     new law); ``fe`` and its law are not changed."""
     if not isinstance(value, float):
-        raise InputError(f"{where}: a force element's parameter takes one number, got {value!r}")
+        raise InputError(f"{where}: {fe.label()}: {param} takes one number, got {value!r}")
     if callable(getattr(fe, "with_parameters", None)):
         # an element with parameters of its own (a BodySpringDamper's k, b, r0): its
         # constructor validates them and names the element

@@ -49,6 +49,13 @@ from .units import study_units
 
 #: the least wall time between two rewrites of the table on disk while runs finish, s
 TABLE_INTERVAL = 0.5
+#: how long connecting to a Dask scheduler given by its address may take
+CONNECT_TIMEOUT = "10s"
+
+
+class WorkerDied(RuntimeError):
+    """A local worker process ended without reporting (killed, out of memory, ``os._exit``
+    in a model, or it could not start); the runs finished before are in the table."""
 
 
 # ----------------------------------------------------------------------------- one run
@@ -81,8 +88,8 @@ def run_case(job):
             scripts.apply_override(model, element, param, value, f"sweep: {name} = {value}")
         system = model.build()
         result = system.simulate(job["t_end"], **job["options"])
-        for o in job["outputs"]:
-            outputs[o.column] = o.of(result)
+        # all or none: a failed run's outputs are nan, even those worked out before the failure
+        outputs.update({o.column: o.of(result) for o in job["outputs"]})
     except SimulationError as err:
         status, result, reached = _message(err), err.result, err.t
     except (KeyboardInterrupt, SystemExit):
@@ -91,7 +98,9 @@ def run_case(job):
         status = _message(err)
     wall = time.perf_counter() - started
     npz = None
-    if job["keep"] and result is not None:
+    # a run that failed before its first row has nothing to keep (and an empty Result has no
+    # columns to work out)
+    if job["keep"] and result is not None and len(result.t):
         buffer = io.BytesIO()
         result.to_npz(buffer)
         npz = buffer.getvalue()
@@ -192,6 +201,10 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
         the element refuses, an output that names nothing, an ``out`` holding another study.
     TypeError, ValueError
         Before any run: ``simulate`` options it refuses (as ``simulate`` words them).
+    WorkerDied
+        A local worker process ended without reporting (killed, out of memory, a model that
+        ends its process): the runs finished before are in the table on disk; the same
+        sweep into the same ``out`` resumes.
 
     Examples
     --------
@@ -201,6 +214,10 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
                           outputs={"swing": "absmax:joint.hinge.v"}, out="study")
     """
     started = time.perf_counter()
+    if scheduler is None:       # where the runs go, checked before anything is written
+        workers = _workers(workers)
+    else:
+        _distributed(scheduler)
     source = Source(model_source)
     names, values = cases(grid)
     t_end, options = _settings(source, t_end, options)
@@ -361,11 +378,18 @@ def _check(source, names, values, found, t_end, options):
     return model, system
 
 
-def _run_local(jobs, source, t_end, options, workers, finished):
-    """The jobs on a pool of worker processes; returns the seconds spent preparing."""
+def _workers(workers):
+    """The number of local worker processes (None: the number of cores); InputError when it
+    is not an integer >= 1."""
     workers = (os.cpu_count() or 1) if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or workers < 1:
         raise InputError(f"sweep: workers must be an integer >= 1, got {workers!r}")
+    return workers
+
+
+def _run_local(jobs, source, t_end, options, workers, finished):
+    """The jobs on a pool of worker processes; returns the seconds spent preparing."""
+    workers = _workers(workers)
     # compiled here, once: forked workers inherit the kernels; spawned ones load them from
     # numba's disk cache before their first case, so no run's wall_s counts the loading
     prepared = prepare(source, t_end, options)
@@ -382,11 +406,11 @@ def _run_local(jobs, source, t_end, options, workers, finished):
             finished(future.result())
     except concurrent.futures.process.BrokenProcessPool:
         pool.shutdown(wait=False, cancel_futures=True)
-        raise RuntimeError("sweep: a worker process died (killed, out of memory, or it could "
-                           "not start: a script that calls mbd.sweep on a machine that "
-                           "spawns workers must call it under "
-                           "'if __name__ == \"__main__\":'); the runs finished so far are in "
-                           "the table on disk, and the same sweep into the same out resumes") \
+        raise WorkerDied("sweep: a worker process died (killed, out of memory, or it could "
+                         "not start: a script that calls mbd.sweep on a machine that "
+                         "spawns workers must call it under "
+                         "'if __name__ == \"__main__\":'); the runs finished so far are in "
+                         "the table on disk, and the same sweep into the same out resumes") \
             from None
     except BaseException:
         for future in futures:
@@ -406,23 +430,34 @@ def _start_method():
     return multiprocessing.get_context("spawn")
 
 
-def _run_dask(jobs, source, t_end, options, scheduler, finished):
-    """The jobs on a Dask cluster; returns the seconds spent preparing the workers."""
+def _distributed(scheduler):
+    """``dask.distributed``; InputError when it is not installed, TypeError when
+    ``scheduler`` is neither an address nor a Client."""
     try:
         from dask import distributed
     except ImportError:
         raise InputError("sweep: a Dask scheduler was given but dask.distributed is not "
                          "installed: pip install 'mbd[cluster]'") from None
+    if not isinstance(scheduler, (str, distributed.Client)):
+        raise TypeError("sweep: scheduler must be None, an address ('tcp://host:8786') "
+                        f"or a dask.distributed.Client, got {type(scheduler).__name__}")
+    return distributed
+
+
+def _run_dask(jobs, source, t_end, options, scheduler, finished):
+    """The jobs on a Dask cluster; returns the seconds spent preparing the workers."""
+    distributed = _distributed(scheduler)
     own = not isinstance(scheduler, distributed.Client)
     if own:
-        if not isinstance(scheduler, str):
-            raise TypeError("sweep: scheduler must be None, an address ('tcp://host:8786') "
-                            f"or a dask.distributed.Client, got {type(scheduler).__name__}")
         try:
-            client = distributed.Client(scheduler, timeout="10s")
+            client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as err:
             raise InputError(f"sweep: cannot reach the Dask scheduler at {scheduler}: "
                              f"{err}") from None
+        except ValueError as err:
+            raise InputError(f"sweep: the scheduler {scheduler!r} is not a Dask scheduler's "
+                             f"address ({err}): give tcp://HOST:PORT, e.g. "
+                             "tcp://127.0.0.1:8786") from None
     else:
         client = scheduler
     try:

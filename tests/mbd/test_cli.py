@@ -49,6 +49,44 @@ def test_demo_writes_results_and_summary(tmp_path):
     grid = np.arange(501) * 0.01
     assert np.all(np.min(np.abs(t[:, None] - grid[None, :]), axis=0) < 1e-12)
     assert 501 < len(t) <= 501 + n_events and np.all(np.diff(t) >= 0)
+    check_demo_table(header, table)
+
+
+#: the demo's joints (mbd/cli/demo.py): their initial (q0, v0), rad or m, rad/s or m/s
+DEMO_START = {"swing_hinge": (0.2, 3.0), "sway_hinge": (-0.3, 0.0), "guide": (0.6, 0.0),
+              "slide": (0.0, 0.9)}
+
+
+def check_demo_table(header, table):
+    """The demo's CSV against what its drawing says, worked out here: the first row is the
+    joints' initial state; at every row the CGs are where the joint columns put them (a
+    pendulum's CG 0.4 m below its pivot, turned by q about +y; the slider 0.3 m + q up its
+    guide; the block 0.9 m + q along its slot); the kinetic energy is (1/2) I_pivot w^2 of
+    each 0.8 m rod (1 kg, radius 0.02 m) plus (1/2) m v^2 of each 0.5 kg slider; and the
+    change of the kinetic and gravity's potential energy (m g z of the CG columns) is the
+    work of the five force elements (their work columns)."""
+    col = {name: table[:, k] for k, name in enumerate(header)}
+    assert header[:9] == ["t"] + [f"{j}.{x}" for j in DEMO_START for x in "qv"]
+    for joint, (q0, v0) in DEMO_START.items():
+        assert (col[f"{joint}.q"][0], col[f"{joint}.v"][0]) == (q0, v0), joint
+    for name, pivot_x in (("swing", 0.0), ("sway", 0.8)):
+        q = col[f"{name}_hinge.q"]
+        np.testing.assert_allclose(col[f"{name}.cg.x"], pivot_x - 0.4 * np.sin(q), atol=1e-12)
+        np.testing.assert_allclose(col[f"{name}.cg.y"], 0.0, atol=1e-12)
+        np.testing.assert_allclose(col[f"{name}.cg.z"], 1.2 - 0.4 * np.cos(q), atol=1e-12)
+    np.testing.assert_allclose(col["slider.cg.z"], 0.3 + col["guide.q"], atol=1e-12)
+    np.testing.assert_allclose(col["block.cg.x"], 0.9 + col["slide.q"], atol=1e-12)
+    i_pivot = (3 * 0.02 ** 2 + 0.8 ** 2) / 12 + 0.4 ** 2      # kg m^2 (1 kg rod)
+    kinetic = (0.5 * i_pivot * (col["swing_hinge.v"] ** 2 + col["sway_hinge.v"] ** 2)
+               + 0.5 * 0.5 * (col["guide.v"] ** 2 + col["slide.v"] ** 2))
+    np.testing.assert_allclose(col["kinetic_energy"], kinetic, rtol=1e-12, atol=1e-12)
+    gravity = 9.81 * (col["swing.cg.z"] + col["sway.cg.z"]
+                      + 0.5 * col["slider.cg.z"] + 0.5 * col["block.cg.z"])
+    work = sum(col[f"{e}.work"] - col[f"{e}.work"][0]
+               for e in ("backlash", "variable_spring", "coupling", "pad", "stops"))
+    change = kinetic - kinetic[0] + gravity - gravity[0]
+    assert np.abs(work).max() > 1.0                 # the elements do work: it is checked
+    np.testing.assert_allclose(change, work, rtol=0, atol=1e-7 * np.abs(work).max())
 
 
 def test_bad_command_is_refused_with_status_2():
@@ -232,24 +270,47 @@ def test_bad_input_is_one_message_and_status_2(tmp_path, text, settings, words):
 LONG = PENDULUM.replace("T_END = 2.0", "T_END = 1e6\nOUTPUT_STEP = 0.1")
 
 
+#: simulated time (s) the run must have passed before the test interrupts it
+PAST = 1.0
+
+
+def _default_sigint():
+    """In a child before it runs: SIGINT's default action (Python then installs its
+    KeyboardInterrupt handler), not an ignore inherited from the parent."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _bar_time(err):
+    """The largest simulated time the progress bar on ``err`` (bytes) has shown, s; -1 before
+    it shows one."""
+    import re
+    times = re.findall(rb"t = ([-+0-9.e]+)/", err)
+    return max((float(x) for x in times), default=-1.0)
+
+
 def test_ctrl_c_writes_the_rows_computed(tmp_path):
     path = script(tmp_path, LONG)
     out = tmp_path / "out"
+    # the child starts with Ctrl-C's default action whatever this process inherited (a
+    # shell's background job ignores SIGINT, and so would the child: it would run to 1e6 s)
     proc = subprocess.Popen([sys.executable, "-m", "mbd", "run", str(path), "--out", str(out),
-                             "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_default_sigint)
     err = b""
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300
     try:
-        # the bar shows once the integration runs: then interrupt it
-        while b"simulating" not in err and time.monotonic() < deadline:
+        # the child says where it is: its bar's "t = T/1e+06 s". Interrupt it once the bar
+        # has shown the integration past PAST s (its own report, no sleep). The rows it keeps
+        # are those stored by then: a batch of steps interrupted before its rows were stored
+        # keeps none of them (so the rows may end before PAST)
+        while _bar_time(err) < PAST and time.monotonic() < deadline:
             ready, _, _ = select.select([proc.stderr], [], [], 1.0)
             if ready:
                 chunk = os.read(proc.stderr.fileno(), 4096)
                 if not chunk:
                     break
                 err += chunk
-        assert b"simulating" in err, err
-        time.sleep(0.5)
+        assert b"simulating" in err and _bar_time(err) >= PAST, err
         proc.send_signal(signal.SIGINT)
         try:
             stdout, rest = proc.communicate(timeout=60)
@@ -265,8 +326,8 @@ def test_ctrl_c_writes_the_rows_computed(tmp_path):
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert "interrupted at t = " in err
-    # the rows computed in half a second: a CSV when they are few, else (as the steps of
-    # 10 000 rows go, they are not) the state as a .npz (mbd.cli.run.QUICK_CSV_VALUES)
+    # the rows computed until the interrupt: a CSV when they are few, else the state as a
+    # .npz (mbd.cli.run.QUICK_CSV_VALUES)
     csv, npz = out / "stop_pendulum.csv", out / "stop_pendulum.npz"
     if str(csv) in err:
         header, data = table(csv)
@@ -276,10 +337,19 @@ def test_ctrl_c_writes_the_rows_computed(tmp_path):
         assert str(npz) in err
         with np.load(npz) as data:
             t, q = data["t"], data["q"][:, 0]
-    assert len(t) >= 2 and (out / "stop_pendulum.png").exists()
-    # the rows are a prefix of the run: from t = 0, increasing, the bob turning freely at
-    # -1 rad/s until it meets the stop at -0.5 rad
-    assert t[0] == 0.0 and np.all(np.diff(t) > 0) and t[-1] < 1e6
+    assert len(t) >= 1 and (out / "stop_pendulum.png").exists()
+    # the message says where the run was stopped (past PAST: after the bar showed it) and
+    # which rows it kept; the file holds exactly those
+    reached = float(err.split("interrupted at t = ")[1].split()[0])
+    n_rows, last = err.split("the result holds the ")[1].split(" rows up to t = ")
+    assert reached >= PAST
+    assert len(t) == int(n_rows) and t[-1] == pytest.approx(float(last.split()[0]), rel=1e-5)
+    # the rows are a prefix of the run: from t = 0, increasing, on the 0.1 s grid (or at an
+    # event), up to where it stopped; the bob turning freely at -1 rad/s until it meets the
+    # stop at -0.5 rad
+    assert t[0] == 0.0 and np.all(np.diff(t) > 0) and t[-1] <= reached
+    on_grid = np.abs(t / 0.1 - np.round(t / 0.1)) < 1e-9
+    assert on_grid[t < 0.5].all()
     free = t < 0.5
     assert np.allclose(q[free], -t[free], atol=1e-8)
 
@@ -563,19 +633,49 @@ def test_out_that_cannot_be_made_or_written_is_named(tmp_path, capsys, monkeypat
     assert list(out.iterdir()) == []
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
-                    reason="a folder's permissions do not stop root (or hold off POSIX)")
-def test_out_in_a_read_only_folder_is_named(tmp_path):
-    path = script(tmp_path, PENDULUM)
-    locked = tmp_path / "locked"
-    locked.mkdir()
-    locked.chmod(0o500)
-    try:
-        proc = run("run", str(path), "--out", str(locked / "out"))
-    finally:
-        locked.chmod(0o700)
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert f"cannot make the output folder {locked / 'out'}: permission denied" in proc.stderr
+#: ``mbd run SCRIPT --out OUT`` in a child process as user UID (-1: as the user running the
+#: tests). The child loads what the command needs first (``mbd check``, as that user), then
+#: drops to UID: root passes every permission check, so a root test run (CI) drops to an
+#: ordinary user for the folder's permissions to apply.
+RUN_AS = """
+import os, sys
+from mbd import cli
+script, out, uid = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if cli.main(["check", script]) != 0:
+    sys.exit(3)
+if uid >= 0:
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+sys.exit(cli.main(["run", script, "--out", out]))
+"""
+
+
+def test_out_in_a_read_only_folder_is_named():
+    """A real read-only folder (mode 0o500), the OS refusing the mkdir: the message names the
+    folder and the system's reason, exit status 2, no traceback. As root (who may write
+    anywhere) the command runs as the user 'nobody' (uid 65534) instead."""
+    import pathlib
+    import tempfile
+    uid = 65534 if os.geteuid() == 0 else -1
+    with tempfile.TemporaryDirectory() as top:      # not under pytest's 0o700 folders
+        top = os.path.realpath(top)
+        os.chmod(top, 0o755)                        # ... which 'nobody' could not pass
+        path = script(pathlib.Path(top), PENDULUM)
+        locked = os.path.join(top, "locked")
+        os.mkdir(locked)
+        os.chmod(locked, 0o500)
+        try:
+            proc = subprocess.run([sys.executable, "-c", RUN_AS, str(path),
+                                   os.path.join(locked, "out"), str(uid)],
+                                  capture_output=True, text=True, timeout=600)
+        finally:
+            os.chmod(locked, 0o700)
+        assert not os.path.exists(os.path.join(locked, "out"))
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr == (f"mbd run: --out {locked}/out: cannot make the output folder "
+                           f"{locked}/out: permission denied\n")
 
 
 def test_a_results_file_that_cannot_be_written_is_named(tmp_path, capsys):

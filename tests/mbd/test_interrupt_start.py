@@ -1,13 +1,17 @@
 """Ctrl-C while the command line starts (numpy, numba and the kernels import for about a
 second and a half): one clean line and exit status 130, never a traceback. Driven
 deterministically: the child sends itself SIGINT at the moment under test."""
+import signal
 import subprocess
 import sys
 
 
 def child(code):
+    # SIGINT's default action in the child, whatever this process inherited (a shell's
+    # background job ignores SIGINT, and so would the child: Python would not handle it)
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=600)
+                          timeout=600,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def test_ctrl_c_while_importing_is_a_clean_exit():

@@ -568,24 +568,51 @@ def test_door_driven_through_the_loop_closing_hinge():
     np.testing.assert_allclose(power, rate, rtol=0, atol=1e-7 * np.abs(power).max())
 
 
-def test_reactions_at_a_state_are_the_results_at_its_row():
-    """mbd.compiled.dynamics.reactions at one state (the branches it selects) gives what
-    result.reaction reports at that row, joint by joint and driver by driver: one piece of
-    code behind both."""
+def test_reactions_at_a_state_balance_every_body_of_the_driven_slider_crank():
+    """mbd.compiled.dynamics.reactions at one state, checked without result.reaction: with
+    its wrenches (world, at each joint's follower CS origin; + on the follower, - on the
+    base) and the weights, every body's forces are its m a_cg and its moments about the CG
+    its I w' + w x I w, the rates differenced along the state derivative
+    (:func:`_momentum_rates`); and the driver's torque times the crank's rate is the rate of
+    the energy T + V (no spring, no damper: power balance), differenced along the same
+    derivative. The branches are those the function picks at the state (sides=None)."""
     from mbd.compiled import dynamics
-    from tests.mbd.test_loops import slider_crank
+    from tests.mbd.test_loops import SC_OMEGA, slider_crank
     system = slider_crank()[0]
     result = system.simulate(0.2, output_step=0.05)
+    gravity = _gravity(system)
+    weight = max(bm.body.mass for bm in system.bodies.values()) * np.linalg.norm(gravity)
+    sd = statefunction.state_data(system)
     for i in (0, 2, 4):
         state = mbd.State(result.t[i], result.q[i], result.v[i])
-        wrenches, drivers = dynamics.reactions(system, state, result.sides[i])
-        for name in system.joints:
-            joint = system.joints[name].joint
-            R = result._cs_rotations(joint.base)[i]
-            F, M = wrenches[name]
-            np.testing.assert_allclose(R.T @ F, result.reaction(name).force[i], rtol=0,
-                                       atol=1e-9 * max(1.0, np.abs(F).max()))
-            np.testing.assert_allclose(R.T @ M, result.reaction(name).torque[i], rtol=0,
-                                       atol=1e-9 * max(1.0, np.abs(M).max()))
-        for name, value in drivers.items():
-            assert abs(value - result.reaction(name).value[i]) <= 1e-9 * max(1.0, abs(value))
+        wrenches, drivers = dynamics.reactions(system, state)
+        rates = _momentum_rates(result, i)
+        force = {name: bm.body.mass * np.asarray(gravity) - rates[name][0]
+                 for name, bm in system.bodies.items()}
+        moment = {name: -rates[name][1] for name in system.bodies}
+        cg = {name: result.body(name).position("cg")[i] for name in system.bodies}
+        for name, jm in system.joints.items():
+            F, M = (np.asarray(x, dtype=float) for x in wrenches[name])
+            point = _frame(result, jm.joint.follower)[0][i]
+            for cs, sign in ((jm.joint.follower, 1.0), (jm.joint.base, -1.0)):
+                if cs.owner is not cs:
+                    body = cs.owner.name
+                    force[body] = force[body] + sign * F
+                    moment[body] = moment[body] + sign * M + np.cross(point - cg[body],
+                                                                      sign * F)
+        for name in system.bodies:
+            assert np.abs(force[name]).max() <= 1e-8 * weight, (i, name, force[name])
+            assert np.abs(moment[name]).max() <= 1e-8 * weight * 1.0, (i, name, moment[name])
+        # the joints do carry loads here (the balance is not of zeros)
+        assert max(np.linalg.norm(w[0]) for w in wrenches.values()) > 0.5 * weight
+        # power: the driver's torque times the crank's rate = dE/dt along the motion
+        sd.data.mode["sides"] = result.sides[i]
+        y = np.concatenate([result.q[i], result.v[i]])
+        dy, status = statefunction.derivative(sd, result.t[i], y)
+        assert status == 0
+        h = 1e-4
+        ks = np.array([-2.0, -1.0, 1.0, 2.0])
+        probe = Result(system, np.full(4, result.t[i]), y + h * ks[:, None] * dy)
+        rate = np.array([1.0, -8.0, 8.0, -1.0]) / (12.0 * h) @ probe.energy()
+        torque, = drivers.values()
+        assert abs(torque * SC_OMEGA - rate) <= 1e-7 * max(1.0, abs(rate)), (i, torque, rate)

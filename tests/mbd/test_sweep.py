@@ -467,22 +467,24 @@ def git_status(repo):
     return done.stdout.splitlines()
 
 
-@pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
-                    reason="needs git")
 def test_a_study_folder_the_sweep_makes_is_ignored_by_git(tmp_path):
     """A sweep into a folder it makes (two levels down, inside a git checkout) writes
     ``.gitignore`` = ``*`` there, and ``git status`` stays clean; a sweep into a folder the user
-    made is left without one (theirs to track) and shows. Reference: git itself."""
+    made is left without one (theirs to track) and shows. Reference: git itself (CI has it:
+    no skip). The runs' outputs are the free flight's x = X0 + v0 t (no stop reached)."""
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     out = tmp_path / "made" / "study"
-    mbd.sweep(SLOT, {"slide.v0": [1.0]}, 0.05, outputs={"x": "final:joint.slide.q"}, out=out,
-              workers=1, progress=False)
+    table = mbd.sweep(SLOT, {"slide.v0": [1.0]}, 0.05, outputs={"x": "final:joint.slide.q"},
+                      out=out, workers=1, progress=False)
+    assert list(table["status"]) == ["ok"]
+    assert table["x"].iloc[0] == pytest.approx(5.0 + 1.0 * 0.05, abs=1e-9)    # X0 = 5 m
     assert (out / ".gitignore").read_text().splitlines()[-1] == "*"
     assert (out / "sweep.csv").is_file() and len(list(out.glob("runs/*.npz"))) == 1
     assert git_status(tmp_path) == []
     # resumed into the same folder: the file is kept as it is
-    mbd.sweep(SLOT, {"slide.v0": [1.0, 2.0]}, 0.05, outputs={"x": "final:joint.slide.q"},
-              out=out, workers=1, progress=False)
+    table = mbd.sweep(SLOT, {"slide.v0": [1.0, 2.0]}, 0.05,
+                      outputs={"x": "final:joint.slide.q"}, out=out, workers=1, progress=False)
+    np.testing.assert_allclose(table["x"], 5.0 + np.array([1.0, 2.0]) * 0.05, rtol=0, atol=1e-9)
     assert (out / ".gitignore").read_text().splitlines()[-1] == "*"
     assert git_status(tmp_path) == []
     mine = tmp_path / "mine"

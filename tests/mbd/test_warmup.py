@@ -150,3 +150,44 @@ def test_ctrl_c_while_numba_compiles_is_held_until_the_compilation_ends():
     assert finished == ["inner", "outer"]
     assert signal.getsignal(signal.SIGINT) is before
     assert interrupts.LISTENER.depth == 0
+
+
+def test_ctrl_c_while_numba_loads_from_its_cache_or_emits_code_is_held():
+    """The two places a kernel's first use reaches llvmlite's object-cache callbacks outside
+    a compile event, where a KeyboardInterrupt raised in a ctypes callback killed the
+    process (SIGSEGV) or broke numba's typing: a load from the cache, inside numba's
+    compiler lock (its events), and the code emitted when mbd.compiled.native.address asks
+    for the address. SIGINT in either is held to its end, then raised; the handler before is
+    back."""
+    import os
+    import signal
+    import time
+    from types import SimpleNamespace
+
+    import pytest
+    from numba.core.compiler_lock import global_compiler_lock
+
+    from mbd.compiled import interrupts, native
+
+    before = signal.getsignal(signal.SIGINT)
+    finished = []
+    with pytest.raises(KeyboardInterrupt):
+        with global_compiler_lock:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            finished.append("loaded")
+    assert finished == ["loaded"]
+    assert signal.getsignal(signal.SIGINT) is before and interrupts.LISTENER.depth == 0
+
+    def emit(name):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+        finished.append(name)
+        return 1234
+    result = SimpleNamespace(library=SimpleNamespace(get_pointer_to_function=emit),
+                             fndesc=SimpleNamespace(llvm_func_name="f"))
+    dispatcher = SimpleNamespace(get_compile_result=lambda signature: result)
+    with pytest.raises(KeyboardInterrupt):
+        native.address(dispatcher, None)
+    assert finished == ["loaded", "f"]
+    assert signal.getsignal(signal.SIGINT) is before

@@ -199,13 +199,42 @@ def test_unwritable_path_is_a_render_error(tmp_path):
         animate(result, tmp_path / "x.avi", size=SIZE)
 
 
-def test_mp4_without_its_encoder_says_so(tmp_path):
+def test_mp4_is_written_and_reads_back_with_its_frames(tmp_path):
+    """A real MP4 through viz.animate, read back with imageio-ffmpeg (ffmpeg decodes it, not
+    us): one frame per frame time (1 s at 10 fps: 11), each the size asked for, and the cube
+    where the kinematics put it in the first and the last frame (as the GIF test above)."""
+    import imageio_ffmpeg
+    result = slider()
+    size = (160, 128)                  # both a multiple of 16: no encoder padding
+    path = tmp_path / "slide.mp4"
+    n = animate(result, path, fps=10, speed=1.0, size=size, lighting=False, progress=False)
+    assert n == 11
+    reader = imageio_ffmpeg.read_frames(str(path))
+    meta = next(reader)
+    frames = [np.frombuffer(f, dtype=np.uint8).reshape(size[1], size[0], 3).astype(int)
+              for f in reader]
+    assert tuple(meta["size"]) == size and meta["fps"] == pytest.approx(10.0)
+    assert len(frames) == n
+    assert not any(name.startswith(".tmp-") for name in os.listdir(tmp_path))
+    scene = Scene(result.system, size=size, lighting=False)
     try:
-        import imageio  # noqa: F401
-        import imageio_ffmpeg  # noqa: F401
-        pytest.skip("imageio-ffmpeg is installed")
-    except ImportError:
-        pass
+        scene.fit(result)
+        cg = result.body("cube").position("cg")
+        assert np.allclose(cg[[0, -1], 0], [0.0, 1.0])    # independent: x = v0 t
+        (c0, r0), (c1, r1) = np.rint(scene.project(cg[[0, -1]])).astype(int)
+    finally:
+        scene.close()
+    assert abs(c1 - c0) > 20
+    first, last = frames[0], frames[-1]
+    assert is_red(first[r0, c0]) and not is_red(first[r1, c1])
+    assert is_red(last[r1, c1]) and not is_red(last[r0, c0])
+
+
+def test_mp4_without_its_encoder_says_so(tmp_path, monkeypatch):
+    """Without imageio-ffmpeg (its import made to fail here) the error names the package and
+    leaves nothing behind."""
+    import sys
+    monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)     # import raises ImportError
     with pytest.raises(RenderError, match="imageio-ffmpeg"):
         animate(slider(t_end=0.2), tmp_path / "x.mp4", size=SIZE, progress=False)
     assert os.listdir(tmp_path) == []
