@@ -195,7 +195,9 @@ def _gif_palette(scene, result, times, samples=8):
 
 def _write_mp4(scene, result, times, fps, tmp, bar):
     plotter = scene.plotter
-    plotter.open_movie(tmp, framerate=fps, quality=7)
+    # the frames as asked (imageio would scale them up to a multiple of 16: 800 x 600 became
+    # 800 x 608); an odd side is still made even, which the H.264 encoder needs
+    plotter.open_movie(tmp, framerate=fps, quality=7, macro_block_size=2)
     try:
         for k, t in enumerate(times):
             scene.update(result, t=t)

@@ -205,7 +205,7 @@ def test_mp4_is_written_and_reads_back_with_its_frames(tmp_path):
     where the kinematics put it in the first and the last frame (as the GIF test above)."""
     import imageio_ffmpeg
     result = slider()
-    size = (160, 128)                  # both a multiple of 16: no encoder padding
+    size = (200, 120)                  # not multiples of 16: the frames keep their size
     path = tmp_path / "slide.mp4"
     n = animate(result, path, fps=10, speed=1.0, size=size, lighting=False, progress=False)
     assert n == 11
