@@ -36,7 +36,7 @@ EPS = np.finfo(float).eps
 #: of the boundary: the cubic only estimates a function that may be far from cubic (a contact
 #: force ~ pen^1.5 has an infinite second derivative where the contact ends), so generously
 RATE_NEAR = 4.0
-#: the rates of the switching functions are forward differences over this share of the step
+#: the rates of the switching functions are differences over this share of the step
 RATE_SHARE = 1e-3
 #: :func:`departure` samples the step at this many equal parts before it refines the lowest
 #: sample (a narrow dip far from the cubic's guess is found too)

@@ -149,7 +149,7 @@ class ScipyStepper:
             self.g_start = sf.switching(self.sd, t, y)
             ydot = getattr(self.solver, "f", None)       # BDF and LSODA keep none
             h = getattr(self.solver, "h_abs", None) or 1e-6 * (t_bound - t)
-            self.rate_start = self.rates(t, y, self.g_start, h,
+            self.rate_start = self.rates(t, y, self.g_start, events.RATE_SHARE * h,
                                          self.f(t, y) if ydot is None else ydot)
 
     def advance(self, steps):
@@ -178,11 +178,10 @@ class ScipyStepper:
                 return CROSSED
         return DONE if solver.status == "finished" else PAUSED
 
-    def rates(self, t, y, g, h, ydot):
+    def rates(self, t, y, g, dt, ydot):
         """The switching functions' rates (per s) at (t, y), where they are g and the state
-        moves at ydot: a forward difference over RATE_SHARE of a step of h s along the
-        motion (:func:`mbd.run.stepping.switching_rates`)."""
-        dt = events.RATE_SHARE * h
+        moves at ydot: a difference over dt s along the motion, into the step
+        (:func:`mbd.run.stepping.switching_rates`)."""
         with np.errstate(invalid="ignore"):     # inf - inf: a stop at infinity never turns
             return (sf.switching(self.sd, t + dt, y + dt * ydot) - g) / dt
 
@@ -194,11 +193,11 @@ class ScipyStepper:
         solver = self.solver
         ta, tb = self.t_old, solver.t
         h = tb - ta
+        dt = events.RATE_SHARE * h
         ydot = getattr(solver, "f", None)
         if ydot is None:    # BDF, LSODA: dy/dt at the end from their (cheap) dense output
-            dt = events.RATE_SHARE * h
             ydot = (solver.y - solver.dense_output()(tb - dt)) / dt
-        rate = self.rates(tb, solver.y, g, h, ydot)
+        rate = self.rates(tb, solver.y, g, -dt, ydot)
         sides = self.sd.data.mode["sides"]
         self.dip[:] = np.nan
         dense = None

@@ -207,11 +207,11 @@ def crossed(f, t, y, g, armed):
 
 
 @njit(inline="always")
-def switching_rates(f, t, y, ydot, h, g, rate, y_shift):
+def switching_rates(f, t, y, ydot, dt, g, rate, y_shift):
     """rate = the switching functions' rates (per s) at (t, y), where they are g and the state
-    moves at ydot: a forward difference over RATE_SHARE of a step of h s along the motion
-    (one more evaluation of the switching functions; y_shift is scratch)."""
-    dt = events.RATE_SHARE * h
+    moves at ydot: a difference over dt s along the motion, into the step (forward from a
+    piece's start, backward from a step's end: a law's function of time is never asked
+    past the run's end); one more evaluation of the switching functions, y_shift scratch."""
     for j in range(y.shape[0]):
         y_shift[j] = y[j] + dt * ydot[j]
     switching_at(f, t + dt, y_shift, rate)
@@ -227,7 +227,8 @@ def start_turns(f, t, y, ydot, h, turn, y_shift):
     :func:`turned`."""
     if h > 0.0 and np.isfinite(h):
         switching_at(f, t, y, turn[G_START])
-        switching_rates(f, t, y, ydot, h, turn[G_START], turn[RATE_START], y_shift)
+        switching_rates(f, t, y, ydot, events.RATE_SHARE * h, turn[G_START],
+                        turn[RATE_START], y_shift)
     else:       # no step to take: nothing to screen
         turn[RATE_START, :, :] = np.nan
 
@@ -240,7 +241,7 @@ def turned(f, t, y, ydot, h, g, turn, armed, y_shift):
     values and rates at both ends; one more evaluation of them, for the rates at the end).
     turn[DIP] receives the guess of where each such one is lowest (s), nan for the others;
     the end's values and rates become the next step's start."""
-    switching_rates(f, t, y, ydot, h, g, turn[RATE], y_shift)
+    switching_rates(f, t, y, ydot, -events.RATE_SHARE * h, g, turn[RATE], y_shift)
     mode = f.data.mode
     found = False
     for i in range(armed.shape[0]):
