@@ -635,13 +635,6 @@ def test_slider_crank_stop_damping_dissipates_only_in_contact(slider_crank_stop)
         assert np.ptp(energy[j:k + 1]) <= 1e-7 * abs(energy).max()   # nothing lost between
 
 
-BISTOP_EXIT_BUG = (
-    "known limitation (mbd/pieceloop.py, both steppers): crossings are found from the signs at "
-    "step ends only; leaving a stop on the 'would pull' branch, the raw force turns positive again in the "
-    "last ~24 um (spring ~pen^1.5 outlasts ramp damping ~pen^2) and negative past x1 within "
-    "one step, so that 'stop pushes' is missed (force 0 instead of <= 0.05 N for ~17 us)")
-
-
 def test_slider_crank_stop_pushes_whenever_the_slider_moves_into_a_stop(slider_crank_stop):
     module, result = slider_crank_stop
     stops = module.STOPS
@@ -655,8 +648,11 @@ def test_slider_crank_stop_pushes_whenever_the_slider_moves_into_a_stop(slider_c
     assert np.all(value[into_lower] > 0.0) and np.all(value[into_upper] < 0.0)
 
 
-@pytest.mark.xfail(strict=True, reason=BISTOP_EXIT_BUG)
 def test_slider_crank_stop_force_is_the_bistop_of_the_slider_motion(slider_crank_stop):
+    """Also where a contact ends on the "would pull" branch: in its last ~24 um the raw force
+    turns positive again (the spring ~pen^1.5 outlasts the ramp damping ~pen^2), for ~17 us,
+    and negative past x1, within what would be one step: the steppers find that double
+    crossing (mbd.compiled.events.turning), so the stop pushes there as SPEC says."""
     module, result = slider_crank_stop
     x = result.body("slider").position("I")[:, 0]
     xdot = result.body("slider").velocity("I")[:, 0]

@@ -6,6 +6,9 @@ for both integration loops (the compiled one and scipy's):
 
 - has an armed switching function left its side? — :func:`departed`, the one crossing
   predicate, used by :func:`crossed` inside the compiled loop and by :func:`crossed_mask`;
+- has one left its side and come back within a step (a double crossing, which the signs at
+  the step's ends cannot tell)? — :func:`turning`, a screen on the values and rates at the
+  step's ends, then :func:`departure`, the function's lowest point on the step's dense output;
 - where? — :func:`illinois`, the one Illinois iteration on a step's dense output (compiled in
   the compiled loop, run as Python by :func:`locate` in scipy's);
 - is it chattering? — :class:`ChatterWatch`: switches that keep coming while the motion does
@@ -27,6 +30,19 @@ Event.__doc__ = """A switch in the event log: time t (s), the force element's na
 
 #: the unit round-off of a float (np.finfo, a microsecond a call, read once)
 EPS = np.finfo(float).eps
+
+#: :func:`turning` suspects a double crossing where the lowest point of a switching function's
+#: cubic over a step comes within NEAR times its depth (how far it dips below the higher end)
+#: of the boundary: the cubic only estimates a function that may be far from cubic (a contact
+#: force ~ pen^1.5 has an infinite second derivative where the contact ends), so generously
+RATE_NEAR = 4.0
+#: the rates of the switching functions are differences over this share of the step
+RATE_SHARE = 1e-3
+#: :func:`departure` samples the step at this many equal parts before it refines the lowest
+#: sample (a narrow dip far from the cubic's guess is found too)
+DIP_SAMPLES = 8
+#: 2 - the golden ratio: a golden-section step's share of the larger part of the bracket
+GOLDEN = 0.3819660112501051
 
 
 def _departed(g, side):
@@ -74,6 +90,129 @@ def _evaluate_compiled(g, t, context):
     return None
 
 
+@njit(inline="always")
+def turning(g_a, rate_a, g_b, rate_b, h, side):
+    """Whether a switching function on its side ``side`` (+-1) at both ends of a step of h s
+    may have left it in between, and where: the share s in (0, 1) of the step at the lowest
+    point of u = side g, or -1 when it cannot have. g_a, g_b are its values at the step's
+    ends, rate_a, rate_b its rates there (g's unit per s).
+
+    The screen takes the cubic Hermite interpolant of u on the step (s = (t - t_a) / h)::
+
+        p(s) = u_a + d_a s + c2 s^2 + c3 s^3,   d = h side rate,
+        c2 = 3 (u_b - u_a) - 2 d_a - d_b,   c3 = 2 (u_a - u_b) + d_a + d_b
+
+    and suspects its interior minimum p_min (p' = 0, p'' > 0) when p_min < RATE_NEAR
+    (max(u_a, u_b) - p_min): a function that turned towards its boundary and back, close to
+    it for how far it moved. A function that moves one way, or turns far from its boundary
+    (or not at all, at rest), costs nothing more.
+
+    >>> turning(-1.0, 30.0, -1.0, -30.0, 0.1, -1.0)     # g: -1 up to -0.25 and back
+    0.5
+    >>> turning(-1.0, 3.0, -1.0, -3.0, 0.1, -1.0)       # ... up to -0.925 only: far
+    -1.0
+    """
+    u_a, u_b = side * g_a, side * g_b
+    d_a, d_b = side * rate_a * h, side * rate_b * h
+    c2 = 3.0 * (u_b - u_a) - 2.0 * d_a - d_b
+    c3 = 2.0 * (u_a - u_b) + d_a + d_b
+    disc = c2 * c2 - 3.0 * c3 * d_a       # p'(s) = d_a + 2 c2 s + 3 c3 s^2 has real roots
+    if not disc >= 0.0:
+        return -1.0
+    q = c2 + np.sqrt(disc)                # the root where p'' = 2 sqrt(disc) > 0, stably
+    if not q > 0.0:
+        return -1.0
+    s = -d_a / q
+    if not 0.0 < s < 1.0:
+        return -1.0
+    p_min = u_a + s * (d_a + s * (c2 + s * c3))
+    if p_min < RATE_NEAR * (max(u_a, u_b) - p_min):
+        return s
+    return -1.0
+
+
+@njit()
+def departure(g, context, ta, tb, side, guess):
+    """A time in (ta, tb) (s) where ``g(t, context)`` is off the side ``side`` (+-1), the
+    earliest of those found, or nan where its lowest point in the step is not.
+
+    g is sampled at the DIP_SAMPLES - 1 inner points that cut the step into equal parts and at
+    ``guess`` (s, where :func:`turning` expects the lowest point); the lowest sample, between
+    its neighbours, is refined by Brent's minimization (a parabola through the last three
+    points where it shrinks the bracket fast enough, a golden section else) to 1e-7 of the
+    step, stopping as soon as a point is off the side. Compiled (``g`` the address of a
+    compiled function, the compiled loops' :func:`mbd.run.stepping.departures`) or run as
+    Python (:func:`lowest`).
+    """
+    h = tb - ta
+    part = h / DIP_SAMPLES
+    if not ta < guess < tb:
+        guess = ta + 0.5 * h
+    first = np.inf                  # the earliest sample off the side
+    x, fx, a, b = ta, np.inf, ta, tb        # the lowest sample and its neighbours
+    for j in range(1, DIP_SAMPLES + 1):
+        if j < DIP_SAMPLES:
+            t, lo, hi = ta + j * part, ta + (j - 1) * part, ta + (j + 1) * part
+        else:
+            t = guess
+            lo = ta + min(int((guess - ta) / part), DIP_SAMPLES - 1) * part
+            hi = lo + part
+        gt = evaluate(g, t, context)
+        if departed(gt, side):
+            first = min(first, t)
+        elif side * gt < fx:
+            x, fx, a, b = t, side * gt, lo, min(hi, tb)
+    if first < np.inf:
+        return first
+    # Brent: w, v the second and third lowest points, d the last move, e the one before
+    tol = 1e-7 * h
+    w, fw, v, fv = x, fx, x, fx
+    d = e = 0.0
+    for _ in range(200):
+        m = 0.5 * (a + b)
+        tol1 = tol + 2.0 * EPS * abs(x)
+        if abs(x - m) <= 2.0 * tol1 - 0.5 * (b - a):
+            break
+        golden = True
+        if abs(e) > tol1:
+            r = (x - w) * (fx - fv)
+            q = (x - v) * (fx - fw)
+            p = (x - v) * q - (x - w) * r
+            q = 2.0 * (q - r)
+            if q > 0.0:
+                p = -p
+            q = abs(q)
+            if abs(p) < abs(0.5 * q * e) and q * (a - x) < p < q * (b - x):
+                e, d = d, p / q
+                golden = False
+                if x + d - a < 2.0 * tol1 or b - (x + d) < 2.0 * tol1:
+                    d = tol1 if x < m else -tol1
+        if golden:
+            e = b - x if x < m else a - x
+            d = GOLDEN * e
+        t = x + d if abs(d) >= tol1 else x + (tol1 if d > 0.0 else -tol1)
+        gt = evaluate(g, t, context)
+        if departed(gt, side):
+            return t
+        u = side * gt
+        if u <= fx:
+            if t < x:
+                b = x
+            else:
+                a = x
+            v, fv, w, fw, x, fx = w, fw, x, fx, t, u
+        else:
+            if t < x:
+                a = t
+            else:
+                b = t
+            if u <= fw or w == x:
+                v, fv, w, fw = w, fw, t, u
+            elif u <= fv or v == x or v == w:
+                v, fv = t, u
+    return np.nan
+
+
 @njit()
 def illinois(g, context, ta, tb, side, tol):
     """The time in (ta, tb] where ``g(t, context)`` leaves the side ``side`` (+-1), bracketed
@@ -113,6 +252,12 @@ def locate(g_of_t, ta, tb, side, tol):
     """:func:`illinois` run as Python, on a switching function of time ``g_of_t`` (on scipy's
     dense output of a step)."""
     return illinois.py_func(_call, g_of_t, ta, tb, side, tol)
+
+
+def lowest(g_of_t, ta, tb, side, guess):
+    """:func:`departure` run as Python, on a switching function of time ``g_of_t`` (on scipy's
+    dense output of a step)."""
+    return departure.py_func(_call, g_of_t, ta, tb, side, guess)
 
 
 def time_tolerance(ta, tb):

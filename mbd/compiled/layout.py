@@ -220,6 +220,8 @@ STEPPER = np.dtype([
     ("pause_at", np.int64),         # the stepper pauses once nsteps reaches this
     ("dense_on_pause", np.int64),   # 1: the last step's dense output made where it pauses
                                     # (a live simulation reads the state inside that step)
+    ("on_step", np.int64),          # the address of a switching function on a step's dense
+                                    # output (mbd.run.steplocate.switching_on_step; 0: none)
 ], align=True)
 
 SETTINGS = np.dtype([

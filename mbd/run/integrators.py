@@ -17,7 +17,9 @@ and the last step's start); ``dense()`` the last step's dense output (a callable
 also locates a crossing on itself); ``end_step()`` the state a new piece must start from after
 the step's projection, or None; ``go_implicit()`` and ``go_explicit()`` (method "auto");
 ``nsteps``, ``nfev``, ``compile_time``, ``counts()`` for the stats; ``finite``, the last state
-known finite.
+known finite; ``dips()``, after CROSSED, for each switching function that left its side and
+came back within the last step a time (s) where it was off it (nan for the others: the double
+crossings the signs at the step's ends cannot show, :func:`mbd.compiled.events.turning`).
 """
 import numpy as np
 from numba import types
@@ -74,6 +76,14 @@ class ScipyDense:
 
         return events.locate(g_ik, ta, tb, side, tol)
 
+    def departure(self, i, k, side, ta, tb, guess):
+        """Where switching function (i, k), on the side ``side`` at ta and tb (s), is off it
+        in between (s), or nan (:func:`mbd.compiled.events.departure`, from ``guess``)."""
+        def g_ik(t):
+            return sf.switching(self.sd, t, self.dense(t))[i, k]
+
+        return events.lowest(g_ik, ta, tb, side, guess)
+
 
 class ScipyStepper:
     """A piece stepped by a scipy ``OdeSolver`` from Python (see the module docstring)."""
@@ -88,6 +98,10 @@ class ScipyStepper:
         # own error tolerance would (restarting at every round-off drift keeps it at order 1)
         self.drift_limit = 10.0 * settings.atol * sd.system.length_scale
         self.solver, self.armed, self.mask = None, None, None
+        # the switching functions' values and rates (per s) at the last step's start, and
+        # the times off their sides of those that left them within it (:meth:`dips`)
+        self.g_start = self.rate_start = self.dip = None
+        self.last_dense = None      # the last step's dense output, once made
         self.nsteps = 0
         self.t_old = None
         self.finite = None    # (t, y) before the last step, for a blow-up's message
@@ -129,12 +143,21 @@ class ScipyStepper:
                                          min(0.03, settings.rtol ** 0.5))
         self.armed = armed if armed is not None and armed.any() else None
         self.mask = None if self.armed is None else np.zeros_like(armed)
+        self.last_dense = None
+        if self.armed is not None:
+            self.dip = np.full(armed.shape, np.nan)
+            self.g_start = sf.switching(self.sd, t, y)
+            ydot = getattr(self.solver, "f", None)       # BDF and LSODA keep none
+            h = getattr(self.solver, "h_abs", None) or 1e-6 * (t_bound - t)
+            self.rate_start = self.rates(t, y, self.g_start, events.RATE_SHARE * h,
+                                         self.f(t, y) if ydot is None else ydot)
 
     def advance(self, steps):
         """One step (scipy's solver returns to Python after each, whatever ``steps``)."""
         solver = self.solver
         self.t_old = solver.t
         self.finite = (solver.t, solver.y)    # the step replaces solver.y, never edits it
+        self.last_dense = None
         try:
             # non-finite trial values are the error control's to reject, not warnings
             with np.errstate(all="ignore"):
@@ -149,9 +172,52 @@ class ScipyStepper:
             raise BlewUp(solver.t, solver.y)
         if self.armed is not None:
             g = sf.switching(self.sd, solver.t, solver.y)
-            if events.crossed_mask(self.armed, g, self.sd.data.mode, self.mask):
+            across = events.crossed_mask(self.armed, g, self.sd.data.mode, self.mask)
+            # ... or left its side and came back within the step (before a crossing too)
+            if self.dipped(g) or across:
                 return CROSSED
         return DONE if solver.status == "finished" else PAUSED
+
+    def rates(self, t, y, g, dt, ydot):
+        """The switching functions' rates (per s) at (t, y), where they are g and the state
+        moves at ydot: a difference over dt s along the motion, into the step
+        (:func:`mbd.run.stepping.switching_rates`)."""
+        with np.errstate(invalid="ignore"):     # inf - inf: a stop at infinity never turns
+            return (sf.switching(self.sd, t + dt, y + dt * ydot) - g) / dt
+
+    def dipped(self, g):
+        """Whether an armed switching function, g at the last step's end, on its side at both
+        its ends, left it and came back within it (:func:`mbd.compiled.events.turning`, then
+        :func:`mbd.compiled.events.departure` on the dense output): the times off their sides
+        in :meth:`dips`."""
+        solver = self.solver
+        ta, tb = self.t_old, solver.t
+        h = tb - ta
+        dt = events.RATE_SHARE * h
+        ydot = getattr(solver, "f", None)
+        if ydot is None:    # BDF, LSODA: dy/dt at the end from their (cheap) dense output
+            ydot = (solver.y - solver.dense_output()(tb - dt)) / dt
+        rate = self.rates(tb, solver.y, g, -dt, ydot)
+        sides = self.sd.data.mode["sides"]
+        self.dip[:] = np.nan
+        dense = None
+        for i, k in zip(*np.nonzero(self.armed)):
+            side = sides[i, k]
+            if events.departed.py_func(g[i, k], side):
+                continue
+            with np.errstate(invalid="ignore"):
+                s = events.turning.py_func(self.g_start[i, k], self.rate_start[i, k],
+                                           g[i, k], rate[i, k], h, side)
+            if s > 0.0:
+                dense = self.dense() if dense is None else dense
+                self.dip[i, k] = dense.departure(i, k, side, ta, tb, ta + s * h)
+        self.g_start, self.rate_start = g, rate
+        return bool(np.isfinite(self.dip).any())
+
+    def dips(self):
+        """For each switching function that left its side and came back within the last
+        step, a time (s) where it was off it; nan for the others."""
+        return self.dip
 
     def state_at(self, t):
         """The state at t (s) within the last step (its end: the state itself)."""
@@ -160,8 +226,11 @@ class ScipyStepper:
         return self.dense()(t)
 
     def dense(self):
-        """The last step's dense output (:class:`ScipyDense`)."""
-        return ScipyDense(self.sd, self.solver.dense_output())
+        """The last step's dense output (:class:`ScipyDense`), made once per step (DOP853's
+        costs three evaluations of the right-hand side)."""
+        if self.last_dense is None:
+            self.last_dense = ScipyDense(self.sd, self.solver.dense_output())
+        return self.last_dense
 
     def end_step(self):
         """With constraints, the step's end moved onto them: a one-step method goes on from
@@ -278,6 +347,12 @@ class CompiledStepper:
         # ... then finds what it compiled
         self.functions = stepping.Functions(*sf.addresses(sd), bool(sd.constrained), sd.data)
         self._g_on_step = None    # the address of steplocate.switching_on_step, once needed
+        if system.force_elements:     # the loop looks for double crossings on dense output
+            f = self.functions
+            n = len(self.work.y)
+            self.S["on_step"] = self.g_on_step(steplocate.step_context(
+                steplocate.DOP853, 0, 0, 0.0, 1.0, np.zeros(n), np.zeros((1, n)), np.zeros(n),
+                self.work.g, f.switch, f.data))
         self.finite = None
 
     def use(self, method):
@@ -388,6 +463,12 @@ class CompiledStepper:
         # Radau makes its interpolant at every step; DOP853 where it paused (as after every
         # step of a live simulation)
         return self.dense()(t)
+
+    def dips(self):
+        """For each switching function that left its side and came back within the last
+        step, a time (s) where it was off it; nan for the others (found in the loop,
+        :func:`mbd.run.stepping.departures`)."""
+        return self.work.turn[stepping.DIP].copy()
 
     def dense(self):
         """The last step's dense output (:class:`CompiledDense`)."""

@@ -326,13 +326,16 @@ class Run:
 
     def locate(self, ta, tb, y_b, dense):
         """The earliest crossing in the step (ta, tb] (s) that ended at y_b, located on its
-        dense output: (t, (element, switch), dense, ta, tb), the arguments of :meth:`end_at`."""
+        dense output: (t, (element, switch), dense, ta, tb), the arguments of :meth:`end_at`.
+        A switching function that left its side and came back within the step (the stepper
+        found it off its side at a time ``dips``) crossed first between ta and that time."""
         tol = events.time_tolerance(ta, tb)
         mask = np.zeros_like(self.armed)
         events.crossed_mask(self.armed, sf.switching(self.sd, tb, y_b), self.sd.data.mode, mask)
+        ends = np.where(mask, tb, self.stepping.dips())
         t, first = np.inf, None
-        for i, k in zip(*np.nonzero(mask)):
-            t_hit = dense.locate(i, k, self.sides[i, k], ta, tb, tol)
+        for i, k in zip(*np.nonzero(np.isfinite(ends))):
+            t_hit = dense.locate(i, k, self.sides[i, k], ta, ends[i, k], tol)
             if t_hit < t:
                 t, first = t_hit, (i, k)
         return t, first, dense, ta, tb

@@ -9,8 +9,8 @@ convergence-rate test and tolerance, Jacobian and LU reuse, error estimate, pred
 (Gustafsson) step-size controller, initial step and cubic collocation dense output — in one
 numba call that steps until the piece ends. The contract, return codes, ``STEPPER`` record
 and ``tmp[FAILED_STATE]`` convention are those of :mod:`mbd.run.stepping`, as for DOP853
-(:func:`mbd.run.stepper.advance`): the same exact switching (a crossing stops the loop with the
-step's dense output ready), output rows from dense output, projection onto the closures after
+(:func:`mbd.run.stepper.advance`): the same exact switching (a crossing, or a double crossing
+inside a step, stops the loop with the step's dense output ready), output rows from dense output, projection onto the closures after
 every step.
 
 Where it is not scipy's:
@@ -43,10 +43,10 @@ from ..compiled.jitcache import njit
 from .lu import lu_factor, lu_solve
 from .settings import weight
 from .stepper import STIFF_BOUND, STIFF_EVERY
-from .stepping import (CROSSED, DONE, FAILED, NEW, NONFINITE, NONSTIFF, PAUSED, PIECE, SLOPE,
-                       STAGE, STEPPED, TOO_SMALL, any_armed, controlled, controlled_count,
-                       controlled_rms, crossed, evaluate, initial_step, project_end,
-                       project_row)
+from .stepping import (CROSSED, DENSE_RADAU, DONE, FAILED, NEW, NONFINITE, NONSTIFF, PAUSED,
+                       PIECE, SLOPE, STAGE, STEPPED, TOO_SMALL, any_armed, controlled,
+                       controlled_count, controlled_rms, crossed, departures, evaluate,
+                       initial_step, project_end, project_row, start_turns, turned)
 
 #: the method's constants, scipy's own numbers: nodes, error weights, the eigenvalues of the
 #: inverse Runge–Kutta matrix (one real, one complex pair), its eigenvectors T and T^-1, and
@@ -302,6 +302,14 @@ def dense_value(t, t_old, h, y_old, Q, out):
     x3 = x2 * x
     for i in range(y_old.shape[0]):
         out[i] = Q[0, i] * x + Q[1, i] * x2 + Q[2, i] * x3 + y_old[i]
+
+
+@njit(inline="always")
+def _end_slope(h, Q, out):
+    """dy/dt at the end of a step of h s from its collocation polynomial Q, into out:
+    (Q[0] + 2 Q[1] + 3 Q[2]) / h."""
+    for i in range(out.shape[0]):
+        out[i] = (Q[0, i] + 2.0 * Q[1, i] + 3.0 * Q[2, i]) / h
 
 
 @njit()
@@ -580,19 +588,33 @@ def advance(f, work, settings):
     st, y, tmp = work.st, work.y, work.tmp
     S, R = st[0], work.radau[0]
     P = settings[0]
+    armed = any_armed(work.armed)
+    # double crossings are looked for where the run gave the search's address (st.on_step)
+    screen = armed and S.on_step != 0
     if S.starting:
         S.starting = 0
         if _start(f, work, P) != 0:
             return FAILED
-    armed = any_armed(work.armed)
+        if screen:
+            start_turns(f, S.t, y, work.f, S.h_abs, work.turn, tmp[STAGE])
     while S.nsteps < S.pause_at:
         if S.t >= S.t_bound:
             return DONE
         status, recompute_jac = _take_step(f, work, P)
         if status != STEPPED:
             return status
-        if armed and crossed(f, S.t, y, work.g, work.armed):
-            return CROSSED
+        if armed:
+            across = crossed(f, S.t, y, work.g, work.armed)
+            # ... or left its side and came back within the step (before a crossing too)
+            turns = False
+            if screen:
+                _end_slope(S.h_prev, work.Q, tmp[SLOPE])
+                turns = turned(f, S.t, y, tmp[SLOPE], S.h_prev, work.g, work.turn,
+                               work.armed, tmp[STAGE])
+            dipped = turns and departures(f, S.on_step, DENSE_RADAU, S.t_old, S.h_prev,
+                                          work.y_old, work.Q, work.turn, tmp[NEW])
+            if across or dipped:
+                return CROSSED
         r = S.next_row
         while r < work.times.shape[0] and work.times[r] <= S.t:
             dense_value(work.times[r], S.t_old, S.h_prev, work.y_old, work.Q, work.rows[r])

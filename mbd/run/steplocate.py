@@ -14,9 +14,10 @@ from ..compiled.layout import SWITCHING
 from ..compiled.controlkernels import take
 from ..compiled.forcekernels import signal_values
 from ..compiled.native import call4
+from .stepping import DENSE_DOP853, DENSE_RADAU
 
 #: which dense output a context holds: DOP853's interpolant or Radau's polynomial
-DOP853, RADAU = 0, 1
+DOP853, RADAU = DENSE_DOP853, DENSE_RADAU
 
 
 @njit(inline="always")

@@ -13,8 +13,10 @@ called through their addresses (:mod:`mbd.compiled.native`; the functions of one
 right-hand side's code once, in its own function, not again inside the loop.
 
 Exact switching is kept: after every accepted step the armed switching functions are checked
-with the one crossing predicate of :mod:`mbd.compiled.events`; when one changed sign the loop stops
-with the step's dense output ready, and the run locates the crossing on it
+with the one crossing predicate of :mod:`mbd.compiled.events`, and those on their side at both
+ends for a double crossing inside the step (:func:`mbd.run.stepping.turned`, then their lowest
+point on the dense output, :func:`mbd.run.stepping.departures`); when one left its side the loop
+stops with the step's dense output ready, and the run locates the crossing on it
 (:mod:`mbd.run.steplocate`). Output rows at the requested times are written from dense output
 inside the loop. With constraints, every output row is projected onto them, and so is every
 step's end (the rank rule's verdict taken there) unless it is within a tenth of atol of them,
@@ -33,9 +35,10 @@ from ..compiled.jitcache import njit
 from ..compiled.loopsolve import DRIFT_SHARE
 from ..compiled.native import borrowed, call3
 from .settings import weight
-from .stepping import (CROSSED, DONE, FAILED, NEW, NONFINITE, PAUSED, PIECE, STAGE, STEPPED,
-                       STIFF, TOO_SMALL, any_armed, controlled, crossed,
-                       evaluate, initial_step, project_end, project_row)
+from .stepping import (CROSSED, DENSE_DOP853, DONE, FAILED, NEW, NONFINITE, PAUSED, PIECE,
+                       STAGE, STEPPED, STIFF, TOO_SMALL, any_armed, controlled, crossed,
+                       departures, evaluate, initial_step, project_end, project_row,
+                       start_turns, turned)
 
 #: Runge–Kutta matrix, nodes, weights, error and dense-output coefficients (16 stages with the
 #: three extra ones of the dense output)
@@ -276,11 +279,15 @@ def advance(f, work, settings):
     st, y, K, y_old, tmp, times = work.st, work.y, work.K, work.y_old, work.tmp, work.times
     S = st[0]
     P = settings[0]
+    armed = any_armed(work.armed)
+    # double crossings are looked for where the run gave the search's address (st.on_step)
+    screen = armed and S.on_step != 0
     if S.starting:
         S.starting = 0
         if initial_step(f, st, y, tmp, P, K[0], ERROR_ORDER, 0, 0) != 0:
             return FAILED
-    armed = any_armed(work.armed)
+        if screen:
+            start_turns(f, S.t, y, K[0], S.h_abs, work.turn, tmp[STAGE])
     while S.nsteps < S.pause_at:
         if S.t >= S.t_bound:
             return DONE
@@ -291,14 +298,26 @@ def advance(f, work, settings):
         # here, on the rank rule's record of the evaluation at y, before other evaluations)
         project = f.constrained and call3(f.near, y, f.data, DRIFT_SHARE * P.atol) == 0
         stiff = S.stiffness_check != 0 and _stiffness_test(S, y_old, y, S.h_prev, K, tmp, P)
-        if armed and crossed(f, S.t, y, work.g, work.armed):
-            return FAILED if _dense_coefficients(f, work) != 0 else CROSSED
+        ready = False       # the step's interpolant F computed
+        if armed:
+            across = crossed(f, S.t, y, work.g, work.armed)
+            # ... or left its side and came back within the step (before a crossing too)
+            turns = screen and turned(f, S.t, y, K[N_STAGES], S.h_prev, work.g, work.turn,
+                                      work.armed, tmp[STAGE])
+            if across or turns:
+                if _dense_coefficients(f, work) != 0:
+                    return FAILED
+                ready = True
+                dipped = turns and departures(f, S.on_step, DENSE_DOP853, S.t_old, S.h_prev,
+                                              y_old, work.F, work.turn, tmp[NEW])
+                if across or dipped:
+                    return CROSSED
         # the rows due in the step, from its dense output (computed only when one is, or
         # where the loop pauses for a live simulation, which reads the state inside the step)
         r = S.next_row
         due = r < times.shape[0] and times[r] <= S.t
         if due or (S.dense_on_pause != 0 and S.nsteps >= S.pause_at):
-            if _dense_coefficients(f, work) != 0:
+            if not ready and _dense_coefficients(f, work) != 0:
                 return FAILED
             while r < times.shape[0] and times[r] <= S.t:
                 dense_value(times[r], S.t_old, S.h_prev, y_old, work.F, work.rows[r])

@@ -54,8 +54,19 @@ data : mbd.compiled.layout.Data
 
 #: the first fields of every stepper's work tuple: the ``STEPPER`` record (1,), the state y
 #: (n,), the output times and rows (m,), (m, n), the armed switching functions and their
-#: values (nf, SWITCHES)
-PIECE = ("st", "y", "times", "rows", "armed", "g")
+#: values (nf, SWITCHES), and what finds their double crossings (``turn``, TURN_ROWS of
+#: (nf, SWITCHES), :func:`turned`)
+PIECE = ("st", "y", "times", "rows", "armed", "g", "turn")
+
+#: which dense output a step has (the first entry of a context of
+#: :func:`mbd.run.steplocate.switching_on_step`): DOP853's interpolant or Radau's polynomial
+DENSE_DOP853, DENSE_RADAU = 0, 1
+
+#: the rows of ``turn``: the switching functions' values and rates (per s) at the step's start,
+#: their rates at its end, a time per function (s: :func:`turned`'s guess of its lowest point,
+#: then :func:`departures`' time off its side; nan: none), and scratch
+G_START, RATE_START, RATE, DIP, G_SCRATCH = range(5)
+TURN_ROWS = 5
 
 #: the first rows of every stepper's scratch ``tmp``: a stage state (or the error scale), the
 #: new state, a derivative, and the state where an evaluation failed
@@ -69,7 +80,8 @@ def piece_arrays(n, times, nf):
     return dict(st=layout.records(layout.STEPPER, 1), y=np.zeros(n), times=times,
                 rows=np.zeros((len(times), n)),
                 armed=np.zeros((nf, layout.SWITCHES), dtype=np.bool_),
-                g=np.zeros((nf, layout.SWITCHES)))
+                g=np.zeros((nf, layout.SWITCHES)),
+                turn=np.full((TURN_ROWS, nf, layout.SWITCHES), np.nan))
 
 
 def failed_state(tmp):
@@ -178,14 +190,101 @@ def any_armed(armed):
 
 
 @njit(inline="always")
+def switching_at(f, t, y, g):
+    """g = the switching functions at (t, y) in the current mode."""
+    signal_values(t, f.data.elements)
+    take(t, y, f.data)
+    call4(f.switch, y, g, f.data, SWITCHING)
+
+
+@njit(inline="always")
 def crossed(f, t, y, g, armed):
     """Whether an armed switching function (mask ``armed``) left its side at the accepted
     step's end (t, y) (the one crossing predicate of :mod:`mbd.compiled.events`); g receives
     their values there."""
-    signal_values(t, f.data.elements)
-    take(t, y, f.data)
-    call4(f.switch, y, g, f.data, SWITCHING)
+    switching_at(f, t, y, g)
     return events.crossed(armed, g, f.data.mode)
+
+
+@njit(inline="always")
+def switching_rates(f, t, y, ydot, dt, g, rate, y_shift):
+    """rate = the switching functions' rates (per s) at (t, y), where they are g and the state
+    moves at ydot: a difference over dt s along the motion, into the step (forward from a
+    piece's start, backward from a step's end: a law's function of time is never asked
+    past the run's end); one more evaluation of the switching functions, y_shift scratch."""
+    for j in range(y.shape[0]):
+        y_shift[j] = y[j] + dt * ydot[j]
+    switching_at(f, t + dt, y_shift, rate)
+    for i in range(g.shape[0]):
+        for k in range(g.shape[1]):
+            rate[i, k] = (rate[i, k] - g[i, k]) / dt
+
+
+@njit(inline="always")
+def start_turns(f, t, y, ydot, h, turn, y_shift):
+    """A piece begins at (t, y), moving at ydot, with a first step of about h s: the
+    switching functions' values and rates there, the start of the first step's
+    :func:`turned`."""
+    if h > 0.0 and np.isfinite(h):
+        switching_at(f, t, y, turn[G_START])
+        switching_rates(f, t, y, ydot, events.RATE_SHARE * h, turn[G_START],
+                        turn[RATE_START], y_shift)
+    else:       # no step to take: nothing to screen
+        turn[RATE_START, :, :] = np.nan
+
+
+@njit(inline="always")
+def turned(f, t, y, ydot, h, g, turn, armed, y_shift):
+    """After a step of h s that ended at (t, y), moving at ydot, the armed switching functions
+    (mask ``armed``) having values g there: whether one that is on its side at both ends may
+    have left it and come back in between (:func:`mbd.compiled.events.turning`, on their
+    values and rates at both ends; one more evaluation of them, for the rates at the end).
+    turn[DIP] receives the guess of where each such one is lowest (s), nan for the others;
+    the end's values and rates become the next step's start."""
+    switching_rates(f, t, y, ydot, -events.RATE_SHARE * h, g, turn[RATE], y_shift)
+    mode = f.data.mode
+    found = False
+    for i in range(armed.shape[0]):
+        for k in range(armed.shape[1]):
+            turn[DIP, i, k] = np.nan
+            side = mode[i].sides[k]
+            if not armed[i, k] or events.departed(g[i, k], side):
+                continue
+            s = events.turning(turn[G_START, i, k], turn[RATE_START, i, k], g[i, k],
+                               turn[RATE, i, k], h, side)
+            if s > 0.0:
+                turn[DIP, i, k] = t - h + s * h
+                found = True
+    for i in range(armed.shape[0]):
+        for k in range(armed.shape[1]):
+            turn[G_START, i, k] = g[i, k]
+            turn[RATE_START, i, k] = turn[RATE, i, k]
+    return found
+
+
+@njit(inline="always")
+def departures(f, on_step, dense, t_old, h, y_old, coefficients, turn, y_scratch):
+    """For every switching function :func:`turned` suspects (turn[DIP] its guess, s): where
+    on the step's dense output it is off its side, or nan (into turn[DIP];
+    :func:`mbd.compiled.events.departure`). ``on_step`` is the address of
+    :func:`mbd.run.steplocate.switching_on_step` (st.on_step), ``dense`` which dense output
+    ``coefficients`` is (DENSE_DOP853 or DENSE_RADAU), of the step of h s from (t_old, y_old).
+    Returns whether any is."""
+    mode = f.data.mode
+    kind = np.int64(dense)      # as the context's type has it (not a literal)
+    found = False
+    for i in range(turn.shape[1]):
+        for k in range(turn.shape[2]):
+            guess = turn[DIP, i, k]
+            if np.isnan(guess):
+                continue
+            context = (kind, i, k, t_old, h, y_old, coefficients, y_scratch, turn[G_SCRATCH],
+                       f.switch, f.data)
+            t_off = events.departure(on_step, context, t_old, t_old + h, mode[i].sides[k],
+                                     guess)
+            turn[DIP, i, k] = t_off
+            found = found or not np.isnan(t_off)
+    return found
 
 
 @njit(inline="always")
