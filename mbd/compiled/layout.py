@@ -222,6 +222,8 @@ STEPPER = np.dtype([
                                     # (a live simulation reads the state inside that step)
     ("on_step", np.int64),          # the address of a switching function on a step's dense
                                     # output (mbd.run.steplocate.switching_on_step; 0: none)
+    ("screen", np.int64),           # the address of the loop's double-crossing screen (its
+                                    # method's screen(f, work, across); 0: none)
 ], align=True)
 
 SETTINGS = np.dtype([

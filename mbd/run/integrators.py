@@ -353,7 +353,15 @@ class CompiledStepper:
             self.S["on_step"] = self.g_on_step(steplocate.step_context(
                 steplocate.DOP853, 0, 0, 0.0, 1.0, np.zeros(n), np.zeros((1, n)), np.zeros(n),
                 self.work.g, f.switch, f.data))
+            self._arm_screen()
         self.finite = None
+
+    def _arm_screen(self):
+        """The address of the current loop's double-crossing screen (its module's
+        ``screen``) into st.screen: compiled (or loaded) only for a model with force
+        elements, whose switching functions it screens."""
+        self.S["screen"] = native.address(self.loop.screen, types.int64(
+            native.typeof(self.functions), native.typeof(self.work), types.int64))
 
     def use(self, method):
         """Step with ``method`` (DOP853 or Radau) from here on: its loop, its arrays (around
@@ -369,6 +377,8 @@ class CompiledStepper:
                                                               method=method.__name__)
         self.work = self.works[method]
         self.coefficients = self.work.Q if radau_iia else self.work.F
+        if self.S["screen"] != 0:       # a switch of method: the other loop's screen
+            self._arm_screen()
 
     @property
     def nfev(self):

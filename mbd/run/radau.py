@@ -43,10 +43,12 @@ from ..compiled.jitcache import njit
 from .lu import lu_factor, lu_solve
 from .settings import weight
 from .stepper import STIFF_BOUND, STIFF_EVERY
+from ..compiled.native import call3
 from .stepping import (CROSSED, DENSE_RADAU, DONE, FAILED, NEW, NONFINITE, NONSTIFF, PAUSED,
-                       PIECE, SLOPE, STAGE, STEPPED, TOO_SMALL, any_armed, controlled,
-                       controlled_count, controlled_rms, crossed, departures, evaluate,
-                       initial_step, project_end, project_row, start_turns, turned)
+                       PIECE, SCREEN_CROSSED, SCREEN_NOTHING, SLOPE, STAGE, START, STEPPED,
+                       TOO_SMALL, any_armed, controlled, controlled_count, controlled_rms,
+                       crossed, departures, evaluate, initial_step, project_end, project_row,
+                       start_turns, turned)
 
 #: the method's constants, scipy's own numbers: nodes, error weights, the eigenvalues of the
 #: inverse Runge–Kutta matrix (one real, one complex pair), its eigenvectors T and T^-1, and
@@ -310,6 +312,23 @@ def _end_slope(h, Q, out):
     (Q[0] + 2 Q[1] + 3 Q[2]) / h."""
     for i in range(out.shape[0]):
         out[i] = (Q[0, i] + 2.0 * Q[1, i] + 3.0 * Q[2, i]) / h
+
+
+@njit()
+def screen(f, work, across):
+    """The double-crossing screen of :func:`advance`, as :func:`mbd.run.stepper.screen` (its
+    contract and return codes) on the step's collocation polynomial, which every step has:
+    SCREEN_NOTHING or SCREEN_CROSSED."""
+    S = work.st[0]
+    y, tmp = work.y, work.tmp
+    if across == START:
+        start_turns(f, S.t, y, work.f, S.h_abs, work.turn, tmp[STAGE])
+        return SCREEN_NOTHING
+    _end_slope(S.h_prev, work.Q, tmp[SLOPE])
+    turns = turned(f, S.t, y, tmp[SLOPE], S.h_prev, work.g, work.turn, work.armed, tmp[STAGE])
+    dipped = turns and departures(f, S.on_step, DENSE_RADAU, S.t_old, S.h_prev, work.y_old,
+                                  work.Q, work.turn, tmp[NEW])
+    return SCREEN_CROSSED if across != 0 or dipped else SCREEN_NOTHING
 
 
 @njit()
@@ -589,14 +608,14 @@ def advance(f, work, settings):
     S, R = st[0], work.radau[0]
     P = settings[0]
     armed = any_armed(work.armed)
-    # double crossings are looked for where the run gave the search's address (st.on_step)
-    screen = armed and S.on_step != 0
+    # double crossings are looked for where the run gave the screen's address (st.screen)
+    screen = armed and S.screen != 0
     if S.starting:
         S.starting = 0
         if _start(f, work, P) != 0:
             return FAILED
         if screen:
-            start_turns(f, S.t, y, work.f, S.h_abs, work.turn, tmp[STAGE])
+            call3(S.screen, f, work, START)
     while S.nsteps < S.pause_at:
         if S.t >= S.t_bound:
             return DONE
@@ -605,15 +624,11 @@ def advance(f, work, settings):
             return status
         if armed:
             across = crossed(f, S.t, y, work.g, work.armed)
-            # ... or left its side and came back within the step (before a crossing too)
-            turns = False
+            # ... or left its side and came back within the step
             if screen:
-                _end_slope(S.h_prev, work.Q, tmp[SLOPE])
-                turns = turned(f, S.t, y, tmp[SLOPE], S.h_prev, work.g, work.turn,
-                               work.armed, tmp[STAGE])
-            dipped = turns and departures(f, S.on_step, DENSE_RADAU, S.t_old, S.h_prev,
-                                          work.y_old, work.Q, work.turn, tmp[NEW])
-            if across or dipped:
+                if call3(S.screen, f, work, np.int64(1 if across else 0)) == SCREEN_CROSSED:
+                    return CROSSED
+            elif across:
                 return CROSSED
         r = S.next_row
         while r < work.times.shape[0] and work.times[r] <= S.t:

@@ -36,7 +36,8 @@ from ..compiled.loopsolve import DRIFT_SHARE
 from ..compiled.native import borrowed, call3
 from .settings import weight
 from .stepping import (CROSSED, DENSE_DOP853, DONE, FAILED, NEW, NONFINITE, PAUSED, PIECE,
-                       STAGE, STEPPED, STIFF, TOO_SMALL, any_armed, controlled, crossed,
+                       SCREEN_CROSSED, SCREEN_FAILED, SCREEN_NOTHING, SCREEN_READY, STAGE,
+                       START, STEPPED, STIFF, TOO_SMALL, any_armed, controlled, crossed,
                        departures, evaluate, initial_step, project_end, project_row,
                        start_turns, turned)
 
@@ -259,6 +260,32 @@ def _take_step(f, st, y, K, y_old, tmp, settings):
 
 
 @njit()
+def screen(f, work, across):
+    """The double-crossing screen of :func:`advance`, compiled apart and called through its
+    address (st.screen: a model without force elements never compiles it). At a piece's start
+    (``across`` START) the switching functions' values and rates there
+    (:func:`mbd.run.stepping.start_turns`); after an accepted step (``across`` 1 where a
+    crossing at its end was seen, else 0) whether an armed function on its side at both ends
+    left it in between (:func:`mbd.run.stepping.turned`), and then, the step's dense output
+    made, where (:func:`mbd.run.stepping.departures`, into turn[DIP]; also before a crossing
+    at the end). Returns SCREEN_NOTHING, SCREEN_READY (the dense output made, nothing
+    found), SCREEN_CROSSED or SCREEN_FAILED (of :mod:`mbd.run.stepping`)."""
+    S = work.st[0]
+    y, K, tmp = work.y, work.K, work.tmp
+    if across == START:
+        start_turns(f, S.t, y, K[0], S.h_abs, work.turn, tmp[STAGE])
+        return SCREEN_NOTHING
+    turns = turned(f, S.t, y, K[N_STAGES], S.h_prev, work.g, work.turn, work.armed, tmp[STAGE])
+    if across == 0 and not turns:
+        return SCREEN_NOTHING
+    if _dense_coefficients(f, work) != 0:
+        return SCREEN_FAILED
+    dipped = turns and departures(f, S.on_step, DENSE_DOP853, S.t_old, S.h_prev, work.y_old,
+                                  work.F, work.turn, tmp[NEW])
+    return SCREEN_CROSSED if across != 0 or dipped else SCREEN_READY
+
+
+@njit()
 def advance(f, work, settings):
     """Step DOP853 from (st.t, y) until the piece ends (the contract of :mod:`mbd.run.stepping`,
     ``work`` of :func:`make_work`, ``settings`` a 1-record array of
@@ -280,14 +307,14 @@ def advance(f, work, settings):
     S = st[0]
     P = settings[0]
     armed = any_armed(work.armed)
-    # double crossings are looked for where the run gave the search's address (st.on_step)
-    screen = armed and S.on_step != 0
+    # double crossings are looked for where the run gave the screen's address (st.screen)
+    screen = armed and S.screen != 0
     if S.starting:
         S.starting = 0
         if initial_step(f, st, y, tmp, P, K[0], ERROR_ORDER, 0, 0) != 0:
             return FAILED
         if screen:
-            start_turns(f, S.t, y, K[0], S.h_abs, work.turn, tmp[STAGE])
+            call3(S.screen, f, work, START)
     while S.nsteps < S.pause_at:
         if S.t >= S.t_bound:
             return DONE
@@ -301,17 +328,15 @@ def advance(f, work, settings):
         ready = False       # the step's interpolant F computed
         if armed:
             across = crossed(f, S.t, y, work.g, work.armed)
-            # ... or left its side and came back within the step (before a crossing too)
-            turns = screen and turned(f, S.t, y, K[N_STAGES], S.h_prev, work.g, work.turn,
-                                      work.armed, tmp[STAGE])
-            if across or turns:
-                if _dense_coefficients(f, work) != 0:
+            if screen:      # ... or left its side and came back within the step
+                found = call3(S.screen, f, work, np.int64(1 if across else 0))
+                if found == SCREEN_FAILED:
                     return FAILED
-                ready = True
-                dipped = turns and departures(f, S.on_step, DENSE_DOP853, S.t_old, S.h_prev,
-                                              y_old, work.F, work.turn, tmp[NEW])
-                if across or dipped:
+                if found == SCREEN_CROSSED:
                     return CROSSED
+                ready = found == SCREEN_READY
+            elif across:
+                return FAILED if _dense_coefficients(f, work) != 0 else CROSSED
         # the rows due in the step, from its dense output (computed only when one is, or
         # where the loop pauses for a live simulation, which reads the state inside the step)
         r = S.next_row

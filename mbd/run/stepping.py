@@ -68,6 +68,14 @@ DENSE_DOP853, DENSE_RADAU = 0, 1
 G_START, RATE_START, RATE, DIP, G_SCRATCH = range(5)
 TURN_ROWS = 5
 
+#: what a loop's double-crossing screen (``screen(f, work, across)`` of
+#: :mod:`mbd.run.stepper` and :mod:`mbd.run.radau`, compiled apart and called through
+#: st.screen) found after a step: nothing, nothing but the step's dense output is made, a
+#: crossing (at the step's end, or one inside it), or a failure making the dense output;
+#: ``across`` START asks for the piece's start
+SCREEN_NOTHING, SCREEN_READY, SCREEN_CROSSED, SCREEN_FAILED = range(4)
+START = -1
+
 #: the first rows of every stepper's scratch ``tmp``: a stage state (or the error scale), the
 #: new state, a derivative, and the state where an evaluation failed
 STAGE, NEW, SLOPE, FAILED_STATE = range(4)

@@ -84,6 +84,8 @@ def _signatures():
                                         settings))
     out["radau_advance"] = (radau.advance, (functions, native.typeof(radau.make_work(piece)),
                                             settings))
+    out["screen"] = (stepper.screen, (functions, native.typeof(stepper.make_work(piece)), i8))
+    out["radau_screen"] = (radau.screen, (functions, native.typeof(radau.make_work(piece)), i8))
     context = types.Tuple((i8, i8, i8, f8, f8, y, m, y, m, i8, d))
     out["switching_on_step"] = (steplocate.switching_on_step, (f8, context))
     out["locate_on_step"] = (steplocate.locate_on_step, (i8, context, f8, f8, f8, f8))
@@ -153,7 +155,8 @@ TARGETS = ("tree_free_world", "tree_free_link", "tree_forced_world", "tree_force
            "no_switching",
            "projection", "no_projection", "kinematics_rows", "constraint_forces",
            "transmitted_loads", "advance", "switching_on_step", "locate_on_step",
-           "dense_value", "radau_advance", "radau_dense_value", "crossed_mask", "armed",
+           "dense_value", "radau_advance", "radau_dense_value", "screen", "radau_screen",
+           "crossed_mask", "armed",
            "normalize_quaternions", "link_transforms",
            "link_velocities", "constraint_rows", "closure_rows", "retract",
            "record_rows", "reaction_rows", "rotate_rows", "quaternion_rows",
@@ -168,7 +171,7 @@ def run_targets(sd, compiled, method="DOP853"):
     if elements:
         names += ["elements_at", "armed", "crossed_mask"]
         names += ["elements_and_locks"] if sd.system.locks else []
-        names += ["switching_on_step", "locate_on_step"] if compiled else []
+        names += ["switching_on_step", "locate_on_step", loop + "screen"] if compiled else []
     elif compiled:
         names += ["no_switching"]
     if sd.constrained:
@@ -351,11 +354,12 @@ def prefetch(shared, rest=(), later=()):
 GROUPS = (("aba_world", "tree_free_world", "tree_forced_world", "constrained_free",
            "constrained_forced", "controlled_tree_world", "controlled_constrained", "projection",
            "no_projection", "advance", "dense_value",
-           "switching_on_step", "locate_on_step", "constraint_forces", "transmitted_loads",
-           "near_constraints", "reaction_rows", "rotate_rows", "quaternion_rows"),
+           "switching_on_step", "locate_on_step", "screen", "constraint_forces",
+           "transmitted_loads", "near_constraints", "reaction_rows", "rotate_rows",
+           "quaternion_rows"),
           ("aba", "tree_free_link", "elements_at", "elements_and_locks", "tree_forced_link",
            "controlled_tree_link",
-           "radau_advance", "radau_dense_value", "no_switching", "armed",
+           "radau_advance", "radau_dense_value", "radau_screen", "no_switching", "armed",
            "crossed_mask", "kinematics_rows", "normalize_quaternions", "link_transforms",
            "link_velocities", "constraint_rows", "closure_rows", "retract", "record_rows"))
 
