@@ -73,7 +73,13 @@ def address(dispatcher, signature):
     lock, through llvmlite's object-cache callbacks (ctypes), where a KeyboardInterrupt is
     lost or crashes the process (seen: exit by SIGSEGV)."""
     with interrupts.held():
-        cres = dispatcher.get_compile_result(signature)
+        args = tuple(signature.args)
+        if args not in dispatcher.overloads:
+            # compiled for the arguments alone, as the warm-up compiles (mbd.run.warmup): numba
+            # keys its disk cache by what ``compile`` is given, and a signature with its return
+            # type would miss the entry a second process left there and compile it again
+            dispatcher.compile(args)
+        cres = dispatcher.get_compile_result(signature)    # (checks the return type)
         return cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
 
 
