@@ -40,10 +40,10 @@ from scipy.integrate._ivp import radau as _scipy_radau
 
 from ..compiled import layout
 from ..compiled.jitcache import njit
+from ..compiled.native import call3
 from .lu import lu_factor, lu_solve
 from .settings import weight
 from .stepper import STIFF_BOUND, STIFF_EVERY
-from ..compiled.native import call3
 from .stepping import (CROSSED, DENSE_RADAU, DONE, FAILED, NEW, NONFINITE, NONSTIFF, PAUSED,
                        PIECE, SCREEN_CROSSED, SCREEN_NOTHING, SLOPE, STAGE, START, STEPPED,
                        TOO_SMALL, any_armed, controlled, controlled_count, controlled_rms,

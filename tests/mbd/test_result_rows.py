@@ -121,22 +121,12 @@ def test_the_cases_have_what_they_are_named_for():
 def test_a_python_function_that_fails_at_a_row_is_named():
     """A law's K(t) that raises at some row's time: reading the result names the element,
     its function and the time (as a run does), not a bare exception."""
-    import mbd
-    from forces import JointForce, VariableRotationalSpring
-    from joints import Revolute
-
     def stiffness(t):
         if t > 0.3:
             raise ValueError("no data past 0.3 s")
         return 5.0
 
-    m = mbd.Model("arm")
-    g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, -9.81)))
-    arm = m.add_body("arm", 1.0, (0.5, 0, 0), np.diag([1e-3, .02, .02]),
-                     cs={"pivot": (0, 0, 0)})
-    hinge = m.add(Revolute("hinge", g, arm["pivot"], axis=(0, 1, 0), q0=0.3))
-    m.add(JointForce("spring", hinge, VariableRotationalSpring(K=stiffness, K_min=2.0)))
-    system = m.build()
+    system = _spring_arm(stiffness)
     result = system.simulate(0.3, output_step=0.01)
     late = Result(system, result.t + 0.05, result._rows(), sides=result.sides)
     with pytest.raises(sf.UserFunctionError) as info:

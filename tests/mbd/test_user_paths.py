@@ -25,6 +25,7 @@ from joints import Prismatic, Revolute, SixDof
 from mbd.analysis import equilibrium as equilibrium_module
 from mbd.cli import InputError, apply_setting
 from tests.mbd.test_loops import fourbar
+from tests.mbd.test_run_failures import failure
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from windows import windows_model  # noqa: E402
@@ -49,15 +50,6 @@ def pendulum(length=1.0, drawn_level=True, spring=None, name="pendulum"):
     if spring is not None:
         m.add(JointForce("spring", hinge, Spring(c=spring)))
     return m, hinge
-
-
-def failure(system, t_end, **options):
-    with pytest.raises(mbd.SimulationError) as caught:
-        system.simulate(t_end, **options)
-    err = caught.value
-    assert err.result is not None and len(err.result.t) >= 1     # the rows computed so far
-    assert err.result.t[-1] <= err.t
-    return err
 
 
 # ----------------------------------------------------------------------------- equilibrium

@@ -186,8 +186,9 @@ def test_ctrl_c_while_numba_loads_from_its_cache_or_emits_code_is_held():
         return 1234
     result = SimpleNamespace(library=SimpleNamespace(get_pointer_to_function=emit),
                              fndesc=SimpleNamespace(llvm_func_name="f"))
-    dispatcher = SimpleNamespace(get_compile_result=lambda signature: result)
+    dispatcher = SimpleNamespace(overloads={(): result},
+                                 get_compile_result=lambda signature: result)
     with pytest.raises(KeyboardInterrupt):
-        native.address(dispatcher, None)
+        native.address(dispatcher, SimpleNamespace(args=()))
     assert finished == ["loaded", "f"]
     assert signal.getsignal(signal.SIGINT) is before

@@ -75,21 +75,26 @@ def test_frame_times_follow_duration_fps_and_speed():
         frame_times(R(), fps=0)
 
 
+def cube_pixels(result, size):
+    """The pixels (column, row) of the slider's cube at its first and last row, through the
+    same camera as animate's (fitted to the same motion in a window of ``size``)."""
+    scene = Scene(result.system, size=size, lighting=False)
+    try:
+        scene.fit(result)
+        cg = result.body("cube").position("cg")
+        assert np.allclose(cg[[0, -1], 0], [0.0, 1.0])    # independent: x = v0 t
+        return np.rint(scene.project(cg[[0, -1]])).astype(int)
+    finally:
+        scene.close()
+
+
 def test_the_body_is_drawn_where_the_kinematics_put_it(tmp_path):
     result = slider()
     path = tmp_path / "slide.gif"
     n = animate(result, path, fps=5, speed=1.0, size=SIZE, lighting=False, progress=False)
     frames = gif_frames(path)
     assert n == len(frames) == 6
-    # the same camera as animate's: fitted to the same motion in the same window
-    scene = Scene(result.system, size=SIZE, lighting=False)
-    try:
-        scene.fit(result)
-        cg = result.body("cube").position("cg")
-        assert np.allclose(cg[[0, -1], 0], [0.0, 1.0])    # independent: x = v0 t
-        (c0, r0), (c1, r1) = np.rint(scene.project(cg[[0, -1]])).astype(int)
-    finally:
-        scene.close()
+    (c0, r0), (c1, r1) = cube_pixels(result, SIZE)
     assert abs(c1 - c0) > 20                               # the two places are apart
     # (and off the centre rows, so that a flipped y axis would be caught)
     first, last = frames[0], frames[-1]
@@ -216,14 +221,7 @@ def test_mp4_is_written_and_reads_back_with_its_frames(tmp_path):
     assert tuple(meta["size"]) == size and meta["fps"] == pytest.approx(10.0)
     assert len(frames) == n
     assert not any(name.startswith(".tmp-") for name in os.listdir(tmp_path))
-    scene = Scene(result.system, size=size, lighting=False)
-    try:
-        scene.fit(result)
-        cg = result.body("cube").position("cg")
-        assert np.allclose(cg[[0, -1], 0], [0.0, 1.0])    # independent: x = v0 t
-        (c0, r0), (c1, r1) = np.rint(scene.project(cg[[0, -1]])).astype(int)
-    finally:
-        scene.close()
+    (c0, r0), (c1, r1) = cube_pixels(result, size)
     assert abs(c1 - c0) > 20
     first, last = frames[0], frames[-1]
     assert is_red(first[r0, c0]) and not is_red(first[r1, c1])
