@@ -172,12 +172,23 @@ def state_labels(system):
     return labels + [f"work of '{e.name}'" for e in (*system.force_elements, *system.drivers)]
 
 
+def _loop_pattern(system):
+    """``system``'s :func:`mbd.compiled.loopstructure.pattern`, worked out once per system (a
+    small model's run spent a third of its time on it), a copy for each data."""
+    pattern = system.__dict__.get("_loop_pattern")
+    if pattern is None:
+        pattern = loopstructure.pattern(system.tree, system.closures, system.driver_table,
+                                        system.nv)
+        object.__setattr__(system, "_loop_pattern", pattern)     # (a frozen dataclass)
+    return pattern.copy()
+
+
 def state_data(system, projection_tol=None, laws=True):
     """Fresh run-stage data for ``system`` (one per run or analysis: it holds scratch). With
     ``laws`` False the law kinds' addresses are installed later (:meth:`StateData.install_laws`,
     before any compiled call): a run's first compilation has them compiled by a second
     process meanwhile."""
-    pat = loopstructure.pattern(system.tree, system.closures, system.driver_table, system.nv)
+    pat = _loop_pattern(system)
     data = layout.make_data(system.tree, system.elements, system.closures,
                             system.driver_table, system.nq, system.nv, pat,
                             sparsekernels.buffer_size(pat), continuous_controllers(system))
