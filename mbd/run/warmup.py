@@ -213,11 +213,12 @@ def first_right_hand_side(sd, compiled, method="DOP853"):
     started = time.perf_counter()
     _STARTED.add((sd.rhs, compiled, method))
     targets = run_targets(sd, compiled, method)
-    # the law kinds, when the data waits for them, are the second process's first work
+    # the law kinds, when the data waits for them: compiled first, by the process with the
+    # shorter share (_plan)
     laws = [] if sd.laws_installed else law_targets(sd.system)
     compiling = not all(cached(n) for n in [sd.rhs.__name__, *targets, *laws])
-    here, shared, rest = _plan(sd, targets)
-    child = prefetch(laws + shared, rest, [n for n in later_targets(sd) if n not in laws])
+    here, shared, rest = _plan(sd, targets, laws)
+    child = prefetch(shared, rest, [n for n in later_targets(sd) if n not in laws])
     if child.process is not None:
         compile_targets(here)
         child.wait(SHARED)
@@ -228,27 +229,33 @@ def first_right_hand_side(sd, compiled, method="DOP853"):
     return time.perf_counter() - started if compiling else 0.0
 
 
-def _plan(sd, targets):
+def _plan(sd, targets, laws=()):
     """How a first run's compilation is split, from the run's targets besides its right-hand
-    side: (compiled here first, compiled by the second process first (its right-hand side
-    waits for them), compiled by the second process then).
+    side and the law kinds its data waits for (``laws``): (compiled here first, compiled by
+    the second process first (this process waits for them before its right-hand side),
+    compiled by the second process then).
 
     Without force elements the processes share only the kinematics (small): this one compiles
     the tree dynamics, the other everything else. With force elements, the force elements'
-    kernels (``elements_at``: the measures, the laws and the loads, about half the work) are
-    shared with the right-hand side: the other process compiles them first, and this one
-    meanwhile the tree dynamics and the integration loop, which nothing else calls. (The laws
-    themselves are compiled before, with the run's data: each kind in its own functions, called
-    through their addresses, :func:`mbd.compiled.statefunction.install_laws`.)
+    kernels (``elements_at``: the measures and the loads, about half the work) are shared
+    with the right-hand side: the other process compiles them first, and this one meanwhile
+    the tree dynamics and, for the compiled loop, the integration loop, which nothing else
+    calls. The law kinds (each in its own functions, called through their addresses:
+    :func:`mbd.compiled.statefunction.install_laws`) go where they even the two out: with
+    the loop here (the longer share: ~9 s of CPU against ~7 s for ``elements_at``), the
+    other process starts with them; on scipy's path (no loop: the tree dynamics, ~4 s, is
+    the shorter share) this process compiles them after the tree dynamics.
     """
     dynamics = _DYNAMICS.get(sd.rhs.__name__)
     here = [dynamics] if dynamics else []
     if not sd.system.force_elements:
-        return here, [], targets
+        return here, list(laws), targets
     loop = [n for n in targets if n.endswith(("advance", "dense_value"))]
     shared = [n for n in targets if n == "elements_at"]
-    return (here + loop, shared,
-            [n for n in targets if n not in loop and n not in shared])
+    rest = [n for n in targets if n not in loop and n not in shared]
+    if loop:
+        return here + loop, list(laws) + shared, rest
+    return here + list(laws), shared, rest
 
 
 def cached(name):

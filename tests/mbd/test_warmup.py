@@ -77,6 +77,17 @@ def test_a_first_runs_work_is_split_with_no_target_twice():
             assert shared == (["elements_at"] if elements else [])
             assert "aba" in here
             assert compiled == ("advance" in here if elements else "advance" in rest)
+            # the law kinds even the shares out: with the loop here (the longer share) the
+            # helper starts with them; on scipy's path this process compiles them after the
+            # tree dynamics, while the helper compiles elements_at
+            laws = warmup.law_targets(sd.system)
+            here, shared, rest = warmup._plan(sd, targets, laws)
+            assert laws == (["law:linear"] if elements else [])
+            if elements and compiled:
+                assert shared == laws + ["elements_at"] and not set(laws) & set(here + rest)
+            elif elements:
+                assert here == ["aba", *laws] and shared == ["elements_at"]
+                assert not set(laws) & set(shared + rest)
         assert warmup.later_targets(sd) == ["kinematics_rows", "rotate_rows"] + (
             ["record_rows", "law:linear", "energies:linear"] if elements else [])
 
