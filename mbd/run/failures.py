@@ -199,14 +199,15 @@ def blow_up_message(sd, t, y, states):
     return message
 
 
-def nonfinite_start_message(sd, t, y, dy, sides):
-    """The rates dy of the start state (t, y) are not finite: name them and the force
-    elements whose values are not finite there (a law's parameter of NaN, say)."""
+def nonfinite_rates_message(sd, t, y, dy, sides, where="at the start"):
+    """The rates dy at the state (t, y) are not finite (``where``: "at the start", or where
+    the run stopped): name them and the force elements whose values are not finite there (a
+    law's parameter of NaN, a stiffness K(t) that returned NaN from some time on, say)."""
     system = sd.system
     labels = sf.state_labels(system)
     bad = [labels[i] for i in np.flatnonzero(~np.isfinite(dy[:len(labels)]))]
     more = f" and {len(bad) - 4} more" if len(bad) > 4 else ""
-    message = (f"the state's rates are not finite at the start, t = {t:.9g} s "
+    message = (f"the state's rates are not finite {where}, t = {t:.9g} s "
                f"({', '.join(bad[:4])}{more})")
     records, _ = sf.records(sd, t, y, sides.copy())
     elements = [fe.label() for fe, value in zip(system.force_elements, records["value"])

@@ -166,10 +166,16 @@ class Run:
         self.rows.next_row = 1
         # rates that are not finite at the start (a law's NaN parameter) fail here: the
         # compiled steppers' first step would be of NaN size, and never end
+        self.check_rates(t, y, "at the start")
+        return y
+
+    def check_rates(self, t, y, where):
+        """Fail, naming the rates and the force elements, where the rates at (t, y) are not
+        finite (the branches as they are)."""
         dy, status = sf.derivative(self.sd, t, y)
         if status == 0 and not np.all(np.isfinite(dy)):
-            raise Failed(failures.nonfinite_start_message(self.sd, t, y, dy, self.sides), t)
-        return y
+            raise Failed(failures.nonfinite_rates_message(self.sd, t, y, dy, self.sides,
+                                                          where), t)
 
     def piece_end(self, t):
         """Where the piece that starts at t (s) ends at the latest, s: the run's end or the
@@ -290,6 +296,11 @@ class Run:
         if not np.all(np.abs(err.y) < failures.HUGE):
             self.blew_up(err.t, err.y)
         failures.check_singular(self.sd, err.t, err.y)
+        # rates that stop being finite just ahead (a K(t) that is NaN from some t on): every
+        # step across is rejected until the step size underflows; the state barely moves
+        # within the 16 ulp of t probed
+        for t in (err.t, err.t + 16.0 * np.spacing(err.t)):
+            self.check_rates(t, err.y, "where the run stopped")
         raise Failed(failures.integrator_message(self.system, self.stepping.method,
                                                  self.settings, err.t, err.y, err.what),
                      err.t) from err.__cause__

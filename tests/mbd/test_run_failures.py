@@ -184,6 +184,27 @@ def test_a_bad_value_from_a_user_function_is_a_simulation_error_with_its_cause(r
     assert err.t > 0.05
 
 
+def test_a_compiled_stiffness_turning_nan_mid_run_is_named_not_called_a_step_underflow():
+    """A numba K(t) that returns NaN from t = 0.1 s on runs in the compiled loop, where every
+    step across 0.1 s is rejected until the step size underflows: the failure names the
+    element, K and the NaN at 0.1 s (as the Python K's does), not "the step size fell below
+    round-off"; the rows before 0.1 s are kept."""
+    import numba
+
+    @numba.njit
+    def stiffness(t):
+        return 5.0 if t < 0.1 else np.nan
+
+    err = failure(with_element(VariableRotationalSpring(K=stiffness, K_min=1.0)), 0.2)
+    message = str(err)
+    assert message.startswith("JointForce 'fe': its function stiffness() raised ValueError at "
+                              "t = 0.1 s: VariableRotationalSpring: K(t) must return")
+    assert "must return a finite real number, got nan" in message
+    assert "step size" not in message
+    assert err.t == pytest.approx(0.1, abs=1e-12)
+    assert err.result.t[-1] == pytest.approx(0.09) and err.result.stats["stepper"] == "compiled"
+
+
 def test_an_exception_in_a_driver_motion_names_the_driver():
     def position(t):
         if t > 0.05:
