@@ -169,7 +169,8 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
         there; a folder holding another study is refused. (Edits of modules the script
         imports are not seen: empty the folder after such an edit.)
     workers : int, optional
-        Local worker processes (default: the number of cores; never more than the runs).
+        Local worker processes (default: the number of cores; never more than the runs);
+        refused with a ``scheduler``, whose cluster has its own workers.
     progress : bool or None
         A bar counting runs on stderr (None: when stderr is a terminal).
     retry_failed : bool
@@ -197,8 +198,9 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
     Raises
     ------
     InputError
-        Before any run: a malformed grid, a name that is not an element's parameter, a value
-        the element refuses, an output that names nothing, an ``out`` holding another study.
+        Before any run: ``workers`` with a ``scheduler``, a malformed grid, a name that is
+        not an element's parameter, a value the element refuses, an output that names
+        nothing, an ``out`` holding another study.
     TypeError, ValueError
         Before any run: ``simulate`` options it refuses (as ``simulate`` words them).
     WorkerDied
@@ -216,6 +218,10 @@ def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None
     started = time.perf_counter()
     if scheduler is None:       # where the runs go, checked before anything is written
         workers = _workers(workers)
+    elif workers is not None:   # a cluster's workers are its own: say so, not ignore it
+        raise InputError(f"sweep: workers={workers!r} sets the local worker processes; with "
+                         f"scheduler={scheduler!r} the runs go to that Dask cluster's workers "
+                         "(start more there): give one or the other")
     else:
         _distributed(scheduler)
     source = Source(model_source)

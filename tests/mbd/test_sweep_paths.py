@@ -26,10 +26,12 @@ X_END = {"x_end": "final:joint.slide.q"}
 
 
 def run(out, grid=None, outputs=None, **options):
-    """mbd.sweep of SLOT for T s into ``out`` (one worker, no bar)."""
+    """mbd.sweep of SLOT for T s into ``out`` (one local worker unless a scheduler is
+    given, no bar)."""
+    local = {} if "scheduler" in options else dict(workers=1)
     return mbd.sweep(SLOT, {"slide.v0": [1.0, 2.0]} if grid is None else grid, T,
                      outputs=X_END if outputs is None else outputs, out=out,
-                     **dict(dict(workers=1, progress=False), **options))
+                     **dict(dict(local, progress=False), **options))
 
 
 # ----------------------------------------------------------------------------- the grid
@@ -170,6 +172,19 @@ def test_a_scheduler_of_the_wrong_kind_is_named_before_anything_is_written(tmp_p
         run(out, scheduler=8786)
     assert str(caught.value) == ("sweep: scheduler must be None, an address "
                                  "('tcp://host:8786') or a dask.distributed.Client, got int")
+    assert not out.exists()
+
+
+def test_workers_with_a_scheduler_are_refused_not_ignored(tmp_path):
+    """Local worker processes and a Dask cluster exclude each other: --workers beside
+    --scheduler was silently dropped; now it is named, before anything is written."""
+    out = tmp_path / "study"
+    with pytest.raises(mbd.InputError) as caught:
+        run(out, scheduler="tcp://127.0.0.1:8786", workers=4)
+    assert str(caught.value) == (
+        "sweep: workers=4 sets the local worker processes; with "
+        "scheduler='tcp://127.0.0.1:8786' the runs go to that Dask cluster's workers (start "
+        "more there): give one or the other")
     assert not out.exists()
 
 
