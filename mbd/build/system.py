@@ -218,8 +218,9 @@ class System:
         gears = [d.driver for d in self.drivers if not d.prescribed]
         if gears:
             lines.append("  gears: " + ", ".join(
-                f"'{g.name}' ({g.joint_b.label()} = {g.ratio:g} x {g.joint_a.label()})"
-                for g in gears))
+                f"'{g.name}' ({g.joint_b.label()} = {g.ratio:g} x {g.joint_a.label()}"
+                + (f" {'+' if g.offset > 0 else '-'} {abs(g.offset):g}" if g.offset else "")
+                + ")" for g in gears))
         driven = [d for d in self.drivers if d.prescribed]
         if driven:
             lines.append("  motion drivers: " + ", ".join(

@@ -10,18 +10,18 @@ from joints import Revolute
 JM, JL, T = 0.01, 2.0, 1.5
 
 
-def geared(ratio, drive=True):
+def geared(ratio, drive=True, offset=0.0):
     """A motor (J_m about z) on a revolute to the ground, geared to a load (J_l) on its own
-    revolute, q_load = ratio q_motor, a constant torque T on the motor (``drive``); no
-    gravity."""
+    revolute, q_load = ratio q_motor + offset (the load starting there), a constant torque T
+    on the motor (``drive``); no gravity."""
     m = mbd.Model("gear")
     g = m.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, 0)))
     g2 = m.add_ground("g2", at=(1, 0, 0))
     motor = m.add_body("motor", mass=1.0, cg=(0, 0, 0), inertia=np.diag([1, 1, JM]))
     load = m.add_body("load", mass=1.0, cg=(1, 0, 0), inertia=np.diag([1, 1, JL]))
     a = m.add(Revolute("motor_axle", g, motor["cg"], axis=(0, 0, 1)))
-    b = m.add(Revolute("load_axle", g2, load["cg"], axis=(0, 0, 1)))
-    m.add(mbd.GearConstraint("mesh", a, b, ratio=ratio))
+    b = m.add(Revolute("load_axle", g2, load["cg"], axis=(0, 0, 1), q0=offset))
+    m.add(mbd.GearConstraint("mesh", a, b, ratio=ratio, offset=offset))
     if drive:
         m.add(JointForce("drive", a, Actuator(T)))
     return m
@@ -84,3 +84,13 @@ def test_a_geared_spring_rests_and_rings_as_the_reflected_closed_form():
     assert len(modes) == 1
     assert modes[0].frequency == pytest.approx(np.sqrt(k / (JM + ratio ** 2 * JL)) / (2 * np.pi),
                                                rel=1e-7)
+
+
+@pytest.mark.parametrize("offset, written", [(0.0, ""), (0.25, " + 0.25"), (-0.5, " - 0.5")])
+def test_the_report_writes_a_gears_offset(offset, written):
+    """``mbd check``'s report (System.report) writes the whole relation q_b = ratio q_a +
+    offset: an offset (a URDF mimic's, say) was left out, so the report read as if the load
+    started from the motor's zero."""
+    report = geared(-3.0, offset=offset).build().report()
+    assert (f"gears: 'mesh' (Revolute 'load_axle' = -3 x Revolute 'motor_axle'{written})"
+            in report)
