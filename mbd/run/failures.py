@@ -244,10 +244,16 @@ def singular_message(system, loop, err):
         what = (f"the constraint equations are about to become dependent (the weakest "
                 f"of rank {loop['rank']} has strength {loop['smallest']:.2g}) and the "
                 "motion demands rates they cannot give")
-    return (f"singular configuration at t = {err.t:.9g} s: {what} ({loops}{drivers})"
-            "; the mechanism has reached a dead centre or locks up, where its motion "
-            "is not determined (a change point that the motion crosses with a "
-            "continuous velocity is passed)")
+    cause = ("the mechanism has reached a dead centre or locks up, where its motion is not "
+             "determined (a change point that the motion crosses with a continuous velocity "
+             "is passed)")
+    driven = [d.name for d in system.drivers if d.prescribed]
+    if err.code == loopsolve.NOT_CLOSED and driven:
+        # the closures cannot be met at all: a prescribed motion out of the loop's reach is
+        # the likelier cause than a dead centre
+        cause = (f"the motion of {', '.join(driven)} may ask for a position the loop "
+                 f"cannot reach (a jump, or beyond a joint's range), or {cause}")
+    return f"singular configuration at t = {err.t:.9g} s: {what} ({loops}{drivers}); {cause}"
 
 
 def undefined_message(system, err):

@@ -502,7 +502,8 @@ def test_set_from_the_command_line_on_a_gear_and_a_stiction(tmp_path, capsys):
 
 def test_a_driver_that_jumps_where_the_loop_cannot_reach_cannot_stay_closed():
     """The rocker's driver jumps at 0.05 s to 1 rad, beyond the rocker's reach (0.54 rad):
-    the projection onto the closures cannot converge, and the run stops there saying so."""
+    the projection onto the closures cannot converge, and the run stops there saying so,
+    naming the driver as the likely cause before a dead centre."""
     def jump(joints):
         return mbd.MotionDriver("push", joints["j4"],
                                 position=lambda t: 0.0 if t < 0.05 else 1.0,
@@ -511,7 +512,9 @@ def test_a_driver_that_jumps_where_the_loop_cannot_reach_cannot_stay_closed():
     assert str(err).startswith(
         "singular configuration at t = 0.05 s: the projection onto the constraint equations did "
         "not converge: the mechanism cannot stay closed here (loop ['j3', 'j2', 'j1', 'j4']; "
-        "drivers and gears ['push'])")
+        "drivers and gears ['push']); the motion of push may ask for a position the loop "
+        "cannot reach (a jump, or beyond a joint's range), or the mechanism has reached a "
+        "dead centre")
     assert err.t == pytest.approx(0.05, abs=1e-12)
     assert np.all(err.result.t < 0.05 + 1e-12) and err.result.joint("j4").q[-1] < 1e-6
 
