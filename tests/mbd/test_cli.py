@@ -665,10 +665,13 @@ def test_out_in_a_read_only_folder_is_named():
         locked = os.path.join(top, "locked")
         os.mkdir(locked)
         os.chmod(locked, 0o500)
+        # under `pytest --cov` the child would also write coverage data, into a folder
+        # 'nobody' cannot write: it runs without coverage
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("COVERAGE_", "COV_"))}
         try:
             proc = subprocess.run([sys.executable, "-c", RUN_AS, str(path),
                                    os.path.join(locked, "out"), str(uid)],
-                                  capture_output=True, text=True, timeout=600)
+                                  capture_output=True, text=True, timeout=600, env=env)
         finally:
             os.chmod(locked, 0o700)
         assert not os.path.exists(os.path.join(locked, "out"))

@@ -203,3 +203,40 @@ def test_ctrl_c_while_numba_loads_from_its_cache_or_emits_code_is_held():
         native.address(dispatcher, SimpleNamespace(args=()))
     assert finished == ["loaded", "f"]
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_a_prefetching_child_says_shared_then_ready_and_is_waited_for(monkeypatch):
+    """The first run's second process, for real (python -m mbd.run.warmup): it compiles (or
+    loads) its first targets and says SHARED, then the next and says READY, then the later
+    ones and ends. The parent reads only as far as it waits: after wait(SHARED) it has not
+    seen READY; wait(READY) then sees it and stops listening."""
+    monkeypatch.setattr(warmup, "cached", lambda name: False)    # as on an empty cache
+    monkeypatch.delenv("MBD_PREFETCH", raising=False)
+    child = warmup.prefetch(["no_projection"], ["no_switching"], ["armed", "not-a-target"])
+    assert child.process is not None
+    try:
+        child.wait(warmup.SHARED, timeout=300.0)
+        assert warmup.SHARED in child.seen and warmup.READY not in child.seen
+        child.wait(warmup.READY, timeout=300.0)
+        assert warmup.READY in child.seen and child.process.stdout.closed
+        assert child.process.wait(timeout=300) == 0      # the later ones done, it ends
+    finally:
+        if child.process.poll() is None:
+            child.process.kill()
+
+
+def test_no_child_without_prefetching_and_a_dead_childs_wait_ends(monkeypatch):
+    """MBD_PREFETCH=0 (as in the child itself): no second process, and waiting for it returns
+    at once. A child that ends without a word (here: one that cannot start its module) ends
+    the parent's wait, which then compiles what it needs itself."""
+    import subprocess
+    import sys
+    monkeypatch.setenv("MBD_PREFETCH", "0")
+    idle = warmup.prefetch(["no_projection"])
+    assert idle.process is None
+    idle.wait(warmup.READY)              # returns: nothing to wait for
+    dead = warmup.Prefetch(subprocess.Popen([sys.executable, "-c", "pass"],
+                                            stdout=subprocess.PIPE, text=True))
+    dead.wait(warmup.SHARED, timeout=60.0)
+    assert {warmup.SHARED, warmup.READY} <= dead.seen and dead.process.stdout.closed
+    dead.process.wait(timeout=60)
