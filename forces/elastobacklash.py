@@ -179,8 +179,8 @@ class ElastoBacklash(CompiledLaw):
         return k >= 2 and sides[1] < 0
 
     def states(self, x, v, t, sides, params):
-        if abs(self.b) <= B_EPS:
-            return {"contact": np.ones(len(t), dtype=int)}
+        if abs(self.b) <= B_EPS:     # no backlash: always engaged, on the twist's side
+            return {"contact": np.where(np.asarray(x) - self.phi_rel0 < 0.0, -1, 1)}
         contact = np.where(sides[:, 0] < 0, 1, np.where(sides[:, 1] < 0, -1, 0))
         return {"contact": contact}
 

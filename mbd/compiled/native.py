@@ -96,15 +96,6 @@ def address_call(context, builder, sig, args):
     return result
 
 
-def address_call_star(context, builder, sig, args):
-    """:func:`address_call` for an intrinsic typed ``(fn, *args)``: the arguments come as one
-    star-argument tuple."""
-    star = sig.args[1]
-    values = cgutils.unpack_tuple(builder, args[1], len(star.types))
-    inner = sig.return_type(sig.args[0], *star.types)
-    return address_call(context, builder, inner, [args[0], *values])
-
-
 @intrinsic
 def call2(typingctx, fn, a, b):
     """fn(a, b) -> int64, fn the address of a compiled function of that signature."""

@@ -330,10 +330,10 @@ def source(kind):
 def _name(kind, function):
     """The module-level name under which ``kind``'s module holds ``function``."""
     module = sys.modules[kind.module]
-    name = getattr(function, "__name__", None)
-    if getattr(module, name, None) is not function:
-        raise ValueError(f"law kind {kind.name!r}: its function {name} is not a module-level "
-                         f"name of {kind.module}")
+    name = getattr(function, "__name__", None)    # (none: a functools.partial, say)
+    if name is None or getattr(module, name, None) is not function:
+        raise ValueError(f"law kind {kind.name!r}: its function {name or repr(function)} is "
+                         f"not a module-level name of {kind.module}")
     return name
 
 

@@ -4,7 +4,8 @@
   arguments, or one that does not compile for a float t, is refused on construction, naming
   the law, the parameter and what is wrong.
 * ElastoBacklash without backlash (b = 0) in a run: a plain spring-damper, its torque and
-  energy the closed forms at every row, no switch, and its contact state engaged at every row.
+  energy the closed forms at every row, no switch, and its contact state engaged at every row,
+  on the side of the twist.
 * A stiction law changed (``dataclasses.replace``) to a kinetic force above the static one is
   refused as the element refuses it.
 """
@@ -64,7 +65,9 @@ def test_an_elastobacklash_without_backlash_is_a_spring_damper_always_engaged():
     np.testing.assert_allclose(view.value, -(c * (q - phi0) + d * v), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(view.energy, 0.5 * c * (q - phi0) ** 2, rtol=1e-12, atol=1e-15)
     assert result.events == []
-    assert np.all(view.state["contact"] != 0)
+    # engaged at every row, on the twist's side (as with backlash: +1 upper, -1 lower)
+    np.testing.assert_array_equal(view.state["contact"], np.where(q < phi0, -1, 1))
+    assert {side for _, _, side in view.contacts()} == {-1, 1}
 
 
 def test_a_stiction_law_with_kinetic_above_static_is_refused():

@@ -132,6 +132,20 @@ def test_a_function_made_by_a_factory_is_refused_when_sealing(tmp_path, monkeypa
     assert reg.register("plain", ("a",), module=toy.__name__, force=toy.force).name == "plain"
 
 
+def test_a_function_without_a_name_is_refused_when_sealing(tmp_path, monkeypatch, cache):
+    """A functools.partial has no __name__: refused as not a module-level name, naming it
+    (was: TypeError "attribute name must be string")."""
+    import functools
+    toy = _module(tmp_path, monkeypatch, "mbd_test_paths_partial", TOY)
+    reg = registry.Registry(entry_points=lambda: [])
+    partial = functools.partial(toy.force)
+    reg.register("partial", ("a",), module=toy.__name__, force=partial)
+    with pytest.raises(ValueError) as err:
+        reg.seal()
+    assert str(err.value) == (f"law kind 'partial': its function {partial!r} is not a "
+                              "module-level name of mbd_test_paths_partial")
+
+
 def test_a_damaged_generated_module_fails_the_seal_naming_its_file_and_a_retry_reloads(
         tmp_path, monkeypatch, cache):
     toy = _module(tmp_path, monkeypatch, "mbd_test_paths_damaged", TOY)
