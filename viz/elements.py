@@ -196,8 +196,7 @@ def stop_limit_marks(system, fe, length, drawn):
                          normal=a, c_res=48).extrude(a * 0.004 * L, capping=True)
                  for x in limits]
         return owner, rings[0].merge(rings[1:]) if len(rings) > 1 else rings[0]
-    if kind != "R":
-        return None
+    # a revolute primitive (build() refuses a JointForce on a spherical one)
     # the follower's reference direction: from the axis to its CG, square to the axis
     site = _world_point(system, owner, p)
     centre = getattr(getattr(follower, "owner", None), "cg", None)   # a ground has none

@@ -52,7 +52,8 @@ class Shape:
 
     def polydata(self):
         """The surface as a ``pyvista.PolyData`` in the local coordinates of its CS (m)."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__}: a shape gives its surface by "
+                                  "polydata(), a pyvista.PolyData in its CS's coordinates (m)")
 
 
 class Box(Shape):
@@ -225,16 +226,13 @@ def _trimesh_polydata(path):
     except ImportError as err:
         raise ImportError(f"Mesh {path!r}: reading this type needs trimesh (and pycollada for "
                           ".dae): pip install 'mbd[urdf]'") from err
-    loaded = trimesh.load(path)
-    if isinstance(loaded, trimesh.Scene):
-        parts = []
-        for node in loaded.graph.nodes_geometry:
-            transform, name = loaded.graph[node]
-            geometry = loaded.geometry[name]
-            if isinstance(geometry, trimesh.Trimesh) and len(geometry.faces):
-                parts.append((geometry, np.asarray(transform, dtype=float)))
-    else:
-        parts = [(loaded, np.eye(4))] if len(getattr(loaded, "faces", ())) else []
+    loaded = trimesh.load(path, force="scene")       # a scene, even of one part
+    parts = []
+    for node in loaded.graph.nodes_geometry:
+        transform, name = loaded.graph[node]
+        geometry = loaded.geometry[name]
+        if isinstance(geometry, trimesh.Trimesh) and len(geometry.faces):
+            parts.append((geometry, np.asarray(transform, dtype=float)))
     if not parts:
         raise ValueError(f"Mesh: {path!r} holds no surface (no triangles)")
     points, faces, colors, offset = [], [], [], 0
@@ -259,10 +257,9 @@ def _trimesh_polydata(path):
 
 
 def _part_colors(geometry):
-    """The colour of a trimesh part: (3,) or (faces, 3) uint8, or None when it has none."""
-    visual = getattr(geometry, "visual", None)
-    if visual is None:
-        return None
+    """The colour of a trimesh part (a Trimesh: it always has a visual): (3,) or (faces, 3)
+    uint8, or None when it has none."""
+    visual = geometry.visual
     material = getattr(visual, "material", None)
     if material is not None:
         color = getattr(material, "main_color", None)

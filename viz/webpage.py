@@ -211,7 +211,7 @@ def _signals(system, result, names):
             series = curves[name]
             out.append((series.label, series.unit, np.asarray(series.y, dtype=float)))
         elif name in columns[1:]:
-            out.append((name, _column_unit(name), table[:, columns.index(name)]))
+            out.append((name, _column_unit(system, name), table[:, columns.index(name)]))
         else:
             raise ValueError(f"viz.html: no signal {name!r}; give a force element "
                              f"({sorted(system.force_index)}), a joint coordinate "
@@ -220,13 +220,23 @@ def _signals(system, result, names):
     return out
 
 
-def _column_unit(name):
-    """The unit of a column of :meth:`mbd.Result.columns` other than a joint coordinate."""
+def _column_unit(system, name):
+    """The unit of a column of :meth:`mbd.Result.columns` that is not a curve of
+    :func:`viz.plot`: an energy or a work (J), a CG coordinate (m), a joint's rate ``J.v`` or
+    ``J.vK`` (m/s or rad/s by its primitive), a component ``J.qK`` of a spherical primitive's
+    quaternion ("1": a pure number)."""
     if name.endswith("energy") or name.endswith(".work"):
         return "J"
     if ".cg." in name:
         return "m"
-    return "rad/s or m/s" if ".v" in name else "rad or m"
+    joint, _, entry = name.rpartition(".")
+    units = []                  # of the joint's q or v entries, primitive by primitive
+    for prim in system.joints[joint].joint.primitives:
+        if entry[0] == "v":
+            units += ["m/s"] if prim.kind == "P" else ["rad/s"] * (3 if prim.kind == "S" else 1)
+        else:
+            units += ["m"] if prim.kind == "P" else ["1"] * 4 if prim.kind == "S" else ["rad"]
+    return units[int(entry[1:] or 0)]
 
 
 def _world_points(system, cs, R, p):

@@ -10,7 +10,9 @@ from . import values
 
 
 def as_rotation_matrix(value, what):
-    """A 3x3 rotation matrix from a scipy Rotation, a 3x3 matrix or a (w, x, y, z) quaternion.
+    """A 3x3 rotation matrix from None (the identity), a scipy Rotation, a 3x3 matrix or a
+    (w, x, y, z) quaternion; a matrix or quaternion is an array of real numbers (the model
+    builder refuses anything else first, naming it).
 
     Raises ValueError naming ``what`` when the value is not a proper rotation.
     """
@@ -20,11 +22,7 @@ def as_rotation_matrix(value, what):
         if not value.single:
             raise ValueError(f"{what}: expected one rotation, got {len(value)}")
         return value.as_matrix()
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what}: expected a Rotation, a 3x3 matrix or a quaternion (w, x, y, z),"
-                         f" got {value!r}") from None
+    arr = np.asarray(value, dtype=float)
     if arr.shape == (4,):
         return quaternion_to_matrix(values.unit_quaternion(arr, what))
     if arr.shape != (3, 3) or not np.all(np.isfinite(arr)):
@@ -39,9 +37,3 @@ def quaternion_to_matrix(q):
     """3x3 rotation matrix of the unit quaternion q = (w, x, y, z)."""
     w, x, y, z = q
     return Rotation.from_quat([x, y, z, w]).as_matrix()
-
-
-def matrix_to_quaternion(R):
-    """Unit quaternion (w, x, y, z) of the 3x3 rotation matrix R."""
-    x, y, z, w = Rotation.from_matrix(R).as_quat()
-    return np.array([w, x, y, z])
