@@ -36,14 +36,21 @@ class Continuous(Controller):
 
     def derivative(self, t, x, u):
         """(x' (n_states,), y (outputs,)) at time t (s), state x and inputs u."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} defines no derivative(t, x, u) -> "
+                                  "(x', y), which a continuous controller must")
 
     def check(self, system, controls):
         problems = super().check(system, controls)
         if problems:
             return problems
         for item in self.resolve(controls):
-            if isinstance(item, Sensor) and quantity(system, item.what)[0] not in STATE_KINDS:
+            if not isinstance(item, Sensor):
+                continue
+            try:
+                kind = quantity(system, item.what)[0]
+            except ValueError:      # a name that measures nothing: the sensor's check says so
+                continue
+            if kind not in STATE_KINDS:
                 problems.append(f"{self.label()}: its input {item!r} measures a force, an "
                                 "acceleration, a reaction or the energy, which a continuous "
                                 "controller cannot read at every instant (they may depend on "

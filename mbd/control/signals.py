@@ -277,10 +277,8 @@ def _component(system, what):
 def coordinate_unit(system, i):
     """The unit of joint velocity coordinate ``i`` of ``system``'s tree: "m" on a prismatic
     primitive, else "rad" (a coordinate's rate is in it per second)."""
-    for link in system.tree:
-        if link["vadr"] <= i < link["vadr"] + link["nd"]:
-            return "m" if link["jtype"] == layout.PRISMATIC else "rad"
-    return ""
+    link = next(link for link in system.tree if link["vadr"] <= i < link["vadr"] + link["nd"])
+    return "m" if link["jtype"] == layout.PRISMATIC else "rad"
 
 
 def element_units(system, element):
@@ -302,7 +300,11 @@ def unit(system, what):
     if kind == "energy":
         return "J"
     if kind == "joint":
-        length = coordinate_unit(system, found[2])
+        i = found[2]
+        if found[1] == "q":     # its rate's index: q and v differ past a quaternion (4 q, 3 v)
+            jm = next(jm for jm in system.joints.values() if i in jm.q_index)
+            i = int(jm.v_index[list(jm.q_index).index(i)])
+        length = coordinate_unit(system, i)
         return length if found[1] == "q" else length + "/s"
     if kind in ("cs", "relative", "cs_acceleration"):
         return {"position": "m", "velocity": "m/s", "angular_velocity": "rad/s",
@@ -397,9 +399,3 @@ class Input(ControlElement, Signal):
 
     def __repr__(self):
         return f"Input({self.name!r}, {self.initial!r}, unit={self.unit!r})"
-
-
-def signal_key(item):
-    """The held value a law parameter reads from ``item`` (an Input or a controller's
-    output): its key."""
-    return item.key

@@ -11,6 +11,7 @@ into a libpython the host loads.
 """
 import hashlib
 import json
+import keyword
 import os
 import re
 import shutil
@@ -78,8 +79,9 @@ def export_fmu(script, path, fmi=3, sets=()):
     ------
     InputError
         A script that does not load, a bad or unknown override, a model with no
-        :class:`mbd.Sensor` (an FMU with no outputs), a missing packaging library, a folder
-        that does not exist.
+        :class:`mbd.Sensor` (an FMU with no outputs), an Input or Sensor named ``time`` (FMI
+        3's independent variable), a missing packaging library, a folder that does not exist,
+        a failure of the packaging library (its error's end).
 
     Warns
     -----
@@ -108,6 +110,10 @@ def export_fmu(script, path, fmi=3, sets=()):
         raise InputError(f"export_fmu: model '{model.name}' ({script}) declares no Sensor: "
                          f"its FMU would have no outputs (inputs: {inputs or 'none'}); add "
                          "mbd.Sensor(name, 'joint.q') for each quantity the master reads")
+    if fmi == 3 and any(v.name == "time" for v in found):
+        raise InputError(f"export_fmu: model '{model.name}' ({script}) has an Input or Sensor "
+                         "named 'time', the name of an FMI 3 FMU's independent variable (its "
+                         "FMU would declare 'time' twice): rename it, or export FMI 2")
     if not any(v.causality == "input" for v in found):
         warnings.warn(f"export_fmu: model '{model.name}' ({script}) declares no Input: its "
                       "FMU has no inputs, a master can only read it (add mbd.Input(name) "
@@ -129,9 +135,11 @@ def export_fmu(script, path, fmi=3, sets=()):
 
 
 def identifier(name):
-    """A C identifier made of a model's name (the FMU's modelIdentifier)."""
+    """A C identifier made of a model's name (the FMU's modelIdentifier, and the name of its
+    slave class: a Python keyword gets the prefix too)."""
     text = re.sub(r"\W", "_", name)
-    return text if re.match(r"[A-Za-z_]", text) else "mbd_" + text
+    return text if re.match(r"[A-Za-z_]", text) and not keyword.iskeyword(text) else (
+        "mbd_" + text)
 
 
 def _build(spec, script, path, fmi):

@@ -368,11 +368,10 @@ class _Importer:
 
     def _joint_cs(self, bodies, link, joint, frame):
         """The CS of joint ``joint`` at ``frame`` on the body of ``link``: named after the
-        joint, or JOINT_joint on a body one of whose links has the joint's name (its frame's
-        CS has that name)."""
-        body = self.owner[link]
-        name = joint if self.owner.get(joint) != body else f"{joint}_joint"
-        return _cs(bodies[body], name, frame)
+        joint, or JOINT_joint on a body that has a CS of the joint's name (a link's frame, or
+        ``cg``, the body's CG)."""
+        body = bodies[self.owner[link]]
+        return _cs(body, joint if joint not in body.frames else f"{joint}_joint", frame)
 
     def _joint(self, joint, base, follower, frame):
         """The mbd joint of a movable URDF joint."""
@@ -439,11 +438,9 @@ class _Importer:
                                      float(geometry.cylinder.length), color=color)
             elif geometry.sphere is not None:
                 shape = viz.Sphere(float(geometry.sphere.radius), color=color)
-            elif geometry.mesh is not None:
+            else:                       # a mesh: yourdfpy reads no other geometry
                 shape = viz.Mesh(self._mesh_file(link, geometry.mesh.filename),
                                  scale=_scale(geometry.mesh.scale), color=color)
-            else:
-                continue
             frame = self.pose[link] @ _matrix(visual.origin)
             if body is None:
                 model.add_ground(f"{link}_visual{k}", at=frame[:3, 3],
@@ -534,9 +531,8 @@ def _unit_axis(joint):
 
 
 def _cs(body, name, frame):
-    """Body ``body``'s CS ``name`` at the world pose ``frame`` (4x4), made once."""
-    if name in body.frames:
-        return body[name]
+    """Body ``body``'s new CS ``name`` at the world pose ``frame`` (4x4); a link named
+    ``cg`` is the body's CS ``cg`` (as a user's CS of that name is)."""
     return body.add_cs(name, frame[:3, 3], frame[:3, :3])
 
 

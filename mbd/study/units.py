@@ -126,12 +126,8 @@ def _force_units(system, element):
     declared = getattr(owner, "units", None)
     if not isinstance(declared, dict):
         return owner, {}
-    try:
-        force, length = element_units(system, element)
-    except (AttributeError, KeyError):    # an element of the user's own, placed otherwise
-        force = length = None
-    return owner, {param: unit.format(F=force, L=length) for param, unit in declared.items()
-                   if force is not None or not ("{F}" in unit or "{L}" in unit)}
+    force, length = element_units(system, element)
+    return owner, {param: unit.format(F=force, L=length) for param, unit in declared.items()}
 
 
 def _table_point_unit(owner, units, param, point):
