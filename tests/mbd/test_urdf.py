@@ -46,6 +46,8 @@ import mbd
 from forces import Damper, JointForce
 from mbd.compiled import dynamics, statefunction
 
+from .urdf_text import _inertial, _joint, _link, _urdf
+
 # the comparisons are relative: max |mbd - Pinocchio| / max |Pinocchio| over the quantity
 RTOL = 1e-9
 
@@ -462,31 +464,6 @@ def test_every_robot_imports_and_matches_pinocchio(relpath):
 
 
 # ------------------------------------------------------------------- floating and planar joints
-
-def _inertial(mass=1.0, com="0.1 0.02 -0.05", rpy="0.1 0.2 0.3",
-              inertia=(0.02, 0.03, 0.04, 0.001, -0.002, 0.003)):
-    ixx, iyy, izz, ixy, ixz, iyz = inertia
-    return (f'<inertial><origin xyz="{com}" rpy="{rpy}"/><mass value="{mass}"/>'
-            f'<inertia ixx="{ixx}" iyy="{iyy}" izz="{izz}" ixy="{ixy}" ixz="{ixz}" '
-            f'iyz="{iyz}"/></inertial>')
-
-
-def _link(name, inertial=None):
-    return f'<link name="{name}">{_inertial() if inertial is None else inertial}</link>'
-
-
-def _joint(name, kind, parent, child, axis="0 0 1", xyz="0.1 0.2 0.3", rpy="0.3 -0.2 0.5",
-           extra=""):
-    return (f'<joint name="{name}" type="{kind}"><parent link="{parent}"/>'
-            f'<child link="{child}"/><origin xyz="{xyz}" rpy="{rpy}"/><axis xyz="{axis}"/>'
-            f'{extra}</joint>')
-
-
-def _urdf(tmp_path, body, name="robot.urdf"):
-    path = tmp_path / name
-    path.write_text(f'<?xml version="1.0"?>\n<robot name="r">{body}</robot>\n')
-    return path
-
 
 def test_floating_and_planar_joints_equal_pinocchios(tmp_path):
     """A URDF ``floating`` joint in the middle of a chain and a ``planar`` one (axis z, the
