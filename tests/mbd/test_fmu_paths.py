@@ -82,9 +82,12 @@ def test_a_missing_packaging_library_is_named(tmp_path, monkeypatch):
     assert not (tmp_path / "x.fmu").exists()
 
 
-def test_a_failure_of_the_packaging_library_is_named_with_its_error(tmp_path):
+def test_a_failure_of_the_packaging_library_is_named_with_its_error(tmp_path, monkeypatch):
     """A model script named mbd.py: packed beside the FMU's module, it shadows the mbd
     package there, and the packaging library cannot make the slave."""
+    # loading the script puts its folder first on sys.path (for the modules beside it): with
+    # an mbd.py there, every process spawned later (a sweep's workers) would import it as mbd
+    monkeypatch.setattr(sys, "path", list(sys.path))
     plant = script(tmp_path, file="mbd.py")
     with pytest.raises(InputError) as err:
         mbd.export_fmu(plant, tmp_path / "x.fmu")
