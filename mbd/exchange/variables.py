@@ -18,10 +18,10 @@ import math
 import re
 
 from ..control import Controller, Input, Sensor, Table, Table2D
-from ..control.signals import (components, coordinate_unit, element_units, quantity, size,
-                               unit as quantity_unit)
+from ..control.signals import components, quantity, size, unit as quantity_unit
 from ..model.elements import ForceElement, Joint
 from ..study.scripts import law_parameters
+from ..study.units import force_units, joint_unit, table_point_unit
 
 
 @dataclasses.dataclass
@@ -84,24 +84,23 @@ def _joint(joint, system):
     jm = system.joints.get(joint.name)
     if jm is None or len(jm.v_index) != 1 or len(jm.q_index) != 1:
         return []
-    length = coordinate_unit(system, int(jm.v_index[0]))
     q0, v0 = float(joint.initial_q()[0]), float(joint.initial_v()[0])
-    return [Variable(f"{joint.name}.q0", "parameter", q0, length,
+    return [Variable(f"{joint.name}.q0", "parameter", q0, joint_unit(system, joint.name, "q0"),
                      f"initial coordinate of joint {joint.name}"),
-            Variable(f"{joint.name}.v0", "parameter", v0, length + "/s",
+            Variable(f"{joint.name}.v0", "parameter", v0, joint_unit(system, joint.name, "v0"),
                      f"initial rate of joint {joint.name}")]
 
 
 def _force_element(element, system):
     """The numbers ``--set`` changes on a force element: its own (``with_parameters``, those
     its ``units`` names) or its law's."""
-    force, length = element_units(system, element)
-    names, owner = law_parameters(element.law), element.law
-    if callable(getattr(element, "with_parameters", None)):
-        names, owner = list(element.units), element
-    elif names is None:          # a law of the user's own that is not a dataclass
-        return []
-    units = {k: u.format(F=force, L=length) for k, u in owner.units.items()}
+    owner, units = force_units(system, element)
+    if owner is element:         # its own parameters (with_parameters): those it names
+        names = list(element.units)
+    else:
+        names = law_parameters(element.law)
+        if names is None:        # a law of the user's own that is not a dataclass
+            return []
     out = [Variable(f"{element.name}.{p}", "parameter", float(getattr(owner, p)),
                     units.get(p, ""), f"{p} of {element.label()}")
            for p in names if _number(getattr(owner, p, None))]
@@ -115,20 +114,14 @@ def _table_points(element, param, units, label, owner=None):
     ``--set`` names them (``stop.table.y2``), with the units ``units`` gives by axis
     (``"table.x"``), else those of a table of time (x in s, y in the parameter's unit); none
     when it holds no table."""
-    table = getattr(element if owner is None else owner, param, None)
+    owner = element if owner is None else owner
+    table = getattr(owner, param, None)
     if not isinstance(table, (Table, Table2D)):
         return []
-    # the axes' units: a table of the law's own (TableForce's) declares them; a parameter
-    # given as a table of time (a K(t)) has its own unit
-    value_axis = "z" if isinstance(table, Table2D) else "y"
-    axis_units = {a: units.get(f"{param}.{a}") for a in ("x", "y", "z")}
-    if axis_units["x"] is None:
-        axis_units = {"x": "s" if param in units else "", value_axis: units.get(param, "")}
-        axis_units.setdefault("y", "")
-    words = ({"x": "breakpoint of u", "y": "breakpoint of w", "z": "value"} if value_axis == "z"
-             else {"x": "breakpoint", "y": "value"})
+    words = ({"x": "breakpoint of u", "y": "breakpoint of w", "z": "value"}
+             if isinstance(table, Table2D) else {"x": "breakpoint", "y": "value"})
     return [Variable(f"{element.name}.{param}.{point}", "parameter", value,
-                     axis_units.get(point[0]) or "",
+                     table_point_unit(owner, units, param, point),
                      f"{words[point[0]]} {point[1:]} of {param} of {label}")
             for point, value in table.points().items()]
 

@@ -93,9 +93,9 @@ def _parameter_unit(model, system, name):
         return "kg" if param == "mass" else ""
     element = elements.get(owner)
     if isinstance(element, Joint):
-        return _joint_unit(system, owner, param)
+        return joint_unit(system, owner, param)
     if isinstance(element, ForceElement):
-        return _force_units(system, element)[1].get(param, "")
+        return force_units(system, element)[1].get(param, "")
     if isinstance(element, Input):
         return element.unit if param == "value" else ""
     if element is not None:               # a controller, a gear: only a period is known
@@ -104,11 +104,11 @@ def _parameter_unit(model, system, name):
     table_owner, _, table_param = owner.rpartition(".")
     element = elements.get(table_owner)
     if isinstance(element, ForceElement):
-        return _table_point_unit(*_force_units(system, element), table_param, param)
+        return table_point_unit(*force_units(system, element), table_param, param)
     return ""
 
 
-def _joint_unit(system, name, param):
+def joint_unit(system, name, param):
     """q0 and v0 of a joint of one coordinate: its length (m or rad), per second for v0."""
     jm = system.joints.get(name)
     if jm is None or len(jm.q_index) != 1 or len(jm.v_index) != 1 or param not in ("q0",
@@ -118,7 +118,7 @@ def _joint_unit(system, name, param):
     return length if param == "q0" or not length else length + "/s"
 
 
-def _force_units(system, element):
+def force_units(system, element):
     """(owner, {parameter: unit}): what holds a force element's parameters (the element
     where it takes its own, else its law) and the units it declares (``units``), ``{F}`` and
     ``{L}`` read for the element's coordinate."""
@@ -130,7 +130,7 @@ def _force_units(system, element):
     return owner, {param: unit.format(F=force, L=length) for param, unit in declared.items()}
 
 
-def _table_point_unit(owner, units, param, point):
+def table_point_unit(owner, units, param, point):
     """The unit of point ``point`` ("x3", "y2", "z1_0") of the table ``param`` of ``owner``:
     the axis unit it declares ("table.x"), else, for a parameter given as a table of time,
     s (x) and the parameter's own unit (y, or z of a Table2D)."""
