@@ -108,3 +108,20 @@ def test_a_non_integer_in_the_address_place_is_a_typing_error(intrinsic, target,
         _through(intrinsic)(1.5, *args)
     with pytest.raises(TypingError, match=name):
         _through(intrinsic)(np.zeros(1), *args)
+
+
+def test_a_measure_call_is_typed_for_its_entrys_records_alone():
+    """forcekernels.call_measure (a bushing's measure through its address): a non-integer
+    address, or records of other formats than the entry is compiled for, fail when the caller
+    compiles, naming the call (no call of the wrong signature is generated)."""
+    from mbd.compiled import forcekernels
+
+    @njit(cache=False)
+    def measure(address, i, elements, estate, links, scratch):
+        return forcekernels.call_measure(address, i, elements, estate, links, scratch)
+
+    records = np.zeros(1)           # a float array where the element records go
+    with pytest.raises(TypingError, match=r"call_measure\(float64"):
+        measure(1.5, 0, records, records, records, records)
+    with pytest.raises(TypingError, match="call_measure: arguments .* compiled for"):
+        measure(1, 0, records, records, records, records)
