@@ -3,8 +3,8 @@ OpenModelica, FMPy or an in-house master runs.
 
 :func:`export_fmu` checks the model (loaded, ``--set`` applied, built), describes its
 variables (:mod:`mbd.exchange.variables`), writes a small Python module declaring the FMU's
-slave class over :mod:`mbd.exchange.slave`, and packs it with the model script using
-pythonfmu3 (FMI 3.0) or pythonfmu (FMI 2.0), the optional extra ``mbd[fmi]``. The FMU runs
+slave class over :mod:`mbd.exchange.slave`, and packs it with the model script (and the
+modules beside it that the script imports: :func:`beside`) using pythonfmu3 (FMI 3.0) or pythonfmu (FMI 2.0), the optional extra ``mbd[fmi]``. The FMU runs
 the model with the mbd installed where it runs (its modelDescription says so): the FMU's
 binary calls into the Python of the process that loads it (a Python master such as FMPy), or
 into a libpython the host loads.
@@ -130,8 +130,32 @@ def export_fmu(script, path, fmi=3, sets=()):
     except ImportError:
         raise InputError(f"export_fmu: FMI {fmi} export needs {library} (pip install "
                          "mbd[fmi])") from None
-    _build(spec, script, path, fmi)
+    _build(spec, script, path, fmi, beside(script))
     return path
+
+
+#: the packages of mbd itself: a script beside them (in a checkout) imports them, but the FMU
+#: runs the mbd installed where it runs, never a copy packed inside it
+OWN_PACKAGES = ("mbd", "joints", "forces", "viz")
+
+
+def beside(script):
+    """The modules (files) and packages (folders) in ``script``'s folder that loading the
+    script and building its model imported: the FMU packs them with the script, which imports
+    them where it runs (mbd's own packages aside)."""
+    folder = os.path.dirname(os.path.abspath(script))
+    found = set()
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if not file:
+            continue
+        file = os.path.abspath(file)
+        if not file.startswith(folder + os.sep) or file == os.path.abspath(script):
+            continue
+        top = file[len(folder) + 1:].split(os.sep)[0]     # the module, or its package
+        if os.path.splitext(top)[0] not in OWN_PACKAGES and top != "__pycache__":
+            found.add(os.path.join(folder, top))
+    return sorted(found)
 
 
 def identifier(name):
@@ -142,10 +166,11 @@ def identifier(name):
         "mbd_" + text)
 
 
-def _build(spec, script, path, fmi):
+def _build(spec, script, path, fmi, modules=()):
     """Write the slave module and pack the FMU in a child process (the packaging library
-    imports the module, and the module its own copy of the library, at build time), then put
-    it at ``path``."""
+    imports the module, and the module its own copy of the library, at build time), with the
+    script and the ``modules`` beside it (files or package folders), then put it at
+    ``path``."""
     library, slave, factory = LIBRARIES[fmi]
     text = json.dumps(spec, sort_keys=True)
     # a module name of its own: FMUs loaded into one process share its modules by name
@@ -159,14 +184,22 @@ def _build(spec, script, path, fmi):
                                     factory=factory, spec=repr(spec),
                                     identifier=identifier(spec["model"])))
         shutil.copy(script, os.path.join(work, spec["script"]))
+        packed = [os.path.join(work, spec["script"])]
+        for module in modules:
+            packed.append(os.path.join(work, os.path.basename(module)))
+            if os.path.isdir(module):
+                shutil.copytree(module, packed[-1],
+                                ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            else:
+                shutil.copy(module, packed[-1])
         options = ({"canGetAndSetFMUState": True, "canSerializeFMUState": False,
                     "canHandleVariableCommunicationStepSize": True} if fmi == 3 else
                    {"canGetAndSetFMUstate": True, "canSerializeFMUstate": False})
         code = (f"from {library} import FmuBuilder; import sys, json; "
                 "print(FmuBuilder.build_FMU(sys.argv[1], dest=sys.argv[2], "
-                "project_files={sys.argv[3]}, **json.loads(sys.argv[4])))")
+                "project_files=set(json.loads(sys.argv[3])), **json.loads(sys.argv[4])))")
         done = subprocess.run([sys.executable, "-c", code, source, work,
-                               os.path.join(work, spec["script"]), json.dumps(options)],
+                               json.dumps(packed), json.dumps(options)],
                               cwd=work, capture_output=True, text=True)
         if done.returncode:
             raise InputError(f"export_fmu: {library} could not pack the FMU of model "

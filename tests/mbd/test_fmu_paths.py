@@ -98,3 +98,57 @@ def test_a_failure_of_the_packaging_library_is_named_with_its_error(tmp_path, mo
         message)
     assert "'mbd' is not a package" in message
     assert not (tmp_path / "x.fmu").exists()
+
+
+SPLIT = '''
+import numpy as np, mbd
+from forces import Actuator, JointForce
+from joints import Revolute
+from plant_parts import ARM
+from parts.geometry import PIVOT
+
+def build_model():
+    m = mbd.Model("split")
+    g = m.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, -9.81)))
+    arm = m.add_body("arm", cs={"pivot": PIVOT}, **ARM)
+    hinge = m.add(Revolute("hinge", g, arm["pivot"], axis=(0, 1, 0), q0=0.3))
+    m.add(JointForce("motor", hinge, Actuator(m.add(mbd.Input("torque", unit="N.m")))))
+    m.add(mbd.Sensor("angle", "hinge.q"))
+    return m
+'''
+
+
+def test_the_modules_a_script_imports_from_its_folder_travel_in_the_fmu(tmp_path, monkeypatch):
+    """A script that takes its body from a module beside it (plant_parts.py) and its pivot
+    from a package beside it (parts/geometry.py): the FMU packs both with the script, and
+    runs where they are not (FMPy, from another folder) as mbd runs the script itself.
+    (Only the script was packed: the FMU could not import them where it ran.)"""
+    import zipfile
+
+    import numpy as np
+    from fmpy import simulate_fmu
+
+    from mbd.study.scripts import load_script
+
+    monkeypatch.setattr(sys, "path", list(sys.path))    # (loading puts the folder first)
+    folder = tmp_path / "model"
+    (folder / "parts").mkdir(parents=True)
+    (folder / "plant_parts.py").write_text(
+        "import numpy as np\nARM = dict(mass=1.0, cg=(0.5, 0, 0), "
+        "inertia=np.diag([1e-3, .02, .02]))\n")
+    (folder / "parts" / "__init__.py").write_text("")
+    (folder / "parts" / "geometry.py").write_text("PIVOT = (0.0, 0.0, 0.0)\n")
+    (folder / "unused.py").write_text("raise RuntimeError('not imported by the script')\n")
+    script = folder / "split.py"
+    script.write_text(SPLIT)
+    fmu = mbd.export_fmu(script, tmp_path / "split.fmu")
+    with zipfile.ZipFile(fmu) as archive:
+        packed = {n.split("resources/", 1)[1] for n in archive.namelist() if "resources/" in n}
+    assert {"split.py", "plant_parts.py", "parts/__init__.py", "parts/geometry.py"} <= packed
+    assert "unused.py" not in packed and not any("__pycache__" in n for n in packed)
+    monkeypatch.chdir(tmp_path)
+    sys.path.remove(str(folder))              # the FMU finds them in its own resources
+    result = simulate_fmu(str(fmu), stop_time=0.2, output_interval=0.05, output=["angle"])
+    own = load_script(script).build_model().build().simulate(
+        0.2, output_step=0.05, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(result["angle"], own.joint("hinge").q, rtol=1e-6, atol=1e-8)
