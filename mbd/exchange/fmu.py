@@ -140,9 +140,10 @@ OWN_PACKAGES = ("mbd", "joints", "forces", "viz")
 
 
 def beside(script):
-    """The modules (files) and packages (folders) in ``script``'s folder that loading the
-    script and building its model imported: the FMU packs them with the script, which imports
-    them where it runs (mbd's own packages aside)."""
+    """The modules (files) and packages (folders) in ``script``'s folder that this process has
+    imported (loading the script and building its model import those it needs; others
+    imported before from that folder come along, unused): the FMU packs them with the script,
+    which imports them where it runs (mbd's own packages aside)."""
     folder = os.path.dirname(os.path.abspath(script))
     found = set()
     for module in list(sys.modules.values()):
