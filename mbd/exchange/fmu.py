@@ -144,14 +144,15 @@ def beside(script):
     imported (loading the script and building its model import those it needs; others
     imported before from that folder come along, unused): the FMU packs them with the script,
     which imports them where it runs (mbd's own packages aside)."""
-    folder = os.path.dirname(os.path.abspath(script))
+    script = os.path.abspath(script)
+    folder = os.path.dirname(script)
     found = set()
     for module in list(sys.modules.values()):
         file = getattr(module, "__file__", None)
         if not file:
             continue
         file = os.path.abspath(file)
-        if not file.startswith(folder + os.sep) or file == os.path.abspath(script):
+        if not file.startswith(folder + os.sep) or file == script:
             continue
         top = file[len(folder) + 1:].split(os.sep)[0]     # the module, or its package
         if os.path.splitext(top)[0] not in OWN_PACKAGES and top != "__pycache__":
