@@ -13,13 +13,32 @@ of a parameter study (the table of ``mbd.sweep``).
     fig = viz.plot_study(table, "peak", "slot.k", y="slot.e", path="map.png")  # mbd.sweep
     body.add_shape(viz.Box((0.1, 0.1, 1.0), color="steelblue"), cs="cg")
 """
-from .plots import plot
-from .study import plot_study
-from .render import RenderError, animate, frame_times, show, snapshot
-from .modes import animate_mode
-from .scene import Scene
-from .shapes import Box, Capsule, Cylinder, Mesh, Sphere
-from .webpage import html, notebook
+import ctypes.util
+import os
+import sys
+
+
+def _headless_window():
+    """On a Linux machine without a display, VTK's default window (X first, EGL after)
+    prints "bad X server connection" before every first picture: where EGL's library is
+    there, ask VTK for its EGL window straight away. A choice already made in the
+    environment is kept."""
+    display = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    if (sys.platform.startswith("linux") and not display
+            and "VTK_DEFAULT_OPENGL_WINDOW" not in os.environ
+            and ctypes.util.find_library("EGL")):
+        os.environ["VTK_DEFAULT_OPENGL_WINDOW"] = "vtkEGLRenderWindow"
+
+
+_headless_window()
+
+from .plots import plot  # noqa: E402  (after the window's choice, before VTK is loaded)
+from .study import plot_study  # noqa: E402
+from .render import RenderError, animate, frame_times, show, snapshot  # noqa: E402
+from .modes import animate_mode  # noqa: E402
+from .scene import Scene  # noqa: E402
+from .shapes import Box, Capsule, Cylinder, Mesh, Sphere  # noqa: E402
+from .webpage import html, notebook  # noqa: E402
 
 __all__ = ["plot", "plot_study", "animate", "animate_mode", "snapshot", "show", "frame_times",
            "RenderError", "Scene", "Box", "Cylinder", "Sphere", "Capsule", "Mesh", "html",

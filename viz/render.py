@@ -183,8 +183,11 @@ def _gif_palette(scene, result, times, samples=8):
         scene.update(result, t=times[i])
         shots[int(i)] = scene.screenshot()
     n = 256 - len(STATE_COLORS)
-    cut = Image.fromarray(np.concatenate(list(shots.values()), axis=1)).quantize(
-        colors=n, method=Image.Quantize.MEDIANCUT)
+    # from every other pixel of every other row: the same colours in nearly the same
+    # proportions, and a quarter of the median cut's time (the demo's: 0.54 -> 0.14 s)
+    cut = Image.fromarray(np.concatenate([shot[::2, ::2] for shot in shots.values()],
+                                         axis=1)).quantize(colors=n,
+                                                           method=Image.Quantize.MEDIANCUT)
     rgb = list(cut.getpalette()[:3 * n])
     rgb += rgb[:3] * (n - len(rgb) // 3)              # a short palette: pad with a repeat
     rgb += [int(round(255 * c)) for color in STATE_COLORS for c in color]

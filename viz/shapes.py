@@ -6,6 +6,7 @@ Each shape is centred on the origin of the CS it is attached to and given in tha
 The meshes the scene builds itself (coils, polylines, triads) and the placing of a mesh in a
 frame are here too.
 """
+import inspect
 import math
 import os
 import warnings
@@ -206,8 +207,7 @@ def _read_mesh(path):
             except Exception as err:      # pyvista's reader for an unknown or broken file
                 raise ValueError(f"Mesh: cannot read {path!r} ({type(err).__name__}: "
                                  f"{str(err).strip()})") from None
-            if not isinstance(mesh, pv.PolyData):
-                mesh = mesh.extract_surface()
+            mesh = surface_of(mesh)
             if mesh.n_points == 0 or mesh.faces.size == 0:
                 raise ValueError(f"Mesh: {path!r} holds no surface (no triangles): not a mesh "
                                  "file pyvista reads, or one of points or lines only")
@@ -215,6 +215,21 @@ def _read_mesh(path):
             _READ.pop(next(iter(_READ)))
         _READ[key] = mesh
     return _READ[key]
+
+
+def surface_of(mesh):
+    """The outer surface of a pyvista dataset, as a PolyData (a PolyData as it is).
+
+    pyvista 0.47 and later warn that ``extract_surface``'s default algorithm will change
+    (a FutureWarning): asked by name, the choice they recommend (``algorithm=None``: VTK's
+    geometry filter where it fits), as the older releases, which have no such keyword, do
+    by default.
+    """
+    if isinstance(mesh, pv.PolyData):
+        return mesh
+    if "algorithm" in inspect.signature(mesh.extract_surface).parameters:
+        return mesh.extract_surface(algorithm=None)
+    return mesh.extract_surface()
 
 
 def _trimesh_polydata(path):

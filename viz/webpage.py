@@ -44,6 +44,7 @@ from .framing import floor_meshes, view_position
 from .naming import default_title
 from .plots import _force_series, _joint_series
 from .scene import Scene
+from .shapes import surface_of
 
 ASSETS = os.path.join(os.path.dirname(__file__), "webassets")
 #: the camera's vertical view angle, degrees (pyvista's default, so the framing is the GIF's)
@@ -147,7 +148,7 @@ def _mesh_parts(mesh, color, opacity):
     """The page's parts of a pyvista mesh: triangles (with normals, split at edges sharper
     than 40 degrees) and line segments, coloured by ``color`` or by the mesh's own per-cell
     ``rgb``."""
-    surf = mesh if isinstance(mesh, pv.PolyData) else mesh.extract_surface()
+    surf = surface_of(mesh)
     surf = surf.triangulate() if surf.faces.size else surf
     own = color is None and "rgb" in surf.cell_data
     # a PolyData numbers its cells verts, lines, polygons, strips (none left after triangulate)

@@ -12,6 +12,7 @@ walk (issue 31):
 """
 import os
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -164,7 +165,9 @@ def test_a_volume_mesh_is_drawn_by_its_outer_surface(tmp_path):
     quadrilaterals on the 26 outer points (the centre point is inside)."""
     grid = pv.ImageData(dimensions=(3, 3, 3), spacing=(0.5, 0.5, 0.5)).cast_to_unstructured_grid()
     grid.save(tmp_path / "block.vtu")
-    surface = viz.Mesh(tmp_path / "block.vtu", scale=2.0).polydata()
+    with warnings.catch_warnings():      # pyvista's FutureWarning on extract_surface's default
+        warnings.simplefilter("error")
+        surface = viz.Mesh(tmp_path / "block.vtu", scale=2.0).polydata()
     assert isinstance(surface, pv.PolyData)
     assert surface.n_cells == 24 and surface.n_points == 26
     np.testing.assert_allclose(surface.bounds, [0.0, 2.0, 0.0, 2.0, 0.0, 2.0])

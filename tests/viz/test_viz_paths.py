@@ -365,3 +365,22 @@ def test_a_display_is_found_from_the_environment(monkeypatch, env, off_screen, e
     monkeypatch.setattr(pv, "OFF_SCREEN", off_screen)
     monkeypatch.setattr(sys, "platform", "linux")
     assert render._has_display() is expected
+
+
+@pytest.mark.parametrize("env, platform, egl, expected", [
+    ({}, "linux", "libEGL.so.1", "vtkEGLRenderWindow"),          # headless: EGL straight away
+    ({"DISPLAY": ":0"}, "linux", "libEGL.so.1", None),             # a display: VTK's default
+    ({"WAYLAND_DISPLAY": "wayland-0"}, "linux", "libEGL.so.1", None),
+    ({}, "linux", None, None),                                     # no EGL: VTK's own fallback
+    ({}, "darwin", "libEGL.so.1", None),
+    ({"VTK_DEFAULT_OPENGL_WINDOW": "vtkOSOpenGLRenderWindow"}, "linux", "libEGL.so.1",
+     "vtkOSOpenGLRenderWindow")])                                   # the user's choice kept
+def test_a_headless_machine_gets_vtks_egl_window(monkeypatch, env, platform, egl, expected):
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "VTK_DEFAULT_OPENGL_WINDOW"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(sys, "platform", platform)
+    monkeypatch.setattr(viz.ctypes.util, "find_library", lambda name: egl)
+    viz._headless_window()
+    assert os.environ.get("VTK_DEFAULT_OPENGL_WINDOW") == expected
