@@ -1,9 +1,16 @@
 """The command line as a user drives it: a subprocess, its output, its files, its exit code."""
+import io
 import json
+import os
+import select
+import signal
 import subprocess
 import sys
+import textwrap
+import time
 
 import numpy as np
+import pytest
 from PIL import Image
 
 
@@ -99,16 +106,6 @@ def test_bad_command_is_refused_with_status_2():
 
 
 # ----------------------------------------------------------------------------- mbd run / check
-import io
-import json
-import os
-import select
-import signal
-import textwrap
-import time
-
-import pytest
-
 # A point mass on a 1 m arm (I = 1 + 1e-3 kg m^2 about the hinge) turning at -1 rad/s without
 # gravity into an ElastoGap stop at q = s_rel0: contact starts at t = -s_rel0 / 1 s and, with
 # d = 0 and n = 1, lasts half a period of sqrt(c / I), leaving at +1 rad/s.

@@ -143,3 +143,30 @@ def test_ctrl_c_while_the_results_are_written_still_saves_the_rows(tmp_path, mon
     with np.load(npz) as data:
         np.testing.assert_array_equal(data["t"], output_times(0.0, 0.3, 0.001))
     monkeypatch.setattr(mbd.Result, "to_csv", real)
+
+
+def test_ctrl_c_in_the_animation_keeps_the_csv_and_the_plot_drawn_beside_it(tmp_path,
+                                                                          monkeypatch, capsys):
+    # the run ended and its CSV is written; the plot is drawn in a thread while the GIF is
+    # rendered, and Ctrl-C lands in the GIF: the plot is waited for and reported, the GIF
+    # and the page are not written, and the exit status is Ctrl-C's
+    import viz.render
+
+    def interrupted_gif(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(viz.render, "animate", interrupted_gif)
+    code = cli_run._simulate_and_write("run", system(), str(tmp_path), True, False, 0.3,
+                                       page=True, output_step=0.01)
+    err = capsys.readouterr().err
+    csv, png = tmp_path / "stop_pendulum.csv", tmp_path / "stop_pendulum.png"
+    html = tmp_path / "stop_pendulum.html"
+    assert code == cli_run.INTERRUPTED
+    assert err == (f"mbd run: interrupted while writing the results (results: {csv} (31 rows); "
+                   f"plot: {png}; web page: {html} (open it in a browser: turn, scrub, play))."
+                   " the rest was not written\n")
+    assert np.loadtxt(csv, delimiter=",", skiprows=1).shape[0] == 31
+    with Image.open(png) as im:
+        assert im.format == "PNG" and im.size[0] > 0
+    # the page came before the GIF; no GIF, and no temporary file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "stop_pendulum.csv", "stop_pendulum.html", "stop_pendulum.png"]
