@@ -20,7 +20,8 @@ def atomic_path(path):
     >>> with atomic_path(target) as tmp:
     ...     with open(tmp, "w") as fh:
     ...         _ = fh.write("done")
-    >>> open(target).read()
+    >>> with open(target) as fh:
+    ...     fh.read()
     'done'
     """
     path = os.fspath(path)

@@ -299,12 +299,21 @@ def later_targets(sd):
 SHARED, READY = "shared", "ready"
 
 
+#: the compiling children still at work after their parent stopped listening (they go on
+#: with the later targets by themselves): held here until they end, so that none is
+#: dropped while it runs (Python would warn, and could not collect its exit status)
+_RUNNING = []
+
+
 class Prefetch:
     """A child process compiling targets (see :func:`prefetch`)."""
 
     def __init__(self, process):
         self.process = process
         self.seen = set()
+        _RUNNING[:] = [p for p in _RUNNING if p.poll() is None]
+        if process is not None:
+            _RUNNING.append(process)
 
     def wait(self, line=READY, timeout=300.0):
         """Wait until the child has printed ``line`` (:data:`SHARED` or :data:`READY`; at most

@@ -1,5 +1,10 @@
 """The warm-up's tables agree: every target has a signature, and `mbd warmup`'s two groups
 compile every target (each once)."""
+import gc
+import subprocess
+import sys
+import warnings
+
 from mbd.run import warmup
 
 
@@ -240,3 +245,20 @@ def test_no_child_without_prefetching_and_a_dead_childs_wait_ends(monkeypatch):
     dead.wait(warmup.SHARED, timeout=60.0)
     assert {warmup.SHARED, warmup.READY} <= dead.seen and dead.process.stdout.closed
     dead.process.wait(timeout=60)
+
+
+def test_a_child_left_compiling_is_held_until_it_ends():
+    """After READY the parent stops listening and the child goes on alone: dropping its
+    Prefetch must not drop the running process (Python warns "subprocess ... is still
+    running" and cannot collect its exit status); a later Prefetch lets go of the ended."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.5)"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        prefetch = warmup.Prefetch(child)
+        del prefetch
+        gc.collect()
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
+    assert child in warmup._RUNNING
+    child.wait()
+    warmup.Prefetch(None)
+    assert child not in warmup._RUNNING

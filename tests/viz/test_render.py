@@ -32,11 +32,11 @@ def slider(v0=1.0, t_end=1.0):
 
 
 def gif_frames(path):
-    im = Image.open(path)
     frames = []
-    for k in range(im.n_frames):
-        im.seek(k)
-        frames.append(np.asarray(im.convert("RGB")).astype(int))
+    with Image.open(path) as im:
+        for k in range(im.n_frames):
+            im.seek(k)
+            frames.append(np.asarray(im.convert("RGB")).astype(int))
     return frames
 
 

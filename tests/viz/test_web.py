@@ -359,7 +359,8 @@ def test_the_notebook_view_is_the_same_page_inline(tmp_path):
     inline = viz.notebook(result, height=500)._repr_html_()
     assert inline.startswith('<iframe srcdoc="') and "height: 500px" in inline
     srcdoc = inline[len('<iframe srcdoc="'):inline.index('" style=')]
-    assert html_text.unescape(srcdoc) == open(page, encoding="utf-8").read()
+    with open(page, encoding="utf-8") as fh:
+        assert html_text.unescape(srcdoc) == fh.read()
 
 
 def test_mbd_run_html_writes_the_page_beside_the_results(tmp_path):

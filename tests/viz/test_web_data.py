@@ -28,7 +28,8 @@ RED, BLUE = (255, 0, 0), (0, 0, 255)
 
 def page_data(path):
     """The JSON block of a page written by viz.html."""
-    text = open(path, encoding="utf-8").read()
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
     start = text.index('<script type="application/json" id="mbd-data">')
     start = text.index(">", start) + 1
     return json.loads(text[start:text.index("</script>", start)])
