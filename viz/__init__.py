@@ -21,8 +21,8 @@ import sys
 def _headless_window():
     """On a Linux machine without a display, VTK's default window (X first, EGL after)
     prints "bad X server connection" before every first picture: where EGL's library is
-    there, ask VTK for its EGL window straight away. A choice already made in the
-    environment is kept."""
+    there, ask VTK for its EGL window straight away (where EGL then fails, VTK still goes
+    on to OSMesa). A choice already made in the environment is kept."""
     display = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
     if (sys.platform.startswith("linux") and not display
             and "VTK_DEFAULT_OPENGL_WINDOW" not in os.environ
