@@ -1,6 +1,7 @@
 """Ctrl-C in a long run (not a test: run it by hand): the wall time from SIGINT to the exit of
-``mbd run`` stopped far into a long run, which then writes its rows (a .npz: the table is too
-large for a quick CSV) and their plot.
+``mbd run`` stopped far into a long run, which then keeps its rows (written to disk as the run
+made them, ``<name>.rows/``; a tree before that wrote a .npz: the table is too large for a
+quick CSV) and draws their plot.
 
 The model: a pendulum turning freely against an ElastoGap stop (``tests/mbd/test_cli.py``'s
 PENDULUM), T_END = 3000 s at OUTPUT_STEP = 1e-4 s (a grid of 30 M rows: the run is far from
@@ -114,7 +115,8 @@ def main():
              f"`python benchmarks/interrupt.py` on {os.cpu_count()} cores (shared), the median "
              f"of {args.rounds} rounds: `mbd run` of a 3000 s run at 1e-4 s output step "
              f"(tests/mbd/test_cli.py's stop pendulum), SIGINT {args.after:g} s after its "
-             "progress bar first showed; the rows computed go to a .npz, with their plot.", "",
+             "progress bar first showed; the rows computed are kept (a .npz, or since the rows "
+             "go to disk as the run makes them, its rows folder), with their plot.", "",
              "| tree | rows written | SIGINT -> exit, s (median) | every round, s |",
              "|---|---|---|---|"]
     for tree in trees:

@@ -2,13 +2,16 @@
 from its URDF), write its CSV, plot and animation, print the summary (a failed or interrupted
 run writes the rows it computed)."""
 import os
+import shutil
 import sys
+import tempfile
 import threading
 import time
 
 import numpy as np
 
 from ..model.errors import SimulationError
+from ..model.files import atomic_open
 from ..study.scripts import output_folder, run_settings
 from .common import is_urdf, load, written
 
@@ -21,6 +24,10 @@ INTERRUPTED = 130
 QUICK_CSV_VALUES = 500_000
 #: the most rows the plot of a run that stopped early draws (evenly spaced, the last kept)
 QUICK_PLOT_ROWS = 4000
+#: the output rows from which a run's rows are written to disk as it goes (simulate's
+#: ``rows_to``): copying and writing that many after a Ctrl-C would take longer than a second
+#: (about 0.25 s a million rows, benchmarks/INTERRUPT.md)
+SPILL_ROWS = 500_000
 
 
 def _write_outputs(result, out, name, animate, lines, page=False):
@@ -110,15 +117,20 @@ def _simulate_and_write(command, system, out, animate, progress, t_end, page=Fal
     # the plot is drawn after any run, whole or stopped: matplotlib is loaded now, not after
     # a Ctrl-C, which must be answered within a second (loading it takes most of one)
     import viz.plots  # noqa: F401
+    # a long run's rows go to disk as the run makes them: a Ctrl-C far in then only names
+    # them, where copying and writing them would take seconds
+    rows_to = (tempfile.mkdtemp(prefix=f".{system.name}.rows-", dir=out)
+               if t_end / options["output_step"] >= SPILL_ROWS else None)
     started = time.perf_counter()
     try:
-        result = system.simulate(t_end, progress=progress, **options)
+        result = system.simulate(t_end, progress=progress, rows_to=rows_to, **options)
     except SimulationError as err:
         interrupted = isinstance(err.__cause__, KeyboardInterrupt)
         partial = err.result
         msg = f"mbd {command}: {'interrupted' if interrupted else 'the simulation failed'}: {err}"
         if partial is not None and len(partial.t):
-            msg += ". " + _write_partial(partial, out, system.name)
+            msg += ". " + _write_partial(partial, out, system.name, rows_to)
+        _drop(rows_to)
         print(msg, file=sys.stderr)
         return INTERRUPTED if interrupted else 2
     wall = time.perf_counter() - started
@@ -130,19 +142,57 @@ def _simulate_and_write(command, system, out, animate, progress, t_end, page=Fal
         # written stays, and the rows are still saved, quickly, when they were not
         done = "; ".join(line.strip() for line in lines)
         rest = ("the rest was not written" if any("results:" in line for line in lines)
-                else _write_partial(result, out, system.name))
+                else _write_partial(result, out, system.name, rows_to))
         print(f"mbd {command}: interrupted while writing the results"
               + (f" ({done})" if done else "") + f". {rest}", file=sys.stderr)
         return INTERRUPTED
+    finally:
+        _drop(rows_to)
     print("\n".join(_summary(command, system, result, wall, lines)))
     return 0
 
 
-def _write_partial(partial, out, name):
+def _drop(folder):
+    """Remove a run's rows folder (simulate's ``rows_to``) where it is still there (kept as
+    the rows of a stopped run, it was renamed). A Result still reading its files keeps them
+    until it is gone (on Windows, where they cannot be removed while open, they stay)."""
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _holds_rows(folder, rows):
+    """Whether simulate's ``rows_to`` folder holds the run's ``rows`` (its writing did not
+    fail)."""
+    try:
+        return np.load(os.path.join(folder, "t.npy"), mmap_mode="r").shape == (rows,)
+    except (OSError, ValueError):
+        return False
+
+
+def _keep_rows(partial, folder, out, name):
+    """A stopped run's rows, written to ``folder`` as it ran (simulate's ``rows_to``), kept
+    as ``<out>/<name>.rows``, with the event log beside them (``events.npz``, as
+    :meth:`mbd.Result.to_npz` writes it); an earlier folder of that name is replaced.
+    Returns its path."""
+    with atomic_open(os.path.join(folder, "events.npz"), "wb") as fh:
+        np.savez(fh, **partial.event_arrays())
+    kept = os.path.join(out, f"{name}.rows")
+    if os.path.isdir(kept):
+        shutil.rmtree(kept)
+    os.replace(folder, kept)
+    mask = os.umask(0)          # mkdtemp's folder is the owner's alone: as any new folder
+    os.umask(mask)
+    os.chmod(kept, 0o777 & ~mask)
+    return kept
+
+
+def _write_partial(partial, out, name, rows_to=None):
     """Write the rows of a run that stopped early, quickly (Ctrl-C must end within a second):
-    the CSV when it is small (:data:`QUICK_CSV_VALUES`), else the state rows (t, q, v, work)
-    and the event log as a .npz (the CSV of a long run takes seconds), written in a thread
-    while the plot of at most :data:`QUICK_PLOT_ROWS` of the rows is drawn. A second Ctrl-C
+    the CSV when it is small (:data:`QUICK_CSV_VALUES`); else, where the run wrote them to
+    ``rows_to`` as it went (a long run), that folder kept as ``<name>.rows`` with the event
+    log beside them; else the state rows (t, q, v, work) and the event log as a .npz (the
+    CSV of a long run takes seconds), written in a thread while the plot of at most
+    :data:`QUICK_PLOT_ROWS` of the rows is drawn. A second Ctrl-C
     stops the plot and the CSV; a .npz begun is finished (a fraction of a second). The files
     written are whole (each is written to a temporary file and renamed). Returns what to tell
     the user."""
@@ -158,6 +208,12 @@ def _write_partial(partial, out, name):
         if rows * count <= QUICK_CSV_VALUES:
             path = written(partial.to_csv, os.path.join(out, f"{name}.csv"))
             done.append(f"The {rows} rows computed were written to {path}")
+        elif rows_to is not None and _holds_rows(rows_to, rows):
+            path = written(lambda p: _keep_rows(partial, rows_to, out, name), rows_to)
+            done.append(f"The {rows} rows computed were written to {path}{os.sep} (t.npy, "
+                        f"q.npy, v.npy, work.npy: the state as the run wrote it, and "
+                        f"events.npz, the event log; a CSV of {rows} x {count} values takes "
+                        f"seconds to work out and write)")
         else:
             # the .npz mostly waits on the disk (numpy's copies, zlib's CRC and the writes
             # let go of the GIL), the plot on Python: side by side they take the longer's time

@@ -13,14 +13,19 @@ Only the block holding the next row is ever written; the blocks before it are le
 are, so that a live simulation's snapshot (:meth:`OutputRows.snapshot`) shares them. The
 sides change only where a law switches: they are kept as runs of equal rows
 (:class:`mbd.run.result.SideRuns`), not a copy a row.
+
+Given a folder (``simulate(..., rows_to=folder)``), the full blocks are also written there as
+the run goes (:class:`mbd.run.rowfiles.RowFiles`), and the Result reads the files instead of
+a copy of the blocks.
 """
 import bisect
 
 import numpy as np
 
-from ..compiled import layout, statefunction as sf
-from .failures import projected
+from ..compiled import interrupts, layout, statefunction as sf
+from .failures import Failed, projected
 from .result import Result, SideRuns, row_parts
+from .rowfiles import RowFiles
 
 
 #: rows per block of storage: large enough that the blocks of millions of rows are a few
@@ -40,10 +45,17 @@ class OutputRows:
         The output times, s (:func:`mbd.run.simulate.output_times`).
     exact : bool
         Exact switching; without it each row's branches are selected by its state.
+    rows_to : str, path-like or None
+        A folder to write the rows to as the run makes them (:class:`RowFiles`); only for a
+        run whose rows are only ever added to (``simulate``, not a live simulation's).
+    controls : mbd.run.controls.Controls or None
+        The run's continuous controllers (their states end each row), for the files' parts.
     """
 
-    def __init__(self, sd, times, exact):
+    def __init__(self, sd, times, exact, rows_to=None, controls=None):
         self.sd, self.times, self.exact = sd, times, exact
+        self.rows_to, self.controls = rows_to, controls
+        self.files = None     # the RowFiles, made with the first block
         self.next_row = 0     # the index of the next output time to write
         self.n = 0            # the rows written (each whole: n counts a row once it is)
         self.width = None     # the values in a row (the first row's)
@@ -70,8 +82,32 @@ class OutputRows:
         if b == len(self.blocks):
             if self.width is None:
                 self.width = width
+                if self.rows_to is not None:
+                    self.files = RowFiles(self.rows_to, self._file_parts(), self.blocks)
             self.blocks.append(self._new_block())    # one append: a Ctrl-C leaves no half
+            if self.files is not None:
+                self._files_full(b)
         return self.blocks[b], i
+
+    def _files_full(self, b):
+        """The blocks before block b are full: their rows go to the files. Where writing
+        failed (a full disk, the folder gone), the run fails saying so; its Result is then
+        the rows in memory."""
+        try:
+            self.files.full(b)
+        except OSError as err:
+            files, self.files = self.files, None
+            files.abandon()
+            t = float(self.blocks[b - 1][0][-1])
+            raise Failed(f"the rows could not be written to {files.folder} "
+                         f"({err.strerror or err}); the result holds them in memory", t) from None
+
+    def _file_parts(self):
+        """The files of :class:`RowFiles`: (name, the columns of a row) of each part."""
+        q, v, work, states = row_parts(self.sd.system, self.width, self.controls)
+        if states is not None and states.stop == states.start:
+            states = None        # no controllers: the Result's (n, 0) zeros, no file
+        return [("q", q), ("v", v), ("work", work), ("controller_states", states)]
 
     def _new_block(self):
         """An empty block: its pages are touched only as rows are written."""
@@ -146,6 +182,21 @@ class OutputRows:
         the sides as their runs."""
         system, n = self.sd.system, self.n
         width = self.width if self.width is not None else system.nq + system.nv
+        runs = bisect.bisect_left(self.run_starts, n)    # a Ctrl-C may leave one at n
+        sides = SideRuns(self.run_starts[:runs], self.run_sides[:runs] or
+                         np.empty((0, len(system.force_elements), layout.SWITCHES)))
+        if self.files is not None:      # the rows on disk: read from there, not copied
+            writer, self.files = self.files, None
+            try:
+                with interrupts.held():     # a second Ctrl-C waits: the files end whole
+                    files = writer.close(n)
+            except OSError:     # the last rows could not be written: the rows in memory
+                pass
+            else:
+                return Result.of_parts(system, files["t"], files["q"], files["v"],
+                                       files.get("work"), files.get("controller_states"),
+                                       events=events, stats=stats, sides=sides,
+                                       controls=controls)
         parts = row_parts(system, width, controls)
         arrays = [None if part is None else np.empty((n, part.stop - part.start))
                   for part in parts]
@@ -156,9 +207,6 @@ class OutputRows:
             for array, part in zip(arrays, parts):
                 if array is not None:
                     array[start:start + m] = by[:m, part]
-        runs = bisect.bisect_left(self.run_starts, n)    # a Ctrl-C may leave one at n
-        sides = SideRuns(self.run_starts[:runs], self.run_sides[:runs] or
-                         np.empty((0, len(system.force_elements), layout.SWITCHES)))
         return Result.of_parts(system, t, *arrays, events=events, stats=stats, sides=sides,
                                controls=controls)
 

@@ -51,6 +51,9 @@ class Run:
     auto : bool
         Method "auto": start explicit, go implicit where the model turns stiff, and explicit
         again where it no longer is.
+    rows_to : str, path-like or None
+        A folder the rows are written to as the run makes them
+        (:class:`mbd.run.outputrows.OutputRows`).
     """
 
     #: steps per batch: the progress bar, Ctrl-C and the step budget are looked at between
@@ -58,7 +61,7 @@ class Run:
     BATCH = 2000
 
     def __init__(self, system, stepper_class, method, settings, exact, t0, t_end, times,
-                 bar=None, auto=False):
+                 bar=None, auto=False, rows_to=None):
         self.system, self.settings, self.exact = system, settings, exact
         self.auto = auto
         self.switches = []      # method "auto": [(t, the method from there on)], s
@@ -68,7 +71,7 @@ class Run:
         # the law kinds' addresses once the stepper's first compilation has them (with a
         # second process compiling them meanwhile): mbd.run.warmup.first_right_hand_side
         self.sd = sf.state_data(system, laws=False)
-        self.rows = OutputRows(self.sd, times, exact)
+        self.rows = OutputRows(self.sd, times, exact, rows_to)
         self.locks = Locks(self.sd)
         self.events = []
         self.watch = events.ChatterWatch(settings)
@@ -82,6 +85,7 @@ class Run:
         self.controls = None
         if system.controls:
             self.controls = self.sd.held = Controls(system, t0, Result)
+            self.rows.controls = self.controls      # their states end each row
         self.stepping = stepper_class(self.sd, method, self.rows, settings, exact, auto)
 
     @property

@@ -431,11 +431,8 @@ class Result:
                 angle = data["hinge.q"]          # (n,) rad
         """
         names, table = self.columns() if columns else (["t"], self.t[:, None])
-        events = np.array([(e.t, e.element, e.what) for e in self.events], dtype=object)
-        arrays = dict(t=self.t, q=self.q, v=self.v, columns=np.array(names), events=events,
-                      event_t=np.array([e.t for e in self.events], dtype=float),
-                      event_element=np.array([e.element for e in self.events], dtype=str),
-                      event_what=np.array([e.what for e in self.events], dtype=str))
+        arrays = dict(t=self.t, q=self.q, v=self.v, columns=np.array(names),
+                      **self.event_arrays())
         # each column under its own name (no (n, k) table beside them: it would double the
         # file); only "t" can meet a key above (the same array): every other column name
         # holds a "." or ends in "_energy"
@@ -449,6 +446,16 @@ class Result:
         with atomic_open(path, "wb") as fh:
             np.savez(fh, **arrays)
         return path
+
+    def event_arrays(self):
+        """The event log as arrays, as :meth:`to_npz` writes it: ``event_t`` (s),
+        ``event_element`` and ``event_what`` (strings), and ``events``, its (t, element,
+        what) rows in an object array."""
+        return dict(events=np.array([(e.t, e.element, e.what) for e in self.events],
+                                    dtype=object),
+                    event_t=np.array([e.t for e in self.events], dtype=float),
+                    event_element=np.array([e.element for e in self.events], dtype=str),
+                    event_what=np.array([e.what for e in self.events], dtype=str))
 
 
 class SideRuns:

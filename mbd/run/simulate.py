@@ -151,7 +151,7 @@ def _size(nbytes):
 
 def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=None, atol=None,
              method="DOP853", max_step=np.inf, exact_switching=True, progress=False,
-             compiled=None, max_steps=MAX_STEPS):
+             compiled=None, max_steps=MAX_STEPS, rows_to=None):
     """Integrate ``system`` from its initial state at ``t0`` to ``t_end`` (s).
 
     Parameters
@@ -208,6 +208,13 @@ def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=Non
         cause: a stiff model, a fast mode and the element behind it, or tolerances too tight)
         once it has taken that many steps, or as soon as, past a hundredth of them, its step
         size says it would need more: a stiff or stalled run fails in seconds, not hours.
+    rows_to : str or path-like, optional
+        A folder (made if missing) to write the rows to as the run makes them: ``t.npy``
+        (n,) s, ``q.npy`` (n, nq), ``v.npy`` (n, nv), ``work.npy`` (n, nf + nd) J and, with
+        continuous controllers, ``controller_states.npy``, written by a thread beside the
+        run. The Result then reads those files memory-mapped instead of a copy of the rows
+        in memory: a long run stopped by Ctrl-C or a failure has its rows on disk at once
+        (``mbd run`` uses it for a long run). Each file reads as empty until the run ends.
 
     Returns
     -------
@@ -227,13 +234,13 @@ def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=Non
         KeyboardInterrupt and ``.result`` holds the rows computed so far.
     """
     run, y = prepare(system, t_end, output_step, t0, q0, v0, rtol, atol, method, max_step,
-                     exact_switching, progress, compiled, max_steps)
+                     exact_switching, progress, compiled, max_steps, rows_to=rows_to)
     return run.go(y)
 
 
 def prepare(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=None, atol=None,
             method="DOP853", max_step=np.inf, exact_switching=True, progress=False,
-            compiled=None, max_steps=MAX_STEPS, times=None):
+            compiled=None, max_steps=MAX_STEPS, times=None, rows_to=None):
     """The arguments of :func:`simulate` checked: (its :class:`mbd.run.pieceloop.Run`, the
     initial state y); ``times``: other output times than ``output_step``'s (s)."""
     auto = isinstance(method, str) and method == "auto"
@@ -241,6 +248,8 @@ def prepare(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=None
         validate.run_settings(system, METHODS, t_end, output_step, t0, q0, v0, rtol, atol,
                               method, max_step, exact_switching, progress, compiled,
                               max_steps)
+    if rows_to is not None:
+        rows_to = _rows_folder(rows_to)
     if times is None:    # before the grid, the stepper's table and the rows are made
         check_output_rows(system, t0, t_end, output_step)
         # a step spans at most ROWS_PER_STEP rows: a free flight's step grown to tens of
@@ -254,11 +263,28 @@ def prepare(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=None
     run = pieceloop.Run(system, stepper_class, method_class, settings, exact_switching, t0, t_end,
                         output_times(t0, t_end, output_step) if times is None else times,
                         ProgressBar(t0, t_end, _progress_enabled(progress), label="simulating"),
-                        auto=auto)
+                        auto=auto, rows_to=rows_to)
     y = _initial_state(system, run.sd.data, q0, v0, t0)
     if run.controls is not None:    # the continuous controllers' states follow
         y = np.concatenate([y, run.controls.initial_states()])
     return run, y
+
+
+def _rows_folder(folder):
+    """``simulate``'s ``rows_to``: the folder made (TypeError for what is not a path,
+    ValueError naming the folder and why it cannot be made or written)."""
+    if not isinstance(folder, (str, os.PathLike)):
+        raise TypeError(f"simulate: rows_to is a folder's path (str or path-like), got "
+                        f"{type(folder).__name__}")
+    folder = os.fspath(folder)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"simulate: rows_to {folder!r} cannot be made: "
+                         f"{err.strerror or err}") from None
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"simulate: rows_to {folder!r} is not writable")
+    return folder
 
 
 def _initial_state(system, data, q0, v0, t0):
