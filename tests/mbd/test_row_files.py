@@ -195,3 +195,35 @@ def test_mbd_run_of_a_long_run_that_ends_leaves_no_rows_folder(tmp_path, monkeyp
     memory = pendulum().simulate(1.0, output_step=1e-3)
     np.testing.assert_allclose(table[:, 0], memory.t, rtol=1e-15)
     np.testing.assert_allclose(table[:, 1], memory.q[:, 0], rtol=1e-12)
+
+
+def test_files_that_cannot_be_closed_leave_the_result_the_rows_in_memory(
+        tmp_path, monkeypatch, capsys, interrupted_at_step):
+    # the last rows cannot be written when the run ends (the disk filled then): the Result is
+    # the rows in memory, and mbd run, finding no rows in the folder, writes its .npz as for
+    # a run without the folder
+    monkeypatch.setattr(outputrows, "BLOCK_ROWS", 16)
+
+    def failing_close(self, n):
+        self.abandon()
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(rowfiles.RowFiles, "close", failing_close)
+    interrupted_at_step["at"] = -1           # no Ctrl-C in these two runs
+    disk = pendulum().simulate(1.0, output_step=1e-3, rows_to=tmp_path / "rows")
+    memory = pendulum().simulate(1.0, output_step=1e-3)
+    assert not isinstance(disk.t.base, np.memmap)
+    np.testing.assert_array_equal(disk.q, memory.q)
+    np.testing.assert_array_equal(disk.work, memory.work)
+
+    monkeypatch.setattr(cli_run, "SPILL_ROWS", 100)
+    monkeypatch.setattr(cli_run, "QUICK_CSV_VALUES", 100)
+    interrupted_at_step["at"] = interrupted_at_step["n"] + 4
+    out = tmp_path / "out"
+    code = cli_run._simulate_and_write("run", pendulum(), str(out), False, False, 2.0,
+                                       output_step=1e-3)
+    err = capsys.readouterr().err
+    npz = out / "stop_pendulum.npz"
+    assert code == cli_run.INTERRUPTED and f"rows computed were written to {npz}" in err
+    assert sorted(p.name for p in out.iterdir()) == ["stop_pendulum.npz", "stop_pendulum.png"]
+    with np.load(npz) as data:
+        np.testing.assert_array_equal(data["t"], memory.t[:len(data["t"])])
