@@ -71,7 +71,10 @@ class Run:
         # the law kinds' addresses once the stepper's first compilation has them (with a
         # second process compiling them meanwhile): mbd.run.warmup.first_right_hand_side
         self.sd = sf.state_data(system, laws=False)
-        self.rows = OutputRows(self.sd, times, exact, rows_to)
+        self.controls = None
+        if system.controls:
+            self.controls = self.sd.held = Controls(system, t0, Result)
+        self.rows = OutputRows(self.sd, times, exact, rows_to, self.controls)
         self.locks = Locks(self.sd)
         self.events = []
         self.watch = events.ChatterWatch(settings)
@@ -82,10 +85,6 @@ class Run:
         self.armed = None       # the piece's armed switching functions
         self.pending = None     # a crossing located past where a live simulation stopped
         self.logged = None      # the sides last logged (exact switching off)
-        self.controls = None
-        if system.controls:
-            self.controls = self.sd.held = Controls(system, t0, Result)
-            self.rows.controls = self.controls      # their states end each row
         self.stepping = stepper_class(self.sd, method, self.rows, settings, exact, auto)
 
     @property

@@ -2,7 +2,7 @@
 
 Each part of the rows (the times, q, v, the work accumulators, the continuous controllers'
 states) goes to a NumPy ``.npy`` file of its own in the folder. A thread writes each block of
-rows as soon as the run has filled it (:meth:`RowFiles.put`), beside the run; when the run
+rows as soon as the run has filled it (:meth:`RowFiles.full`), beside the run; when the run
 ends, whole, failed or stopped by Ctrl-C, the last rows are written and every file's header
 is given its number of rows (:meth:`RowFiles.close`), and the Result reads the files
 memory-mapped: the rows are not copied again, and a run stopped far in keeps them on disk
@@ -50,8 +50,9 @@ class RowFiles:
     Parameters
     ----------
     folder : str or path-like
-        Made if missing. The files ``t.npy`` and one per part (``parts``) are written there,
-        replacing any of those names.
+        An existing folder (``simulate`` makes it and checks it before the run). The files
+        ``t.npy`` and one per part (``parts``) are written there, replacing any of those
+        names.
     parts : list of (str, slice or None)
         Each part's file name (without ``.npy``) and its columns of a row's state (None: a
         part the rows do not hold, no file).
@@ -65,7 +66,6 @@ class RowFiles:
 
     def __init__(self, folder, parts, blocks):
         self.folder = os.fspath(folder)
-        os.makedirs(self.folder, exist_ok=True)
         self.parts = [(name, part) for name, part in parts if part is not None]
         self.paths = {name: os.path.join(self.folder, f"{name}.npy")
                       for name in ["t"] + [name for name, _ in self.parts]}
