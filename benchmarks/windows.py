@@ -10,6 +10,8 @@
   x-axis: a change point, where the mobility jumps from 1 to N + 1 for an instant.
 * :func:`fourbars_model` — K separate grounded four-bars (crank-rocker, 1 kg links), each its
   own machine with one loop: a multi-machine assembly whose machines never touch.
+* :func:`pendulum_model` — the windows' one-coordinate equation as a one-body tree (no loop):
+  mbd's own error on it at a tolerance is the reference an error on the windows is held to.
 * :func:`crank_angle` — the closed form of the windows (scipy's DOP853 on the pendulum
   equation at rtol 1e-13), the reference of the tests and the benchmark.
 """
@@ -55,6 +57,24 @@ def windows_model(n, theta0=0.5 * np.pi, tip_speed=1.0, name=None):
     for i in range(n):
         m.add(Revolute(f"left{i}", cranks[i]["tip"], couplers[i]["a"], axis=z, q0=-dq))
         m.add(Revolute(f"right{i}", couplers[i]["b"], cranks[i + 1]["tip"], axis=z, q0=dq))
+    return m
+
+
+def pendulum_model(n, theta0=0.5 * np.pi, tip_speed=1.0):
+    """The one-coordinate equation of :func:`windows_model` (``I theta'' = -g c cos(theta)``)
+    as one body on a Revolute "pivot0" about z at the origin, no loop: its CG at d = (I - j) / c
+    from the pivot and its mass c / d, so that its moment about the pivot is c and its inertia
+    there I (j = 1e-4 kg m^2 its own about z). Its joint coordinate is the windows' pivot0 and
+    its energy theirs. Returns an :class:`mbd.Model`."""
+    inertia, moment = inertia_and_moment(n)
+    own = 1e-4
+    d = (inertia - own) / moment
+    m = mbd.Model(f"pendulum_{n}")
+    ground = m.add_ground("ground", environment=mbd.Environment(gravity=(0.0, -G, 0.0)))
+    arm = m.add_body("arm", moment / d, (0.0, d, 0.0), np.diag([own, own, own]),
+                     cs={"pivot": (0.0, 0.0, 0.0)})
+    m.add(Revolute("pivot0", ground, arm["pivot"], axis=(0.0, 0.0, 1.0),
+                   q0=theta0 - 0.5 * np.pi, v0=-tip_speed))
     return m
 
 

@@ -224,6 +224,12 @@ STEPPER = np.dtype([
                                     # output (mbd.run.steplocate.switching_on_step; 0: none)
     ("screen", np.int64),           # the address of the loop's double-crossing screen (its
                                     # method's screen(f, work, across); 0: none)
+    ("weakest", np.float64),        # with constraints: the weakest direction's strength at
+                                    # the last step's end (mbd.run.changepoints) ...
+    ("t_cross", np.float64),        # ... and where the next change point is expected, s
+                                    # (-inf: none)
+    ("jump_only", np.int64),        # DOP853 jumping a change point for Radau: the step count
+                                    # when it took over, + 1 (0: not so)
 ], align=True)
 
 SETTINGS = np.dtype([

@@ -4,18 +4,20 @@
 coordinate is whose parent (Featherstone's lambda), which belong to a cut joint's massless
 chain, the constraint *groups* (a cut joint's rows less its own coordinates' ones, a driver's
 row) with their supports (the tree coordinates their rows can touch: the paths from their
-links to the ground), which groups meet where, and the elimination order of the groups
-(minimum degree) with the fill it makes. The header slots ``P_*`` say where each section
-starts.
+links to the ground), which groups meet where, the elimination order of the groups (minimum
+degree) with the fill it makes, and the *fronts* of the orthogonal factorization that follows
+that order (:func:`fronts`). The header slots ``P_*`` say where each section starts.
 """
+from collections import namedtuple
+
 import numpy as np
 
 from .layout import SPHERICAL
 
 #: header slots of the pattern array: counts, then where each section starts
-(P_NV, P_NQ, P_NC, P_ND, P_NG, P_MR, P_MAXDEG, P_CPAR, P_CHAIN, P_CFIRST, P_CNU, P_GSIZE,
- P_GOFF, P_GROW, P_SPTR, P_SIDX, P_CGPTR, P_CGIDX, P_PERM, P_POS, P_UPTR, P_UIDX, P_DCH,
- P_HEADER) = range(24)
+(P_NV, P_NQ, P_NC, P_ND, P_NG, P_MR, P_FR, P_FC, P_POOL, P_CPAR, P_CHAIN, P_CFIRST, P_CNU,
+ P_GSIZE, P_GOFF, P_GROW, P_SPTR, P_SIDX, P_CGPTR, P_CGIDX, P_CGLOC, P_PERM, P_POS, P_UPTR,
+ P_UIDX, P_CBMAP, P_OPTR, P_OIDX, P_CHPTR, P_CHIDX, P_CBOFF, P_DCH, P_HEADER) = range(33)
 
 # ----------------------------------------------------------------------------- build time
 
@@ -69,6 +71,57 @@ def _minimum_degree(adjacent):
             graph[a].discard(g)
             graph[a].update(b for b in later if b != a)
     return order, upper
+
+
+Fronts = namedtuple("Fronts", "cgloc cbmap optr oidx chptr chidx cboff rows cols")
+
+
+def fronts(order, upper, sizes, coordinate_groups):
+    """The fronts of the multifrontal QR (:func:`mbd.compiled.sparsekernels.factor`), one per
+    group in the elimination ``order``. The front of the group g at position p has g's
+    columns first, then those of its later neighbours ``upper[g]`` in that list's order; its
+    rows are the tree coordinates whose first group (in the order) is g (``optr``/``oidx``),
+    each row's groups at their columns in the front (``cgloc``, beside the coordinate's groups
+    in ``coordinate_groups``' order), and the rows its children pass up: a child is a front
+    whose first later neighbour (in the order) is g (``chptr``/``chidx``: positions), and its
+    rows land at the columns ``cbmap`` gives (beside ``uidx``: per later neighbour of the
+    child, its column in the parent's front). A front's rows passed up are at most its
+    columns' count, each as wide as its neighbours' columns; ``cboff`` is where each front's
+    block of them starts in the pool. ``rows``/``cols``: the largest front (at least 1)."""
+    ng = len(order)
+    pos = {g: p for p, g in enumerate(order)}
+    local, width = [], []
+    for g in order:
+        at, where = sizes[g], {g: 0}
+        for h in upper[g]:
+            where[h] = at
+            at += sizes[h]
+        local.append(where)
+        width.append(at)
+    parent = [min((pos[h] for h in upper[g]), default=-1) for g in order]
+    children = [[] for _ in range(ng)]
+    for p in range(ng):
+        if parent[p] >= 0:
+            children[parent[p]].append(p)
+    own, cgloc = [[] for _ in range(ng)], []
+    for i, groups in enumerate(coordinate_groups):
+        if groups:
+            p = min(pos[h] for h in groups)
+            own[p].append(i)
+            cgloc.extend(local[p][h] for h in groups)
+    cbmap = [local[parent[p]][h] for p, g in enumerate(order) for h in upper[g]]
+    rows, passed = np.zeros(ng, dtype=np.int64), np.zeros(ng, dtype=np.int64)
+    for p, g in enumerate(order):
+        rows[p] = len(own[p]) + sum(passed[c] for c in children[p])
+        passed[p] = min(rows[p], width[p]) if width[p] > sizes[g] else 0
+    cboff = np.concatenate([[0], np.cumsum([passed[p] * (width[p] - sizes[g])
+                                            for p, g in enumerate(order)])])
+    return Fronts(cgloc, cbmap, np.concatenate([[0], np.cumsum([len(o) for o in own])]),
+                  [i for o in own for i in o],
+                  np.concatenate([[0], np.cumsum([len(c) for c in children])]),
+                  [c for ch in children for c in ch], cboff,
+                  max([1] + list(rows)), max([1] + width))
+
 
 
 def pattern(tree, closures, drivers, nv):
@@ -134,18 +187,20 @@ def pattern(tree, closures, drivers, nv):
     pos[order] = np.arange(ng)
     uptr = np.concatenate([[0], np.cumsum([len(upper[g]) for g in order])]).astype(np.int64)
     uidx = [h for g in order for h in upper[g]]
+    front = fronts(order, upper, sizes, coordinate_groups)
     sections = [cpar, chain_of, cfirst, cnu, np.array(sizes), goff[:-1], np.array(rows),
                 np.concatenate([[0], np.cumsum([len(s) for s in supports])]),
                 [i for s in supports for i in s],
                 np.concatenate([[0], np.cumsum([len(x) for x in coordinate_groups])]),
-                [g for x in coordinate_groups for g in x], order, pos, uptr, uidx,
-                dch.ravel()]
+                [g for x in coordinate_groups for g in x], front.cgloc, order, pos, uptr,
+                uidx, front.cbmap, front.optr, front.oidx, front.chptr, front.chidx,
+                front.cboff, dch.ravel()]
     header = np.zeros(P_HEADER, dtype=np.int64)
     header[P_NV], header[P_NC], header[P_ND], header[P_NG] = nv, nc, nd, ng
     # q has four coordinates where v has three: a spherical primitive's quaternion
     header[P_NQ] = nv + int(np.count_nonzero(tree["jtype"] == SPHERICAL))
     header[P_MR] = goff[-1]
-    header[P_MAXDEG] = max([len(u) for u in upper.values()] + [1])
+    header[P_FR], header[P_FC], header[P_POOL] = front.rows, front.cols, front.cboff[-1]
     parts, at = [header], P_HEADER
     for slot, section in zip(range(P_CPAR, P_HEADER), sections):
         section = np.asarray(section, dtype=np.int64).ravel()

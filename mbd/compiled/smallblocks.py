@@ -1,7 +1,8 @@
-"""Compiled dense algebra of small blocks (at most 6 x 6), for the sparse constrained solve
-(:mod:`mbd.compiled.sparsekernels`): the Householder QR of a cut joint's chain columns and the
-Jacobi eigen-decomposition of a symmetric pivot block (Golub & Van Loan, Matrix Computations,
-§5.1 and §8.5)."""
+"""Compiled dense algebra of small blocks, for the sparse constrained solve
+(:mod:`mbd.compiled.sparsekernels`): the Householder QR of a cut joint's chain columns (6 x 6
+at most) and of a front of the multifrontal QR on a subset of its columns, and the one-sided
+(Hestenes) Jacobi rotation of a few rows until they are orthogonal (Golub & Van Loan, Matrix
+Computations, §5.1 and §8.6.3)."""
 import numpy as np
 
 from .jitcache import njit
@@ -46,40 +47,64 @@ def householder_qr(A, nr, nu, QT, R, v):
 
 
 @njit()
-def symmetric_eigen(A, n, V, e):
-    """A (n, n) symmetric = V diag(e) V^T by cyclic Jacobi rotations (A is overwritten)."""
-    for i in range(n):
-        for j in range(n):
-            V[i, j] = 1.0 if i == j else 0.0
-    for _ in range(50):
-        off = 0.0
-        scale = 0.0
-        for i in range(n):
-            scale += A[i, i] * A[i, i]
-            for j in range(i + 1, n):
-                off += A[i, j] * A[i, j]
-        if off <= 1e-32 * scale or off == 0.0:
-            break
+def front_qr(F, nr, cols, nc, v):
+    """Rows 0..nr-1 of F := Q^T F, upper trapezoidal in the columns ``cols[0..nc-1]`` taken
+    in that order (column cols[j] zero below row j), by Householder reflections (v (nr) is
+    work). The other columns are left as they are (they must be zero)."""
+    for j in range(min(nc, nr - 1)):
+        cj = int(cols[j])
+        norm = 0.0
+        for i in range(j + 1, nr):
+            norm += F[i, cj] * F[i, cj]
+        if norm == 0.0:
+            continue
+        norm = np.sqrt(norm + F[j, cj] * F[j, cj])
+        alpha = -norm if F[j, cj] >= 0.0 else norm
+        vv = 0.0
+        for i in range(j, nr):         # P = I - 2 v v^T / (v^T v), v = a - alpha e_j
+            v[i] = F[i, cj] - (alpha if i == j else 0.0)
+            vv += v[i] * v[i]
+        for m in range(j + 1, nc):
+            c = int(cols[m])
+            s = 0.0
+            for i in range(j, nr):
+                s += v[i] * F[i, c]
+            s *= 2.0 / vv
+            for i in range(j, nr):
+                F[i, c] -= s * v[i]
+        F[j, cj] = alpha
+        for i in range(j + 1, nr):
+            F[i, cj] = 0.0
+
+
+@njit()
+def orthogonal_rows(F, n, cols, ns, nc):
+    """Rotate rows 0..n-1 of F (in the columns ``cols[0..nc-1]``) in pairs until their parts
+    in the first ``ns`` of those columns are orthogonal (one-sided Jacobi): those parts are
+    then sigma_k w_k, the singular values and right singular vectors of the n x ns block,
+    each as accurate as the block's entries allow (no product of the block with itself is
+    formed)."""
+    for _ in range(60):
+        rotated = False
         for p in range(n - 1):
             for q in range(p + 1, n):
-                apq = A[p, q]
-                if apq == 0.0:
+                alpha, beta, gamma = 0.0, 0.0, 0.0
+                for m in range(ns):
+                    c = int(cols[m])
+                    alpha += F[p, c] * F[p, c]
+                    beta += F[q, c] * F[q, c]
+                    gamma += F[p, c] * F[q, c]
+                if gamma == 0.0 or abs(gamma) <= 1e-15 * np.sqrt(alpha) * np.sqrt(beta):
                     continue
-                theta = (A[q, q] - A[p, p]) / (2.0 * apq)
-                t = (1.0 if theta >= 0.0 else -1.0) / (abs(theta) + np.sqrt(theta * theta + 1.0))
-                c = 1.0 / np.sqrt(t * t + 1.0)
-                s = t * c
-                for k in range(n):
-                    akp, akq = A[k, p], A[k, q]
-                    A[k, p] = c * akp - s * akq
-                    A[k, q] = s * akp + c * akq
-                for k in range(n):
-                    apk, aqk = A[p, k], A[q, k]
-                    A[p, k] = c * apk - s * aqk
-                    A[q, k] = s * apk + c * aqk
-                for k in range(n):
-                    vkp, vkq = V[k, p], V[k, q]
-                    V[k, p] = c * vkp - s * vkq
-                    V[k, q] = s * vkp + c * vkq
-    for i in range(n):
-        e[i] = A[i, i]
+                rotated = True
+                zeta = (beta - alpha) / (2.0 * gamma)
+                t = (1.0 if zeta >= 0.0 else -1.0) / (abs(zeta) + np.sqrt(1.0 + zeta * zeta))
+                co = 1.0 / np.sqrt(1.0 + t * t)
+                si = co * t
+                for m in range(nc):
+                    c = int(cols[m])
+                    fp, fq = F[p, c], F[q, c]
+                    F[p, c] = co * fp - si * fq
+                    F[q, c] = si * fp + co * fq
+        if not rotated:
+            return

@@ -1,9 +1,10 @@
 """Compiled kernels of the sparse constrained solve (:mod:`mbd.compiled.loopsolve` says what it
 solves and why; this module is its algebra): the views of its buffer, Featherstone's LTDL
-factorization of the tree's mass matrix and its solves (Table 6.3), the assembly of K = P H^-1 P^T
-on the groups' pattern, its block LDL^T with the pivots' strengths, and the solve of the factored
-KKT system. The small dense blocks (a cut joint's chain columns, a pivot block) are factored by
-:mod:`mbd.compiled.smallblocks`.
+factorization of the tree's mass matrix and its solves (Table 6.3), the rows in the metric's
+coordinates ``W = P L^-1 D^-1/2`` on the groups' supports, their multifrontal QR with the pivot
+directions' strengths (the block LDL^T factors of ``K = W W^T = P H^-1 P^T``, found without
+forming K), and the solve of the factored KKT system. The dense fronts and small blocks (a cut
+joint's chain columns) are factored by :mod:`mbd.compiled.smallblocks`.
 """
 from collections import namedtuple
 
@@ -13,14 +14,15 @@ from numpy.lib.stride_tricks import as_strided
 from . import kernels
 from .jitcache import njit
 from .native import borrowed
-from .smallblocks import householder_qr, symmetric_eigen
-from .loopstructure import (P_CFIRST, P_CGIDX, P_CGPTR, P_CHAIN, P_CNU, P_CPAR, P_DCH, P_GOFF,
-                            P_GROW, P_GSIZE, P_MAXDEG, P_MR, P_NC, P_ND, P_NG, P_NQ, P_NV, P_PERM,
-                            P_POS, P_SIDX, P_SPTR, P_UIDX, P_UPTR)
+from .smallblocks import front_qr, householder_qr, orthogonal_rows
+from .loopstructure import (P_CBMAP, P_CBOFF, P_CFIRST, P_CGIDX, P_CGLOC, P_CGPTR, P_CHAIN,
+                            P_CHIDX, P_CHPTR, P_CNU, P_CPAR, P_DCH, P_FC, P_FR, P_GOFF, P_GROW,
+                            P_GSIZE, P_MR, P_NC, P_ND, P_NG, P_NQ, P_NV, P_OIDX, P_OPTR, P_PERM,
+                            P_POOL, P_SIDX, P_SPTR, P_UIDX, P_UPTR)
 
 
-Views = namedtuple("Views", "H f G b g lam K Z QT R Dp kscale piv F dw xp x y bh mu A W e ix "
-                            "yp")
+Views = namedtuple("Views", "H f G b g lam K Z QT R Wk ck kscale piv front pool passed hv act "
+                            "dw xp x y bh mu A W e ix yp")
 
 
 @njit()
@@ -29,9 +31,9 @@ def _sizes(pat):
     :func:`buffer_size` and :func:`views` both read."""
     nv, nc, nd, ng, mr = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_NG], pat[P_MR]
     m = 6 * nc + nd
-    return (nv * nv, nv, m * nv, m, m, m, mr * mr, m * nv, 36 * nc, 36 * nc, 36 * ng, ng, mr,
-            36 * pat[P_MAXDEG], 12 * max(nd, 1), nv, nv, nv, m, mr, 36, 36, 6, 6,
-            pat[P_NQ] + nv)
+    return (nv * nv, nv, m * nv, m, m, m, mr * mr, m * nv, 36 * nc, 36 * nc, 36 * ng, 6 * ng, ng, mr,
+            pat[P_FR] * pat[P_FC], pat[P_POOL], ng, pat[P_FR], pat[P_FC], 12 * max(nd, 1), nv,
+            nv, nv, m, mr, 36, 36, 6, 6, pat[P_NQ] + nv)
 
 
 def buffer_size(pat):
@@ -50,11 +52,13 @@ def views(buf, pat):
     """The solve's buffer as named arrays: H (nv, nv; its upper triangle on the tree's
     pattern holds H, then L and D), f (nv) applied force, G (m, nv) rows (rotated in place by
     the factorization), b (m), g (m) position residual, lam (m) constraint forces; K (mr, mr),
-    Z (m, nv), per cut joint Q^T (6, 6) and R (6, 6), per group its pivot's pseudo-inverse Dp
-    (6, 6) and scale, the pivots' strengths piv (mr), the block work F, the driver rows' chain
-    weights dw (nd, 2, 6), the solution xp (nv), work x (nv) and y (nv), the rotated right
-    side bh (m), the groups' multipliers mu (mr), the small blocks' work A, W (6, 6), e, ix
-    (6), and a state yp (nq + nv) to project."""
+    Z (m, nv), per cut joint Q^T (6, 6) and R (6, 6), per group its pivot directions Wk (6, 6:
+    rows w_k) with their inverse weights ck (6) and its scale, the pivots' strengths piv (mr), the multifrontal QR's front (FR, FC),
+    its pool of rows passed up (their count per front in ``passed``), a Householder vector hv
+    (FR) and the front's active columns act (FC), the driver rows' chain weights dw (nd, 2,
+    6), the solution xp (nv), work x (nv) and y (nv), the rotated right side bh (m), the
+    groups' multipliers mu (mr), the small blocks' work A, W (6, 6), e, ix (6), and a state
+    yp (nq + nv) to project."""
     nv, nc, nd, mr = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_MR]
     m = 6 * nc + nd
     s = _sizes(pat)
@@ -69,28 +73,33 @@ def views(buf, pat):
     Z, o = _take(buf, o, s[7])
     QT, o = _take(buf, o, s[8])
     R, o = _take(buf, o, s[9])
-    Dp, o = _take(buf, o, s[10])
-    kscale, o = _take(buf, o, s[11])
-    piv, o = _take(buf, o, s[12])
-    F, o = _take(buf, o, s[13])
-    dw, o = _take(buf, o, s[14])
-    xp, o = _take(buf, o, s[15])
-    x, o = _take(buf, o, s[16])
-    y, o = _take(buf, o, s[17])
-    bh, o = _take(buf, o, s[18])
-    mu, o = _take(buf, o, s[19])
-    A, o = _take(buf, o, s[20])
-    W, o = _take(buf, o, s[21])
-    e, o = _take(buf, o, s[22])
-    ix, o = _take(buf, o, s[23])
-    yp, o = _take(buf, o, s[24])
+    Wk, o = _take(buf, o, s[10])
+    ck, o = _take(buf, o, s[11])
+    kscale, o = _take(buf, o, s[12])
+    piv, o = _take(buf, o, s[13])
+    front, o = _take(buf, o, s[14])
+    pool, o = _take(buf, o, s[15])
+    passed, o = _take(buf, o, s[16])
+    hv, o = _take(buf, o, s[17])
+    act, o = _take(buf, o, s[18])
+    dw, o = _take(buf, o, s[19])
+    xp, o = _take(buf, o, s[20])
+    x, o = _take(buf, o, s[21])
+    y, o = _take(buf, o, s[22])
+    bh, o = _take(buf, o, s[23])
+    mu, o = _take(buf, o, s[24])
+    A, o = _take(buf, o, s[25])
+    W, o = _take(buf, o, s[26])
+    e, o = _take(buf, o, s[27])
+    ix, o = _take(buf, o, s[28])
+    yp, o = _take(buf, o, s[29])
     # the blocks as strided views: a reshape calls numba's helper that checks it needs no
     # copy, eleven times per evaluation
     return Views(_rows_of(H, nv, nv), f, _rows_of(G, m, nv), b, g, lam, _rows_of(K, mr, mr),
                  _rows_of(Z, m, nv), _blocks_of(QT, nc, 6, 6), _blocks_of(R, nc, 6, 6),
-                 _blocks_of(Dp, pat[P_NG], 6, 6), kscale, piv,
-                 _blocks_of(F, pat[P_MAXDEG], 6, 6), _blocks_of(dw, max(nd, 1), 2, 6), xp, x, y,
-                 bh, mu, _rows_of(A, 6, 6), _rows_of(W, 6, 6), e, ix, yp)
+                 _blocks_of(Wk, pat[P_NG], 6, 6), ck, kscale, piv, _rows_of(front, pat[P_FR], pat[P_FC]),
+                 pool, passed, hv, act, _blocks_of(dw, max(nd, 1), 2, 6), xp, x, y, bh, mu,
+                 _rows_of(A, 6, 6), _rows_of(W, 6, 6), e, ix, yp)
 
 
 @njit(inline="always")
@@ -219,79 +228,113 @@ def _rotate_closures(V_, pat, drivers):
 
 
 @njit()
-def _assemble_k(V_, pat):
-    """Z = P L^-1 over each row's support and K = Z D^-1 Z^T on the groups' pattern (the
-    diagonal blocks whole, the others where the elimination order puts them)."""
-    G, Z, K, H, kscale = V_.G, V_.Z, V_.K, V_.H, V_.kscale
-    nv, ng = pat[P_NV], pat[P_NG]
+def _assemble_z(V_, pat):
+    """Z = P L^-1 over each row's support, and per group the largest squared norm of its rows
+    in the metric, ``kscale`` (the largest diagonal entry of its block of K = Z D^-1 Z^T: the
+    scale of its directions' strengths)."""
+    G, Z, H, kscale = V_.G, V_.Z, V_.H, V_.kscale
+    ng = pat[P_NG]
     cpar = pat[pat[P_CPAR]:]
-    gsize, goff, grow = pat[pat[P_GSIZE]:], pat[pat[P_GOFF]:], pat[pat[P_GROW]:]
+    gsize, grow = pat[pat[P_GSIZE]:], pat[pat[P_GROW]:]
     sptr, sidx = pat[pat[P_SPTR]:], pat[pat[P_SIDX]:]
-    cgptr, cgidx = pat[pat[P_CGPTR]:], pat[pat[P_CGIDX]:]
-    pos, uptr, uidx = pat[pat[P_POS]:], pat[pat[P_UPTR]:], pat[pat[P_UIDX]:]
-    for g in range(ng):
-        s, og, r0 = gsize[g], goff[g], grow[g]
-        for a in range(s):
-            for b in range(s):
-                K[og + a, og + b] = 0.0
-            for e in range(sptr[g], sptr[g + 1]):
-                j = sidx[e]
-                Z[r0 + a, j] = G[r0 + a, j]
-            for e in range(sptr[g + 1] - 1, sptr[g] - 1, -1):
-                i = sidx[e]
-                zi = Z[r0 + a, i]
-                j = cpar[i]
-                while j >= 0:
-                    Z[r0 + a, j] -= H[j, i] * zi
-                    j = cpar[j]
-        p = pos[g]
-        for e in range(uptr[p], uptr[p + 1]):
-            h = uidx[e]
-            for a in range(s):
-                for b in range(gsize[h]):
-                    K[og + a, goff[h] + b] = 0.0
-    for i in range(nv):
-        for e1 in range(cgptr[i], cgptr[i + 1]):
-            g = cgidx[e1]
-            rg, og = grow[g], goff[g]
-            for e2 in range(e1, cgptr[i + 1]):
-                h = cgidx[e2]
-                rh, oh = grow[h], goff[h]
-                d = H[i, i]
-                if h == g:
-                    for a in range(gsize[g]):
-                        za = Z[rg + a, i] / d
-                        for b in range(gsize[g]):
-                            K[og + a, og + b] += za * Z[rg + b, i]
-                elif pos[g] < pos[h]:
-                    for a in range(gsize[g]):
-                        za = Z[rg + a, i] / d
-                        for b in range(gsize[h]):
-                            K[og + a, oh + b] += za * Z[rh + b, i]
-                else:
-                    for a in range(gsize[h]):
-                        za = Z[rh + a, i] / d
-                        for b in range(gsize[g]):
-                            K[oh + a, og + b] += za * Z[rg + b, i]
     for g in range(ng):
         top = 0.0
         for a in range(gsize[g]):
-            top = max(top, K[goff[g] + a, goff[g] + a])
+            r = grow[g] + a
+            for e in range(sptr[g], sptr[g + 1]):
+                j = sidx[e]
+                Z[r, j] = G[r, j]
+            for e in range(sptr[g + 1] - 1, sptr[g] - 1, -1):
+                i = sidx[e]
+                zi = Z[r, i]
+                j = cpar[i]
+                while j >= 0:
+                    Z[r, j] -= H[j, i] * zi
+                    j = cpar[j]
+            norm = 0.0
+            for e in range(sptr[g], sptr[g + 1]):
+                i = sidx[e]
+                norm += Z[r, i] * Z[r, i] / H[i, i]
+            top = max(top, norm)
         kscale[g] = top
+
+
+@njit(inline="always")
+def _front_rows(V_, pat, p, nc):
+    """Front p's rows (returns how many): its own coordinates' rows of W^T = (Z D^-1/2)^T,
+    then the rows its children passed up, each at its columns in the front."""
+    front, pool, passed, Z, H = V_.front, V_.pool, V_.passed, V_.Z, V_.H
+    gsize, grow, perm = pat[pat[P_GSIZE]:], pat[pat[P_GROW]:], pat[pat[P_PERM]:]
+    uptr, uidx, cbmap = pat[pat[P_UPTR]:], pat[pat[P_UIDX]:], pat[pat[P_CBMAP]:]
+    cgptr, cgidx, cgloc = pat[pat[P_CGPTR]:], pat[pat[P_CGIDX]:], pat[pat[P_CGLOC]:]
+    optr, oidx = pat[pat[P_OPTR]:], pat[pat[P_OIDX]:]
+    chptr, chidx, cboff = pat[pat[P_CHPTR]:], pat[pat[P_CHIDX]:], pat[pat[P_CBOFF]:]
+    nr = 0
+    for e in range(optr[p], optr[p + 1]):
+        i = oidx[e]
+        for j in range(nc):
+            front[nr, j] = 0.0
+        w = 1.0 / np.sqrt(H[i, i])
+        for e2 in range(cgptr[i], cgptr[i + 1]):
+            h, lo = cgidx[e2], cgloc[e2]
+            for a in range(gsize[h]):
+                front[nr, lo + a] = Z[grow[h] + a, i] * w
+        nr += 1
+    for e in range(chptr[p], chptr[p + 1]):
+        c = chidx[e]
+        width = 0
+        for t in range(uptr[c], uptr[c + 1]):
+            width += gsize[uidx[t]]
+        for r in range(int(passed[c])):
+            for j in range(nc):
+                front[nr, j] = 0.0
+            o = cboff[c] + r * width
+            for t in range(uptr[c], uptr[c + 1]):
+                lo = cbmap[t]
+                for a in range(gsize[uidx[t]]):
+                    front[nr, lo + a] = pool[o]
+                    o += 1
+            nr += 1
+    return nr
+
+
+@njit(inline="always")
+def _pass_up(front, k, s, nc, weight, pool, o):
+    """Row k's columns past the group's own (s .. nc - 1), times ``weight``, into the pool at
+    o; returns whether it held anything (a zero row is not passed)."""
+    for j in range(s, nc):
+        if front[k, j] != 0.0:
+            for i in range(s, nc):
+                pool[o + i - s] = weight * front[k, i]
+            return True
+    return False
 
 
 @njit()
 def _eliminate(V_, pat, threshold, soft):
-    """The block LDL^T of K (in place) keeping a pivot direction where its strength exceeds
-    ``threshold``; the strengths into piv. A kept direction of strength s is inverted softened,
-    ``1/e * s^4 / (s^4 + soft^4)`` (Tikhonov: exact where s >> soft, a bounded multiplier where
-    s is near soft; soft = 0 inverts exactly). Returns how many directions it kept."""
-    K, Dp, F, kscale, piv = V_.K, V_.Dp, V_.F, V_.kscale, V_.piv
+    """The multifrontal QR of W^T = (P L^-1 D^-1/2)^T in the groups' elimination order, and
+    from it the block LDL^T factors of K = W W^T without forming K (forming it squares the
+    rows' conditioning: a direction of strength s would be known to round-off over s^2, not
+    over s). Per group g, its front (:func:`_front_rows`) is reduced to upper trapezoidal
+    form, ``[R_gg R_gh; 0 C]``; the rows of ``[R_gg R_gh]`` are rotated until their g parts
+    are orthogonal, ``sigma_k w_k``, the singular values and right singular vectors of R_gg;
+    a direction counts where its strength ``sigma_k / sqrt(largest kscale)`` exceeds
+    ``threshold`` (the strengths into piv), and is eliminated with weight phi_k = 1, or
+    ``s^4 / (s^4 + soft^4)`` (Tikhonov: exact where s >> soft; soft = 0 inverts exactly)::
+
+        Dp_g = sum_k phi_k / sigma_k^2 w_k w_k^T      F_gh = sum_k phi_k / sigma_k w_k r_kh^T
+
+    (Dp_g as its directions w_k, rows of Wk[g], and weights phi_k / sigma_k^2, ck; F_gh in
+    K's block (g, h)); the rest of each row, ``sqrt(1 - phi_k) r_kh``, and the rows of C are
+    passed up to the front of g's first later neighbour. These are the factors of the block
+    LDL^T of K with pivot pseudo-inverses Dp_g (:func:`_k_solve`). Returns how many
+    directions it kept."""
+    K, Wk, ck, kscale, piv = V_.K, V_.Wk, V_.ck, V_.kscale, V_.piv
+    front, pool, passed, hv, act = V_.front, V_.pool, V_.passed, V_.hv, V_.act
     ng = pat[P_NG]
     gsize, goff = pat[pat[P_GSIZE]:], pat[pat[P_GOFF]:]
-    perm, pos, uptr, uidx = pat[pat[P_PERM]:], pat[pat[P_POS]:], pat[pat[P_UPTR]:], \
-        pat[pat[P_UIDX]:]
-    A, W, e, ix = V_.A, V_.W, V_.e, V_.ix
+    perm, uptr, uidx, cboff = pat[pat[P_PERM]:], pat[pat[P_UPTR]:], pat[pat[P_UIDX]:], \
+        pat[pat[P_CBOFF]:]
     kept = 0
     largest = 0.0
     for g in range(ng):
@@ -299,67 +342,68 @@ def _eliminate(V_, pat, threshold, soft):
     for p in range(ng):
         g = perm[p]
         s, og = gsize[g], goff[g]
+        passed[p] = 0.0
         if s == 0:
             continue
-        # a zero diagonal entry of the (semidefinite) pivot is a zero row: deflate it
-        n = 0
-        for a in range(s):
-            if K[og + a, og + a] > 0.0:
-                ix[n] = a
-                n += 1
-        for a in range(n):
-            for b in range(n):
-                ia, ib = int(ix[a]), int(ix[b])
-                A[a, b] = 0.5 * (K[og + ia, og + ib] + K[og + ib, og + ia])
-        symmetric_eigen(A, n, W, e)
-        scale = largest
+        nc = s
+        for t in range(uptr[p], uptr[p + 1]):
+            nc += gsize[uidx[t]]
+        nr = _front_rows(V_, pat, p, nc)
+        # the columns that hold anything (a planar loop's out-of-plane rows hold nothing)
+        na, ns = 0, 0
+        for j in range(nc):
+            for r in range(nr):
+                if front[r, j] != 0.0:
+                    act[na] = j
+                    na += 1
+                    ns += j < s
+                    break
+        front_qr(front, nr, act, na, hv)
+        top = min(ns, nr)
+        orthogonal_rows(front, top, act, ns, na)
         for a in range(s):
             piv[og + a] = 0.0
+            ck[6 * g + a] = 0.0
             for b in range(s):
-                Dp[g, a, b] = 0.0
-        for k in range(n):
-            strength = np.sqrt(max(e[k], 0.0) / scale) if scale > 0.0 else 0.0
+                Wk[g, a, b] = 0.0
+        for t in range(uptr[p], uptr[p + 1]):
+            h = uidx[t]
+            for a in range(s):
+                for b in range(gsize[h]):
+                    K[og + a, goff[h] + b] = 0.0
+        width, out = nc - s, 0
+        for k in range(top):
+            sig2 = 0.0
+            for m in range(ns):
+                sig2 += front[k, int(act[m])] ** 2
+            strength = np.sqrt(sig2 / largest) if largest > 0.0 else 0.0
             piv[og + k] = strength
+            phi = 0.0
             if strength > threshold:
                 kept += 1
-                inv = 1.0 / e[k]
+                phi = 1.0
                 if soft > 0.0:
                     s4 = strength ** 4
-                    inv *= s4 / (s4 + soft ** 4)
-                for a in range(n):
-                    for b in range(n):
-                        Dp[g, int(ix[a]), int(ix[b])] += W[a, k] * inv * W[b, k]
-        # F_gh = Dp B_gh for the later neighbours, the Schur updates, then B_gh := F_gh
-        n0 = uptr[p]
-        deg = uptr[p + 1] - n0
-        for t in range(deg):
-            h = uidx[n0 + t]
-            oh = goff[h]
-            for a in range(s):
-                for b in range(gsize[h]):
-                    acc = 0.0
-                    for c in range(s):
-                        acc += Dp[g, a, c] * K[og + c, oh + b]
-                    F[t, a, b] = acc
-        for t1 in range(deg):
-            h = uidx[n0 + t1]
-            oh, sh = goff[h], gsize[h]
-            for t2 in range(deg):
-                l = uidx[n0 + t2]
-                if pos[l] < pos[h]:
-                    continue
-                ol, sl = goff[l], gsize[l]
-                for a in range(sh):
-                    for b in range(sl):
-                        acc = 0.0
-                        for c in range(s):
-                            acc += K[og + c, oh + a] * F[t2, c, b]
-                        K[oh + a, ol + b] -= acc
-        for t in range(deg):
-            h = uidx[n0 + t]
-            for a in range(s):
-                for b in range(gsize[h]):
-                    K[og + a, goff[h] + b] = F[t, a, b]
+                    phi = s4 / (s4 + soft ** 4)
+                ck[6 * g + k] = phi / sig2
+                sigma = np.sqrt(sig2)
+                for m in range(ns):
+                    a = int(act[m])
+                    Wk[g, k, a] = front[k, a] / sigma
+                    fa = phi / sig2 * front[k, a]
+                    lo = s
+                    for t in range(uptr[p], uptr[p + 1]):
+                        h = uidx[t]
+                        oh = goff[h]
+                        for b in range(gsize[h]):
+                            K[og + a, oh + b] += fa * front[k, lo + b]
+                        lo += gsize[h]
+            if phi < 1.0 and width > 0:
+                out += _pass_up(front, k, s, nc, np.sqrt(1.0 - phi), pool,
+                                cboff[p] + out * width)
+        for k in range(top, min(nr, na)):
+            out += _pass_up(front, k, s, nc, 1.0, pool, cboff[p] + out * width)
+        passed[p] = out
     return kept
 
 
@@ -391,15 +435,14 @@ def factor(V_, pat, drivers, tree, links, scratch, threshold, mass_metric=True, 
         _unit_metric(H, pat)
     if not _rotate_closures(V_, pat, drivers):
         return -1
-    _assemble_k(V_, pat)
+    _assemble_z(V_, pat)
     return _eliminate(V_, pat, threshold, soft)
 
 
 @njit()
 def refactor(V_, pat, threshold, soft=0.0):
-    """:func:`factor` again at another threshold, on the same rows and mass matrix (K is
-    assembled again from Z; the rows stay rotated)."""
-    _assemble_k(V_, pat)
+    """:func:`factor` again at another threshold, on the same rows and mass matrix (the
+    fronts are formed again from Z; the rows stay rotated)."""
     return _eliminate(V_, pat, threshold, soft)
 
 
@@ -522,9 +565,10 @@ def _rotated_right_side(V_, pat, f, b, lam):
 
 @njit(inline="always")
 def _k_solve(V_, pat, mu):
-    """mu := K^-1 mu by the block LDL^T factors of K (unit factor F, pivots' inverses Dp), in
-    the elimination order ``perm``."""
-    Dp, F, tmp = V_.Dp, V_.K, V_.e
+    """mu := K^-1 mu by the block factors of K that :func:`_eliminate` left (unit factor F,
+    each pivot's inverse as its directions Wk and weights ck), in the elimination order
+    ``perm``."""
+    Wk, ck, F, tmp = V_.Wk, V_.ck, V_.K, V_.e
     ng = pat[P_NG]
     gsize, goff = pat[pat[P_GSIZE]:], pat[pat[P_GOFF]:]
     perm, uptr, uidx = pat[pat[P_PERM]:], pat[pat[P_UPTR]:], pat[pat[P_UIDX]:]
@@ -539,13 +583,16 @@ def _k_solve(V_, pat, mu):
                 for a in range(s):
                     acc += F[og + a, oh + b_] * mu[og + a]
                 mu[oh + b_] -= acc
+        for k in range(s):
+            part = 0.0
+            for a in range(s):
+                part += Wk[g, k, a] * mu[og + a]
+            tmp[k] = ck[6 * g + k] * part
         for a in range(s):
             acc = 0.0
-            for c in range(s):
-                acc += Dp[g, a, c] * mu[og + c]
-            tmp[a] = acc
-        for a in range(s):
-            mu[og + a] = tmp[a]
+            for k in range(s):
+                acc += tmp[k] * Wk[g, k, a]
+            mu[og + a] = acc
     for p in range(ng - 1, -1, -1):
         g = perm[p]
         og, s = goff[g], gsize[g]

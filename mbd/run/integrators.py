@@ -417,6 +417,13 @@ class CompiledStepper:
         self._switch(integrate.Radau)
         self.work.radau[0]["took_over"] = self.nsteps
 
+    def jump_explicitly(self):
+        """Radau nears a change point of the constraints (:mod:`mbd.run.changepoints`):
+        DOP853 from the reached state on, its first step by Hairer's rule, until it has jumped
+        the point and hands the run back (:meth:`go_implicit`)."""
+        self._switch(integrate.DOP853)
+        self.S["jump_only"] = self.nsteps + 1
+
     def go_explicit(self):
         """Method "auto" found the model no longer stiff: DOP853 from the reached state on,
         its first step by Hairer's rule, its stiffness test on again."""
@@ -428,7 +435,7 @@ class CompiledStepper:
         self.use(method)
         S = self.S
         S["starting"] = 1
-        S["stiff_tests"] = S["calm_tests"] = 0
+        S["stiff_tests"] = S["calm_tests"] = S["jump_only"] = 0
         self.record[0]["first_step"] = 0.0
 
     def advance(self, steps):

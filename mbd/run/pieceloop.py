@@ -26,7 +26,7 @@ from .outputrows import OutputRows
 from .progress import ProgressBar
 from .controls import Controls
 from .result import Result
-from .stepping import CROSSED, DONE, NONSTIFF, STIFF
+from .stepping import CHANGE_POINT, CROSSED, DONE, JUMPED, NONSTIFF, STIFF
 
 
 class Run:
@@ -65,6 +65,7 @@ class Run:
         self.system, self.settings, self.exact = system, settings, exact
         self.auto = auto
         self.switches = []      # method "auto": [(t, the method from there on)], s
+        self.jumped = 0         # change points Radau handed to DOP853 to jump
         self.bar = ProgressBar(t0, t_end, False) if bar is None else bar
         self.t0, self.t_end = t0, t_end
         self.t_now = t0   # the time the integration has reached, for the progress and Ctrl-C
@@ -238,6 +239,13 @@ class Run:
                 self.switches.append((t, "Radau"))
                 stepping.go_implicit()
                 continue
+            if status == CHANGE_POINT:  # Radau nears a change point: DOP853 jumps it ...
+                self.jumped += 1
+                stepping.jump_explicitly()
+                continue
+            if status == JUMPED:    # ... and hands the run back
+                stepping.go_implicit()
+                continue
             if status == NONSTIFF:  # ... and with DOP853 again where it is no longer stiff
                 self.switches.append((t, "DOP853"))
                 stepping.go_explicit()
@@ -327,7 +335,7 @@ class Run:
                  "rtol": self.settings.rtol, "atol": self.settings.atol,
                  "exact_switching": self.exact,
                  "wall_time": time.perf_counter() - self.started, "stepper": s.name,
-                 "compile_time": s.compile_time}
+                 "compile_time": s.compile_time, "change_points_handed_over": self.jumped}
         if self.auto:
             stats.update(self.method_stats(s.method.__name__))
         stats.update(s.counts())

@@ -43,11 +43,12 @@ from ..compiled.native import call3
 from .collocation import (C, E, EPS, ERROR_ORDER, MAX_FACTOR, MIN_FACTOR, NEWTON_MAXITER, P,
                           collocation, dense_value, end_slope, factor_newton, jacobian,
                           predict_factor, pymax, pymin, spectral_radius)
+from .changepoints import approaching, place, plan, widest_gap
 from .lu import lu_solve
 from .settings import weight
 from .stepper import STIFF_BOUND, STIFF_EVERY
-from .stepping import (CROSSED, DENSE_RADAU, DONE, FAILED, NEW, NONFINITE, NONSTIFF, PAUSED,
-                       PIECE, SCREEN_CROSSED, SCREEN_NOTHING, SLOPE, STAGE, START, STEPPED,
+from .stepping import (CHANGE_POINT, CROSSED, DENSE_RADAU, DONE, FAILED, NEW, NONFINITE,
+                       NONSTIFF, PAUSED, PIECE, SCREEN_CROSSED, SCREEN_NOTHING, SLOPE, STAGE, START, STEPPED,
                        TOO_SMALL, any_armed, controlled_rms, crossed, departures, evaluate,
                        initial_step, project_end, project_row, start_turns, turned)
 
@@ -69,6 +70,9 @@ from .stepping import (CROSSED, DENSE_RADAU, DONE, FAILED, NEW, NONFINITE, NONST
 #: one's.
 CALM_STEPS = 15
 CALM_SHARE = 0.25
+
+#: where a step puts a change point (:mod:`mbd.run.changepoints`): between its nodes
+GAP = widest_gap(C)
 
 #: the rows of the loop's scratch ``tmp`` (TMP_ROWS, n) after those of :mod:`mbd.run.stepping`
 #: (STAGE, NEW, SLOPE, FAILED_STATE): the error scale, the error estimate and Z^T E / h
@@ -204,6 +208,7 @@ def _take_step(f, work, settings):
     current_jac = R.current_jac != 0
     lu_valid = R.lu_valid != 0
     rejected = False
+    wanted = placed = h_abs
     # the values of the accepted attempt
     t_new = t
     h = 0.0
@@ -215,6 +220,11 @@ def _take_step(f, work, settings):
         if h_abs < min_step:
             R.lu_valid = 0
             return TOO_SMALL, False
+        wanted = h_abs          # the control's choice, before a change point sizes it
+        placed = place(S.t_cross, t, h_abs, min_step, GAP, rejected)
+        if placed != h_abs:
+            h_abs = placed
+            lu_valid = False
         t_new = t + h_abs
         if t_new > S.t_bound:
             t_new = S.t_bound
@@ -296,7 +306,7 @@ def _take_step(f, work, settings):
     R.h_abs_old = S.h_abs
     R.error_norm_old = error_norm
     R.lu_valid = 1 if lu_valid else 0
-    S.h_abs = h_abs * factor
+    S.h_abs = max(h_abs * factor, wanted if placed < wanted else 0.0)
     for i in range(n):
         y_old[i] = y[i]
         y[i] = y_new[i]
@@ -402,6 +412,12 @@ def advance(f, work, settings):
         # the next step starts from the derivative at this one's (projected) end
         if evaluate(f, S.t, y, work.f, st, tmp) != 0:
             return FAILED
+        if f.constrained:       # a change point ahead: DOP853 jumps it (mbd.run.changepoints)
+            before = S.weakest
+            weakest = f.data.loop[0].smallest
+            plan(f, st, weakest, y, work.f, tmp, GAP)
+            if approaching(weakest, before) and S.t < S.t_bound:
+                return CHANGE_POINT
         if recompute_jac:
             if jacobian(f, S.t, y, work.f, work.J, st, tmp, P.quad_start, P.quad_stop) != 0:
                 return FAILED

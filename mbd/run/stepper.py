@@ -33,10 +33,11 @@ from scipy.integrate._ivp import dop853_coefficients as _tableau
 
 from ..compiled.jitcache import njit
 from ..compiled.loopsolve import DRIFT_SHARE
-from ..compiled.native import borrowed, call3
+from ..compiled.native import borrowed, call2, call3, call4
+from .changepoints import JUMP_STRICTNESS, handing_back, place, plan, widest_gap
 from .settings import weight
-from .stepping import (CROSSED, DENSE_DOP853, DONE, FAILED, NEW, NONFINITE, PAUSED, PIECE,
-                       SCREEN_CROSSED, SCREEN_FAILED, SCREEN_NOTHING, SCREEN_READY, STAGE,
+from .stepping import (CROSSED, DENSE_DOP853, DONE, FAILED, JUMPED, NEW, NONFINITE, PAUSED,
+                       PIECE, SCREEN_CROSSED, SCREEN_FAILED, SCREEN_NOTHING, SCREEN_READY, SLOPE, STAGE,
                        START, STEPPED, STIFF, TOO_SMALL, any_armed, controlled, crossed,
                        departures, evaluate, initial_step, project_end, project_row,
                        start_turns, turned)
@@ -54,6 +55,9 @@ N_STAGES_EXTENDED = _tableau.N_STAGES_EXTENDED
 INTERPOLATOR_POWER = _tableau.INTERPOLATOR_POWER
 ERROR_ORDER = 7                            # error estimator order: step ~ err^(-1/8)
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
+#: where a step puts a change point (:mod:`mbd.run.changepoints`): between its stages' times
+#: and those of its dense output
+GAP = widest_gap(C)
 
 #: Hairer's stiffness test (``dop853.f``): h |lambda| past STIFF_BOUND (DOP853's stability
 #: boundary along the negative real axis) in STIFF_COUNT tests in a row is stiff; the test
@@ -141,6 +145,44 @@ def _error_norm(K, h, y, y_new, settings):
     return abs(h) * e5 / np.sqrt((e5 + 0.01 * e3) * n)
 
 
+@njit(inline="always")
+def _jump_error_norm(f, st, K, h, y, y_new, t_new, tmp, F, settings):
+    """:func:`_error_norm` of a step that jumps a change point, measured on the constraints:
+    the step's end and its two embedded solutions each projected onto them first. Near the
+    point the stages' accelerations answer a stage state's drift off the constraints (the
+    method's own local error) by as much over the weakest direction's strength squared, which
+    the embedded solutions, not the projected motion, carry. F's first two rows and
+    tmp[STAGE] are scratch; the rank rule's record is that of the evaluation at (t_new, y_new)
+    again after. A projection that fails gives inf (the step is rejected as before)."""
+    n = y.shape[0]
+    ya, yb, yc = tmp[STAGE], F[0], F[1]
+    for i in range(n):
+        a5 = 0.0
+        a3 = 0.0
+        for j in range(N_STAGES + 1):
+            a5 += E5[j] * K[j, i]
+            a3 += E3[j] * K[j, i]
+        ya[i] = y_new[i]
+        yb[i] = y_new[i] - h * a5
+        yc[i] = y_new[i] - h * a3
+    bad = call2(f.project, ya, f.data)
+    bad |= call2(f.project, yb, f.data)
+    bad |= call2(f.project, yc, f.data)
+    bad |= call4(f.rhs, t_new, y_new, tmp[SLOPE], f.data)
+    st[0].nfev += 1
+    if bad != 0:
+        return np.inf
+    e5 = 0.0
+    e3 = 0.0
+    for i in range(n):
+        sc = weight(settings, max(abs(y[i]), abs(y_new[i])))
+        e5 += ((ya[i] - yb[i]) / sc) ** 2
+        e3 += ((ya[i] - yc[i]) / sc) ** 2
+    if e5 == 0.0 and e3 == 0.0:
+        return 0.0
+    return e5 / np.sqrt((e5 + 0.01 * e3) * n)
+
+
 @njit(no_cpython_wrapper=True)
 def _dense_coefficients(f, work):
     """The 7th-order interpolant F of the last step (st.t_old, y_old) -> (st.t, y) with its
@@ -209,7 +251,7 @@ def _stiffness_test(S, y_old, y, h, K, tmp, settings):
 
 
 @njit(inline="always")
-def _take_step(f, st, y, K, y_old, tmp, settings):
+def _take_step(f, st, y, K, y_old, tmp, F, settings):
     """One accepted step from (st.t, y) by Hairer's step-size control, as scipy's
     ``DOP853._step_impl`` (line by line): y_old = y, y = the step's end, st.t_old, st.t,
     st.h_prev and st.h_abs (the next step's size) updated. Returns STEPPED, TOO_SMALL,
@@ -224,9 +266,13 @@ def _take_step(f, st, y, K, y_old, tmp, settings):
     if h_abs < min_step:
         h_abs = min_step
     rejected = False
+    wanted = placed = h_abs
     while True:
         if h_abs < min_step:
             return TOO_SMALL
+        wanted = h_abs          # the control's choice, before a change point sizes it
+        placed = place(S.t_cross, t, h_abs, min_step, GAP, rejected)
+        h_abs = placed
         t_new = t + h_abs
         if t_new > S.t_bound:
             t_new = S.t_bound
@@ -235,11 +281,15 @@ def _take_step(f, st, y, K, y_old, tmp, settings):
         if _rk_step(f, t, y, h, K, y_new, st, tmp) != 0:
             return FAILED
         err = _error_norm(K, h, y, y_new, settings)
+        if f.constrained and t < S.t_cross < t_new:     # a jump (mbd.run.changepoints)
+            if err * JUMP_STRICTNESS >= 1.0:
+                err = _jump_error_norm(f, st, K, h, y, y_new, t_new, tmp, F, settings)
+            err *= JUMP_STRICTNESS
         if err < 1.0:
             factor = MAX_FACTOR if err == 0.0 else min(MAX_FACTOR, SAFETY * err ** exponent)
             if rejected:
                 factor = min(1.0, factor)
-            h_abs *= factor
+            h_abs = max(h_abs * factor, wanted if placed < wanted else 0.0)
             break
         # a NaN error shrinks the step too, until it is too small
         shrink = SAFETY * err ** exponent
@@ -318,12 +368,13 @@ def advance(f, work, settings):
     while S.nsteps < S.pause_at:
         if S.t >= S.t_bound:
             return DONE
-        status = _take_step(f, st, y, K, y_old, tmp, P)
+        status = _take_step(f, st, y, K, y_old, tmp, work.F, P)
         if status != STEPPED:
             return status
         # a step's end within a share of atol of the constraints stays as it is (decided
         # here, on the rank rule's record of the evaluation at y, before other evaluations)
         project = f.constrained and call3(f.near, y, f.data, DRIFT_SHARE * P.atol) == 0
+        weakest = f.data.loop[0].smallest
         stiff = S.stiffness_check != 0 and _stiffness_test(S, y_old, y, S.h_prev, K, tmp, P)
         ready = False       # the step's interpolant F computed
         if armed:
@@ -355,10 +406,16 @@ def advance(f, work, settings):
             # the next step starts from the derivative at the projected state
             if evaluate(f, S.t, y, K[0], st, tmp) != 0:
                 return FAILED
+            weakest = f.data.loop[0].smallest
         else:
             # the next step starts from the derivative at this one's end
             for i in range(y.shape[0]):
                 K[0, i] = K[N_STAGES, i]
+        if f.constrained:       # a change point ahead is jumped (mbd.run.changepoints)
+            before = S.weakest
+            plan(f, st, weakest, y, K[0], tmp, GAP)
+            if handing_back(S, weakest, before) and S.t < S.t_bound:
+                return JUMPED
         if stiff and S.t < S.t_bound:
             return STIFF
     return DONE if S.t >= S.t_bound else PAUSED

@@ -34,10 +34,13 @@ from .settings import weight
 #: sign in the last step (its dense output ready, see the methods' ``advance``); ``pause_at``
 #: steps taken; the step fell below 10 ulp of t; the state stopped being finite; an evaluation
 #: or the projection failed (st.bad at st.t_bad, tmp[FAILED_STATE]); the stiffness test (on
-#: with ``st.stiffness_check``) found the model stiff (DOP853), or no longer stiff (Radau)
-DONE, CROSSED, PAUSED, TOO_SMALL, NONFINITE, FAILED, STIFF, NONSTIFF = range(8)
+#: with ``st.stiffness_check``) found the model stiff (DOP853), or no longer stiff (Radau);
+#: Radau nears a change point of the constraints, for DOP853 to jump
+#: (:mod:`mbd.run.changepoints`), and DOP853, having jumped it, hands the run back
+DONE, CROSSED, PAUSED, TOO_SMALL, NONFINITE, FAILED, STIFF, NONSTIFF, CHANGE_POINT, JUMPED = \
+    range(10)
 #: a step helper's "the step was taken, go on" (never returned by ``advance``)
-STEPPED = 8
+STEPPED = 10
 
 Functions = namedtuple("Functions", "rhs switch project near constrained data")
 Functions.__doc__ = """The model as a compiled stepper calls it.
@@ -85,7 +88,9 @@ def piece_arrays(n, times, nf):
     """The :data:`PIECE` arrays (a dict) for a state of n entries, output rows at ``times``
     (s) and nf force elements; the methods' work tuples share them when a run changes
     method."""
-    return dict(st=layout.records(layout.STEPPER, 1), y=np.zeros(n), times=times,
+    st = layout.records(layout.STEPPER, 1)
+    st["t_cross"] = -np.inf
+    return dict(st=st, y=np.zeros(n), times=times,
                 rows=np.zeros((len(times), n)),
                 armed=np.zeros((nf, layout.SWITCHES), dtype=np.bool_),
                 g=np.zeros((nf, layout.SWITCHES)),

@@ -2,7 +2,8 @@
 algebra.
 
 * Its small kernels against LAPACK (numpy): the Householder QR of a cut joint's chain columns
-  and the Jacobi eigen-decomposition of a pivot block.
+  and of a front on a subset of its columns, and the one-sided Jacobi rotation of a front's
+  pivot rows (singular values to round-off of the largest, without squaring).
 * The accelerations and constraint forces of whole mechanisms against a dense null-space
   solve written here with numpy's SVD (the mass matrix from the tree's CRBA, the rows from
   the constraint kernels): the windows (many loops in a chain), separate four-bars (many
@@ -42,17 +43,53 @@ def test_householder_qr_matches_lapack(nu):
                                    rtol=1e-13)
 
 
-@pytest.mark.parametrize("n, rank", [(1, 1), (3, 2), (5, 5), (6, 3), (6, 0)])
-def test_jacobi_eigen_matches_lapack(n, rank):
-    rng = np.random.default_rng([n, rank])
-    B = rng.normal(size=(n, rank))
-    S = B @ B.T
-    A, V, e = S.copy(), np.zeros((n, n)), np.zeros(n)
-    smallblocks.symmetric_eigen(A, n, V, e)
-    scale = max(np.abs(S).max(), 1.0)
-    np.testing.assert_allclose(np.sort(e), np.linalg.eigvalsh(S), atol=1e-14 * scale)
-    np.testing.assert_allclose(V @ np.diag(e) @ V.T, S, atol=1e-13 * scale)
-    np.testing.assert_allclose(V.T @ V, np.eye(n), atol=1e-14)
+@pytest.mark.parametrize("nr, rank", [(9, 7), (4, 4), (3, 3), (12, 5), (7, 0)])
+def test_front_qr_on_a_subset_of_columns_matches_lapack(nr, rank):
+    """A front of 12 columns of which 7 hold anything (in a scattered order): Q^T F is upper
+    trapezoidal in those columns, keeps their Gram matrix, and its diagonal is LAPACK's R's
+    up to signs; the empty columns stay empty."""
+    rng = np.random.default_rng([nr, rank])
+    cols = np.array([3.0, 0.0, 7.0, 8.0, 1.0, 11.0, 5.0])
+    used = cols.astype(int)
+    F = np.zeros((nr, 12))
+    F[:, used] = rng.normal(size=(nr, rank)) @ rng.normal(size=(rank, 7)) if rank else 0.0
+    A = F[:, used].copy()
+    work, v = F.copy(), np.zeros(nr)
+    smallblocks.front_qr(work, nr, cols, len(cols), v)
+    R = work[:, used]
+    assert np.all(np.tril(R, -1) == 0.0)
+    np.testing.assert_array_equal(np.delete(work, used, axis=1), 0.0)
+    scale = max(np.abs(A).max(), 1.0)
+    np.testing.assert_allclose(R.T @ R, A.T @ A, atol=1e-13 * scale ** 2)
+    if rank == 7 and nr >= 7:
+        ref = np.linalg.qr(A, mode="r")
+        np.testing.assert_allclose(np.abs(np.diag(R)), np.abs(np.diag(ref)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("n, ns, weak", [(1, 1, 1.0), (3, 3, 1.0), (5, 6, 1.0), (6, 6, 1e-9),
+                                         (4, 4, 1e-13), (3, 6, 0.0)])
+def test_orthogonal_rows_give_the_singular_values_without_squaring(n, ns, weak):
+    """n rows whose first ns columns are a block with singular values 1 .. down to ``weak``
+    (rotated at random): after the rotations the block's rows are orthogonal, their norms are
+    its singular values, the weakest to round-off of the largest (eps, not sqrt(eps) as from
+    the block times itself), and the whole rows' Gram matrix is kept."""
+    rng = np.random.default_rng([n, ns])
+    k = min(n, ns)
+    sigma = np.geomspace(1.0, weak, k) if weak > 0 else np.r_[np.ones(k - 1), 0.0]
+    U = np.linalg.qr(rng.normal(size=(n, n)))[0][:, :k]
+    V = np.linalg.qr(rng.normal(size=(ns, ns)))[0][:, :k]
+    F = np.zeros((n, ns + 3))
+    F[:, :ns] = U @ np.diag(sigma) @ V.T
+    F[:, ns:] = rng.normal(size=(n, 3))
+    cols = np.arange(ns + 3, dtype=float)
+    work = F.copy()
+    smallblocks.orthogonal_rows(work, n, cols, ns, ns + 3)
+    block = work[:, :ns]
+    gram = block @ block.T
+    norms = np.sqrt(np.diag(gram))
+    np.testing.assert_allclose(gram - np.diag(norms ** 2), 0.0, atol=1e-15)
+    np.testing.assert_allclose(np.sort(norms)[::-1][:k], sigma, rtol=0, atol=4e-16 * k)
+    np.testing.assert_allclose(work.T @ work, F.T @ F, atol=1e-14)
 
 
 def dense_solve(system, sd, y):
