@@ -116,6 +116,10 @@ class Bistop(CompiledLaw):
     >>> b = Bistop(x1=0, x2=1, k=1000, e=1.5, cmax=10, d=0.1)
     >>> round(b(1.2, 1.0), 9), b(-0.05, 50.0)         # never sticks
     (-99.4427191, 0.0)
+    >>> b.branch(1.2, 1.0), b.branch(-0.05, 50.0)     # its modes, from the formula
+    ('upper stop contact, damping at cmax, pushes', 'lower stop contact, damping ramp, zero: would pull')
+    >>> b.mode(b.sides(-0.05, 50.0))                  # ... and from its switching functions
+    'lower stop contact, damping ramp, zero: would pull'
     """
 
     x1: float
