@@ -85,6 +85,17 @@ def energy(p, x, s):
     return p[K] * (below ** (p[E] + 1.0) + above ** (p[E] + 1.0)) / (p[E] + 1.0)
 
 
+def _step(x, x0, h0, x1, h1):
+    """Adams' STEP (Python, for :meth:`Bistop.branch`): h0 up to x0, h1 from x1, the cubic
+    h0 + (h1 - h0) z^2 (3 - 2z), z = (x - x0) / (x1 - x0), between."""
+    if x <= x0:
+        return h0
+    if x >= x1:
+        return h1
+    z = (x - x0) / (x1 - x0)
+    return h0 + (h1 - h0) * z * z * (3.0 - 2.0 * z)
+
+
 KIND = register("bistop", PARAMETERS, LABELS, force=force, switching=switching, armed=armed,
                 energy=energy)
 
@@ -105,6 +116,10 @@ class Bistop(CompiledLaw):
     >>> b = Bistop(x1=0, x2=1, k=1000, e=1.5, cmax=10, d=0.1)
     >>> round(b(1.2, 1.0), 9), b(-0.05, 50.0)         # never sticks
     (-99.4427191, 0.0)
+    >>> b.branch(1.2, 1.0), b.branch(-0.05, 50.0)     # its modes, from the formula
+    ('upper stop contact, damping at cmax, pushes', 'lower stop contact, damping ramp, zero: would pull')
+    >>> b.mode(b.sides(-0.05, 50.0))                  # ... and from its switching functions
+    'lower stop contact, damping ramp, zero: would pull'
     """
 
     x1: float
@@ -133,6 +148,51 @@ class Bistop(CompiledLaw):
     def mirrored(self, k, sides):
         # the ramp and clamp labels are written for the lower stop; the upper one mirrors them
         return k >= 2 and sides[1] < 0
+
+    #: the modes: out of contact, and in contact at a stop its damping's part of the STEP
+    #: (the ramp, or cmax past the penetration d) and the max/min (the stop pushes, or its
+    #: force would pull and is zero)
+    GAP, NO_FORCE = "gap", "no force"
+    RAMP, FULL = "damping ramp", "damping at cmax"
+    PUSHES, ZERO = "pushes", "zero: would pull"
+
+    def _contact(self, stop, full, pushes):
+        if self.cmax == 0.0:      # no damping: the spring alone, which never pulls
+            return f"{stop} contact"
+        return f"{stop} contact, {self.FULL if full else self.RAMP}, " \
+               f"{self.PUSHES if pushes else self.ZERO}"
+
+    @property
+    def modes(self):
+        if self.k == 0.0 and self.cmax == 0.0:
+            return (self.NO_FORCE,)
+        stops = ("lower stop",) + (("upper stop",) if math.isfinite(self.x2) else ())
+        return (self.GAP,) + tuple(dict.fromkeys(
+            self._contact(stop, full, pushes) for stop in stops for full in (False, True)
+            for pushes in (True, False)))
+
+    def branch(self, x, v=0.0, t=0.0):
+        """From the formula (SPEC §3.2): contact below x1 and above x2 (strictly), the STEP's
+        constant part past the penetration d, and the max / min's branch."""
+        if self.k == 0.0 and self.cmax == 0.0:
+            return self.NO_FORCE
+        x1, x2, d = self.x1, self.x2, self.d
+        if x < x1:
+            raw = self.k * (x1 - x) ** self.e - _step(x, x1 - d, self.cmax, x1, 0.0) * v
+            return self._contact("lower stop", x < x1 - d, raw >= 0.0)
+        if x > x2:
+            raw = -self.k * (x - x2) ** self.e - _step(x, x2, 0.0, x2 + d, self.cmax) * v
+            return self._contact("upper stop", x > x2 + d, raw < 0.0)
+        return self.GAP
+
+    def mode(self, sides):
+        if self.k == 0.0 and self.cmax == 0.0:
+            return self.NO_FORCE
+        if sides[0] < 0:
+            return self._contact("lower stop", sides[2] < 0, sides[3] > 0)
+        if sides[1] < 0:
+            return self._contact("upper stop", sides[2] > 0, sides[3] < 0)
+        return self.GAP
 
     def states(self, x, v, t, sides, params):
         contact = np.where(sides[:, 0] < 0, -1, np.where(sides[:, 1] < 0, 1, 0))

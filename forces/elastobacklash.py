@@ -184,6 +184,51 @@ class ElastoBacklash(CompiledLaw):
         contact = np.where(sides[:, 0] < 0, 1, np.where(sides[:, 1] < 0, -1, 0))
         return {"contact": contact}
 
+    #: the modes: in the backlash, and in contact whether the torque would pull (zero) and,
+    #: ElastoBacklash's, whether min/max picks the damper torque or the spring torque
+    BACKLASH, ENGAGED = "backlash", "spring-damper (no backlash)"
+    ZERO, DAMPER, LIMITED = ("zero: would pull", "spring-damper",
+                             "damping limited to the spring torque")
+    limited = True
+
+    def _contact(self, side, zero, limited):
+        if self.d == 0.0:
+            return f"{side} contact"
+        if zero:
+            return f"{side} contact, {self.ZERO}"
+        return f"{side} contact, {self.LIMITED if limited and self.limited else self.DAMPER}"
+
+    @property
+    def modes(self):
+        if abs(self.b) <= B_EPS:
+            return (self.ENGAGED,)
+        return (self.BACKLASH,) + tuple(dict.fromkeys(
+            self._contact(side, zero, limited) for side in ("upper", "lower")
+            for zero in (False, True) for limited in (False, True)))
+
+    def branch(self, x, v=0.0, t=0.0):
+        """From the formula (SPEC §3.2): contact past +-b/2 (strictly), then tau = 0 where the
+        contact torque would pull, else (ElastoBacklash) the min / max's pick."""
+        if abs(self.b) <= B_EPS:
+            return self.ENGAGED
+        phid, dw = x - self.phi_rel0, self.d * v
+        if phid > 0.5 * self.b:
+            tc = self.c * (phid - 0.5 * self.b)
+            return self._contact("upper", tc + dw < 0.0, dw >= tc)
+        if phid < -0.5 * self.b:
+            tc = self.c * (phid + 0.5 * self.b)
+            return self._contact("lower", tc + dw >= 0.0, dw < tc)
+        return self.BACKLASH
+
+    def mode(self, sides):
+        if abs(self.b) <= B_EPS:
+            return self.ENGAGED
+        if sides[0] < 0:
+            return self._contact("upper", sides[2] < 0, len(sides) > 3 and sides[3] > 0)
+        if sides[1] < 0:
+            return self._contact("lower", sides[2] > 0, len(sides) > 3 and sides[3] < 0)
+        return self.BACKLASH
+
 
 @dataclass(frozen=True)
 class ElastoBacklash2(ElastoBacklash):
@@ -200,3 +245,4 @@ class ElastoBacklash2(ElastoBacklash):
     kind = KIND2
     switch_names = LABELS[:3]
     name = "ElastoBacklash2"
+    limited = False

@@ -118,3 +118,37 @@ class ElastoGap(CompiledLaw):
 
     def states(self, x, v, t, sides, params):
         return {"contact": sides[:, 0] < 0}
+
+    #: the modes: out of contact, and in contact the clamp of the damping force d v between
+    #: f_c and -f_c (clamped at f_c, within, or at -f_c: the gap never pulls)
+    FREE, NO_FORCE, CONTACT = "free", "no force", "contact"
+    LOW, WITHIN, HIGH = ("contact, damping clamped at f_c", "contact, damping within",
+                         "contact, damping clamped at -f_c: never pulls")
+
+    @property
+    def modes(self):
+        if self.c == 0.0:
+            return (self.NO_FORCE,)
+        return (self.FREE, self.CONTACT) if self.d == 0.0 else (
+            self.FREE, self.LOW, self.WITHIN, self.HIGH)
+
+    def branch(self, x, v=0.0, t=0.0):
+        """From the formula (SPEC §3.2): contact while x < s_rel0, then which of f_c, d v,
+        -f_c the clamp picks."""
+        if self.c == 0.0:
+            return self.NO_FORCE
+        if not x < self.s_rel0:
+            return self.FREE
+        if self.d == 0.0:
+            return self.CONTACT
+        fc, fd = -self.c * (self.s_rel0 - x) ** self.n, self.d * v
+        return self.LOW if fd < fc else self.HIGH if fd >= -fc else self.WITHIN
+
+    def mode(self, sides):
+        if self.c == 0.0:
+            return self.NO_FORCE
+        if not sides[0] < 0:
+            return self.FREE
+        if self.d == 0.0:
+            return self.CONTACT
+        return self.LOW if sides[1] < 0 else self.HIGH if sides[2] > 0 else self.WITHIN

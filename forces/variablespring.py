@@ -127,6 +127,20 @@ class VariableRotationalSpring(CompiledLaw):
         K_used = np.where(sides[:, 0] > 0, params[:, 0], params[:, 1])
         return {"K": K_used, "K_min_active": sides[:, 0] < 0}
 
+    #: the modes: K in use, or K_min in place of a K below it
+    K_IN_USE, K_MIN_IN_USE = "K in use", "K_min in use"
+
+    @property
+    def modes(self):
+        return (self.K_IN_USE, self.K_MIN_IN_USE)
+
+    def branch(self, x, v=0.0, t=0.0, state=None):
+        """From the formula (SPEC): K where K(t) >= K_min, else K_min."""
+        return self.K_IN_USE if self.stiffness(t, state) >= self.K_min else self.K_MIN_IN_USE
+
+    def mode(self, sides):
+        return self.K_IN_USE if sides[0] > 0 else self.K_MIN_IN_USE
+
 
 @dataclass(frozen=True)
 class VariableTranslationalSpring(VariableRotationalSpring):

@@ -77,6 +77,33 @@ def crossed_mask(armed, g, mode, out):
     return any_crossed
 
 
+def real_switches(before, after, armed_before, armed_after):
+    """The switches to log where the sides went from ``before`` to ``after`` (nf, SWITCHES),
+    with ``armed_before`` / ``armed_after`` the masks of the functions armed in each: a list
+    of (element index, switch k), one per change of the element's mode.
+
+    An element's mode is the sides of its armed functions only (a force reads no other side,
+    DESIGN §9): a side that flips while its function is unarmed before or after changed
+    nothing the law uses — BISTOP's ramp and clamp sides, unarmed as its upper contact ends,
+    change with it and are no switch of their own. So a flip is logged when its function was
+    armed both before and after; an element whose mode changed without such a flip (one
+    whose crossing disarms the function that crossed) logs the flips that were armed before.
+    """
+    changed = before != after
+    own = armed_before & armed_after & changed
+    out = []
+    for i in range(before.shape[0]):
+        ks = np.nonzero(own[i])[0]
+        mode_changed = (np.any(armed_before[i] != armed_after[i])
+                        or np.any(armed_before[i] & changed[i]))
+        if not len(ks) and mode_changed:
+            ks = np.nonzero(armed_before[i] & changed[i])[0]
+            if not len(ks):
+                ks = np.nonzero(armed_after[i] & changed[i])[0]
+        out += [(i, int(k)) for k in ks]
+    return out
+
+
 def evaluate(g, t, context):
     """g(t, context): a Python callable, run as Python; compiled, the address of a compiled
     function of that signature (:mod:`mbd.compiled.native`)."""

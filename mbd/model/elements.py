@@ -252,6 +252,28 @@ class Law:
         the rows' law inputs, times, sides (n, SWITCHES) and parameters in use."""
         return {}
 
+    #: the name of the one mode of a law without branches
+    SMOOTH = "smooth"
+
+    @property
+    def modes(self):
+        """The names of its modes (its formula's branches) with these parameters; a law
+        without branches has one, :attr:`SMOOTH`. A mode changes exactly where the event log
+        says a switch happened (docs/adding-an-element.md)."""
+        return (self.SMOOTH,)
+
+    def branch(self, x, v=0.0, t=0.0):
+        """The mode (one of :attr:`modes`) the law's formula is in at the coordinate x (m or
+        rad), its rate v and time t (s): written from the formula itself (SPEC §3.2), not from
+        the switching functions, so that a test can check the run's modes and its event log
+        against it."""
+        return self.SMOOTH
+
+    def mode(self, sides):
+        """The mode (one of :attr:`modes`) the run integrates in with the sides ``sides``
+        (LAW_SWITCHES,) of a result row: read from the sides of the armed functions only."""
+        return self.SMOOTH
+
     def describe(self, k, side, sides=None):
         """What switching function k's new ``side`` means in the mode ``sides``, for the event
         log."""

@@ -399,15 +399,10 @@ class Run:
             sides[i, k] = before[i, k]
             sf.next_mode(sd, t, y, i, k)
         y = self.locks.cross(t, y, i, pushed)
-        # log every law switch that acted before and flipped here: other elements may switch
-        # at the same instant (two identical gaps); stiction elements say how they move
-        flipped = armed & (before != sides)
-        flipped[:, layout.PLACEMENT_SWITCH] = False
-        flipped[self.system.locks] = False
+        # log every element whose mode changed here: other elements may switch at the same
+        # instant (two identical gaps); stiction elements say how they move
         found = self.locks.changes(before)
-        for i2, k2 in zip(*np.nonzero(flipped)):
-            fe = self.system.force_elements[i2]
-            found.append((fe.name, fe.law.describe(k2, sides[i2, k2], sides[i2])))
+        found += self.law_switches(before, sides.copy(), armed)
         if passage:
             found.append((self.system.force_elements[i].name,
                           "passes through its anchor: the force direction reverses"))
@@ -420,6 +415,23 @@ class Run:
         sf.switching(self.sd, t, y)
         X = self.sd.data.estate[i]
         return np.linalg.norm(X["point_b"] - X["point_a"]) <= 1e-8 * self.system.length_scale
+
+    def law_switches(self, before, after, armed_before):
+        """[(element name, what)]: the law switches from the sides ``before`` to ``after``
+        (armed_before: the functions armed in ``before``), one the mode of an element really
+        changed by (:func:`mbd.compiled.events.real_switches`); a line's reference and a
+        stiction element (its lock says how it moves, :meth:`Locks.changes`) are not law
+        switches."""
+        armed_before = armed_before.copy()
+        armed_after = sf.armed(self.sd, after)
+        for mask in (armed_before, armed_after):
+            mask[:, layout.PLACEMENT_SWITCH] = False
+            mask[self.system.locks] = False
+        found = []
+        for i, k in events.real_switches(before, after, armed_before, armed_after):
+            fe = self.system.force_elements[i]
+            found.append((fe.name, fe.law.describe(k, after[i, k], after[i])))
+        return found
 
     def log_all(self, t, y, found):
         """Log the switches ``found`` [(element name, what)] at (t, y)."""
@@ -447,12 +459,7 @@ class Run:
         before = self.logged
         sf.natural_mode(self.sd, t, y)
         after = self.sides.copy()
-        changed = sf.armed(self.sd, before) & sf.armed(self.sd, after) & (before != after)
-        changed[:, layout.PLACEMENT_SWITCH] = False
-        found = []
-        for i, k in zip(*np.nonzero(changed)):
-            fe = self.system.force_elements[i]
-            found.append((fe.name, fe.law.describe(k, after[i, k], after[i])))
+        found = self.law_switches(before, after, sf.armed(self.sd, before))
         self.log_all(t, y, found)
         self.logged = after
         return bool(found)

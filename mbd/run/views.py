@@ -106,6 +106,8 @@ class ForceView:
         relative to A in A's axes (None for other placements).
     state : dict of ndarray
         The element's state per row (e.g. ``contact``, ``branch``, ``K``), as its law defines.
+    mode : ndarray (n,) of str
+        The law's mode per row (one of ``law.modes``), from the row's sides.
     energy : ndarray (n,)
         Potential energy stored in the element, J (worked out when first read).
     """
@@ -128,6 +130,13 @@ class ForceView:
         self.state = fe.law.states(self.x, self.xdot, result.t, sides, params)
         self._energy_inputs = (params, sides)
         self._t = result.t
+
+    @property
+    def mode(self):
+        """The law's mode per row (n,) of str, one of ``law.modes``: the branch the run
+        integrated in, read from the row's sides (an event's row: the mode after it)."""
+        law, sides = self.element.law, self._energy_inputs[1]
+        return np.array([law.mode(row) for row in sides])
 
     @property
     def energy(self):
