@@ -149,6 +149,38 @@ class Controller(ControlElement, Signal):
         return f"{type(self).__name__}({self.name!r})"
 
 
+def output_named(controllers, name):
+    """The controller output that ``name`` names, as outputs are named everywhere (the held
+    values' keys, a linear model's outputs, a live simulation's reads): ``"pid"`` (its
+    output 0) or ``"pid[k]"`` (output k, from 0); an :class:`Output` of a controller of
+    ``controllers`` {name: controller}, or None when ``name`` names none of their outputs.
+
+    Raises
+    ------
+    KeyError
+        For ``"pid[k]"`` of a controller with no output k (naming how many it has).
+    """
+    head, k = name, 0
+    if name.endswith("]") and "[" in name:
+        head, index = name[:-1].split("[", 1)
+        if not index.isdigit():
+            return None
+        k = int(index)
+    c = controllers.get(head)
+    if not isinstance(c, Controller):
+        return None
+    if k >= c.outputs:
+        raise KeyError(f"'{name}': {c.label()} has {c.outputs} output(s), "
+                       f"{_output_list(c)}")
+    return c[k]
+
+
+def _output_list(c):
+    """How its outputs are named: "'pid'" or "'ss[0]', 'ss[1]'"."""
+    return ", ".join(repr(c.name) if c.outputs == 1 else repr(f"{c.name}[{k}]")
+                     for k in range(c.outputs))
+
+
 def _vector_input(controller, system, sensor):
     """The problem of a sensor input measuring a vector (a controller's input is one
     number), naming its components; nothing for a scalar one (or a bad name, which the

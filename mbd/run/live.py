@@ -13,7 +13,8 @@ import copy
 
 import numpy as np
 
-from ..control import Controller, Input, Sensor
+from ..control import Input, Output, Sensor
+from ..control.controllers import output_named
 from ..model import values
 from ..model.state import State
 from .controls import Reader
@@ -111,9 +112,13 @@ class Simulation:
             run.rows.row(self.t, self.y)
 
     def _passed(self, t):
-        """Whether the open piece's last step (or its pending crossing) lies past t (s)."""
-        pending = self.run.pending
-        return pending[0] > t if pending is not None else self.run.stepping.t >= t
+        """Whether the open piece's last step lies past t (s), or reaches t inside the piece.
+        Not when what ends the piece (its pending crossing, or its end reached: a sample
+        instant, t_end) is at t: the piece then ends at t as in one run, and the sample due
+        at t is taken before the advance returns."""
+        run = self.run
+        end = run.pending if run.pending is not None else run.reached
+        return end[0] > t if end is not None else run.stepping.t >= t
 
     def _state_at(self, t):
         """The state at t (s) inside the open piece's last step, on the constraints."""
@@ -129,7 +134,7 @@ class Simulation:
         run = self.run
         if run.pending is not None:    # the rows of the step with the crossing, up to t
             run.rows.until(self.t, run.pending[2])
-        run.pending = None
+        run.pending = run.reached = None
         self.open = False
         run.rows.keep_until(self.t)
 
@@ -151,23 +156,31 @@ class Simulation:
             self.y = self.run.guarded(self.run.locks.settle, self.t, self.y)
 
     def read(self, name):
-        """The value at the time reached of a sensor, an input or a controller's output (by
-        its name), or of any measured quantity (``"hinge.q"``, ``"arm.tip.z"``; see
-        :mod:`mbd.control.signals`)."""
+        """The value at the time reached of a sensor, an input or a controller's output,
+        named as everywhere else (``"pid"``: its output 0, ``"ctrl[1]"``: output 1), or of
+        any measured quantity (``"hinge.q"``, ``"arm.tip.z"``; see
+        :mod:`mbd.control.signals`). At a sample instant a discrete controller's output is
+        the one it took there (held from that instant on, as a Result's rows show it)."""
         item = self.named.get(name)
+        if not isinstance(item, (Input, Sensor)):
+            try:
+                output = output_named(self.named, name)
+            except KeyError as err:
+                raise KeyError(f"read: {err.args[0]}") from None
+            item = item if output is None else output
         controls = self.run.controls
-        held = isinstance(item, Input) or (isinstance(item, Controller)
-                                            and item.period is not None)
-        if held:
+        if isinstance(item, Input) or (isinstance(item, Output)
+                                       and item.controller.period is not None):
             return float(controls.held_at(self.t)[controls.column[item.key]])
-        if isinstance(item, Controller):        # a continuous one
-            return float(controls.continuous_output(item, self.t, self.y)[0])
+        if isinstance(item, Output):        # a continuous controller's
+            return float(controls.continuous_output(item.controller, self.t,
+                                                    self.y)[item.k])
         what = item.what if isinstance(item, Sensor) else name
         try:
             reader = Reader(self.system, what)
         except ValueError as err:
-            raise KeyError(f"read: '{name}' is no sensor, input or controller of the model, "
-                           f"nor a measured quantity: {err}") from None
+            raise KeyError(f"read: '{name}' is no sensor, input or controller output of the "
+                           f"model, nor a measured quantity: {err}") from None
         one_row = controls.one_row if controls is not None else self._one_row
         return reader.at(self.t, self.y, self.run.sides.copy(), one_row)
 
@@ -194,7 +207,7 @@ class Simulation:
         if not isinstance(snapshot, Snapshot):
             raise TypeError(f"restore: a Snapshot from save() is needed, got {snapshot!r}")
         run, rows = self.run, self.run.rows
-        self.open, run.pending = False, None
+        self.open, run.pending, run.reached = False, None, None
         self.t, self.y = snapshot.t, snapshot.y.copy()
         run.sd.data.mode[:] = snapshot.mode
         run.sd.data.drivers[:] = snapshot.drivers

@@ -84,6 +84,7 @@ class Run:
         self.first_step = 0.0   # the next piece's first step, s (0: the stepper's rule)
         self.armed = None       # the piece's armed switching functions
         self.pending = None     # a crossing located past where a live simulation stopped
+        self.reached = None     # (t, y): the end of a piece reached past where it stopped
         self.logged = None      # the sides last logged (exact switching off)
         self.stepping = stepper_class(self.sd, method, self.rows, settings, exact, auto)
 
@@ -215,11 +216,16 @@ class Run:
         """Step the piece begun by :meth:`start_piece` until it ends (returns (t, y) where the
         next piece starts) or, for a live simulation, until a step reaches ``stop`` (s) first:
         then returns None with the piece still open (a crossing located past ``stop`` kept in
-        :attr:`pending`, to be taken when it goes on)."""
+        :attr:`pending`, the piece's end reached past ``stop`` in :attr:`reached`, to be
+        taken when it goes on: the piece then ends there as one run's does, and the sample
+        due there is the caller's to take, as :meth:`_go` takes it)."""
         stepping = self.stepping
         if self.pending is not None:
             pending, self.pending = self.pending, None
             return self.end_at(*pending)
+        if self.reached is not None:
+            reached, self.reached = self.reached, None
+            return reached
         while True:
             status = stepping.advance(self.steps_allowed() if stop == np.inf else 1)
             t, y = stepping.t, stepping.y
@@ -250,7 +256,10 @@ class Run:
             if self.rows.due <= t:
                 self.rows.until(t, stepping.dense())
             if status == DONE:
-                return None if t > stop else (t, y)   # (live: its end lies past stop)
+                if t > stop:        # live: its end lies past stop, where it ends later
+                    self.reached = (t, y.copy())
+                    return None
+                return t, y
             restart = stepping.end_step()
             if restart is not None:
                 return t, restart
