@@ -277,6 +277,34 @@ def pid_output(pid, e, integral, d):
     return min(max(raw, lo), hi), not (pid.anti_windup and winding)
 
 
+def rate_input(pid, rate):
+    """The input a PID's derivative adds when it reads the measured quantity's rate:
+    ``(rate,)`` (after (setpoint, measured); read by :func:`rate_derivative`), or () with
+    ``rate`` None. ``pid`` (:class:`mbd.control.PID` or :class:`mbd.control.DiscretePID`)
+    has its ``tf`` (s) checked: a filter tf > 0 makes its derivative from the error itself,
+    and a rate given with it would be ignored, so that is refused (ValueError naming the
+    controller, the rule and the value)."""
+    if rate is None:
+        return ()
+    if pid.tf > 0.0:
+        raise ValueError(f"{pid.label()}: rate= needs tf = 0 (the derivative is then "
+                         f"-kd rate); with a derivative filter tf = {pid.tf!r} s it is made "
+                         "from the error and rate would be ignored: give rate with tf = 0, "
+                         "or tf > 0 without rate")
+    return (rate,)
+
+
+def rate_derivative(pid, u):
+    """The derivative term of a PID that reads the measured quantity's rate r = u[2] (inputs
+    [setpoint, measured, rate], :func:`rate_input`), the setpoint taken constant::
+
+        D = kd (setpoint' - r) = -kd r
+
+    in the output's unit (kd in output unit per error unit and s, r in error unit per s);
+    0 with kd = 0, whatever r."""
+    return -pid.kd * u[2] if pid.kd != 0.0 else 0.0
+
+
 def _period(owner, period):
     return values.real(period, f"{owner.label()}: period", "> 0 and finite (s)",
                        lambda x: math.isfinite(x) and x > 0.0)

@@ -94,6 +94,8 @@ class Simulation:
 
     def _advance(self, stop):
         run = self.run
+        if not self.grid:       # no end, no total to budget: max_steps bounds each advance
+            run.counted_from = run.stepping.nsteps
         while self.t < stop:
             if self.open and self._passed(stop):
                 self.t, self.y = stop, self._state_at(stop)
