@@ -7,7 +7,11 @@ restarts at a communication point, so a run stepped in many small stretches take
 steps of one long run, and writes the same rows (with an output grid: ``t_end`` and
 ``output_step``). Where something changes there (an input set to a new value, a snapshot
 taken), the run ends its piece at that instant and begins the next one from the state there:
-rows and events are then exact at the change.
+rows and events are then exact at the change. Where the piece itself ends at the time asked
+for (a controller's sample instant, ``t_end``, a crossing), it ends there as in one run, and
+the sample due there is taken before :meth:`Simulation.advance_to` returns, even when an
+earlier advance's step had already reached that end (:attr:`mbd.run.pieceloop.Run.reached`):
+after ``advance_to(t)`` the state, the reads and the samples are one run's at t.
 """
 import copy
 
@@ -79,7 +83,8 @@ class Simulation:
         return State(self.t, self.y[:s.nq].copy(), self.y[s.nq:s.nq + s.nv].copy())
 
     def advance_to(self, t):
-        """Integrate to time t (s), events inside exact; returns the state there."""
+        """Integrate to time t (s), events inside exact, the controllers' samples due at t
+        taken (as one run takes them); returns the state there."""
         t = values.real(t, "advance_to: t", f">= the time reached, {self.t!r} s, and <= "
                         f"t_end = {self.t_end!r} s",
                         lambda x: self.t <= x <= self.t_end)
