@@ -265,6 +265,9 @@ class Run:
                 return t, y
             restart = stepping.end_step()
             if restart is not None:
+                if t > stop:        # live: this piece's end, too, lies past stop
+                    self.reached = (t, restart)
+                    return None
                 return t, restart
             if t >= stop:
                 return None

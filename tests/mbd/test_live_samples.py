@@ -14,6 +14,8 @@ import mbd
 from forces import Actuator, JointForce
 from joints import Prismatic, Revolute
 
+from .test_loops import fourbar
+
 T = 0.002            # s, the controllers' period
 DT = T / 16          # s, the rows of the one run: every sample instant is one of them
 T_END = 30 * T       # s, 30 periods (a sample instant)
@@ -290,3 +292,23 @@ def test_an_open_ended_live_run_budgets_max_steps_per_advance():
     with pytest.raises(mbd.SimulationError, match=r"one advance took its max_steps = 3000 "
                                                    r"steps and reached only t = 0\.18"):
         sim.advance_to(0.2)
+
+
+# ------------------------------------------------------- a multistep method's restarts
+
+
+def test_a_multistep_restart_past_the_stop_waits_for_the_next_advance():
+    """BDF on a four-bar restarts a piece where the projection onto the loop moved its state
+    (mbd.run.integrators.ScipyStepper.end_step): a restart at a step's end past the time
+    asked for is that piece's end reached past it, taken when the run goes on. The advance
+    stops at t (it went on to the restart's time before) with the one run's row there."""
+    system = fourbar(crank=dict(q0=0.0, v0=3.0, exact=True))
+    one = system.simulate(0.08, output_step=0.004, method="BDF")
+    assert one.stats["pieces"] > 100          # it restarts often
+    sim = system.start(t_end=0.08, output_step=0.004, method="BDF")
+    for i in range(1, len(one.t) - 1):      # (at t_end the row is projected, the state not)
+        state = sim.advance_to(one.t[i])
+        assert sim.t == one.t[i]
+        assert np.array_equal(state.q, one.q[i]) and np.array_equal(state.v, one.v[i])
+    sim.advance_to(one.t[-1])
+    assert np.array_equal(sim.result().q, one.q)
