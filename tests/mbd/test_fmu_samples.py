@@ -55,8 +55,8 @@ def arm_fmu(tmp_path_factory):
 def test_fmu_outputs_at_each_communication_point_are_the_one_runs_rows(arm_fmu, periods):
     """Communication steps of 1, 2 and 4 periods (its last step a half one), and of half a
     period (every other step ends where the step before had reached past it): the outputs
-    FMPy records at each point are simulate()'s rows there, exactly; the torque is the PD's output sampled at that instant
-    (not the one held from the instant before)."""
+    FMPy records at each point are simulate()'s rows there, exactly; the torque is the PD's
+    output sampled at that instant (not the one held from the instant before)."""
     script, path = arm_fmu
     module = load_script(str(script))
     step = periods * module.PERIOD
