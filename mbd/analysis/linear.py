@@ -34,6 +34,7 @@ from . import coordinates
 from ..model import values
 from ..model.state import State
 from ..control import Controller, Input, Sensor
+from ..control.controllers import output_named
 from ..run.controls import Controls, Reader
 from ..run.result import Result
 from .linearmodel import LinearModel
@@ -468,18 +469,15 @@ def _output_function(dyn, names):
 def _controller_output(controllers, name):
     """("controller", (controller, k)) for a continuous controller's output ``name`` ("pid"
     or "pid[k]"), ("held", key) for a discrete one's, else None."""
-    head, k = name, 0
-    if name.endswith("]") and "[" in name:
-        head, index = name[:-1].split("[", 1)
-        if not index.isdigit():
-            return None
-        k = int(index)
-    c = controllers.get(head)
-    if c is None or k >= c.outputs:
+    try:
+        output = output_named(controllers, name)
+    except KeyError:
         return None
-    if c.period is not None:
-        return ("held", c[k].key)
-    return ("controller", (c, k))
+    if output is None:
+        return None
+    if output.controller.period is not None:
+        return ("held", output.key)
+    return ("controller", (output.controller, output.k))
 
 
 def _output_names(controllers):

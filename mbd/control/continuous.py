@@ -8,7 +8,8 @@ from numba.core.dispatcher import Dispatcher
 
 from ..compiled import controlkernels as ck
 from ..model import values
-from .controllers import Controller, _limits, _matrix, _state_space, pid_output
+from .controllers import (Controller, _limits, _matrix, _state_space, pid_output,
+                          rate_derivative, rate_input)
 from .signals import STATE_KINDS, Sensor, quantity
 from .tables import Table2D
 
@@ -67,7 +68,9 @@ class PID(Continuous):
                                                      kd s / (tf s + 1))
 
     With tf = 0 the derivative needs the measured quantity's rate as an input, ``rate``
-    (e.g. a Sensor of ``"hinge.v"``): D = kd (setpoint' - rate), the setpoint taken constant.
+    (e.g. a Sensor of ``"hinge.v"``): D = kd (setpoint' - rate), the setpoint taken constant
+    (as :class:`DiscretePID` takes it; a rate given with tf > 0 is refused: the filter's
+    derivative would ignore it).
 
     Parameters
     ----------
@@ -79,7 +82,7 @@ class PID(Continuous):
     tf : float
         The derivative's filter time constant, s (>= 0).
     rate : Sensor or str, optional
-        The measured quantity's rate, for kd with tf = 0.
+        The measured quantity's rate (error unit per s), for kd with tf = 0 (only then).
     limits : (float, float)
         The output's range.
     anti_windup : bool
@@ -88,14 +91,14 @@ class PID(Continuous):
 
     def __init__(self, name, measured, setpoint=0.0, kp=0.0, ki=0.0, kd=0.0, tf=0.0,
                  rate=None, limits=(-np.inf, np.inf), anti_windup=True):
-        inputs = (setpoint, measured) + (() if rate is None else (rate,))
-        super().__init__(name, inputs, 1)
+        super().__init__(name, (setpoint, measured), 1)
         self.setpoint = setpoint
         for gain, value in (("kp", kp), ("ki", ki), ("kd", kd)):
             setattr(self, gain, values.real(value, f"{self.label()}: {gain}", "finite",
                                             math.isfinite))
         self.tf = values.real(tf, f"{self.label()}: tf", ">= 0 and finite (s)",
                               lambda x: math.isfinite(x) and x >= 0.0)
+        self.inputs += rate_input(self, rate)
         if self.kd != 0.0 and self.tf == 0.0 and rate is None:
             raise ValueError(f"{self.label()}: kd = {self.kd!r} with tf = 0 needs the rate of "
                              "what it measures (rate=, e.g. a Sensor of 'hinge.v'), or a "
@@ -114,7 +117,7 @@ class PID(Continuous):
             rate_of_filter = (e - x[1]) / self.tf
             d = self.kd * rate_of_filter
         else:
-            d = -self.kd * u[2] if self.kd != 0.0 else 0.0
+            d = rate_derivative(self, u)
         y, integrating = pid_output(self, e, x[0], d)
         xdot = np.empty(self.n_states)
         xdot[0] = self.ki * e if integrating else 0.0

@@ -149,6 +149,38 @@ class Controller(ControlElement, Signal):
         return f"{type(self).__name__}({self.name!r})"
 
 
+def output_named(controllers, name):
+    """The controller output that ``name`` names, as outputs are named everywhere (the held
+    values' keys, a linear model's outputs, a live simulation's reads): ``"pid"`` (its
+    output 0) or ``"pid[k]"`` (output k, from 0); an :class:`Output` of a controller of
+    ``controllers`` {name: controller}, or None when ``name`` names none of their outputs.
+
+    Raises
+    ------
+    KeyError
+        For ``"pid[k]"`` of a controller with no output k (naming how many it has).
+    """
+    head, k = name, 0
+    if name.endswith("]") and "[" in name:
+        head, index = name[:-1].split("[", 1)
+        if not index.isdigit():
+            return None
+        k = int(index)
+    c = controllers.get(head)
+    if not isinstance(c, Controller):
+        return None
+    if k >= c.outputs:
+        raise KeyError(f"'{name}': {c.label()} has {c.outputs} output(s), "
+                       f"{_output_list(c)}")
+    return c[k]
+
+
+def _output_list(c):
+    """How its outputs are named: "'pid'" or "'ss[0]', 'ss[1]'"."""
+    return ", ".join(repr(c.name) if c.outputs == 1 else repr(f"{c.name}[{k}]")
+                     for k in range(c.outputs))
+
+
 def _vector_input(controller, system, sensor):
     """The problem of a sensor input measuring a vector (a controller's input is one
     number), naming its components; nothing for a scalar one (or a bad name, which the
@@ -243,6 +275,34 @@ def pid_output(pid, e, integral, d):
     raw = pid.kp * e + integral + d
     winding = (raw > hi and pid.ki * e > 0.0) or (raw < lo and pid.ki * e < 0.0)
     return min(max(raw, lo), hi), not (pid.anti_windup and winding)
+
+
+def rate_input(pid, rate):
+    """The input a PID's derivative adds when it reads the measured quantity's rate:
+    ``(rate,)`` (after (setpoint, measured); read by :func:`rate_derivative`), or () with
+    ``rate`` None. ``pid`` (:class:`mbd.control.PID` or :class:`mbd.control.DiscretePID`)
+    has its ``tf`` (s) checked: a filter tf > 0 makes its derivative from the error itself,
+    and a rate given with it would be ignored, so that is refused (ValueError naming the
+    controller, the rule and the value)."""
+    if rate is None:
+        return ()
+    if pid.tf > 0.0:
+        raise ValueError(f"{pid.label()}: rate= needs tf = 0 (the derivative is then "
+                         f"-kd rate); with a derivative filter tf = {pid.tf!r} s it is made "
+                         "from the error and rate would be ignored: give rate with tf = 0, "
+                         "or tf > 0 without rate")
+    return (rate,)
+
+
+def rate_derivative(pid, u):
+    """The derivative term of a PID that reads the measured quantity's rate r = u[2] (inputs
+    [setpoint, measured, rate], :func:`rate_input`), the setpoint taken constant::
+
+        D = kd (setpoint' - r) = -kd r
+
+    in the output's unit (kd in output unit per error unit and s, r in error unit per s);
+    0 with kd = 0, whatever r."""
+    return -pid.kd * u[2] if pid.kd != 0.0 else 0.0
 
 
 def _period(owner, period):

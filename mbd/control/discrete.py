@@ -5,7 +5,8 @@ import math
 import numpy as np
 
 from ..model import values
-from .controllers import Controller, _limits, _matrix, _period, _state_space, pid_output
+from .controllers import (Controller, _limits, _matrix, _period, _state_space, pid_output,
+                          rate_derivative, rate_input)
 
 
 class DiscretePID(Controller):
@@ -14,11 +15,15 @@ class DiscretePID(Controller):
     ::
 
         d_k = (tf d_{k-1} + kd (e_k - e_{k-1})) / (tf + T)  (filtered derivative, e_{-1} = e_0)
+        d_k = -kd r_k                         (with rate=: r_k the measured rate, tf = 0)
         u_k = clip(kp e_k + I_k + d_k, lo, hi)                    held until the next sample
         I_{k+1} = I_k + ki T e_k                                  (forward Euler)
 
     with anti-windup by conditional integration: while the output is clipped, I does not
-    grow further into the limit.
+    grow further into the limit. A digital PD on a measured rate (a tachometer, a joint's
+    rate sensor) gives ``rate``: its derivative term is then the sampled rate's, as
+    :class:`PID`'s with ``rate`` is (the setpoint taken constant), not a difference of two
+    samples of the error.
 
     Parameters
     ----------
@@ -31,15 +36,31 @@ class DiscretePID(Controller):
     period : float
         Sample period T, s (> 0).
     tf : float
-        Time constant of the derivative's filter, s (>= 0; 0: a plain difference).
+        Time constant of the derivative's filter, s (>= 0; 0: a plain difference, or the
+        rate with ``rate``).
+    rate : Sensor or str, optional
+        The measured quantity's rate (error unit per s, e.g. a Sensor of ``"hinge.v"``),
+        sampled with the error: d_k = -kd r_k. Only with tf = 0 (a filter's derivative
+        would ignore it: refused).
     limits : (float, float)
         The output's range (lo < hi; infinite: unlimited).
     anti_windup : bool
         Conditional integration while clipped (default True).
+
+    Examples
+    --------
+    A PD at 2 ms on a hinge's angle and rate sensors (``"angle"``, ``"rate"`` in the
+    model), u_k = 40 (0.5 - angle_k) - 3 rate_k (N m):
+
+    >>> import mbd
+    >>> pd = mbd.DiscretePID("pd", "angle", setpoint=0.5, kp=40.0, kd=3.0, period=0.002,
+    ...                      rate="rate")
+    >>> pd.update(0.0, pd.initial_state(), [0.5, 0.1, 2.0])[1]     # 40 * 0.4 - 3 * 2
+    array([10.])
     """
 
     def __init__(self, name, measured, setpoint=0.0, kp=0.0, ki=0.0, kd=0.0, period=None,
-                 tf=0.0, limits=(-np.inf, np.inf), anti_windup=True):
+                 tf=0.0, rate=None, limits=(-np.inf, np.inf), anti_windup=True):
         super().__init__(name, (setpoint, measured), 1)
         self.setpoint = setpoint
         for gain, value in (("kp", kp), ("ki", ki), ("kd", kd)):
@@ -48,6 +69,8 @@ class DiscretePID(Controller):
         self.period = _period(self, period)
         self.tf = values.real(tf, f"{self.label()}: tf", ">= 0 and finite (s)",
                               lambda x: math.isfinite(x) and x >= 0.0)
+        self.inputs += rate_input(self, rate)
+        self.measures_rate = rate is not None
         self.limits = _limits(self, limits)
         self.anti_windup = bool(anti_windup)
 
@@ -59,13 +82,16 @@ class DiscretePID(Controller):
 
     def update(self, t, x, u):
         """(x_{k+1}, y_k) of the sample at t (s) in state x with the inputs u = [setpoint,
-        measured]."""
+        measured] (and the measured rate, with ``rate``)."""
         integral, d, e_prev, started = x
         T = self.period
         e = u[0] - u[1]
         if not started:
             e_prev = e                  # no derivative kick at the first sample
-        d = (self.tf * d + self.kd * (e - e_prev)) / (self.tf + T)
+        if self.measures_rate:
+            d = rate_derivative(self, u)
+        else:
+            d = (self.tf * d + self.kd * (e - e_prev)) / (self.tf + T)
         y, integrating = pid_output(self, e, integral, d)
         if integrating:
             integral = integral + self.ki * T * e

@@ -118,12 +118,16 @@ def slow_message(sd, method, implicit, settings, span, nsteps, t, y, h, projecte
     t0, t_end = span
     name = method.__name__
     done = nsteps >= settings.max_steps
-    head = (f"the run took its max_steps = {settings.max_steps} steps and reached only "
-            f"t = {t:.9g} s of {t_end:g} s" if done else
-            f"the run cannot finish within max_steps = {settings.max_steps}: at t = {t:.9g} s "
-            f"of {t_end:g} s, after {nsteps} steps")
-    head += (f"; at its present step size of {h:.3g} s it needs about {projected_steps:.3g} "
-             f"steps in all ({duration(seconds)} more)")
+    if t_end == np.inf:       # a live simulation without an end: one advance's budget
+        head = (f"one advance took its max_steps = {settings.max_steps} steps and reached "
+                f"only t = {t:.9g} s; the step size there is {h:.3g} s")
+    else:
+        head = (f"the run took its max_steps = {settings.max_steps} steps and reached only "
+                f"t = {t:.9g} s of {t_end:g} s" if done else
+                f"the run cannot finish within max_steps = {settings.max_steps}: at t = "
+                f"{t:.9g} s of {t_end:g} s, after {nsteps} steps")
+        head += (f"; at its present step size of {h:.3g} s it needs about "
+                 f"{projected_steps:.3g} steps in all ({duration(seconds)} more)")
     if h >= 0.5 * settings.max_step:
         return (f"{head}. The step is held at max_step = {settings.max_step:g} s: raise it "
                 "(the integrator chooses its steps by the tolerances).")
@@ -144,9 +148,11 @@ def slow_message(sd, method, implicit, settings, span, nsteps, t, y, h, projecte
                   "An implicit method steps over a fast mode: method='Radau'" +
                   (" (not 'BDF', unstable for lightly damped oscillations)"
                    if mode.oscillating else "") + ".")
+        faster = ("" if t_end == np.inf else
+                  f", {mode.rate * (t_end - t0):.2g} times faster than the run")
         why = (f"The model is stiff: its fastest mode sets the step (h |lambda| = "
-               f"{h_lam:.2g}), {mode.what}, {mode.rate * (t_end - t0):.2g} times "
-               f"faster than the run; {mode.source}. {advice} If that fast motion matters, "
+               f"{h_lam:.2g}), {mode.what}{faster}; {mode.source}. {advice} If that fast "
+               "motion matters, "
                "soften or damp the element, give the bodies it moves more mass, or raise "
                "max_steps.")
     return f"{head}. {why}"

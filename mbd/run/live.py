@@ -7,13 +7,18 @@ restarts at a communication point, so a run stepped in many small stretches take
 steps of one long run, and writes the same rows (with an output grid: ``t_end`` and
 ``output_step``). Where something changes there (an input set to a new value, a snapshot
 taken), the run ends its piece at that instant and begins the next one from the state there:
-rows and events are then exact at the change.
+rows and events are then exact at the change. Where the piece itself ends at the time asked
+for (a controller's sample instant, ``t_end``, a crossing), it ends there as in one run, and
+the sample due there is taken before :meth:`Simulation.advance_to` returns, even when an
+earlier advance's step had already reached that end (:attr:`mbd.run.pieceloop.Run.reached`):
+after ``advance_to(t)`` the state, the reads and the samples are one run's at t.
 """
 import copy
 
 import numpy as np
 
-from ..control import Controller, Input, Sensor
+from ..control import Input, Output, Sensor
+from ..control.controllers import output_named
 from ..model import values
 from ..model.state import State
 from .controls import Reader
@@ -78,7 +83,8 @@ class Simulation:
         return State(self.t, self.y[:s.nq].copy(), self.y[s.nq:s.nq + s.nv].copy())
 
     def advance_to(self, t):
-        """Integrate to time t (s), events inside exact; returns the state there."""
+        """Integrate to time t (s), events inside exact, the controllers' samples due at t
+        taken (as one run takes them); returns the state there."""
         t = values.real(t, "advance_to: t", f">= the time reached, {self.t!r} s, and <= "
                         f"t_end = {self.t_end!r} s",
                         lambda x: self.t <= x <= self.t_end)
@@ -93,6 +99,8 @@ class Simulation:
 
     def _advance(self, stop):
         run = self.run
+        if not self.grid:       # no end, no total to budget: max_steps bounds each advance
+            run.counted_from = run.stepping.nsteps
         while self.t < stop:
             if self.open and self._passed(stop):
                 self.t, self.y = stop, self._state_at(stop)
@@ -111,9 +119,13 @@ class Simulation:
             run.rows.row(self.t, self.y)
 
     def _passed(self, t):
-        """Whether the open piece's last step (or its pending crossing) lies past t (s)."""
-        pending = self.run.pending
-        return pending[0] > t if pending is not None else self.run.stepping.t >= t
+        """Whether the open piece's last step lies past t (s), or reaches t inside the piece.
+        Not when what ends the piece (its pending crossing, or its end reached: a sample
+        instant, t_end) is at t: the piece then ends at t as in one run, and the sample due
+        at t is taken before the advance returns."""
+        run = self.run
+        end = run.pending if run.pending is not None else run.reached
+        return end[0] > t if end is not None else run.stepping.t >= t
 
     def _state_at(self, t):
         """The state at t (s) inside the open piece's last step, on the constraints."""
@@ -129,7 +141,7 @@ class Simulation:
         run = self.run
         if run.pending is not None:    # the rows of the step with the crossing, up to t
             run.rows.until(self.t, run.pending[2])
-        run.pending = None
+        run.pending = run.reached = None
         self.open = False
         run.rows.keep_until(self.t)
 
@@ -151,23 +163,31 @@ class Simulation:
             self.y = self.run.guarded(self.run.locks.settle, self.t, self.y)
 
     def read(self, name):
-        """The value at the time reached of a sensor, an input or a controller's output (by
-        its name), or of any measured quantity (``"hinge.q"``, ``"arm.tip.z"``; see
-        :mod:`mbd.control.signals`)."""
+        """The value at the time reached of a sensor, an input or a controller's output,
+        named as everywhere else (``"pid"``: its output 0, ``"ctrl[1]"``: output 1), or of
+        any measured quantity (``"hinge.q"``, ``"arm.tip.z"``; see
+        :mod:`mbd.control.signals`). At a sample instant a discrete controller's output is
+        the one it took there (held from that instant on, as a Result's rows show it)."""
         item = self.named.get(name)
+        if not isinstance(item, (Input, Sensor)):
+            try:
+                output = output_named(self.named, name)
+            except KeyError as err:
+                raise KeyError(f"read: {err.args[0]}") from None
+            item = item if output is None else output
         controls = self.run.controls
-        held = isinstance(item, Input) or (isinstance(item, Controller)
-                                            and item.period is not None)
-        if held:
+        if isinstance(item, Input) or (isinstance(item, Output)
+                                       and item.controller.period is not None):
             return float(controls.held_at(self.t)[controls.column[item.key]])
-        if isinstance(item, Controller):        # a continuous one
-            return float(controls.continuous_output(item, self.t, self.y)[0])
+        if isinstance(item, Output):        # a continuous controller's
+            return float(controls.continuous_output(item.controller, self.t,
+                                                    self.y)[item.k])
         what = item.what if isinstance(item, Sensor) else name
         try:
             reader = Reader(self.system, what)
         except ValueError as err:
-            raise KeyError(f"read: '{name}' is no sensor, input or controller of the model, "
-                           f"nor a measured quantity: {err}") from None
+            raise KeyError(f"read: '{name}' is no sensor, input or controller output of the "
+                           f"model, nor a measured quantity: {err}") from None
         one_row = controls.one_row if controls is not None else self._one_row
         return reader.at(self.t, self.y, self.run.sides.copy(), one_row)
 
@@ -194,7 +214,7 @@ class Simulation:
         if not isinstance(snapshot, Snapshot):
             raise TypeError(f"restore: a Snapshot from save() is needed, got {snapshot!r}")
         run, rows = self.run, self.run.rows
-        self.open, run.pending = False, None
+        self.open, run.pending, run.reached = False, None, None
         self.t, self.y = snapshot.t, snapshot.y.copy()
         run.sd.data.mode[:] = snapshot.mode
         run.sd.data.drivers[:] = snapshot.drivers

@@ -83,8 +83,12 @@ class Run:
         self.started = time.perf_counter()
         self.batch = (t0, 0, self.started)   # (t, nsteps, wall time) when the batch began
         self.first_step = 0.0   # the next piece's first step, s (0: the stepper's rule)
+        # the step count the budget counts from: 0, or for a live simulation without an end
+        # (t_end inf, no total to budget) the count where its advance began
+        self.counted_from = 0
         self.armed = None       # the piece's armed switching functions
         self.pending = None     # a crossing located past where a live simulation stopped
+        self.reached = None     # (t, y): the end of a piece reached past where it stopped
         self.logged = None      # the sides last logged (exact switching off)
         self.stepping = stepper_class(self.sd, method, self.rows, settings, exact, auto)
 
@@ -216,11 +220,16 @@ class Run:
         """Step the piece begun by :meth:`start_piece` until it ends (returns (t, y) where the
         next piece starts) or, for a live simulation, until a step reaches ``stop`` (s) first:
         then returns None with the piece still open (a crossing located past ``stop`` kept in
-        :attr:`pending`, to be taken when it goes on)."""
+        :attr:`pending`, the piece's end reached past ``stop`` in :attr:`reached`, to be
+        taken when it goes on: the piece then ends there as one run's does, and the sample
+        due there is the caller's to take, as :meth:`_go` takes it)."""
         stepping = self.stepping
         if self.pending is not None:
             pending, self.pending = self.pending, None
             return self.end_at(*pending)
+        if self.reached is not None:
+            reached, self.reached = self.reached, None
+            return reached
         while True:
             status = stepping.advance(self.steps_allowed() if stop == np.inf else 1)
             t, y = stepping.t, stepping.y
@@ -258,9 +267,15 @@ class Run:
             if self.rows.due <= t:
                 self.rows.until(t, stepping.dense())
             if status == DONE:
-                return None if t > stop else (t, y)   # (live: its end lies past stop)
+                if t > stop:        # live: its end lies past stop, where it ends later
+                    self.reached = (t, y.copy())
+                    return None
+                return t, y
             restart = stepping.end_step()
             if restart is not None:
+                if t > stop:        # live: this piece's end, too, lies past stop
+                    self.reached = (t, restart)
+                    return None
                 return t, restart
             if t >= stop:
                 return None
@@ -280,26 +295,33 @@ class Run:
 
     def steps_allowed(self):
         """The steps the next advance may take: a batch, or what is left of the budget."""
-        return min(self.BATCH, max(self.settings.max_steps - self.stepping.nsteps, 1))
+        taken = self.stepping.nsteps - self.counted_from
+        return min(self.BATCH, max(self.settings.max_steps - taken, 1))
 
     def check_budget(self, t, y):
         """After a batch of steps, at (t, y): fail when the run has taken ``max_steps``
         steps, or when, past a hundredth of them, the last batch's step size projects a
-        total beyond it (a stiff or stalled run fails in seconds, not hours)."""
-        n, max_steps = self.stepping.nsteps, self.settings.max_steps
+        total beyond it (a stiff or stalled run fails in seconds, not hours). A live
+        simulation without an end (t_end inf) has no total: ``max_steps`` bounds each of its
+        advances (:attr:`counted_from`), and nothing is projected."""
+        total, max_steps = self.stepping.nsteps, self.settings.max_steps
+        n = total - self.counted_from
         t_b, n_b, wall_b = self.batch
-        if n - n_b < self.BATCH and n < max_steps:
+        if total - n_b < self.BATCH and n < max_steps:
             return
         now = time.perf_counter()
-        self.batch = (t, n, now)
-        h = (t - t_b) / (n - n_b)
-        remaining = (self.t_end - t) / h if h > 0.0 else np.inf
+        self.batch = (t, total, now)
+        h = (t - t_b) / (total - n_b)
+        if self.t_end == np.inf:
+            remaining = 0.0
+        else:
+            remaining = (self.t_end - t) / h if h > 0.0 else np.inf
         if n >= max_steps or (n >= max_steps // 100 and n + remaining > max_steps):
             failures.check_singular(self.sd, t, y)
             method = self.stepping.method
             raise Failed(failures.slow_message(
                 self.sd, method, method not in ONE_STEP, self.settings, (self.t0, self.t_end),
-                n, t, y, h, n + remaining, (now - wall_b) / (n - n_b) * remaining), t)
+                n, t, y, h, n + remaining, (now - wall_b) / (total - n_b) * remaining), t)
 
     def integrator_failed(self, err):
         """The integrator gave up (:class:`mbd.run.failures.IntegratorFailed`): a state that blew
