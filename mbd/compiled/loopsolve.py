@@ -16,26 +16,30 @@ a cost that grows about linearly with bodies and loops. Three steps, each local:
    and take the generalized force on u (a force element on the cut joint) as a known part of
    lam; a driver row on u is rewritten on the tree's coordinates the same way.
 2. **The tree.** H = L^T D L by Featherstone's LTDL factorization (Table 6.3: no fill beyond
-   a coordinate's ancestors), ``Z = P L^-1`` row by row over each row's support (the
-   coordinates on the paths from its links to the ground, which stays closed under L^-1) and
-   ``K = Z D^-1 Z^T = P H^-1 P^T``, whose blocks are non-zero only between constraint groups
-   (a cut joint's rows, a driver's row) that share a coordinate.
-3. **The loops.** A block LDL^T of K in a minimum-degree order of the groups, fill found at
-   build time; each pivot block (at most 6 x 6) is diagonalized (Jacobi), so a group's
-   directions that the groups before it already fix are found where they are (the rank
-   decision on the small blocks): a planar loop's three out-of-plane equations, the second
-   of two parallel cranks, a window's equations at a change point.
+   a coordinate's ancestors) and the rows in the metric's coordinates
+   ``W = P L^-1 D^-1/2`` row by row over each row's support (the coordinates on the paths from
+   its links to the ground, which stays closed under L^-1); ``K = W W^T = P H^-1 P^T`` has
+   blocks only between constraint groups (a cut joint's rows, a driver's row) that share a
+   coordinate, and is never formed (forming it would square the rows' conditioning, issue 44).
+3. **The loops.** A multifrontal QR of W in a minimum-degree order of the groups (the fronts
+   and their fill found at build time): each group's front (its rows, and what the groups
+   before it passed up, on the coordinates they share) is triangularized by Householder, its
+   pivot rows made orthogonal (one-sided Jacobi), so a group's directions that the groups
+   before it already fix are found where they are, with their strengths as singular values
+   of the rows, not of K (the rank decision on the small blocks): a planar loop's three
+   out-of-plane equations, the second of two parallel cranks, a window's equations at a
+   change point. The factors are K's block LDL^T, applied as directions and weights.
 
-**The rank rule** (one rule, :func:`rank_of`): a direction of a group counts when its pivot
-is above ``RANK_TOLERANCE**2`` times the largest diagonal entry of its group's block of K, i.e.
+**The rank rule** (one rule, :func:`rank_of`): a direction of a group counts when its
+singular value is above RANK_TOLERANCE times its group's largest row norm in the metric, i.e.
 when what the equation adds beyond those before it is above RANK_TOLERANCE of its own size
-(the measure ``strength = sqrt(pivot / scale)``, like a relative singular value). It fixes the
-run's rank r at the assembled start.
+(the measure ``strength``, a relative singular value). It fixes the run's rank r at the
+assembled start.
 
 **Change points** (a parallelogram's links collinear for an instant: the rank drops, the
 motion goes on smoothly). The solve keeps the run's r strongest directions however weak the
 r-th, down to round-off (:data:`ROUND_OFF`), so that the motion is solved straight through.
-Three things keep it on the branch that continuity selects, because near the crossing of two
+Four things keep it on the branch that continuity selects, because near the crossing of two
 branches a state off its branch by e (a residual over the weak direction's strength s) moves
 along a level set of the closures that turns onto the other branch, its rates off by e / s and
 its accelerations by e / s^2:
@@ -48,7 +52,10 @@ its accelerations by e / s^2:
    closures (:func:`mbd.compiled.statekernels._constrained_rhs`), so that an integrator's stage,
    off the closures by its own error, is not turned;
 3. a direction weaker than about :data:`SOFTENED` is inverted softened (Tikhonov): its
-   multiplier, which grows like 1 / s at the crossing, stays bounded within round-off of it.
+   multiplier, which grows like 1 / s at the crossing, stays bounded within round-off of it;
+4. the compiled integrators step over the point without evaluating near it, and Radau hands
+   it to DOP853 to jump (:mod:`mbd.run.changepoints`): an evaluation at strength s answers
+   a stage's own error off the closures by as much over s^2, which no tolerance survives.
 
 Where the motion really is not determined the run still stops: a mechanism assembled at a
 change point at rest gains rank as it moves (RANK_GREW); a dead centre (a fold, no
@@ -73,7 +80,7 @@ from .sparsekernels import factor, rank_of, refactor, solve, strongest_threshold
 
 #: the rank rule: a direction counts when its strength exceeds this (see the module docstring)
 RANK_TOLERANCE = 1e-6
-#: below this strength a direction's pivot is round-off (K squares the rows' conditioning)
+#: below this strength a direction is round-off (a relative singular value of the rows)
 ROUND_OFF = 1e-7
 
 #: a run whose steps shrink to nothing where its weakest direction is below this strength has

@@ -14,13 +14,19 @@ compiled steppers step over it:
   last step's; where it falls, its rate along the motion (one more evaluation a short way back)
   gives the time t* where it reaches zero, a linear extrapolation of ``s ~ k |t - t*|``
   (:func:`plan`);
-* a step that would come near t* is sized so that t* falls in the middle of the widest gap
-  between the method's nodes (the times inside a step where it evaluates: DOP853's twelve
-  stages and three of its dense output, Radau IIA's three), its evaluations a good share of the
-  step away from the point; a step that would end just short of t* is shortened so that the
-  next one can jump the point at full size (and the step after a shortened one is not made
-  shorter for it); a jump the error control rejects is tried in the gap that keeps its
-  evaluations furthest from t*, then as a shorter step first (:func:`place`).
+* DOP853: a step that would come near t* is sized so that t* falls in the middle of the widest
+  gap between the method's nodes (the times inside a step where it evaluates: its twelve
+  stages and the three of its dense output), its evaluations a good share of the step away
+  from the point; a step that would end short of t* is shortened so that the next one jumps the
+  point at full size (and the step after a shortened one is not made shorter for it); a jump
+  the error control rejects is tried again in the same gap, shorter, after a shorter step up
+  to it (:func:`place`). A jump is held to its error estimate times :data:`JUMP_STRICTNESS`
+  (an estimate near the point may miss its error), the estimate measured on the constraints
+  (the step's end and its embedded solutions projected first) where the plain one fails;
+* Radau: where the strength falls below :data:`HANDOVER` it hands the run to DOP853
+  (CHANGE_POINT), which jumps the point and hands it back (JUMPED, :func:`handing_back`):
+  an implicit step's Newton iteration evaluates at its collocation points whatever their
+  distance from t*, and its error estimate is no measure of a jump's.
 
 Where the strength does not reach zero (a minimum above it) this costs at most a shorter step;
 where the motion cannot go on (a dead centre driven into, a lock-up), the jump is rejected and

@@ -184,3 +184,37 @@ def test_a_crank_rocker_passes_its_toggle_positions_at_speed():
     sol = solve_ivp(rhs, (0.0, 6.0), [0.0, 6.0], method="DOP853", rtol=1e-12, atol=1e-12,
                     t_eval=result.t)
     np.testing.assert_allclose(result.joint("j1").q, sol.y[0], rtol=0, atol=1e-6)
+
+
+# ----------------------------------------------------------------------------- the jump's size
+
+
+def test_the_widest_gap_between_a_method_s_nodes():
+    """DOP853's nodes (its stages and its dense output's) leave the widest gap between 1/3 and
+    0.6 (Hairer's c_6 and c_10); Radau IIA's between (4 - sqrt 6) / 10 and (4 + sqrt 6) / 10."""
+    from mbd.run import changepoints, radau, stepper
+    np.testing.assert_allclose(stepper.GAP, [(1 / 3 + 0.6) / 2, (0.6 - 1 / 3) / 2], rtol=1e-15)
+    root6 = np.sqrt(6.0)
+    np.testing.assert_allclose(radau.GAP, [0.4, root6 / 10], rtol=1e-15)
+    np.testing.assert_allclose(changepoints.widest_gap([0.2, 0.3]), [0.65, 0.35])
+
+
+@pytest.mark.parametrize("retry", [False, True])
+def test_a_step_puts_the_change_point_in_the_gap_or_stops_short_of_it(retry):
+    from mbd.run.changepoints import GROWTH, place
+    gap = np.array([0.5, 0.25])
+    h, tiny = 0.1, 1e-12
+    longest = h if retry else GROWTH * h
+    # none expected, one behind, one beyond this step and the next one's jump: the control's
+    assert place(-np.inf, 1.0, h, tiny, gap, retry) == h
+    assert place(0.9, 1.0, h, tiny, gap, retry) == h
+    assert place(1.0 + 1.6 * longest, 1.0, h, tiny, gap, retry) == h
+    # within reach: a step with t* in the gap's middle
+    x = 0.4 * longest
+    assert np.isclose(place(1.0 + x, 1.0, h, tiny, gap, retry), x / 0.5)
+    assert np.isclose(place(1.0 + 0.01, 1.0, h, tiny, gap, retry), 0.02)
+    # beyond it: a step that ends the gap's share of h short of t*, for the next one to jump
+    x = 0.5 * longest + 0.3 * h
+    assert np.isclose(place(1.0 + x, 1.0, h, tiny, gap, retry), x - 0.5 * h)
+    # a step below the smallest one the integrator may take: the control's
+    assert place(1.0 + 1e-13, 1.0, h, 1e-12, gap, retry) == h

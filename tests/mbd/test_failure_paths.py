@@ -38,15 +38,16 @@ LOOP = "(loop ['j3', 'j2', 'j1', 'j4']; drivers and gears ['push'])"
 
 def test_steps_that_shrink_into_a_dead_centre_fail_as_the_singular_configuration():
     """The rocker reaches its limit psi_max at t* = psi_max / 2; at rtol = atol = 1e-11 the
-    steps shrink as it nears it, and 1000 steps run out within 1e-6 s of t*, where the
-    weakest constraint direction is below NEAR_SINGULAR: the singular configuration is the
-    failure."""
+    steps shrink as it nears it and the run stops within 1e-6 s of t*, where the weakest
+    constraint direction is below NEAR_SINGULAR: the singular configuration is the failure,
+    whether the steps became too small or the 1000 steps ran out first (how many steps that
+    takes is round-off's to decide: 1000, 711 and 196 on three machines and versions)."""
     psi_max = fourbar_dead_centre()[0]
     t_star = psi_max / RATE
     err = failure(fourbar(forces=(push,)), 0.5, output_step=0.01, rtol=1e-11, atol=1e-11,
                   max_steps=1000)
     message = str(err)
-    assert err.result.stats["nsteps"] == 1000               # found when the budget ran out
+    assert 0 < err.result.stats["nsteps"] <= 1000
     assert message.startswith("singular configuration at t = ")
     assert "max_steps" not in message
     strength = float(re.search(r"the weakest of rank 3 has strength ([0-9.e+-]+)\) and the "
