@@ -8,6 +8,10 @@ import pytest
 from PIL import Image
 from scipy.integrate import solve_ivp
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 
 

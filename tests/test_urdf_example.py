@@ -25,6 +25,10 @@ from scipy.integrate import solve_ivp
 
 from tests.test_examples import load
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 pin = pytest.importorskip("pinocchio")
 ur5 = load("ur5_backlash_pid")
 JOINTS = list(ur5.POSE)          # the URDF's six joints, base to tool

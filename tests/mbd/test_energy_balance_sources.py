@@ -17,6 +17,10 @@ import mbd
 from forces import Actuator, Damper, JointForce, Spring
 from joints import Revolute
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 G = 9.81
 TOL = 1e-10
 SLACK = 10.0
