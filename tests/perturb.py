@@ -19,9 +19,9 @@ and ``mbd.Simulation`` all go through):
 - ``rtol`` and ``atol`` each scaled by ``1 +- TOLERANCE_LEVEL`` = 1 +- 10 % (the sign drawn),
   which moves every step size and so every round-off by far more than another CPU does.
 
-Both copies must pass. The draws are deterministic: a generator per test, seeded from the
-test's node id (the plain one) and ``--perturb-salt`` (default 0; vary it to try other
-draws). A module-scoped fixture of a perturbed copy is a fixture of that copy's own module,
+Both copies must pass. The draws are deterministic, one set per test (every run of the test
+gets the same): seeded from the test's node id (the plain one) and ``--perturb-salt``
+(default 0; vary it to try other draws). A module-scoped fixture of a perturbed copy is a fixture of that copy's own module,
 set up again under the perturbation (the plain module's is torn down first), so a run made
 once per module is perturbed too. Not reached: runs in other processes (the sweep's pool
 workers, ``mbd run`` in a subprocess).
@@ -47,29 +47,35 @@ def enabled(config):
 
 
 class Perturbation:
-    """The perturbation of one test's runs: a generator seeded by (salt, name), from which
-    each run draws its tolerance factors and its start-state factors, in the order the runs
-    are made. ``applied`` lists what each run got: dicts with ``rtol``, ``atol`` (before,
-    after) and ``y`` (before, after) as the run received them."""
+    """The perturbation of one test's problem, drawn from a seed made of (salt, name): the
+    signs of the tolerance changes and a factor per start-state entry, the same for every run
+    the test makes (a test comparing two runs at the same settings compares two runs of the
+    same perturbed problem, as it would on another machine). ``applied`` lists what each run
+    got: dicts with ``rtol``, ``atol`` (before, after) and ``y`` (before, after)."""
 
     def __init__(self, name, salt=0):
         digest = hashlib.sha256(f"{salt}\0{name}".encode()).digest()
         self.seed = int.from_bytes(digest[:8], "little")
-        self.rng = np.random.default_rng(self.seed)
+        signs = np.random.default_rng([self.seed, 0]).choice((-1.0, 1.0), size=2)
+        self.rtol_factor, self.atol_factor = 1.0 + signs * TOLERANCE_LEVEL
         self.applied = []
 
     def tolerances(self, rtol, atol):
-        """(rtol, atol) each times 1 +- TOLERANCE_LEVEL, the signs drawn."""
-        s_r, s_a = self.rng.choice((-1.0, 1.0), size=2)
-        new = (rtol * (1.0 + s_r * TOLERANCE_LEVEL), atol * (1.0 + s_a * TOLERANCE_LEVEL))
+        """(rtol, atol) each times 1 +- TOLERANCE_LEVEL."""
+        new = (rtol * self.rtol_factor, atol * self.atol_factor)
         self.applied.append({"rtol": (rtol, new[0]), "atol": (atol, new[1])})
         return new
 
+    def factors(self, n):
+        """The start-state factors 1 + s u STATE_LEVEL of entries 0..n-1 (u in [0.5, 1], s a
+        sign): entry i's the same whatever n."""
+        w = np.random.default_rng([self.seed, 1]).uniform(-1.0, 1.0, size=n)
+        return 1.0 + STATE_LEVEL * np.sign(w) * (0.5 + 0.5 * np.abs(w))
+
     def state(self, y, n):
-        """A copy of y with its first n entries (q, v) times 1 + s u STATE_LEVEL."""
-        u = self.rng.uniform(0.5, 1.0, size=n) * self.rng.choice((-1.0, 1.0), size=n)
+        """A copy of y with its first n entries (q, v) times :meth:`factors`."""
         out = np.array(y, dtype=float, copy=True)
-        out[:n] *= 1.0 + STATE_LEVEL * u
+        out[:n] *= self.factors(n)
         entry = self.applied[-1] if self.applied and "y" not in self.applied[-1] else {}
         if not entry:
             self.applied.append(entry)

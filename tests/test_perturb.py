@@ -68,17 +68,25 @@ def test_the_draws_are_deterministic_and_the_salt_and_the_test_change_them():
 
     def draws(name, salt):
         p = perturb.Perturbation(name, salt)
-        return p.tolerances(1e-8, 1e-10), p.state(y, 4), p.state(y, 4)
+        return p.tolerances(1e-8, 1e-10), p.state(y, 4), p.state(y[:3], 3)
 
     first = draws("tests/x.py::test_a", 0)
     again = draws("tests/x.py::test_a", 0)
     assert first[0] == again[0]
     for a, b in zip(first[1:], again[1:]):
         np.testing.assert_array_equal(a, b)
-    assert not np.array_equal(first[1], first[2])     # each run draws anew
+    # every run of a test gets the same factors, entry by entry, whatever its length
+    np.testing.assert_array_equal(first[2], first[1][:3])
     assert first[1][2] == 0.0 and first[1][4] == 0.0   # a zero stays (entry 2); v beyond n=4
-    for other in (draws("tests/x.py::test_a", 1), draws("tests/x.py::test_b", 0)):
-        assert not np.array_equal(first[1], other[1])
+    factors = [perturb.Perturbation("tests/x.py::test_a", salt).factors(50)
+               for salt in range(2)] + [perturb.Perturbation("tests/x.py::test_b", 0).factors(50)]
+    assert not np.array_equal(factors[0], factors[1])
+    assert not np.array_equal(factors[0], factors[2])
+    # both signs drawn, the sizes within 0.5..1 x STATE_LEVEL
+    moved = factors[0] - 1.0
+    assert moved.min() < 0.0 < moved.max()
+    assert np.all((np.abs(moved) >= 0.49 * perturb.STATE_LEVEL)
+                  & (np.abs(moved) <= 1.01 * perturb.STATE_LEVEL))
 
 
 # ---------------------------------------------------------------- a bound tuned to one machine
