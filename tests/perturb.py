@@ -23,7 +23,8 @@ Both copies must pass. The draws are deterministic, one set per test (every run 
 gets the same): seeded from the test's node id (the plain one) and ``--perturb-salt``
 (default 0; vary it to try other draws). A module-scoped fixture of a perturbed copy is a fixture of that copy's own module,
 set up again under the perturbation (the plain module's is torn down first), so a run made
-once per module is perturbed too. Not reached: runs in other processes (the sweep's pool
+once per module is perturbed too, with draws of its own (seeded by the module, the fixture's
+name and parameter), whichever test sets it up. Not reached: runs in other processes (the sweep's pool
 workers, ``mbd run`` in a subprocess).
 """
 import contextlib
@@ -84,24 +85,45 @@ class Perturbation:
 
     @contextlib.contextmanager
     def active(self):
-        """The perturbation patched into mbd's run stage (undone on leaving): the Settings
-        record prepare() makes and the start state it assembles."""
-        from mbd.run import simulate as run_simulate
-        settings_class = run_simulate.Settings
-        initial_state = run_simulate._initial_state
-
-        def settings(rtol, atol, *args, **kwargs):
-            return settings_class(*self.tolerances(rtol, atol), *args, **kwargs)
-
-        def start(system, *args, **kwargs):
-            y = initial_state(system, *args, **kwargs)
-            return self.state(y, system.nq + system.nv)
-
-        run_simulate.Settings, run_simulate._initial_state = settings, start
+        """This perturbation applied to mbd's runs while inside (nested: the innermost
+        applies, as a module fixture's set up during a test's setup)."""
+        _ACTIVE.append(self)
+        if len(_ACTIVE) == 1:
+            _patch()
         try:
             yield self
         finally:
-            run_simulate.Settings, run_simulate._initial_state = settings_class, initial_state
+            _ACTIVE.pop()
+            if not _ACTIVE:
+                _unpatch()
+
+
+#: the perturbations in force, innermost last
+_ACTIVE = []
+#: mbd's own (Settings, _initial_state) while they are patched
+_SAVED = []
+
+
+def _patch():
+    """Patch mbd's run stage at its boundary: the Settings record prepare() makes (rtol, atol)
+    and the start state it assembles, both perturbed by the innermost active perturbation."""
+    from mbd.run import simulate as run_simulate
+    settings_class, initial_state = run_simulate.Settings, run_simulate._initial_state
+    _SAVED.append((settings_class, initial_state))
+
+    def settings(rtol, atol, *args, **kwargs):
+        return settings_class(*_ACTIVE[-1].tolerances(rtol, atol), *args, **kwargs)
+
+    def start(system, *args, **kwargs):
+        y = initial_state(system, *args, **kwargs)
+        return _ACTIVE[-1].state(y, system.nq + system.nv)
+
+    run_simulate.Settings, run_simulate._initial_state = settings, start
+
+
+def _unpatch():
+    from mbd.run import simulate as run_simulate
+    run_simulate.Settings, run_simulate._initial_state = _SAVED.pop()
 
 
 class PerturbedModule(pytest.Module):
@@ -205,6 +227,20 @@ def pytest_runtest_protocol(item, nextitem):
     perturbation = Perturbation(_plain_nodeid(item), item.config.getoption("perturb_salt"))
     item.stash[PERTURBATION] = perturbation
     with perturbation.active():
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    """A fixture wider than a test (module, class) of a perturbed copy: its runs get a
+    perturbation of its own, seeded by its scope's node id, its name and its parameter, so
+    that they do not depend on which test happened to set it up first."""
+    if not _ACTIVE or fixturedef.scope == "function":
+        return (yield)
+    name = f"{request.node.nodeid.replace(SUFFIX, '', 1)}::{fixturedef.argname}"
+    if hasattr(request, "param"):
+        name += f"[{request.param_index}]"
+    with Perturbation(name, request.config.getoption("perturb_salt")).active():
         return (yield)
 
 
