@@ -94,26 +94,46 @@ def test_the_draws_are_deterministic_and_the_salt_and_the_test_change_them():
 OSC = dict(m=2.0, c=50.0, x0=0.3, t=3.0, rtol=1e-6, atol=1e-9)
 
 
-def oscillator_error():
+def oscillator_error(r=None):
     """max |x - x_exact| over the rows of an undamped oscillator (mass m on a spring c along
-    a Prismatic, from x0 at rest) at rtol 1e-6: x_exact = x0 cos(sqrt(c/m) t)."""
+    a Prismatic, from x0 at rest) at rtol 1e-6: x_exact = x0 cos(sqrt(c/m) t); ``r`` its
+    run, made here when None."""
+    r = oscillator_run() if r is None else r
+    exact = OSC["x0"] * np.cos(np.sqrt(OSC["c"] / OSC["m"]) * r.t)
+    return float(np.max(np.abs(r.joint("rail").q - exact)))
+
+
+def oscillator_run():
+    """The oscillator of :func:`oscillator_error`, simulated."""
     m = mbd.Model("osc")
     g = m.add_ground("g", environment=mbd.Environment(gravity=(0.0, 0.0, 0.0)))
     block = m.add_body("block", mass=OSC["m"], cg=(0.0, 0.0, 0.0),
                        inertia=np.diag([0.01, 0.02, 0.03]), cs={"o": (0.0, 0.0, 0.0)})
     rail = m.add(Prismatic("rail", g, block["o"], axis=(1, 0, 0), q0=OSC["x0"], v0=0.0))
     m.add(JointForce("spring", rail, SpringDamper(c=OSC["c"], d=0.0, x0=0.0)))
-    r = m.simulate(OSC["t"], output_step=0.01, rtol=OSC["rtol"], atol=OSC["atol"])
-    exact = OSC["x0"] * np.cos(np.sqrt(OSC["c"] / OSC["m"]) * r.t)
-    return float(np.max(np.abs(r.joint("rail").q - exact)))
+    return m.simulate(OSC["t"], output_step=0.01, rtol=OSC["rtol"], atol=OSC["atol"])
 
 
 SUITE = '''
 import numpy as np
 import pytest
-from tests.test_perturb import OSC, oscillator_error
+from tests.test_perturb import OSC, oscillator_error, oscillator_run
 
 pytestmark = pytest.mark.accuracy
+
+
+@pytest.fixture(scope="module")
+def module_run():
+    return oscillator_run()
+
+
+def test_a_module_fixture_runs_perturbed_in_the_perturbed_copy(module_run, perturbation):
+    factor = module_run.stats["rtol"] / OSC["rtol"]
+    if perturbation is None:
+        assert factor == 1.0
+    else:
+        assert abs(factor - 1.0) == pytest.approx(0.1, rel=1e-9)
+    assert oscillator_error(module_run) <= 10.0 * OSC["rtol"] * OSC["x0"]
 
 
 def test_tuned_to_this_machine():
@@ -153,15 +173,15 @@ def test_a_bound_tuned_to_one_machine_fails_under_perturb_and_one_from_the_metho
     assert 0.0 < measured <= 10.0 * OSC["rtol"] * OSC["x0"]
     (tmp_path / "test_tuned.py").write_text(textwrap.dedent(SUITE.format(measured=measured)))
     code, out = run_pytest(tmp_path)
-    assert code == 0 and "3 passed" in out, out
+    assert code == 0 and "4 passed" in out, out
     code, out = run_pytest(tmp_path, "--perturb")
     assert code == 1, out
-    assert "1 failed, 5 passed" in out, out
+    assert "1 failed, 7 passed" in out, out
     assert "FAILED test_tuned.py[perturbed]::test_tuned_to_this_machine" in out, out
     draws = [line for line in out.splitlines() if "DRAWS" in line]
     # CI set: the same perturbed copies, with the same draws; another salt, other draws
     code, again = run_pytest(tmp_path, ci="true")
-    assert code == 1 and "1 failed, 5 passed" in again, again
+    assert code == 1 and "1 failed, 7 passed" in again, again
     assert [line for line in again.splitlines() if "DRAWS" in line] == draws != []
     code, salted = run_pytest(tmp_path, "--perturb", "--perturb-salt", "7")
     salted_draws = [line for line in salted.splitlines() if "DRAWS" in line]
