@@ -186,3 +186,11 @@ def test_a_bound_tuned_to_one_machine_fails_under_perturb_and_one_from_the_metho
     code, salted = run_pytest(tmp_path, "--perturb", "--perturb-salt", "7")
     salted_draws = [line for line in salted.splitlines() if "DRAWS" in line]
     assert salted_draws and salted_draws != draws, salted
+
+
+def test_hypothesis_runs_derandomized_under_ci():
+    from hypothesis import settings
+    ci = settings.get_profile("ci")
+    assert ci.derandomize and ci.print_blob and ci.deadline is None
+    if os.environ.get("CI"):
+        assert settings.default.derandomize
