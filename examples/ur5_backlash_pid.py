@@ -100,7 +100,8 @@ def element(model, name):
 
 def build_model(backlash=B, pose=POSE):
     """The UR5 from its URDF at rest at ``pose``, with the elbow's gearbox (``backlash`` total,
-    rad; its motor on the lower flank, START_GAP inside), the elbow's PID and the other joints' PD loops."""
+    rad; its motor on the lower flank, START_GAP inside), the elbow's PID and the other
+    joints' PD loops."""
     path, share = urdf_path()
     model = mbd.from_urdf(path, package_dirs=[share], name="ur5_backlash_pid")
     for name, q in pose.items():

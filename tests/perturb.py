@@ -21,11 +21,11 @@ and ``mbd.Simulation`` all go through):
 
 Both copies must pass. The draws are deterministic, one set per test (every run of the test
 gets the same): seeded from the test's node id (the plain one) and ``--perturb-salt``
-(default 0; vary it to try other draws). A module-scoped fixture of a perturbed copy is a fixture of that copy's own module,
-set up again under the perturbation (the plain module's is torn down first), so a run made
-once per module is perturbed too, with draws of its own (seeded by the module, the fixture's
-name and parameter), whichever test sets it up. Not reached: runs in other processes (the sweep's pool
-workers, ``mbd run`` in a subprocess).
+(default 0; vary it to try other draws). A module-scoped fixture of a perturbed copy is a
+fixture of that copy's own module, set up again under the perturbation (the plain module's
+is torn down first), so a run made once per module is perturbed too, with draws of its own
+(seeded by the module, the fixture's name and parameter), whichever test sets it up. Not
+reached: runs in other processes (the sweep's pool workers, ``mbd run`` in a subprocess).
 """
 import contextlib
 import hashlib
