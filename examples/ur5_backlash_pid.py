@@ -23,7 +23,9 @@ parent's and the child's body), to which an engineer adds what the URDF cannot s
 
 The arm starts at rest at the pose ``POSE`` (upper arm 57 deg above the horizontal, forearm
 29 deg below it, wrist level) with its gear **loaded the wrong way**: the motor on the lower
-flank (x = -b/2), as if the arm had last been pushed up. Gravity's torque about the elbow
+flank (x = -b/2 + ``START_GAP``, a nanoradian inside the dead zone: a start exactly on the
+flank is on the switch, where round-off picks the branch), as if the arm had last been pushed
+up. Gravity's torque about the elbow
 (+13.7 N m: it turns q_elbow up) drops the forearm through the whole dead zone -- x crosses
 from -b/2 to +b/2 in 13 ms with no torque in the gear -- onto the upper flank at 1.06 rad/s;
 it bounces off once (contact from 13.0 to 18.6 ms) and lands for good at 25.4 ms (each a
@@ -64,6 +66,12 @@ HOLD = {"shoulder_pan_joint": (4000.0, 200.0), "shoulder_lift_joint": (4000.0, 2
 JM = 0.05                            # kg m^2, the rotor about the elbow axis, reflected
 M_MOTOR = 0.5                        # kg, the rotor (on the axis: no gravity torque about it)
 C, D, B = 2.0e4, 15.0, 5e-3          # N m/rad, N m s/rad, rad (total backlash)
+#: rad: how far inside the dead zone the gear starts. Exactly on the flank (x = -b/2) the
+#: start is on the switching surface, and round-off of q_elbow - q_motor (|q| eps ~ 3e-16
+#: rad; another machine's assembly or a 1e-13 relative perturbation, 2e-13 rad) decides
+#: whether the run starts in contact; 1e-9 rad is 5000 times that, and moves the first
+#: contact (x' ~ 1 rad/s there) by ~1e-9 s
+START_GAP = 1e-9
 KP, KI, KD = 1000.0, 1e4, 40.0       # the elbow's PID: N m/rad, N m/(rad s), N m s/rad
 EFFORT = 150.0                       # N m, the URDF's effort limit of the elbow
 #: the bodies the elbow carries
@@ -92,7 +100,8 @@ def element(model, name):
 
 def build_model(backlash=B, pose=POSE):
     """The UR5 from its URDF at rest at ``pose``, with the elbow's gearbox (``backlash`` total,
-    rad; its motor on the lower flank), the elbow's PID and the other joints' PD loops."""
+    rad; its motor on the lower flank, START_GAP inside), the elbow's PID and the other
+    joints' PD loops."""
     path, share = urdf_path()
     model = mbd.from_urdf(path, package_dirs=[share], name="ur5_backlash_pid")
     for name, q in pose.items():
@@ -105,7 +114,8 @@ def build_model(backlash=B, pose=POSE):
     motor = model.add_body("motor", mass=M_MOTOR, cg=at, inertia=inertia,
                            cs={"rotor": (at, elbow.base.rotation)})
     shaft = model.add(Revolute("motor_shaft", upper_arm["elbow_joint"], motor["rotor"],
-                               axis=axis, q0=pose["elbow_joint"] + 0.5 * backlash))
+                               axis=axis,
+                               q0=pose["elbow_joint"] + 0.5 * backlash - START_GAP))
     model.add(RotationalForce("gear", motor["rotor"], forearm["elbow_joint"],
                               ElastoBacklash(c=C, d=D, b=backlash), axis=axis))
     try:      # pictures only: the dynamics ignore the shapes

@@ -24,6 +24,10 @@ from scipy.integrate import solve_ivp
 import mbd
 from tests.test_examples import load
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 cp = load("cart_pole_lqr")
 gp = load("gearbox_pid")
 pd = load("pd_pendulum")

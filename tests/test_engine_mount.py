@@ -18,6 +18,10 @@ from scipy.integrate import cumulative_simpson, solve_ivp
 
 from tests.test_examples import load
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 em = load("engine_mount")
 
 N = len(em.MOUNTS)

@@ -14,6 +14,10 @@ from scipy.integrate import solve_ivp
 
 from tests.test_examples import load
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 gb = load("gearbox")
 T_SHORT = 0.3
 

@@ -17,6 +17,10 @@ import pytest
 
 from tests.test_examples import EXAMPLES, load
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 ss = load("stick_slip")
 
 T_SHORT = 1.5           # s: two full cycles and the start of a third

@@ -4,6 +4,10 @@ import pytest
 
 from tests.test_examples import load
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 rubber = load("rubber_stop")
 external = load("external_controller")
 

@@ -37,6 +37,10 @@ from forces import Bushing
 from forces.bushing import _BushingLaw
 from joints import SixDof
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 G = 9.81
 TOL = 1e-10                     # rtol = atol of the runs below
 

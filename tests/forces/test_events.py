@@ -14,6 +14,10 @@ from joints import Revolute
 from .test_reference_examples import (C, D, GAP0, elastogap_model, lower_chain_exact,
                                       mass_motion, row, upper_chain_exact)
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 OUTPUT_STEP = 0.25
 
 

@@ -18,6 +18,10 @@ from forces import (AxialForce, ElastoBacklash, ElastoGap, JointForce, Rotationa
                     SpringDamper)
 from joints import Prismatic, Revolute
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 # ---------------------------------------------------------------------------------------------
 # ElastoGap (SPEC §5)
 

@@ -25,6 +25,10 @@ from joints import Prismatic, Revolute
 from ..mbd.test_loops import A4, B4, C4, D4, fourbar
 from .test_events import K_MIN, oscillating_stiffness, spring_rotor
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 # ---------------------------------------------------------------------------------------------
 # 1a. The flicker of test_events, in a run a thousand times shorter
 
@@ -210,10 +214,11 @@ def test_bursts_of_legitimate_switches_in_a_long_run_are_not_chattering():
     advancing 20 nm (2e4 times the integration tolerance) between two of them, and a pad's
     next switch ~1e5 s later. The run completes, and its contact events are the closed form's
     (sled_closed_form: piecewise-harmonic, K_j = K + j c about e_j): the same pads in the same
-    order, each at its time to 1e-6 s (16 times closer than two pads; the integration's phase
-    error over 3.4 periods at rtol 1e-12 is about 2e-7 s), each event row on its pad's edge
-    x = s_i (to 1e-11 m, 1/2000 of the spread), and the sled's position on every row (to
-    1e-8 m)."""
+    order, each at its time t to 10 rtol t (the phase error of a tolerance-controlled
+    integration grows as rtol times the time run: measured 0.75 to 1.2 rtol t on the last
+    burst, 8.4e-7 s at t = 9.9e5 s, with rtol and atol +-10 %; the bound is 1e-5 s there,
+    still below the 16 us between two pads), each event row on its pad's edge x = s_i (to
+    1e-11 m, 1/2000 of the spread), and the sled's position on every row (to 1e-8 m)."""
     switches, pieces = sled_closed_form(LONG_T_END)
     begins = np.array([t for t, _, b in switches if b])
     # the premise: 50 consecutive switches within 1e-9 of the run, each pad switching sparsely
@@ -228,8 +233,9 @@ def test_bursts_of_legitimate_switches_in_a_long_run_are_not_chattering():
     contact = [e for e in r.events if e.what.startswith("contact")]
     expected = [(f"pad{p:02d}", "contact begins" if b else "contact ends") for _, p, b in switches]
     assert [(e.element, e.what) for e in contact] == expected
-    np.testing.assert_allclose([e.t for e in contact], [t for t, _, _ in switches], rtol=0,
-                               atol=1e-6)
+    exact = np.array([t for t, _, _ in switches])
+    assert np.all(np.abs(np.array([e.t for e in contact]) - exact)
+                  <= 10.0 * r.stats["rtol"] * exact)
     # any other switch a pad logs (its damping clamp, which with d = 0 flips with the contact)
     # is at one of that pad's contact times
     times = {}

@@ -18,6 +18,10 @@ from forces import (Actuator, Bistop, Damper, ElastoBacklash, ElastoGap, JointFo
                     Spring, SpringDamper)
 from joints import Prismatic, Revolute, SixDof, Spherical, Universal
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 G = 9.81
 TOL = 1e-10          # the default equilibrium tolerance (largest generalized-force imbalance)
 TINY = np.eye(3) * 1e-12     # a point mass's inertia

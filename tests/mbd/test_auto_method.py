@@ -11,6 +11,10 @@ from forces import JointForce, SpringDamper
 from joints import Prismatic, Revolute
 from mbd.run.simulate import rhs_function
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 
 def stiff_pendulum(k=1e9, d=1e7):
     """A 1 m pendulum arm whose 0.5 kg bob slides along it on a stiff, overdamped spring: the

@@ -40,6 +40,10 @@ from scipy.integrate import solve_ivp
 import mbd
 from joints import Revolute
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 G = 9.81
 #: joint points J0..J5 (m) and joint axes in the drawing
 POINTS = np.array([(0, 0, 0), (1, 0, 0), (1, 1, 0), (1, 1, 1), (0, 1, 1), (0, 0, 1)],

@@ -18,6 +18,10 @@ from forces import (Actuator, Bistop, BodySpringDamper, ElastoBacklash, ElastoGa
                     SpringDamper)
 from joints import Prismatic, Revolute, SixDof
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 G = 9.81
 TOL = 1e-10                    # rtol = atol of the runs below unless said otherwise
 SLACK = 10.0                   # "at the integration tolerance": <= SLACK * tol * scale

@@ -17,6 +17,10 @@ import mbd
 from forces import Actuator, Damper, JointForce, Spring
 from joints import Revolute
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 G = 9.81
 TOL = 1e-10
 SLACK = 10.0
@@ -229,7 +233,8 @@ def test_the_command_line_summary_prints_supplied_and_dissipated_apart(torqued):
     from mbd.cli.run import _summary
     eb = torqued.energy_balance()
     out = _summary("run", torqued.system, torqued, 1.0, [])
-    k = out.index(f"  energy balance over the run (rtol {TOL:g}), each term its change "
+    rtol = torqued.stats["rtol"]          # the run's: TOL, or TOL +- 10 % under --perturb
+    k = out.index(f"  energy balance over the run (rtol {rtol:g}), each term its change "
                   "since the start:")
     block = out[k + 1:]
     assert block == [f"    {eb.summary()}"] + [f"    {line}" for line in eb.lines()]

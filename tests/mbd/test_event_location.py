@@ -13,6 +13,10 @@ from forces import Impact, JointForce, Spring
 from joints import Prismatic
 from mbd.compiled import events
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 #: a 1 kg block on a spring of OMEGA^2 N/m released at rest from x = A (m): x = A cos(OMEGA t)
 A, OMEGA = 0.1, 1.0
 #: a stop at x1 = -A (1 - GRAZE), just inside the motion's reach: the block grazes it for

@@ -25,6 +25,10 @@ from tests.forces.test_run_events import fourbar_dead_centre
 from tests.mbd.test_loops import fourbar
 from tests.mbd.test_run_failures import failure
 
+#: every test here asserts where and how a run fails: run again on a perturbed problem under
+#: --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 RATE = 2.0          # rad/s: the rocker's prescribed angle j4 = 2 t
 
 

@@ -28,6 +28,10 @@ import mbd
 from forces import Actuator, ElastoBacklash, JointForce, RotationalForce
 from joints import Revolute
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 JM, JP, JL = 0.02, 0.005, 1.5        # motor, pinion, load inertias about z, kg m^2
 R = 0.2                              # q_load = R q_pinion
 JE = JP + R ** 2 * JL                # pinion + load reflected to the pinion, kg m^2

@@ -25,6 +25,10 @@ from forces import ElastoBacklash, JointForce, Spring
 from joints import Prismatic, Revolute, Spherical, Universal
 from mbd.compiled import assembly, statefunction
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 G = 9.81
 
 # ----------------------------------------------------------------------------- four-bar

@@ -35,6 +35,10 @@ from mbd.run import lu, radau, steplocate, stepping
 from mbd.compiled import statefunction as sf
 from mbd.run.settings import Settings
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 
 def double_pendulum():
     """Two links on revolute joints, a torsion spring-damper at each (no switching): a smooth,
@@ -409,7 +413,10 @@ def test_scipy_path_leaves_the_work_out_too():
                         compiled=False)
     assert r.stats["stepper"] == "scipy"
     f = rhs_function(system)
-    solver = Radau(f, 0.0, np.concatenate([r.q[0], r.v[0]]), 2.0, rtol=rtol, atol=atol)
+    # scipy's Radau on the run's own problem: its start row and its tolerances (those given,
+    # or +-10 % of them under --perturb)
+    solver = Radau(f, 0.0, np.concatenate([r.q[0], r.v[0]]), 2.0, rtol=r.stats["rtol"],
+                   atol=r.stats["atol"])
     ts, ys = scipy_steps(solver)
     assert r.stats["nsteps"] == len(ts) - 1 > 150
     assert np.abs(r.q[-1] - ys[-1, :system.nq]).max() <= 1e-9

@@ -20,6 +20,10 @@ from joints import Cylindrical, Prismatic, Revolute, SixDof, Spherical, Universa
 from mbd.run.result import Result
 from mbd.compiled import statefunction
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 G = 9.81
 EARTH = mbd.Environment(gravity=(0.0, 0.0, -G))
 

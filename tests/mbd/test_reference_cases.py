@@ -11,6 +11,10 @@ from scipy.special import ellipk
 import mbd
 from joints import Revolute, SixDof, Spherical, Universal
 
+#: these tests assert accuracy bounds (closed forms, reference values, balances): run again
+#: on a perturbed problem under --perturb (tests/perturb.py)
+pytestmark = pytest.mark.accuracy
+
 G = 9.81
 
 # --------------------------------------------------------------------------- simple pendulum
