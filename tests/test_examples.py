@@ -652,20 +652,14 @@ def test_slider_crank_stop_pushes_whenever_the_slider_moves_into_a_stop(slider_c
     assert np.all(value[into_lower] > 0.0) and np.all(value[into_upper] < 0.0)
 
 
-def test_slider_crank_stop_force_is_the_bistop_of_the_slider_motion(slider_crank_stop,
-                                                                     perturbation, request):
+def test_slider_crank_stop_force_is_the_bistop_of_the_slider_motion(slider_crank_stop):
     """Also where a contact ends on the "would pull" branch: in its last ~24 um the raw force
     turns positive again (the spring ~pen^1.5 outlasts the ramp damping ~pen^2), for ~17 us,
     and negative past x1, within what would be one step: the steppers find that double
-    crossing (mbd.compiled.events.turning), so the stop pushes there as SPEC says."""
-    if perturbation is not None:
-        # a known engine fault, not a bound: at rtol = atol = 1.1e-10 (the example's 1e-10
-        # + 10 %) the crossing back to "stop pushes" at t = 0.114992 s is missed and logged
-        # only at the contact's end, 0.115010 s, where the raw force is 0 +- round-off (the
-        # step ends there), so rows in between show 0 N for 0.012 N; likewise at 1.39479 s
-        request.applymarker(pytest.mark.xfail(reason="the stop-pushes crossing is missed "
-                                              "when its step ends at the contact's end "
-                                              "(rtol 1.1e-10)", strict=False))
+    crossing (mbd.compiled.events.turning), or, where the step holding it ends at the
+    contact's end (the clamp 0 +- round-off there: rtol 1.1e-10), the piece loop does, judging
+    the clamp by its sign just before that end (mbd.run.pieceloop.Run.locate), so the stop
+    pushes there as SPEC says."""
     module, result = slider_crank_stop
     x = result.body("slider").position("I")[:, 0]
     xdot = result.body("slider").velocity("I")[:, 0]

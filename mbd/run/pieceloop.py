@@ -372,17 +372,70 @@ class Run:
         """The earliest crossing in the step (ta, tb] (s) that ended at y_b, located on its
         dense output: (t, (element, switch), dense, ta, tb), the arguments of :meth:`end_at`.
         A switching function that left its side and came back within the step (the stepper
-        found it off its side at a time ``dips``) crossed first between ta and that time."""
+        found it off its side at a time ``dips``) crossed first between ta and that time.
+
+        The piece then ends at t, not tb: every other armed function is judged again by its
+        sign just before t (:meth:`off_before`), and one off its side there crossed first,
+        in (ta, t). At tb it may be back on its side, and the double-crossing screen may
+        miss it: BISTOP's clamp turns positive in a contact's last microns and reaches 0
+        exactly where the contact ends, its sign there round-off's."""
         tol = events.time_tolerance(ta, tb)
         mask = np.zeros_like(self.armed)
-        events.crossed_mask(self.armed, sf.switching(self.sd, tb, y_b), self.sd.data.mode, mask)
+        g_b = sf.switching(self.sd, tb, y_b)
+        events.crossed_mask(self.armed, g_b, self.sd.data.mode, mask)
         ends = np.where(mask, tb, self.stepping.dips())
+        t, first = self.earliest(ends, dense, ta, tol)
+        scale = None
+        while first is not None:
+            if scale is None:       # the functions' size on the step: what round-off is
+                g_a = sf.switching(self.sd, ta, dense(ta))
+                scale = self.ROUNDOFF * np.maximum(abs(g_a), abs(g_b))
+            t_hit, earlier = self.earliest(self.off_before(t, first, ta, tol, scale, dense),
+                                           dense, ta, tol)
+            if earlier is None or not t_hit < t:
+                break
+            t, first = t_hit, earlier
+        return t, first, dense, ta, tb
+
+    #: a switching function within this share of its size on a step (the larger of its
+    #: values at the step's ends) of zero is zero to round-off: its sign there tells nothing
+    ROUNDOFF = 4096.0 * events.EPS
+
+    def earliest(self, ends, dense, ta, tol):
+        """(t, (i, k)): the earliest crossing of the switching functions (i, k) that are off
+        their sides at the times ``ends`` (s; nan: not), each located in (ta, its end];
+        (inf, None) where none is."""
         t, first = np.inf, None
         for i, k in zip(*np.nonzero(np.isfinite(ends))):
             t_hit = dense.locate(i, k, self.sides[i, k], ta, ends[i, k], tol)
             if t_hit < t:
                 t, first = t_hit, (i, k)
-        return t, first, dense, ta, tb
+        return t, first
+
+    def off_before(self, t, first, ta, tol, scale, dense):
+        """For every armed switching function but ``first`` (the one whose crossing at t, s,
+        ends the piece): a time in (ta, t] where it is off its side just before t, or nan.
+        Its sign at t where its value there is not zero to round-off (``scale``, per
+        function), else at the first of t - 256 tol, 8 times that, ... back towards ta
+        where it is not; where it is zero to round-off back to the step's middle, or not
+        finite, nan (not judged: as before the piece was cut back)."""
+        ends = np.full(self.armed.shape, np.nan)
+        sides = self.sides
+        g = sf.switching(self.sd, t, dense(t))
+        at, back = t, 256.0 * tol
+        open_ = self.armed & np.isfinite(scale)     # a stop at infinity is not judged
+        open_[first] = False
+        while True:
+            open_ &= np.isfinite(g)
+            clear = open_ & (abs(g) > scale)
+            for i, k in zip(*np.nonzero(clear)):
+                if events.departed.py_func(g[i, k], sides[i, k]):
+                    ends[i, k] = at
+            open_ &= ~clear
+            if not open_.any() or not back < 0.5 * (t - ta):
+                return ends
+            at, back = t - back, 8.0 * back
+            g = sf.switching(self.sd, at, dense(at))
 
     def end_at(self, t, first, dense, ta, tb):
         """End the piece at the crossing (t, first) located in the step (ta, tb] (s) with the
