@@ -128,6 +128,22 @@ def test_windows_pass_every_change_point_on_the_parallelogram_branch(n, rtol, me
     assert energy_error(result) < SAFETY * energy + passages * KICK * rtol
 
 
+@pytest.mark.parametrize("atol", [1e-10, 1e-12])
+def test_the_issue_s_forty_windows_at_rtol_1e_10_run_to_the_end(atol):
+    """Issue 44's cases, with the default method: at rtol = atol = 1e-10 the run stopped at
+    t = 15.0 s with a false "singular configuration", at atol 1e-12 its steps collapsed and it
+    stopped at 7.14 s. Both run the 20 s, within the matrix's bound at rtol 1e-10."""
+    n, rtol = 40, 1e-10
+    system = windows_model(n).build()
+    result = system.simulate(T_END, output_step=0.01, rtol=rtol, atol=atol)
+    assert result.t[-1] == T_END
+    theta, _ = crank_angle(n, result.t)
+    passages = np.count_nonzero(np.diff(np.floor(theta / np.pi)))
+    angle, energy = own_errors(n, rtol)
+    assert tip_error(result, n) < SAFETY * angle + passages * KICK * rtol * energy_sensitivity(n)
+    assert energy_error(result) < SAFETY * energy + passages * KICK * rtol
+
+
 @pytest.mark.parametrize("theta0", [0.0, np.pi])
 @pytest.mark.parametrize("n", [2, 40])
 def test_windows_released_at_rest_at_a_change_point_stop_saying_so(n, theta0):
