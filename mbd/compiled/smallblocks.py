@@ -9,15 +9,21 @@ from .jitcache import njit
 
 
 @njit(inline="always")
+def _reflect_column(v, vv, j, nr, M, k):
+    """Column k of M (rows j..nr-1) := (I - 2 v v^T / vv) M[:, k]."""
+    s = 0.0
+    for i in range(j, nr):
+        s += v[i] * M[i, k]
+    s *= 2.0 / vv
+    for i in range(j, nr):
+        M[i, k] -= s * v[i]
+
+
+@njit(inline="always")
 def _reflect(v, vv, j, nr, M, k0, k1):
     """Columns k0..k1-1 of M (rows j..nr-1) := (I - 2 v v^T / vv) M."""
     for k in range(k0, k1):
-        s = 0.0
-        for i in range(j, nr):
-            s += v[i] * M[i, k]
-        s *= 2.0 / vv
-        for i in range(j, nr):
-            M[i, k] -= s * v[i]
+        _reflect_column(v, vv, j, nr, M, k)
 
 
 @njit()
@@ -65,13 +71,7 @@ def front_qr(F, nr, cols, nc, v):
             v[i] = F[i, cj] - (alpha if i == j else 0.0)
             vv += v[i] * v[i]
         for m in range(j + 1, nc):
-            c = int(cols[m])
-            s = 0.0
-            for i in range(j, nr):
-                s += v[i] * F[i, c]
-            s *= 2.0 / vv
-            for i in range(j, nr):
-                F[i, c] -= s * v[i]
+            _reflect_column(v, vv, j, nr, F, int(cols[m]))
         F[j, cj] = alpha
         for i in range(j + 1, nr):
             F[i, cj] = 0.0
