@@ -86,14 +86,13 @@ def energy(p, x, s):
 
 
 def _step(x, x0, h0, x1, h1):
-    """Adams' STEP (Python, for :meth:`Bistop.branch`): h0 up to x0, h1 from x1, the cubic
-    h0 + (h1 - h0) z^2 (3 - 2z), z = (x - x0) / (x1 - x0), between."""
+    """Adams' STEP (for :meth:`Bistop.branch`): h0 up to x0, h1 from x1, the kernels' cubic
+    (:func:`mbd.compiled.lawkernels.step_ramp`) between."""
     if x <= x0:
         return h0
     if x >= x1:
         return h1
-    z = (x - x0) / (x1 - x0)
-    return h0 + (h1 - h0) * z * z * (3.0 - 2.0 * z)
+    return step_ramp(x, x0, h0, x1, h1)
 
 
 KIND = register("bistop", PARAMETERS, LABELS, force=force, switching=switching, armed=armed,

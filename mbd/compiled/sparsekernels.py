@@ -31,9 +31,9 @@ def _sizes(pat):
     :func:`buffer_size` and :func:`views` both read."""
     nv, nc, nd, ng, mr = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_NG], pat[P_MR]
     m = 6 * nc + nd
-    return (nv * nv, nv, m * nv, m, m, m, mr * mr, m * nv, 36 * nc, 36 * nc, 36 * ng, 6 * ng, ng, mr,
-            pat[P_FR] * pat[P_FC], pat[P_POOL], ng, pat[P_FR], pat[P_FC], 12 * max(nd, 1), nv,
-            nv, nv, m, mr, 36, 36, 6, 6, pat[P_NQ] + nv)
+    return (nv * nv, nv, m * nv, m, m, m, mr * mr, m * nv, 36 * nc, 36 * nc, 36 * ng, 6 * ng,
+            ng, mr, pat[P_FR] * pat[P_FC], pat[P_POOL], ng, pat[P_FR], pat[P_FC],
+            12 * max(nd, 1), nv, nv, nv, m, mr, 36, 36, 6, 6, pat[P_NQ] + nv)
 
 
 def buffer_size(pat):
@@ -53,9 +53,10 @@ def views(buf, pat):
     pattern holds H, then L and D), f (nv) applied force, G (m, nv) rows (rotated in place by
     the factorization), b (m), g (m) position residual, lam (m) constraint forces; K (mr, mr),
     Z (m, nv), per cut joint Q^T (6, 6) and R (6, 6), per group its pivot directions Wk (6, 6:
-    rows w_k) with their inverse weights ck (6) and its scale, the pivots' strengths piv (mr), the multifrontal QR's front (FR, FC),
-    its pool of rows passed up (their count per front in ``passed``), a Householder vector hv
-    (FR) and the front's active columns act (FC), the driver rows' chain weights dw (nd, 2,
+    rows w_k) with their inverse weights ck (6) and its scale, the pivots' strengths piv
+    (mr), the multifrontal QR's front (FR, FC), its pool of rows passed up (their count per
+    front in ``passed``), a Householder vector hv (FR) and the front's active columns act
+    (FC), the driver rows' chain weights dw (nd, 2,
     6), the solution xp (nv), work x (nv) and y (nv), the rotated right side bh (m), the
     groups' multipliers mu (mr), the small blocks' work A, W (6, 6), e, ix (6), and a state
     yp (nq + nv) to project."""
@@ -97,7 +98,8 @@ def views(buf, pat):
     # copy, eleven times per evaluation
     return Views(_rows_of(H, nv, nv), f, _rows_of(G, m, nv), b, g, lam, _rows_of(K, mr, mr),
                  _rows_of(Z, m, nv), _blocks_of(QT, nc, 6, 6), _blocks_of(R, nc, 6, 6),
-                 _blocks_of(Wk, pat[P_NG], 6, 6), ck, kscale, piv, _rows_of(front, pat[P_FR], pat[P_FC]),
+                 _blocks_of(Wk, pat[P_NG], 6, 6), ck, kscale, piv,
+                 _rows_of(front, pat[P_FR], pat[P_FC]),
                  pool, passed, hv, act, _blocks_of(dw, max(nd, 1), 2, 6), xp, x, y, bh, mu,
                  _rows_of(A, 6, 6), _rows_of(W, 6, 6), e, ix, yp)
 

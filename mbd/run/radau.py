@@ -48,9 +48,10 @@ from .lu import lu_solve
 from .settings import weight
 from .stepper import STIFF_BOUND, STIFF_EVERY
 from .stepping import (CHANGE_POINT, CROSSED, DENSE_RADAU, DONE, FAILED, NEW, NONFINITE,
-                       NONSTIFF, PAUSED, PIECE, SCREEN_CROSSED, SCREEN_NOTHING, SLOPE, STAGE, START, STEPPED,
-                       TOO_SMALL, any_armed, controlled_rms, crossed, departures, evaluate,
-                       initial_step, project_end, project_row, start_turns, turned)
+                       NONSTIFF, PAUSED, PIECE, SCREEN_CROSSED, SCREEN_NOTHING, SLOPE, STAGE,
+                       START, STEPPED, TOO_SMALL, any_armed, controlled_rms, crossed,
+                       departures, evaluate, initial_step, project_end, project_row,
+                       start_turns, turned)
 
 
 #: method "auto" goes back to DOP853 where Radau's step h (the next one) and the spectral

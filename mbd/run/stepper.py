@@ -37,7 +37,8 @@ from ..compiled.native import borrowed, call2, call3, call4
 from .changepoints import JUMP_STRICTNESS, handing_back, place, plan, widest_gap
 from .settings import weight
 from .stepping import (CROSSED, DENSE_DOP853, DONE, FAILED, JUMPED, NEW, NONFINITE, PAUSED,
-                       PIECE, SCREEN_CROSSED, SCREEN_FAILED, SCREEN_NOTHING, SCREEN_READY, SLOPE, STAGE,
+                       PIECE, SCREEN_CROSSED, SCREEN_FAILED, SCREEN_NOTHING, SCREEN_READY, SLOPE,
+                       STAGE,
                        START, STEPPED, STIFF, TOO_SMALL, any_armed, controlled, crossed,
                        departures, evaluate, initial_step, project_end, project_row,
                        start_turns, turned)
@@ -125,6 +126,18 @@ def _rk_step(f, t, y, h, K, y_new, st, tmp):
 
 
 @njit(inline="always")
+def _embedded(K, i):
+    """Entry i of the step's two error estimates over h, (E5 . K, E3 . K): its 5th- and
+    3rd-order embedded solutions' differences from its end."""
+    a5 = 0.0
+    a3 = 0.0
+    for j in range(N_STAGES + 1):
+        a5 += E5[j] * K[j, i]
+        a3 += E3[j] * K[j, i]
+    return a5, a3
+
+
+@njit(inline="always")
 def _error_norm(K, h, y, y_new, settings):
     """Hairer's combined 5th/3rd-order error estimate, RMS-scaled over every entry, the
     work accumulators' too (< 1: accept; why they stay in: :mod:`mbd.run.settings`)."""
@@ -133,11 +146,7 @@ def _error_norm(K, h, y, y_new, settings):
     e3 = 0.0
     for i in range(n):
         sc = weight(settings, max(abs(y[i]), abs(y_new[i])))
-        a5 = 0.0
-        a3 = 0.0
-        for j in range(N_STAGES + 1):
-            a5 += E5[j] * K[j, i]
-            a3 += E3[j] * K[j, i]
+        a5, a3 = _embedded(K, i)
         e5 += (a5 / sc) ** 2
         e3 += (a3 / sc) ** 2
     if e5 == 0.0 and e3 == 0.0:
@@ -157,11 +166,7 @@ def _jump_error_norm(f, st, K, h, y, y_new, t_new, tmp, F, settings):
     n = y.shape[0]
     ya, yb, yc = tmp[STAGE], F[0], F[1]
     for i in range(n):
-        a5 = 0.0
-        a3 = 0.0
-        for j in range(N_STAGES + 1):
-            a5 += E5[j] * K[j, i]
-            a3 += E3[j] * K[j, i]
+        a5, a3 = _embedded(K, i)
         ya[i] = y_new[i]
         yb[i] = y_new[i] - h * a5
         yc[i] = y_new[i] - h * a3
