@@ -83,6 +83,8 @@ import os
 import signal
 import sys
 
+from numba.core import event as ev
+
 from .. import _interrupted_while_starting
 from ..model.errors import AnalysisError, InputError, ModelError, SimulationError
 # the loading, --set and run-settings rules live in mbd.study.scripts (mbd.sweep uses them too);
@@ -178,6 +180,14 @@ def main(argv=None):
         signal.signal(signal.SIGINT, signal.default_int_handler)
     args = argument_parser().parse_args(argv)
     name = f"mbd {args.command}"
+    notice = None
+    from ..run import progress, warmup
+    # like the progress bar: for a person at a terminal (or asked for with --progress)
+    if progress.enabled(getattr(args, "progress", None)):
+        notice = warmup.tell_first_compile(lambda text: print(text, file=sys.stderr,
+                                                              flush=True),
+                                           f"{name}: {FIRST_COMPILE}")
+    made = _missing_folders(getattr(args, "out", None))
     try:
         return args.run(args)
     except ModelError as err:
@@ -202,3 +212,30 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
         return INTERRUPTED
+    finally:        # a run stopped before it wrote anything leaves no empty folder behind
+        if notice is not None:
+            ev.unregister("numba:compile", notice)
+        for folder in made:
+            try:
+                os.rmdir(folder)
+            except OSError:     # not empty (or gone): kept, and so are its parents
+                break
+
+
+#: what a command says when it starts compiling mbd's kernels (a first run on a machine), where
+#: it draws a progress bar (at a terminal, or with --progress)
+FIRST_COMPILE = ("compiling the numba kernels this run needs, once on this machine (the demo's "
+                 "take about 15-25 s on 2 cores); later runs load them from the cache in a "
+                 "second. `mbd warmup` compiles them all ahead of time.")
+
+
+def _missing_folders(out):
+    """The folders of the output path ``out`` that do not exist yet, innermost first (the
+    ones a command will make, and remove again if it ends having written nothing)."""
+    if out is None:
+        return []
+    missing, path = [], os.path.abspath(os.fspath(out))
+    while not os.path.exists(path) and os.path.dirname(path) != path:
+        missing.append(path)
+        path = os.path.dirname(path)
+    return missing

@@ -13,18 +13,31 @@ in place), while an unchanged tree loads from the cache as before. The law kinds
 the kernels live outside the package (``forces/elastogap.py``): :mod:`mbd.compiled.registry` adds
 their sources and their generated modules to the hash (:func:`guard_also`).
 
-How: numba's cache for a dispatcher is a ``FunctionCache``; numba picks its directory as it
-would (``NUMBA_CACHE_DIR``, else the ``__pycache__`` next to the source, else the user-wide
-cache dir when that is not writable; ``NUMBA_CACHE_LOCATOR_CLASSES`` too). :func:`njit` gives
-its dispatchers a ``FunctionCache`` subclass whose index file adds the digest to numba's
-stamp of the source file each time the index is read or written. Nothing global in numba is
-modified, and functions jitted with numba's own decorator are not affected.
+Where: the kernels live in one folder per content of the package, not beside the sources
+(:func:`kernel_folder`: ``<cache root>/kernels/<digest of the guarded set>/<package path>``,
+the cache root being :func:`cache_root`), and each function's stamp is a hash of its file's
+bytes, not numba's (mtime, size) of older releases. So two copies of the same mbd -- a clone
+and the package pip installed from it, or a reinstall of the same version -- share one cache,
+and whichever copy the user imports finds the kernels compiled by the other (``mbd warmup``,
+a first run). An edit makes a new folder; the :data:`KEEP` most recently used are kept.
+
+How: numba's cache for a dispatcher is a ``FunctionCache``; :func:`njit` gives its dispatchers
+a ``FunctionCache`` subclass whose locator (:class:`PackageLocator`) puts the cache in
+:func:`kernel_folder` (numba's own locators remain the fallback when no folder there can be
+written; ``NUMBA_CACHE_LOCATOR_CLASSES`` overrides both, as in numba), and whose index file
+adds the digest to the stamp of the source file each time the index is read or written.
+Nothing global in numba is modified, and functions jitted with numba's own decorator are not
+affected.
 """
 import hashlib
+import inspect
 import os
+import shutil
+import tempfile
 
 import numba
-from numba.core.caching import FunctionCache, IndexDataCacheFile
+from numba.core.caching import (CompileResultCacheImpl, FunctionCache, IndexDataCacheFile,
+                                _CacheLocator)
 from numba.core.dispatcher import Dispatcher
 
 
@@ -158,6 +171,141 @@ def tree_digest():
                           ).hexdigest()
 
 
+def cache_root():
+    """The folder mbd keeps what it compiles in: ``$MBD_CACHE_DIR``; else
+    ``$NUMBA_CACHE_DIR/mbd``; else the user cache dir (``$XDG_CACHE_HOME/mbd`` or
+    ``~/.cache/mbd``); else ``mbd-cache`` in the temporary dir -- the first that can be made and
+    written into.
+
+    Raises
+    ------
+    OSError
+        When none can.
+    """
+    own, numba_dir = os.environ.get("MBD_CACHE_DIR"), os.environ.get("NUMBA_CACHE_DIR")
+    user = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    candidates = ([own] if own else []) + ([os.path.join(numba_dir, "mbd")] if numba_dir
+                                           else [])
+    for folder in candidates + [os.path.join(user, "mbd"),
+                                os.path.join(tempfile.gettempdir(), "mbd-cache")]:
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(folder, os.W_OK):
+            return folder
+    raise OSError("no writable folder for mbd's compiled code and generated modules (set "
+                  "MBD_CACHE_DIR)")
+
+
+#: how many kernel folders (:func:`kernel_folder`, one per content of the package) are kept:
+#: those most recently used; an older one is removed when a new one is made
+KEEP = 8
+
+#: (the package digest, the variables cache_root reads) -> its folder (or None): chosen once
+#: per process and setting
+_kernel_folder = {}
+
+
+def kernel_folder():
+    """The folder of the compiled kernels of this content of the package:
+    ``<cache root>/kernels/<first 16 hex of the guarded set's digest>`` (None when no cache
+    root can be written). Its mtime is set when a process first uses it; making a new one
+    removes all but the :data:`KEEP` most recently used."""
+    digest = _guard()[1][:16]
+    key = (digest, *(os.environ.get(v) for v in ("MBD_CACHE_DIR", "NUMBA_CACHE_DIR",
+                                                  "XDG_CACHE_HOME", "HOME")))
+    if key not in _kernel_folder:
+        try:
+            kernels = os.path.join(cache_root(), "kernels")
+            folder = os.path.join(kernels, digest)
+            new = not os.path.isdir(folder)
+            os.makedirs(folder, exist_ok=True)
+            os.utime(folder)
+            if new:
+                _prune(kernels)
+        except OSError:
+            folder = None
+        _kernel_folder[key] = folder
+    return _kernel_folder[key]
+
+
+def _prune(kernels):
+    """Remove all but the :data:`KEEP` most recently used kernel folders of ``kernels``."""
+    def used(entry):
+        try:
+            return entry.stat().st_mtime
+        except OSError:
+            return 0.0
+    with os.scandir(kernels) as it:
+        folders = sorted((e for e in it if e.is_dir()), key=used, reverse=True)
+    for entry in folders[KEEP:]:
+        shutil.rmtree(entry.path, ignore_errors=True)   # (another process may still be in it)
+
+
+_stamps = {}    # (path, mtime_ns, size) -> the hash of the file's bytes
+
+
+def content_stamp(path):
+    """The hex SHA-256 of the bytes of the file at ``path`` (memoized on its mtime and
+    size): the stamp of a function's source in its cache index, the same for every copy of
+    the file wherever it lies and whenever it was written."""
+    st = os.stat(path)
+    key = (path, st.st_mtime_ns, st.st_size)
+    if key not in _stamps:
+        with open(path, "rb") as f:
+            _stamps[key] = hashlib.sha256(f.read()).hexdigest()
+    return _stamps[key]
+
+
+def _package_path(py_file):
+    """The sub-folder of a source file's cache in :func:`kernel_folder`: its package's path
+    from the outermost package (``mbd/compiled``, ``forces``), the same in every copy; for a
+    file outside any package (a law kind's generated module), its folder's name and a hash of
+    its path."""
+    folder = os.path.dirname(os.path.abspath(py_file))
+    if os.path.exists(os.path.join(folder, "__init__.py")):
+        top = _top_package(py_file)
+        return os.path.relpath(folder, os.path.dirname(top))
+    return _CacheLocator.get_suitable_cache_subpath(py_file)
+
+
+class PackageLocator(_CacheLocator):
+    """numba's cache locator for mbd's kernels: the folder :func:`kernel_folder` /
+    :func:`_package_path`, the stamp :func:`content_stamp`, functions told apart by their
+    first line (as numba's own locators do)."""
+
+    def __init__(self, py_func, py_file, cache_path):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = cache_path
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    def get_source_stamp(self):
+        return content_stamp(self._py_file)
+
+    def get_disambiguator(self):
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        folder = kernel_folder() if os.path.isfile(py_file) else None
+        if folder is None:
+            return None
+        self = cls(py_func, py_file, os.path.join(folder, _package_path(py_file)))
+        try:
+            self.ensure_cache_path()
+        except OSError:      # numba's locators next
+            return None
+        return self
+
+
+class _PackageCacheImpl(CompileResultCacheImpl):
+    _locator_classes = [PackageLocator, *CompileResultCacheImpl._locator_classes]
+
+
 class _GuardedIndex(IndexDataCacheFile):
     """numba's index file of one function, whose source stamp (numba's stamp of the file)
     gets the tree digest when the index is read or written, not when the function is
@@ -174,20 +322,25 @@ class _GuardedIndex(IndexDataCacheFile):
 
 
 class GuardedFunctionCache(FunctionCache):
-    """numba's per-function disk cache, keyed also on :func:`tree_digest`."""
+    """numba's per-function disk cache, in :func:`kernel_folder`, keyed on the bytes of the
+    function's file (:func:`content_stamp`, whatever numba's locator stamps) and on
+    :func:`tree_digest`."""
+
+    _impl_class = _PackageCacheImpl
 
     def __init__(self, py_func):
         super().__init__(py_func)
         self._cache_file = _GuardedIndex(self._cache_path, self._impl.filename_base,
-                                         self._cache_file._source_stamp)
+                                         content_stamp(inspect.getfile(py_func)))
 
 
 def njit(inline="never", **options):
     """numba's ``njit`` with the project's settings and the stale-cache guard.
 
-    - ``cache=True``: compiled code is stored on disk (numba's usual place: ``NUMBA_CACHE_DIR``
-      if set, else ``__pycache__`` beside the source, else the user-wide cache dir) and loaded
-      by later processes instead of recompiling.
+    - ``cache=True``: compiled code is stored on disk, in :func:`kernel_folder` (under
+      ``$MBD_CACHE_DIR``, ``$NUMBA_CACHE_DIR/mbd`` or ``~/.cache/mbd``; numba's usual places
+      when none can be written), and loaded by later processes, from any copy of the same
+      sources, instead of recompiling.
     - ``error_model="numpy"``: a division by zero gives inf/nan, which the driver reports,
       instead of raising in the hot path.
     - ``inline``: ``"never"`` by default; ``"always"`` merges a thin wrapper into its callers:

@@ -39,7 +39,6 @@ import importlib.metadata
 import importlib.util
 import os
 import sys
-import tempfile
 from functools import cache
 
 from numba import types
@@ -338,19 +337,9 @@ def _name(kind, function):
 
 
 def cache_folder():
-    """Where the kinds' generated modules go: ``$NUMBA_CACHE_DIR/mbd``, else the user cache dir
-    (``$XDG_CACHE_HOME/mbd`` or ``~/.cache/mbd``), else a folder in the temporary dir."""
-    numba_dir = os.environ.get("NUMBA_CACHE_DIR")
-    user = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    for folder in ([os.path.join(numba_dir, "mbd")] if numba_dir else []) + [
-            os.path.join(user, "mbd"), os.path.join(tempfile.gettempdir(), "mbd-cache")]:
-        try:
-            os.makedirs(folder, exist_ok=True)
-        except OSError:
-            continue
-        if os.access(folder, os.W_OK):
-            return folder
-    raise OSError("no writable folder for mbd's generated modules (set NUMBA_CACHE_DIR)")
+    """Where the kinds' generated modules go: :func:`mbd.compiled.jitcache.cache_root` (the
+    folder their compiled code's folder is in too)."""
+    return jitcache.cache_root()
 
 
 def _load(text):

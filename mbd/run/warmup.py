@@ -24,6 +24,7 @@ import time
 
 import numpy as np
 from numba import types
+from numba.core import event as ev
 
 from ..compiled import (events, forcekernels, kernels, layout, loopkernels,
                         loopstructure, native, registry, rowkernels, statekernels)
@@ -330,14 +331,30 @@ class Prefetch:
                 self.process.stdout.close()
 
 
+#: the folder holding the mbd package this process imported (this file is
+#: mbd/run/warmup.py)
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
 def _child_environment():
-    """The environment of a compiling child: it imports this very mbd, wherever it was
-    imported from, and has the same law kinds (hence the same generated modules and cache keys)."""
-    # the folder holding the mbd package (this file is mbd/run/warmup.py)
-    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
-    return dict(os.environ, MBD_PREFETCH="0", PYTHONPATH=path,
+    """The environment of a compiling child: the same law kinds as this process (hence the
+    same generated modules and cache keys)."""
+    return dict(os.environ, MBD_PREFETCH="0",
                 **{registry.MODULES: ",".join(registry.modules())})
+
+
+def child_command(*args):
+    """The command of a compiling child: it runs :func:`main` of this very mbd, wherever it
+    was imported from. Not ``python -m mbd.run.warmup``: ``-m`` puts the working folder first
+    on the path, so a child started in a clone's root would import the clone's copy while
+    this process imported the installed one (and runpy would warn that the module was
+    imported before it ran)."""
+    # Ctrl-C at the terminal reaches the children too: they end quietly (numba writes a
+    # cache file whole or not at all)
+    code = (f"import signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+            f"sys.path.insert(0, {PACKAGE_ROOT!r}); "
+            "from mbd.run.warmup import main; sys.exit(main())")
+    return [sys.executable, "-c", code, *args]
 
 
 def prefetch(shared, rest=(), later=()):
@@ -355,8 +372,8 @@ def prefetch(shared, rest=(), later=()):
         return Prefetch(None)
     env = _child_environment()
     try:
-        process = subprocess.Popen([sys.executable, "-m", "mbd.run.warmup", *first, "--then",
-                                    *then, "--later", *later], env=env,
+        process = subprocess.Popen(child_command(*first, "--then", *then, "--later", *later),
+                                   env=env,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL, text=True)
     except OSError:
@@ -397,8 +414,8 @@ def everything(jobs=2, report=None):
         compile_targets(all_targets(), tell)
         return time.perf_counter() - started
     env = _child_environment()
-    children = [subprocess.Popen([sys.executable, "-m", "mbd.run.warmup", "--report", *group],
-                                 env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    children = [subprocess.Popen(child_command("--report", *group), env=env,
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                  text=True) for group in (GROUPS[0], GROUPS[1] + tuple(laws))]
     open_ = {c.stdout: c for c in children}
     while open_:
@@ -414,7 +431,8 @@ def everything(jobs=2, report=None):
 
 
 def main(argv=None):
-    """``python -m mbd.run.warmup [--report] NAME ... [--then NAME ...] [--later NAME ...]``:
+    """A compiling child (:func:`child_command`; ``python -m mbd.run.warmup`` too):
+    ``[--report] NAME ... [--then NAME ...] [--later NAME ...]``:
     compile the named targets (``--report``: a line ``compiled NAME SECONDS`` after each),
     print SHARED and compile those after ``--then``, print READY, then compile the later
     ones (every target without names)."""
@@ -439,6 +457,43 @@ def main(argv=None):
             pass
     compile_targets([n for n in later if n in known])
     return 0
+
+
+#: the top-level packages and generated modules whose compilation :func:`tell_first_compile`
+#: reports (a user's own numba functions are not mbd's first run)
+OWN_MODULES = ("mbd", "forces", "joints", "viz", "mbd_kind_")
+
+
+class _FirstCompile(ev.Listener):
+    """numba's ``numba:compile`` events (a compilation, not a load from the cache): the first
+    of one of mbd's kernels calls ``write(text)``, once."""
+
+    def __init__(self, write, text):
+        self.write, self.text, self.told = write, text, False
+
+    def on_start(self, event):
+        if self.told:
+            return
+        module = getattr(getattr(event.data.get("dispatcher"), "py_func", None), "__module__",
+                         "") or ""
+        if module.split(".")[0] in OWN_MODULES or module.startswith(OWN_MODULES[-1]):
+            self.told = True
+            self.write(self.text)
+
+    def on_end(self, event):
+        pass
+
+
+def tell_first_compile(write, text):
+    """From now on, the first time this process compiles one of mbd's kernels (its cache does
+    not hold them: a machine's first run, or the first after mbd changed), call
+    ``write(text)`` once; loads from the cache say nothing. The command line says at once that
+    the wait is the compilation (a cold ``mbd demo`` would otherwise print nothing for its
+    first seconds). Returns the listener (``numba.core.event.unregister("numba:compile",
+    listener)`` removes it)."""
+    listener = _FirstCompile(write, text)
+    ev.register("numba:compile", listener)
+    return listener
 
 
 def _split(argv, option):

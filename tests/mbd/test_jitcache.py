@@ -131,8 +131,13 @@ def test_edit_of_a_callee_recompiles_the_caller_where_plain_numba_goes_stale(tmp
     assert first["guarded"]["guarded"] == ["a.py", "b.py", "jitcache.py"]   # not c.py
     for name in ("guarded", "plain"):
         assert first[name]["value"] == 2 and first[name]["misses"] == 1
-        assert Path(first[name]["path"]) == tmp_path / name / "__pycache__"
-        assert list((tmp_path / name / "__pycache__").glob("a.f-*.nbi"))
+        assert list(Path(first[name]["path"]).glob("a.f-*.nbi"))
+    # plain numba's cache is beside the source; the guarded one in the user cache dir, in
+    # the folder of this content of the package (jitcache.kernel_folder)
+    assert Path(first["plain"]["path"]) == tmp_path / "plain" / "__pycache__"
+    guarded = Path(first["guarded"]["path"])
+    assert guarded.name == "guarded" and guarded.parent.parent == (
+        tmp_path / "user-cache" / "mbd" / "kernels")
 
     second = tree.run("guarded", "plain")
     assert second["guarded"]["hits"] == second["plain"]["hits"] == 1
@@ -156,27 +161,29 @@ def test_edit_of_a_callee_recompiles_the_caller_where_plain_numba_goes_stale(tmp
     assert again["guarded"]["value"] == 3 and again["guarded"]["hits"] == 1
 
 
-@pytest.mark.parametrize("where", ["NUMBA_CACHE_DIR", "user-wide"])
-def test_guard_keeps_numbas_choice_of_cache_dir(tmp_path, where):
-    """With NUMBA_CACHE_DIR set, and with an unwritable package dir (numba then falls back to
-    the user-wide cache dir), the cache lives where numba puts it and the guard still works."""
-    if where == "NUMBA_CACHE_DIR":
-        tree = Tree(tmp_path, cache_dir=tmp_path / "numba-cache")
-        tree.package("guarded", GUARDED)
-        expected = tmp_path / "numba-cache"
-    else:
-        tree = Tree(tmp_path)
-        tree.package("guarded", GUARDED, pycache_blocked=True)
-        expected = tmp_path / "user-cache" / "numba"
+@pytest.mark.parametrize("where", ["MBD_CACHE_DIR", "NUMBA_CACHE_DIR", "user-wide"])
+def test_guard_keeps_the_chosen_cache_dir(tmp_path, where):
+    """MBD_CACHE_DIR, else NUMBA_CACHE_DIR (under its ``mbd``), else the user cache dir holds
+    the kernels, in a folder per content of the package; an unwritable package folder does
+    not matter; the guard works in each."""
+    tree = Tree(tmp_path, cache_dir=(tmp_path / "numba-cache" if where == "NUMBA_CACHE_DIR"
+                                     else None))
+    if where == "MBD_CACHE_DIR":
+        tree.env["MBD_CACHE_DIR"] = str(tmp_path / "own")
+    tree.package("guarded", GUARDED, pycache_blocked=True)
+    expected = {"MBD_CACHE_DIR": tmp_path / "own",
+                "NUMBA_CACHE_DIR": tmp_path / "numba-cache" / "mbd",
+                "user-wide": tmp_path / "user-cache" / "mbd"}[where] / "kernels"
 
     first = tree.run("guarded")["guarded"]
     assert first["value"] == 2 and first["misses"] == 1
-    assert Path(first["path"]).parent == expected
+    assert Path(first["path"]).parent.parent == expected
     assert list(Path(first["path"]).glob("a.f-*.nbi"))
 
     tree.edit_b("guarded", 2)
     edited = tree.run("guarded")["guarded"]
     assert edited["value"] == 3 and edited["misses"] == 1
+    assert Path(edited["path"]).parent != Path(first["path"]).parent   # a new content's folder
 
     again = tree.run("guarded")["guarded"]
     assert again["value"] == 3 and again["hits"] == 1

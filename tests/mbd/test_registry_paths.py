@@ -173,6 +173,11 @@ def test_a_damaged_generated_module_fails_the_seal_naming_its_file_and_a_retry_r
 def test_the_generated_modules_go_to_the_first_folder_that_can_be_made(tmp_path, monkeypatch):
     blocker = tmp_path / "a-file"
     blocker.write_text("")                  # a folder cannot be made inside a file
+    monkeypatch.setenv("MBD_CACHE_DIR", str(tmp_path / "own"))     # the user's choice first
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    assert registry.cache_folder() == str(tmp_path / "own")
+    monkeypatch.setenv("MBD_CACHE_DIR", str(blocker / "own"))      # then numba's
+    assert registry.cache_folder() == str(tmp_path / "numba" / "mbd")
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(blocker / "numba"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
     assert registry.cache_folder() == str(tmp_path / "user-cache" / "mbd")
@@ -183,6 +188,6 @@ def test_the_generated_modules_go_to_the_first_folder_that_can_be_made(tmp_path,
     assert registry.cache_folder() == str(tmp_path / "tmp" / "mbd-cache")
 
     monkeypatch.setattr(tempfile, "tempdir", str(blocker / "tmp"))
-    with pytest.raises(OSError, match=r"^no writable folder for mbd's generated modules \(set "
-                                      r"NUMBA_CACHE_DIR\)$"):
+    with pytest.raises(OSError, match=r"^no writable folder for mbd's compiled code and "
+                                      r"generated modules \(set MBD_CACHE_DIR\)$"):
         registry.cache_folder()
