@@ -177,7 +177,7 @@ def test_a_lookup_in_a_run_gives_the_interpolation_at_every_step(run, kind, extr
     assert all(np.max(np.abs(o - want)) > 0.1 for o in others)
 
 
-def test_a_lookup_that_may_not_extrapolate_fails_the_run_when_its_input_leaves(tmp_path):
+def test_a_lookup_that_may_not_extrapolate_fails_the_run_when_its_input_leaves():
     """extrapolate="error" with the input sweeping out past x_n = 1.5 (at t = 1.5 s from
     u = 0): the run fails with a SimulationError at a time when the input was past the end
     (the step that reached past it); the rows it kept (all within the breakpoints) hold
