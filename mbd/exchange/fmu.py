@@ -154,6 +154,8 @@ def beside(script):
         file = os.path.abspath(file)
         if not file.startswith(folder + os.sep) or file == script:
             continue
+        if not os.path.exists(file):   # no file: "<stdin>" of code piped into python -
+            continue
         top = file[len(folder) + 1:].split(os.sep)[0]     # the module, or its package
         if os.path.splitext(top)[0] not in OWN_PACKAGES and top != "__pycache__":
             found.add(os.path.join(folder, top))

@@ -3,6 +3,7 @@ whole into the out folder and read back when a sweep resumes there."""
 import csv
 import json
 import os
+import zipfile
 
 from ..model.errors import InputError
 from ..model.files import atomic_open
@@ -56,7 +57,9 @@ class Table:
 
     def load(self, retry_failed=False):
         """The rows of an earlier sweep into the same folder (those whose run kept its
-        result file, or failed before it had one; ``retry_failed``: the finished ones only)."""
+        result file, or failed before it had one; ``retry_failed``: the finished ones only).
+        A result file that is gone, or is no .npz archive (cut short: a disk that filled, a
+        copy interrupted), is no result: its case runs again."""
         path = os.path.join(self.out, TABLE)
         if not os.path.isfile(path):
             return
@@ -69,8 +72,8 @@ class Table:
             for raw in reader:
                 row = {c: (raw[c] if c in ("run", "status", "result") else parse_cell(raw[c]))
                        for c in self.columns}
-                if row["result"] and not os.path.isfile(os.path.join(self.out, row["result"])):
-                    continue        # its result file is gone: run it again
+                if row["result"] and not _readable(os.path.join(self.out, row["result"])):
+                    continue        # its result file is gone or broken: run it again
                 if retry_failed and row["status"] != OK:
                     continue
                 self.rows[row["run"]] = row
@@ -91,6 +94,12 @@ class Table:
         import pandas
         return pandas.DataFrame([self.rows[k] for k in order if k in self.rows],
                                 columns=self.columns)
+
+
+def _readable(path):
+    """Whether ``path`` is a file that opens as a zip archive (a .npz): its end record is
+    read, not its members, so a resume over many runs stays cheap."""
+    return os.path.isfile(path) and zipfile.is_zipfile(path)
 
 
 #: what a study's description holds that does not decide which study it is: derived from
