@@ -50,3 +50,13 @@ def test_readme_and_docs_cite_no_spec_outside_the_repository():
         cited = [text[max(0, m.start() - 30):m.end() + 10] for m in re.finditer(r"\bSPEC\b", text)
                  if text[m.start() - 4:m.start()] != "COL="]
         assert cited == [], (path.name, cited)
+
+
+def test_the_sections_ci_points_to_are_there():
+    """.ci/run names README sections in its comments ("Running the tests"): each is a heading
+    of the README (issue 45: it pointed to one that did not exist)."""
+    ci = (README.parent / ".ci" / "run").read_text()
+    named = re.findall(r'README, section "([^"]+)"', ci)
+    assert named, ".ci/run names no README section: this test checks nothing"
+    headings = {m.strip() for m in re.findall(r"^#+ (.+)$", README.read_text(), re.M)}
+    assert set(named) <= headings, set(named) - headings
