@@ -156,7 +156,8 @@ def table_value(p, u):
     lo, hi = p[x], p[x + n - 1]
     mode = p[TABLE_EXTRAPOLATION]
     if mode == PERIODIC:
-        u = lo + (u - lo) % (hi - lo)
+        if u < lo or u > hi:    # (inside, unwrapped: a breakpoint gives its value exactly)
+            u = lo + (u - lo) % (hi - lo)
     elif u < lo or u > hi:
         if mode == HOLD:
             return p[y] if u < lo else p[y + n - 1]
