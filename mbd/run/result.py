@@ -20,7 +20,9 @@ from ..compiled import layout, statefunction
 from ..control import Input, Sensor
 from ..compiled.events import Event
 from ..model.files import atomic_open
+from ..model.errors import SimulationError
 from . import controls
+from .failures import Failed
 from .views import (BodyView, ControllerView, EnergyBalance, ForceView, JointView,
                     ReactionView, contact_intervals)
 
@@ -205,9 +207,13 @@ class Result:
             raise KeyError(f"no controller '{name}'; the controllers are "
                            f"{sorted(samples) + sorted(continuous) or 'none'}")
         c, rows = continuous[name], self._rows()
-        u = [[controls.value(item, t, y, None) for item in controls.inputs_of[name]]
-             for t, y in zip(self.t, rows)]
-        out = [controls.continuous_output(c, t, y) for t, y in zip(self.t, rows)]
+        try:     # (a controller that drives nothing and has no state is first called here)
+            u = [[controls.value(item, t, y, None) for item in controls.inputs_of[name]]
+                 for t, y in zip(self.t, rows)]
+            out = [controls.continuous_output(c, t, y) for t, y in zip(self.t, rows)]
+        except Failed as err:
+            raise SimulationError(f"reading controller '{name}' from the rows: {err.message}",
+                                  t=err.t) from None
         return ControllerView(name, list(zip(self.t, rows[:, controls.slices[name]], u, out)))
 
     def _rows(self):
