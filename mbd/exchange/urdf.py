@@ -378,7 +378,7 @@ class _Importer:
                 model.urdf_moved.append((joint.name, q, joint.q0))
         elif outside and self.start == "checked":
             # stacklevel: the user's call of mbd.from_urdf (through mbd.exchange's)
-            warnings.warn(_outside_text(model, outside, "build() will refuse the model "
+            warnings.warn(_outside_text(model, outside, "; build() will refuse the model "
                                         "while they start there"),
                           StartOutsideLimits, stacklevel=4)
         return model
@@ -585,7 +585,7 @@ class _Robot(Model):
         if self.urdf_start != "anywhere":
             outside = _outside(self)
             if outside:
-                raise ModelError(_outside_text(self, outside, "the model is not built"))
+                raise ModelError(_outside_text(self, outside))
         return super().build()
 
 
@@ -611,10 +611,10 @@ def _outside(model):
     return out
 
 
-def _outside_text(model, outside, consequence):
+def _outside_text(model, outside, consequence=""):
     """The message on the joints ``outside`` (of :func:`_outside`): each joint, its start and
-    limits, the energy their stops would release (J), ``consequence`` and the ways out (from
-    Python and from the command line)."""
+    limits, the energy their stops would release (J), ``consequence`` ("; ..." or "") and the
+    ways out (from Python and from the command line)."""
     parts, energy = [], 0.0
     for joint, q, x1, x2, stop in outside:
         unit = "m" if joint.primitives[0].kind == "P" else "rad"
@@ -627,11 +627,12 @@ def _outside_text(model, outside, consequence):
     count = (f"{len(outside)} joints start" if len(outside) > 1 else "a joint starts")
     return (f"URDF robot '{model.name}': {count} outside {'their' if len(outside) > 1 else 'its'}"
             f" <limit> ({'; '.join(parts)}): a run would start with the end stops pressed in, "
-            f"which would release {energy:.3g} J at once; {consequence}. Start them inside: from_urdf(..., start='inside') starts "
+            f"which would release {energy:.3g} J at once{consequence}. Start them inside: from_urdf(..., start='inside') starts "
             f"each at its nearest limit (mbd run/check ROBOT.urdf --start inside); a start of "
             f"your own: from_urdf(..., q0={{'{joint.name}': {inside:.6g}, ...}}), the joint's "
             f"q0, or --set {joint.name}.q0={inside:.6g}; limits='ignore' (--limits ignore) "
-            "drops the stops; start='anywhere' keeps these starts, in the stops, on purpose")
+            "drops the stops; start='anywhere' (--start anywhere) keeps these starts, in the "
+            "stops, on purpose")
 
 
 def _number_or_nan(value):
