@@ -471,6 +471,7 @@ def test_every_robot_imports_and_matches_pinocchio(relpath):
             assert f"'{name}' starts at 0 " in str(err.value), name
             assert f"limits [{lower:.6g}, {upper:.6g}]" in str(err.value), name
         options = {"start": "inside"}
+    reduce = None
     if relpath in REFUSED:
         with pytest.raises(mbd.ModelError, match=REFUSED[relpath]):
             mbd.from_urdf(path, package_dirs=[SHARE]).build()
@@ -479,7 +480,7 @@ def test_every_robot_imports_and_matches_pinocchio(relpath):
         options, reduce = MENDED[relpath]
     floating = relpath in FLOATING
     model, pmodel = load(relpath, floating, **options)
-    if options:
+    if reduce is not None:
         pmodel = reduce(pmodel)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
