@@ -229,8 +229,8 @@ def _reference(system, ref, full):
         _body_cs(system, body, cs, full)
         return ref
     raise ValueError(f"'{full}': the reference CS '{ref}' after '@' is no ground nor body CS "
-                     f"(BODY.CS){renamed_link(body or ref, system)}; the grounds are {sorted(system.grounds)}, the bodies "
-                     f"{sorted(system.bodies)}")
+                     f"(BODY.CS){renamed_link(body or ref, system)}; the grounds are "
+                     f"{sorted(system.grounds)}, the bodies {sorted(system.bodies)}")
 
 
 def cs_of(system, name):

@@ -624,10 +624,11 @@ def _outside_text(model, outside, consequence=""):
         energy += float(law.energy(np.array([q]), np.array([law.parameters()]))[0])
     joint, q, x1, x2, _ = outside[0]         # the example start of one's own
     inside = x1 if q < x1 else x2
-    count = (f"{len(outside)} joints start" if len(outside) > 1 else "a joint starts")
-    return (f"URDF robot '{model.name}': {count} outside {'their' if len(outside) > 1 else 'its'}"
-            f" <limit> ({'; '.join(parts)}): a run would start with the end stops pressed in, "
-            f"which would release {energy:.3g} J at once{consequence}. Start them inside: from_urdf(..., start='inside') starts "
+    count = (f"{len(outside)} joints start outside their" if len(outside) > 1
+             else "a joint starts outside its")
+    return (f"URDF robot '{model.name}': {count} <limit> ({'; '.join(parts)}): a run would "
+            f"start with the end stops pressed in, which would release {energy:.3g} J at "
+            f"once{consequence}. Start them inside: from_urdf(..., start='inside') starts "
             f"each at its nearest limit (mbd run/check ROBOT.urdf --start inside); a start of "
             f"your own: from_urdf(..., q0={{'{joint.name}': {inside:.6g}, ...}}), the joint's "
             f"q0, or --set {joint.name}.q0={inside:.6g}; limits='ignore' (--limits ignore) "

@@ -97,6 +97,9 @@ class CS:
 class Ground(CS):
     """A CS fixed in the world; one of them carries the machine's :class:`Environment`."""
 
+    #: the URDF link this ground is, where from_urdf named it otherwise (:func:`renamed_link`)
+    urdf_link = None
+
     def __init__(self, model, name, at=(0.0, 0.0, 0.0), environment=None, orientation=None):
         self._model = model
         self.environment = environment
@@ -126,6 +129,9 @@ class Body:
     Index a body with a CS name to get the CS: ``arm["tip"]``. Every body has a CS ``"cg"`` at
     its centre of gravity (world-parallel axes) unless the user names one so.
     """
+
+    #: the URDF link this body is, where from_urdf named it otherwise (:func:`renamed_link`)
+    urdf_link = None
 
     def __init__(self, model, name, mass, cg, inertia, cs=None):
         self.model = model

@@ -208,6 +208,24 @@ def test_mbd_check_refuses_the_kinova_and_builds_it_with_start_inside():
     assert "the model builds" in proc.stdout and "StartOutsideLimits" not in proc.stderr
 
 
+def test_mbd_run_with_start_inside_releases_nothing_from_the_stops(tmp_path):
+    """`mbd run ROBOT.urdf --start inside`: the run the issue saw release 53 kJ from the stops
+    in its first millisecond now starts with them open: every stop's work is 0 at the first
+    row, and what the stops store over 0.1 s (their share of the energy balance) stays far
+    below the 53 kJ (gravity settles two joints onto their stops by ~1 mrad)."""
+    out = tmp_path / "out"
+    proc = cli("run", KINOVA, "--package-dir", SHARE, "--start", "inside", "--t-end", "0.1",
+               "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    stored = float(re.search(r"stored in springs ([-+0-9.e]+)", proc.stdout).group(1))
+    assert abs(stored) < 1e-6 * stop_energy(), proc.stdout
+    header = (out / "kinova.csv").read_text().splitlines()[0].split(",")
+    data = np.loadtxt(out / "kinova.csv", delimiter=",", skiprows=1, ndmin=2)
+    for name, (lower, _) in OUTSIDE.items():
+        assert data[0, header.index(f"{name}.q")] == pytest.approx(lower, abs=1e-12)
+        assert data[0, header.index(f"{name}_limit.work")] == 0.0
+
+
 # ------------------------------------------------- a link named as a joint: "no body" errors
 
 def gripper(tmp_path):
