@@ -259,6 +259,10 @@ def test_no_body_errors_say_where_a_link_named_as_a_joint_went(tmp_path):
     with pytest.raises(mbd.ModelError, match=re.escape(HINT)):
         bad.build()
     bad = mbd.from_urdf(path)
+    bad.add(mbd.Sensor("s", "gripper.x"))               # the joint's name: which link?
+    with pytest.raises(mbd.ModelError, match=re.escape(HINT)):
+        bad.build()
+    bad = mbd.from_urdf(path)
     bad.add(mbd.Sensor("s", "jaw.cg.x@gripper.cg"))
     with pytest.raises(mbd.ModelError, match=re.escape(HINT)):
         bad.build()
@@ -272,6 +276,20 @@ def test_no_body_errors_say_where_a_link_named_as_a_joint_went(tmp_path):
         apply_setting(mbd.from_urdf(path), "gripper.mass=2")
     with pytest.raises(ValueError, match=re.escape(HINT)):
         mbd.linearize(result.system, result.system.initial_state(), outputs=["gripper.cg.x"])
+
+
+def test_a_root_link_named_as_a_joint_is_the_ground_and_says_so(tmp_path):
+    """The fixed base's root link 'base' and a joint 'base': the ground 'base_link', and
+    result.body('base') says so."""
+    path = _urdf(tmp_path, _link("base") + _link("arm")
+                 + _joint("base", "continuous", "base", "arm"))
+    model = mbd.from_urdf(path)
+    assert [g.name for g in model.grounds][0] == "base_link"
+    result = model.build().simulate(0.01, output_step=0.01)
+    with pytest.raises(KeyError, match=re.escape(
+            "no body 'base' (the URDF link 'base' is the ground 'base_link' because a joint "
+            "has the same name)")):
+        result.body("base")
 
 
 def test_the_command_lines_set_says_where_the_link_went(tmp_path):
