@@ -69,7 +69,9 @@ def build_model(target=TARGET):
     """The Panda from its URDF, at its ready pose, each arm joint driven towards ``target``
     (rad) by a PD, the gripper held half open."""
     urdf, share = robot_files()
-    model = mbd.from_urdf(urdf, package_dirs=[share], name="panda_urdf")
+    # q0: the ready pose (the URDF's zero lies outside joint 4's limits)
+    model = mbd.from_urdf(urdf, package_dirs=[share], name="panda_urdf",
+                          q0=dict(zip(ARM, READY)))
     joints = {e.name: e for e in model.elements if isinstance(e, mbd.Joint)}
     for name, q0, q_ref, kp, kd in zip(ARM, READY, target, KP, KD):
         joints[name].q0 = q0

@@ -171,7 +171,9 @@ class Scene:
             self.trails.append(tuple(tr))
         for body, cs in self.trails:
             if body not in system.bodies:
-                raise ValueError(f"Scene: trail ({body!r}, {cs!r}): no body {body!r}; the bodies "
+                from mbd.model.builder import renamed_link
+                raise ValueError(f"Scene: trail ({body!r}, {cs!r}): no body {body!r}"
+                                 f"{renamed_link(body, system)}; the bodies "
                                  f"are {sorted(system.bodies)}")
             frames = system.bodies[body].body.frames
             if cs not in frames:

@@ -32,6 +32,7 @@ import numpy as np
 from ..compiled import assembly, constant, dynamics, statefunction as sf
 from . import coordinates
 from ..model import values
+from ..model.builder import renamed_link
 from ..model.state import State
 from ..control import Controller, Input, Sensor
 from ..control.controllers import output_named
@@ -434,7 +435,8 @@ def _output_function(dyn, names):
                          f"joint coordinate ({coords}), a rate ({rates}), a controller's "
                          f"state ({state_names}), a controller's output "
                          f"({_output_names(controllers)}) or a CS position 'body.cs.x|y|z' "
-                         f"(bodies {sorted(system.bodies)})")
+                         f"(bodies {sorted(system.bodies)})"
+                         f"{renamed_link(parts[0], system) if len(parts) == 3 else ''}")
 
     def y(q, v, xc=None):
         out = np.empty(len(picks))

@@ -30,7 +30,9 @@ elbow_joint_limit.k=1e6``). Its options: ``--package-dir DIR`` (repeatable) wher
 ``package://PACKAGE/...`` meshes are found (DIR/PACKAGE/...; the URDF's folder and its
 parents are searched too), ``--floating`` (a free-floating base), ``--lock JOINT[=VALUE]``
 (repeatable: a joint locked), ``--no-mimic`` (mimics read as free joints), ``--limits stops|ignore``
-(limits as Bistop end stops, the default, or not modelled). A mesh not found is named, with
+(limits as Bistop end stops, the default, or not modelled), ``--start checked|inside|anywhere``
+(a joint starting outside its limits refused, naming it, the default; started at its nearest
+limit; or left there on purpose). A mesh not found is named, with
 its link and the ``--package-dir`` to give; ``mbd sweep`` and ``mbd fmu`` take a script only
 (one whose ``build_model()`` returns ``mbd.from_urdf(...)``).
 
@@ -146,6 +148,10 @@ def argument_parser():
     urdf.add_argument("--lock", action="append", default=[], metavar="JOINT[=VALUE]",
                       help="lock a revolute or prismatic joint at VALUE (rad or m; default 0), "
                       "its mimics with it: a massless hand, joints a study holds; repeatable")
+    urdf.add_argument("--start", choices=("checked", "inside", "anywhere"), default=None,
+                      help="a joint whose start lies outside its <limit>: refused, naming it "
+                      "(checked, the default), started at its nearest limit (inside), or "
+                      "started there, in its stop, on purpose (anywhere)")
     urdf.add_argument("--no-mimic", action="store_true", default=False,
                       help="read <mimic> joints as joints that move on their own (as "
                       "Pinocchio does) instead of gears")

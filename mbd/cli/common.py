@@ -2,6 +2,7 @@
 description), and writing a results file (an OSError becomes an InputError naming the file)."""
 import os
 import types
+import warnings
 
 from ..model.errors import InputError, ModelError
 from ..study.scripts import apply_setting, load_script, model_of, os_reason
@@ -10,7 +11,8 @@ from ..study.scripts import apply_setting, load_script, model_of, os_reason
 URDF_SUFFIX = ".urdf"
 #: the command-line options that apply to a URDF only: (attribute, option)
 URDF_OPTIONS = (("floating", "--floating"), ("package_dir", "--package-dir"),
-                ("limits", "--limits"), ("lock", "--lock"), ("no_mimic", "--no-mimic"))
+                ("limits", "--limits"), ("lock", "--lock"), ("no_mimic", "--no-mimic"),
+                ("start", "--start"))
 
 
 def is_urdf(path):
@@ -36,7 +38,8 @@ def load(args):
                                   floating=getattr(args, "floating", False),
                                   limits=getattr(args, "limits", None),
                                   lock=getattr(args, "lock", None),
-                                  mimic=not getattr(args, "no_mimic", False))
+                                  mimic=not getattr(args, "no_mimic", False),
+                                  start=getattr(args, "start", None))
     else:
         given = [option for attr, option in URDF_OPTIONS if getattr(args, attr, None)]
         if given:
@@ -49,7 +52,8 @@ def load(args):
     return module, model, applied
 
 
-def load_urdf(path, package_dirs=None, floating=False, limits=None, lock=None, mimic=True):
+def load_urdf(path, package_dirs=None, floating=False, limits=None, lock=None, mimic=True,
+              start=None):
     """The model of the robot the URDF file ``path`` describes (:func:`mbd.from_urdf`, gravity
     9.81 m/s^2 along -z) and its run settings (none: the defaults of a script that sets none).
 
@@ -69,6 +73,9 @@ def load_urdf(path, package_dirs=None, floating=False, limits=None, lock=None, m
         ``--lock JOINT[=VALUE]``: joints locked at VALUE (rad or m; 0 without one).
     mimic : bool
         False for ``--no-mimic``: mimic joints move on their own.
+    start : {"checked", "inside", "anywhere"} or None
+        ``--start``: a joint starting outside its limits refused by the build (the default),
+        started at its nearest limit, or left there (:func:`mbd.from_urdf`'s ``start``).
 
     Returns
     -------
@@ -103,8 +110,14 @@ def load_urdf(path, package_dirs=None, floating=False, limits=None, lock=None, m
             raise InputError(f"--lock {text}: VALUE must be a number (rad or m), as in "
                              f"--lock {joint.strip()}=0.5") from None
     try:
-        model = from_urdf(path, package_dirs=package_dirs, floating=bool(floating),
-                          limits=limits or "stops", lock=locked, mimic=bool(mimic))
+        with warnings.catch_warnings():
+            # joints starting outside their limits: the build names them, after the --set
+            # (which may move them inside), so the reader's warning would say it twice
+            from ..exchange.urdf import StartOutsideLimits
+            warnings.simplefilter("ignore", StartOutsideLimits)
+            model = from_urdf(path, package_dirs=package_dirs, floating=bool(floating),
+                              limits=limits or "stops", lock=locked, mimic=bool(mimic),
+                              start=start or "checked")
     except ImportError as err:
         raise InputError(f"reading the URDF {path} needs the optional extra mbd[urdf] "
                          f"(yourdfpy, trimesh, pycollada): pip install 'mbd[urdf]' ({err})") \

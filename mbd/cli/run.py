@@ -321,9 +321,14 @@ def _urdf_line(args, model):
     locked = (f", joints locked: {', '.join(args.lock)}" if getattr(args, "lock", None)
               else "")
     mimic = ", mimics as free joints" if getattr(args, "no_mimic", False) else ""
+    start = f", start: {args.start}" if getattr(args, "start", None) else ""
+    moved = getattr(model, "urdf_moved", [])
+    moved = ("; outside their limits at the URDF's start, started at the nearest limit: "
+             + ", ".join(f"{name} from {q:.6g} to {limit:.6g}" for name, q, limit in moved)
+             if moved else "")
     return (f"  read from the URDF: {'a floating' if args.floating else 'a fixed'} base, "
-            f"limits: {args.limits or 'stops'}{locked}{mimic}, {len(shapes)} visual shapes "
-            f"({meshes} meshes) for the pictures")
+            f"limits: {args.limits or 'stops'}{locked}{mimic}{start}, {len(shapes)} visual "
+            f"shapes ({meshes} meshes) for the pictures{moved}")
 
 
 def _controls(system):

@@ -43,6 +43,7 @@ import math
 
 from ..compiled import layout
 from ..model import values
+from ..model.builder import renamed_link
 from ..model.controls import ControlElement
 from ..model.elements import Signal
 
@@ -170,7 +171,8 @@ def _measured(system, what, full):
     if head in system.joints:
         if tail in REACTION_QUANTITIES:
             return ("reaction", head) + REACTION_QUANTITIES[tail]
-        raise ValueError(f"'{full}': a joint measures its coordinates and rates "
+        raise ValueError(f"'{full}'{renamed_link(head, system)}: a joint measures its "
+                         "coordinates and rates "
                          f"({head}.q, {head}.v, or {head}.qK, {head}.vK) and its reaction "
                          f"({', '.join(f'{head}.{r}' for r in REACTION_QUANTITIES)}), got "
                          f"'{tail}'")
@@ -200,7 +202,8 @@ def _measured(system, what, full):
             return ("orientation", body, cs) + ORIENTATION_QUANTITIES[tail] + (None,)
         known = [*CS_QUANTITIES, *ACCELERATION_QUANTITIES, *ORIENTATION_QUANTITIES]
         raise ValueError(f"'{full}': a CS measures {', '.join(known)}, got '{tail}'")
-    raise ValueError(f"'{full}' names no joint, motion driver, force element or body CS; a "
+    raise ValueError(f"'{full}' names no joint, motion driver, force element or body CS"
+                     f"{renamed_link(body or head, system)}; a "
                      f"measured quantity is one of: {'; '.join(FORMS)} (joints "
                      f"{sorted(system.joints)}, "
                      + (f"drivers and gears {sorted(drivers)}, " if drivers else "")
@@ -226,8 +229,8 @@ def _reference(system, ref, full):
         _body_cs(system, body, cs, full)
         return ref
     raise ValueError(f"'{full}': the reference CS '{ref}' after '@' is no ground nor body CS "
-                     f"(BODY.CS); the grounds are {sorted(system.grounds)}, the bodies "
-                     f"{sorted(system.bodies)}")
+                     f"(BODY.CS){renamed_link(body or ref, system)}; the grounds are "
+                     f"{sorted(system.grounds)}, the bodies {sorted(system.bodies)}")
 
 
 def cs_of(system, name):

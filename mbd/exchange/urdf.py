@@ -10,9 +10,10 @@ What a URDF holds becomes mbd's own elements, with the URDF's names:
   positive semidefinite inertia; the sum, the body mbd moves, must be one a rigid body has
   (within the triangle inequality), whatever a fixed link's own made-up inertia is. A massless
   link or a point mass is a body like any other, as long as each joint moves some inertia
-  (``build()`` names a joint that moves none: lock it, ``lock=``). A link named as a joint is the body (or ground)
-  ``LINK_link``: an mbd model names bodies and joints in one namespace, a URDF in two; the
-  joint keeps its name. With a fixed base the
+  (``build()`` names a joint that moves none: lock it, ``lock=``). A link named as a joint is
+  the body (or ground) ``LINK_link``: an mbd model names bodies and joints in one namespace, a
+  URDF in two; the joint keeps its name, and a "no body 'LINK'" error says where the link went
+  (:func:`mbd.model.builder.renamed_link`). With a fixed base the
   root link and everything fixed to it are the ground: the root link's frame is the ground
   ``ROOT`` (it carries the environment, gravity -z by default), and every joint leaving it
   starts at a ground ``JOINT_base`` of its own (with the same environment).
@@ -24,13 +25,22 @@ What a URDF holds becomes mbd's own elements, with the URDF's names:
   (``planar``: q = (x, y, phi), along the joint frame's x and y and about the axis z; for
   another axis, along the joint frame's axis least aligned with it, projected on the plane,
   and the axis times that); ``floating=True`` adds a ``SixDof`` ``root_joint`` from the ground
-  ``world`` to the root link. Every coordinate is the URDF's: 0 at the URDF's zero configuration.
+  ``world`` to the root link. Every coordinate is the URDF's: 0 at the URDF's zero
+  configuration, where each joint starts (``q0=`` gives other starts).
+- **starts outside the limits**: a joint whose start lies outside its ``<limit>`` (the zero
+  pose of the Kinova, of the Panda's fourth joint, of many quadrupeds' knees) would start
+  pressed into its end stop, which would release its energy at once (53 kJ for the Kinova).
+  ``from_urdf`` warns (:class:`StartOutsideLimits`) and ``build()`` refuses it, naming each
+  joint, its limits and its start, unless ``start="inside"`` (each such joint starts at its
+  nearest limit, where its stop's force is zero) or ``start="anywhere"`` (as given, on
+  purpose).
 - ``<limit lower upper>`` of a revolute or prismatic joint is an end stop (``limits="stops"``,
   a :class:`forces.Bistop` ``JOINT_limit`` on the joint, of the parameters ``stop``; none on a
   mimic joint, which its leader's stop bounds), or nothing (``limits="ignore"``); effort and
   velocity limits are not modelled.
-- ``<dynamics damping friction>`` is a :class:`forces.Damper` ``JOINT_damping`` and a
-  :class:`forces.JointStiction` ``JOINT_friction`` (static = kinetic = friction).
+- ``<dynamics damping friction>`` is a :class:`forces.Damper` ``JOINT_damping`` (torque or
+  force -damping q') and a :class:`forces.JointStiction` ``JOINT_friction`` (static = kinetic
+  = friction: -friction sign(q') while the joint slips, up to friction holding it at rest).
 - ``<mimic joint multiplier offset>`` is a :class:`mbd.GearConstraint` ``JOINT_mimic`` (q =
   multiplier q_joint + offset; with an offset, assembly brings q0 onto it), or nothing
   (``mimic=False``: the joint moves on its own, as Pinocchio reads it).
@@ -44,6 +54,7 @@ What a URDF holds becomes mbd's own elements, with the URDF's names:
 Units are SI, as URDF's. The URDF is read by yourdfpy (the optional extra ``mbd[urdf]``).
 """
 import os
+import warnings
 
 import numpy as np
 
@@ -63,9 +74,18 @@ JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "plan
 #: reached m or rad): stiff enough to hold a robot arm's links within ~1 mrad under gravity
 STOP = {"k": 1e5, "e": 1.0, "cmax": 1e3, "d": 1e-3}
 
+#: what ``from_urdf(start=...)`` does with a joint whose start lies outside its <limit>
+STARTS = ("checked", "inside", "anywhere")
+
+
+class StartOutsideLimits(UserWarning):
+    """``from_urdf``'s warning: joints start outside their ``<limit>`` (``build()`` will
+    refuse them unless their starts change); the message names each, its limits and start."""
+
 
 def from_urdf(path, package_dirs=(), floating=False, limits="stops", name=None,
-              environment=None, stop=None, dynamics=True, lock=(), mimic=True):
+              environment=None, stop=None, dynamics=True, lock=(), mimic=True, q0=None,
+              start="checked"):
     """The :class:`mbd.Model` of the robot described by the URDF file ``path``.
 
     Parameters
@@ -101,11 +121,25 @@ def from_urdf(path, package_dirs=(), floating=False, limits="stops", name=None,
     mimic : bool
         ``<mimic>`` as a gear constraint (True), or ignored, the joint then moving on its own
         (False; as Pinocchio reads a URDF).
+    q0 : dict, optional
+        Start positions ``{joint name: rad or m}`` of revolute, continuous and prismatic
+        joints (each joint's ``q0``); the others start at the URDF's zero.
+    start : {"checked", "inside", "anywhere"}
+        What becomes of a joint whose start (0, or its ``q0``) lies outside its ``<limit>``
+        (with ``limits="stops"``; a start exactly at a limit is inside). Its end stop would
+        start pressed in by the difference and push it back at once with stiffness times
+        that (1e5 N m/rad by default: 53 kJ released at the Kinova's zero pose).
+        ``"checked"``: a :class:`StartOutsideLimits` warning names each such joint, its
+        limits and its start, and ``build()`` refuses the model while any joint starts outside
+        (a joint's ``q0`` edited in between counts). ``"inside"``: each such joint starts at
+        its nearest limit, where its stop's force is zero. ``"anywhere"``: the starts as
+        given, unchecked (to start in the stops on purpose).
 
     Returns
     -------
     mbd.Model
-        Editable: add force elements, sensors and controllers, then ``build()`` it.
+        Editable: add force elements, sensors and controllers, then ``build()`` it (which
+        first checks that each limited joint starts within its limits, see ``start``).
 
     Raises
     ------
@@ -113,7 +147,8 @@ def from_urdf(path, package_dirs=(), floating=False, limits="stops", name=None,
         Naming the link or joint and the value: a file that is no ``<robot name>`` with
         links, a joint type mbd lacks, a mesh file that is not there, an inertia that no
         rigid body has, a link that two joints move (a kinematic loop, which URDF cannot
-        express), a fixed base that no joint moves anything on.
+        express), a fixed base that no joint moves anything on, a ``q0`` for no movable joint
+        of one coordinate or of no number.
     ImportError
         Without the optional extra (``pip install 'mbd[urdf]'``).
     """
@@ -124,6 +159,8 @@ def from_urdf(path, package_dirs=(), floating=False, limits="stops", name=None,
                           "install 'mbd[urdf]'") from err
     if limits not in ("stops", "ignore"):
         raise ValueError(f"from_urdf: limits must be 'stops' or 'ignore', got {limits!r}")
+    if start not in STARTS:
+        raise ValueError(f"from_urdf: start must be one of {STARTS}, got {start!r}")
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise ModelError(f"from_urdf: no URDF file {path!r}")
@@ -137,14 +174,14 @@ def from_urdf(path, package_dirs=(), floating=False, limits="stops", name=None,
         raise ModelError(f"from_urdf: {path} is not a URDF yourdfpy can read: "
                          f"{type(err).__name__}: {err}") from err
     return _Importer(robot, path, package_dirs, floating, limits, stop, dynamics, lock,
-                     mimic).model(name, environment)
+                     mimic, q0, start).model(name, environment)
 
 
 class _Importer:
     """One URDF's links, joints and visuals, made into a Model."""
 
     def __init__(self, robot, path, package_dirs, floating, limits, stop, dynamics, lock,
-                 mimic):
+                 mimic, q0=None, start="checked"):
         self.robot, self.path, self.floating = robot, path, floating
         self.limits, self.stop, self.dynamics, self.mimic = limits, stop, dynamics, mimic
         self.package_dirs = [os.fspath(d) for d in package_dirs]
@@ -165,6 +202,7 @@ class _Importer:
         self.problems = []
         self.root = self._tree()
         self.locked = self._locks(lock)
+        self.starts, self.start = self._starts(q0), start
         self.pose = self._poses()
         # each link's body: the topmost link fixed to it (the root's group is the ground)
         self.owner = {}
@@ -231,6 +269,30 @@ class _Importer:
             locked.update(more)
         return locked
 
+    def _starts(self, q0):
+        """{joint name: start (rad or m)} from ``q0``: revolute, continuous and prismatic
+        joints that are not locked, each a real number."""
+        given = {} if q0 is None else q0
+        if not isinstance(given, dict):
+            raise ModelError(f"from_urdf: q0 must be a dict {{joint name: rad or m}}, got "
+                             f"{q0!r}")
+        movable = [j.name for j in self.robot.joints
+                   if j.type in ("revolute", "continuous", "prismatic")
+                   and j.name not in self.locked]
+        unknown = [name for name in given if name not in movable]
+        if unknown:
+            raise ModelError(f"from_urdf: q0 names {unknown}, which are no unlocked revolute, "
+                             f"continuous or prismatic joints of the robot; those are "
+                             f"{movable}")
+        starts = {}
+        for name, value in given.items():
+            if isinstance(value, (bool, np.bool_)) or not np.isfinite(
+                    _number_or_nan(value)):
+                raise ModelError(f"from_urdf: q0['{name}'] must be a finite number (rad or "
+                                 f"m), got {value!r}")
+            starts[name] = float(value)
+        return starts
+
     def _fixed(self, joint):
         """True for a joint that joins its links rigidly: a fixed or a locked one."""
         return joint.type == "fixed" or joint.name in self.locked
@@ -261,13 +323,16 @@ class _Importer:
     # --------------------------------------------------------------------------- the model
 
     def model(self, name, environment):
-        model = Model(name or self.robot.name or "robot")
+        model = _Robot(name or self.robot.name or "robot")
+        model.urdf_start = self.start
         environment = environment or Environment(gravity=(0.0, 0.0, -9.81))
         # a fixed base: the root link is the ground; a floating one: the world frame is
         ground_name = self.body_name[self.root] if not self.floating else next(
             n for n in ("world", "world_ground", "urdf_world")
             if n not in self.links and n not in self.joints)
         ground = model.add_ground(ground_name, environment=environment)
+        if not self.floating and ground_name != self.root:
+            ground.urdf_link = self.root
         self.ground_links = {link for link, owner in self.owner.items()
                              if owner == self.root} if not self.floating else set()
         bodies = {}
@@ -303,7 +368,19 @@ class _Importer:
             made[joint.name] = model.add(self._joint(joint, base, follower, frame))
         for joint in self.robot.joints:
             if joint.name in made and joint.type != "floating":
-                self._joint_elements(model, joint, made)
+                stop = self._joint_elements(model, joint, made)
+                if stop is not None:
+                    model.urdf_stops.append((joint.name, stop.name))
+        outside = _outside(model)
+        if outside and self.start == "inside":
+            for joint, q, x1, x2, _ in outside:     # the nearest limit: in the stop's gap
+                joint.q0 = x1 if q < x1 else x2
+                model.urdf_moved.append((joint.name, q, joint.q0))
+        elif outside and self.start == "checked":
+            # stacklevel: the user's call of mbd.from_urdf (through mbd.exchange's)
+            warnings.warn(_outside_text(model, outside, "; build() will refuse the model "
+                                        "while they start there"),
+                          StartOutsideLimits, stacklevel=4)
         return model
 
     def _body(self, model, link):
@@ -364,7 +441,10 @@ class _Importer:
                         "common CG, world axes")
             self.problems.append(f"{links}: {what}: {problem}")
             return None
-        return model.add_body(self.body_name[link], mass=mass, cg=cg, inertia=inertia)
+        body = model.add_body(self.body_name[link], mass=mass, cg=cg, inertia=inertia)
+        if self.body_name[link] != link:       # what a "no body 'LINK'" error points to
+            body.urdf_link = link
+        return body
 
     def _joint_cs(self, bodies, link, joint, frame):
         """The CS of joint ``joint`` at ``frame`` on the body of ``link``: named after the
@@ -376,7 +456,7 @@ class _Importer:
     def _joint(self, joint, base, follower, frame):
         """The mbd joint of a movable URDF joint."""
         axis = frame[:3, :3] @ _unit_axis(joint)
-        q0 = 0.0
+        q0 = self.starts.get(joint.name, 0.0)
         if joint.type in ("revolute", "continuous"):
             return Revolute(joint.name, base, follower, axis=axis, q0=q0)
         if joint.type == "prismatic":
@@ -392,7 +472,8 @@ class _Importer:
         return SixDof(joint.name, base, follower)
 
     def _joint_elements(self, model, joint, made):
-        """The end stop, damper, stiction element and mimic gear of a movable joint."""
+        """The end stop, damper, stiction element and mimic gear of a movable joint; returns
+        the end stop (a JointForce), or None."""
         limit, dyn, mimic = joint.limit, joint.dynamics, joint.mimic
         one_coordinate = joint.type in ("revolute", "prismatic", "continuous")
         # (a mimic joint has no stop of its own: its leader's bounds it through the gear, and
@@ -400,9 +481,11 @@ class _Importer:
         if (self.limits == "stops" and one_coordinate and joint.type != "continuous"
                 and (mimic is None or not self.mimic) and limit is not None and limit.lower is not None
                 and limit.upper is not None and float(limit.lower) < float(limit.upper)):
-            model.add(JointForce(f"{joint.name}_limit", made[joint.name],
-                                 Bistop(x1=float(limit.lower), x2=float(limit.upper),
-                                        **self.stop)))
+            stop = model.add(JointForce(f"{joint.name}_limit", made[joint.name],
+                                        Bistop(x1=float(limit.lower), x2=float(limit.upper),
+                                               **self.stop)))
+        else:
+            stop = None
         if self.dynamics and dyn is not None and one_coordinate:
             damping = float(dyn.damping or 0.0)
             friction = float(dyn.friction or 0.0)
@@ -422,6 +505,7 @@ class _Importer:
                                      made[joint.name],
                                      ratio=float(1.0 if mimic.multiplier is None
                                                  else mimic.multiplier), offset=offset))
+        return stop
 
     # --------------------------------------------------------------------------- visuals
 
@@ -482,6 +566,82 @@ class _Importer:
         # what a caller needs to say it its own way (the command line's --package-dir)
         err.link, err.mesh, err.looked_in = link, filename, candidates
         raise err
+
+
+class _Robot(Model):
+    """The :class:`mbd.Model` :func:`from_urdf` returns: its ``build()`` first refuses a
+    joint that starts outside its URDF ``<limit>`` (unless ``from_urdf(start="anywhere")``),
+    naming each, its limits and its start, and the ways to start it inside."""
+
+    def __init__(self, name="model", description=""):
+        super().__init__(name, description)
+        self.urdf_stops = []          # [(joint name, its end stop's name)]
+        self.urdf_start = "checked"   # from_urdf's start
+        self.urdf_moved = []          # start="inside": [(joint name, start, the limit)]
+
+    def build(self):
+        """Refuse joints that start outside their limits (ModelError naming each, see
+        :func:`from_urdf`'s ``start``); then :meth:`mbd.Model.build`."""
+        if self.urdf_start != "anywhere":
+            outside = _outside(self)
+            if outside:
+                raise ModelError(_outside_text(self, outside))
+        return super().build()
+
+
+def _outside(model):
+    """[(joint, start, lower, upper, stop)] of the URDF's limited joints of ``model`` whose
+    start (the joint's ``q0``, as edited since) lies outside the stop's gap [x1, x2] (the
+    stop's limits, as edited or ``--set`` since; a stop taken out of the model is left
+    out)."""
+    # by name: --set replaces a force element by one with the new parameters
+    elements = {getattr(e, "name", None): e for e in model.elements}
+    out = []
+    for joint_name, stop_name in model.urdf_stops:
+        joint, stop = elements.get(joint_name), elements.get(stop_name)
+        if not isinstance(getattr(stop, "law", None), Bistop) or getattr(
+                stop, "joint", None) is not joint:
+            continue
+        try:
+            q = float(joint.initial_q()[0])
+        except ModelError:            # a malformed q0: build() names it
+            continue
+        if q < stop.law.x1 or q > stop.law.x2:
+            out.append((joint, q, stop.law.x1, stop.law.x2, stop))
+    return out
+
+
+def _outside_text(model, outside, consequence=""):
+    """The message on the joints ``outside`` (of :func:`_outside`): each joint, its start and
+    limits, the energy their stops would release (J), ``consequence`` ("; ..." or "") and the
+    ways out (from Python and from the command line)."""
+    parts, energy = [], 0.0
+    for joint, q, x1, x2, stop in outside:
+        unit = "m" if joint.primitives[0].kind == "P" else "rad"
+        parts.append(f"'{joint.name}' starts at {q:.6g} {unit}, outside its limits "
+                     f"[{x1:.6g}, {x2:.6g}] {unit}")
+        law = stop.law
+        energy += float(law.energy(np.array([q]), np.array([law.parameters()]))[0])
+    joint, q, x1, x2, _ = outside[0]         # the example start of one's own
+    inside = x1 if q < x1 else x2
+    count = (f"{len(outside)} joints start outside their" if len(outside) > 1
+             else "a joint starts outside its")
+    return (f"URDF robot '{model.name}': {count} <limit> ({'; '.join(parts)}): a run would "
+            f"start with the end stops pressed in, which would release {energy:.3g} J at "
+            f"once{consequence}. Start them inside: from_urdf(..., start='inside') starts "
+            f"each at its nearest limit (mbd run/check ROBOT.urdf --start inside); a start of "
+            f"your own: from_urdf(..., q0={{'{joint.name}': {inside:.6g}, ...}}), the joint's "
+            f"q0, or --set {joint.name}.q0={inside:.6g}; limits='ignore' (--limits ignore) "
+            "drops the stops; start='anywhere' (--start anywhere) keeps these starts, in the "
+            "stops, on purpose")
+
+
+def _number_or_nan(value):
+    """``value`` as a float, or nan when it is no real number."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
 
 
 def _check_robot_element(path):

@@ -19,6 +19,7 @@ import numpy as np
 from ..compiled import layout, statefunction
 from ..control import Input, Sensor
 from ..compiled.events import Event
+from ..model.builder import renamed_link
 from ..model.files import atomic_open
 from ..model.errors import SimulationError
 from . import controls
@@ -305,7 +306,8 @@ class Result:
         try:
             return BodyView(self, self.system.bodies[name])
         except KeyError:
-            raise KeyError(f"no body '{name}'; the bodies are {sorted(self.system.bodies)}") from None
+            raise KeyError(f"no body '{name}'{renamed_link(name, self.system)}; the bodies are "
+                           f"{sorted(self.system.bodies)}") from None
 
     def _kinematics(self):
         """(R, p, V, E): link rotations and origins, velocities, energies of the tree."""

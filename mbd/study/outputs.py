@@ -2,6 +2,7 @@
 a function of a Result)."""
 import numpy as np
 
+from ..model.builder import renamed_link
 from ..model.errors import InputError
 
 
@@ -96,7 +97,8 @@ class Output:
         elif kind == "body":
             name, cs = self.parts[1], self.parts[2]
             if name not in system.bodies:
-                raise InputError(f"{where}: no body '{name}'; the bodies are: "
+                raise InputError(f"{where}: no body '{name}'{renamed_link(name, system)}; "
+                                 "the bodies are: "
                                  f"{', '.join(system.bodies)}")
             body = system.bodies[name].body
             if cs not in body.frames:

@@ -24,7 +24,7 @@ from ..compiled import lawkernels
 from ..control.tables import Table, Table2D
 from ..model.elements import ForceElement, Joint
 from ..model.errors import InputError, ModelError
-from ..model.builder import Model
+from ..model.builder import Model, renamed_link
 
 # ----------------------------------------------------------------------------- loading
 
@@ -183,8 +183,9 @@ def apply_override(model, name, param, value, where):
     elif isinstance(elements.get(name), Joint):
         joint = elements[name]
         if param not in ("q0", "v0"):
-            raise InputError(f"{where}: joint '{name}' has no settable parameter {param!r}; "
-                             "a joint's settable parameters are: q0, v0")
+            raise InputError(f"{where}: joint '{name}' has no settable parameter {param!r}"
+                             f"{renamed_link(name, model)}; a joint's settable parameters "
+                             "are: q0, v0")
         old = getattr(joint, param)
         setattr(joint, param, list(value) if isinstance(value, tuple) else value)
         try:   # validated now, so the message names the override
@@ -213,6 +214,7 @@ def apply_override(model, name, param, value, where):
                  if name in grounds else
                  f" (nor, for a table's point ELEMENT.PARAM.POINT, one named '{owner}')"
                  if dot else "")
+        extra += renamed_link(name, model)
         raise InputError(f"{where}: no body, joint or force element named '{name}'{extra}; "
                          f"the model has: {', '.join(known) or 'nothing'}")
     return f"{name}.{param} = {value}"

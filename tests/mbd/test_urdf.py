@@ -44,6 +44,7 @@ from scipy.spatial.transform import Rotation
 
 import mbd
 from forces import Damper, JointForce
+from mbd.exchange.urdf import StartOutsideLimits
 from mbd.compiled import dynamics, statefunction
 
 from .urdf_text import _inertial, _joint, _link, _urdf
@@ -297,7 +298,7 @@ def test_the_stock_panda_runs_with_its_default_stops():
     only the leading finger has a stop (two stops on one gear-tied motion would touch at
     once, at round-off, and chatter); 0.3 s falling under gravity onto its joints' stops."""
     model = mbd.from_urdf(os.path.join(ROBOTS, "panda_description/urdf/panda.urdf"),
-                          package_dirs=[SHARE])
+                          package_dirs=[SHARE], start="inside")  # joint 4's limits leave out 0
     names = {e.name for e in model.elements}
     assert "panda_finger_joint1_limit" in names and "panda_finger_joint2_limit" not in names
     result = model.build().simulate(0.3, output_step=0.01)
@@ -423,11 +424,30 @@ FLOATING = {"hector_description/robots/quadrotor_base.urdf",
             "iris_description/robots/iris_simple.urdf"}
 
 
+def outside_at_zero(path):
+    """{joint: (lower, upper)} of the URDF's joints with an end stop (revolute or prismatic,
+    no mimic, lower < upper) whose limits leave out their zero, read with the standard
+    library."""
+    import xml.etree.ElementTree as ET
+    out = {}
+    for joint in ET.parse(path).getroot().iter("joint"):
+        limit = joint.find("limit")
+        if (joint.get("type") in ("revolute", "prismatic") and limit is not None
+                and joint.find("mimic") is None):
+            lower, upper = float(limit.get("lower", 0)), float(limit.get("upper", 0))
+            if lower < upper and not lower <= 0.0 <= upper:
+                out[joint.get("name")] = (lower, upper)
+    return out
+
+
 def test_the_folder_is_the_one_listed():
     """The lists above name files that are there (a renamed robot must not pass unseen)."""
     assert len(ALL) > 60
     assert set(REFUSED) | FLOATING | {path for path, _ in FOUR.values()} <= set(ALL)
     assert set(MENDED) <= set(REFUSED)
+    assert list(outside_at_zero(os.path.join(ROBOTS, "kinova_description/robots/"
+                                             "kinova.urdf"))) == [
+        "j2s6s200_joint_2", "j2s6s200_joint_3", "j2s6s200_joint_5"]
 
 
 @pytest.mark.parametrize("relpath", ALL)
@@ -435,9 +455,23 @@ def test_every_robot_imports_and_matches_pinocchio(relpath):
     """Every URDF of example-robot-data imports as it is (end stops, dampers, stiction,
     mimic gears, visuals with their meshes) and builds, and its mass matrix equals
     Pinocchio's at one random state; or mbd refuses it for the reason REFUSED names, and
-    then, with the options MENDED gives, imports and equals Pinocchio's model of it."""
+    then, with the options MENDED gives, imports and equals Pinocchio's model of it. A robot
+    whose zero pose lies outside some joints' limits (the Kinova, the Panda's fourth joint,
+    quadrupeds' knees) is warned of and refused by build(), naming each of those joints,
+    and compared started inside (start="inside")."""
     path = os.path.join(ROBOTS, relpath)
     options = {}
+    outside = outside_at_zero(path)
+    if outside and relpath not in REFUSED:
+        with pytest.warns(StartOutsideLimits):
+            plain = mbd.from_urdf(path, package_dirs=[SHARE], floating=relpath in FLOATING)
+        with pytest.raises(mbd.ModelError) as err:
+            plain.build()
+        for name, (lower, upper) in outside.items():
+            assert f"'{name}' starts at 0 " in str(err.value), name
+            assert f"limits [{lower:.6g}, {upper:.6g}]" in str(err.value), name
+        options = {"start": "inside"}
+    reduce = None
     if relpath in REFUSED:
         with pytest.raises(mbd.ModelError, match=REFUSED[relpath]):
             mbd.from_urdf(path, package_dirs=[SHARE]).build()
@@ -446,7 +480,7 @@ def test_every_robot_imports_and_matches_pinocchio(relpath):
         options, reduce = MENDED[relpath]
     floating = relpath in FLOATING
     model, pmodel = load(relpath, floating, **options)
-    if options:
+    if reduce is not None:
         pmodel = reduce(pmodel)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
