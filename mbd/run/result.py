@@ -452,8 +452,8 @@ class Result:
         The first line names the columns, the second, a comment (``#``), gives their units
         (:meth:`column_units`); a row a line follows. Values are written in the shortest
         form that reads back as the same double (``repr``); the times of the output grid as
-        the decimals it is made of (``0.03``, not the double ``3 * 0.01`` prints as,
-        ``0.030000000000000002``), every other time (an event's, t_end, where a run stopped)
+        the decimals it is made of (``0.3``, not ``0.30000000000000004``, the
+        double ``3 * 0.1``), every other time (an event's, t_end, where a run stopped)
         exactly. :func:`read_csv` reads the file back; so do ``numpy.loadtxt(path,
         delimiter=",", skiprows=1)`` and ``pandas.read_csv(path, comment="#")``.
         """
@@ -591,11 +591,11 @@ def time_texts(t, event_times=()):
 
     Examples
     --------
-    >>> t = [0.0, 0.01, 0.02, 3 * 0.01, 0.034944123456789, 0.04]
-    >>> time_texts(t, [0.034944123456789])
-    ['0.0', '0.01', '0.02', '0.03', '0.034944123456789', '0.04']
-    >>> repr(3 * 0.01)
-    '0.030000000000000002'
+    >>> t = np.append(np.arange(4) * 0.1, [0.34944123456789, 0.4])
+    >>> time_texts(t, [0.34944123456789])
+    ['0.0', '0.1', '0.2', '0.3', '0.34944123456789', '0.4']
+    >>> repr(float(t[3]))
+    '0.30000000000000004'
     """
     t = np.asarray(t, dtype=float)
     texts = [repr(x) for x in t.tolist()]
