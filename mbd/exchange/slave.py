@@ -55,7 +55,7 @@ class Model:
             self._read_outputs()
         except Exception as err:      # never into the master: logged, reported by doStep
             self.failure = self._message("the model could not start", err)
-            self.report(self.failure)
+            self.log(self.failure, status=self.error_status)   # reported again by doStep
 
     def _started(self, t0):
         from ..study.scripts import apply_override, apply_setting, load_script, model_of
