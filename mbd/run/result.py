@@ -120,8 +120,8 @@ class Result:
         s, n = self.system, len(self.t)
         span = f"t = {self.t[0]:g} to {self.t[-1]:g} s" if n else "no rows"
         t_end = self.stats.get("t_end")
-        if (t_end is not None and np.isfinite(t_end)
-                and (self.stopped is not None or not n or self.t[-1] < t_end)):
+        if (n and t_end is not None and np.isfinite(t_end)
+                and (self.stopped is not None or self.t[-1] < t_end)):
             span += f" of {t_end:g} s"
         text = (f"<mbd.Result '{s.name}': {span}, {n} row{'s' * (n != 1)} of "
                 f"{s.nq} q + {s.nv} v, {len(self.events)} event{'s' * (len(self.events) != 1)}")
@@ -585,9 +585,9 @@ def time_texts(t, event_times=()):
     that reads back as the same double.
 
     The grid (t0 + k dt: :func:`mbd.run.simulate.output_times`) is found in the times that
-    are no event's: dt from their steps rounded to 12 digits, each time checked to be
-    exactly the double ``k * dt + t0`` the run made; a grid that is not found (a step of
-    more digits, a table of other times) leaves every time exact.
+    are no event's (:func:`_output_grid`), each time checked to be exactly the double
+    ``k * dt + t0`` the run made; a grid that is not found (a step of 16 digits or more, a
+    table of other times) leaves every time exact.
 
     Examples
     --------
@@ -604,33 +604,44 @@ def time_texts(t, event_times=()):
         return texts
     t0, dt, rows, k = grid
     places = max(_decimal_places(dt), _decimal_places(t0))
-    for i, x, multiple in zip(rows.tolist(), t[rows].tolist(), (k * dt).tolist()):
-        text = f"{x:.{places}f}".rstrip("0")
-        text += "0" if text.endswith(".") else ""
-        # the text is the grid's decimal where the double lies within its rounding of it
-        # (k dt and the sum each rounded, dt and t0 given as doubles): a few ulp
-        if abs(float(text) - x) <= 4 * np.spacing(abs(t0) + abs(multiple)):
+    decimals = [f"{x:.{places}f}".rstrip("0") for x in t[rows].tolist()]
+    decimals = [text + "0" if text.endswith(".") else text for text in decimals]
+    # the text is the grid's decimal where the double lies within its rounding of it (k dt
+    # and the sum each rounded, dt and t0 given as doubles): a few ulp
+    close = (np.abs(np.array(decimals, dtype=float) - t[rows])
+             <= 4 * np.spacing(abs(t0) + np.abs(k * dt)))
+    for i, text, good in zip(rows.tolist(), decimals, close.tolist()):
+        if good:
             texts[i] = text
     return texts
 
 
 def _output_grid(t, at_events):
     """(t0, dt, rows, k) of the output grid in times ``t``: its step (s), the rows on it
-    (indices) and their multiples; None where fewer than three rows are on one."""
+    (indices) and their multiples; None where no step puts most of the rows that are no
+    event's (``at_events`` False) on one.
+
+    dt is the shortest decimal that makes those rows' doubles exactly, as the run made
+    them (``k * dt + t0``); its estimate comes from a row half-way through, whose error
+    (an ulp of t over k steps) is far below a step's last digit.
+    """
     free = np.flatnonzero(~at_events)
     if len(free) < 3:
         return None
-    steps = np.diff(t[free[:1000]])
-    values, counts = np.unique([float(f"{h:.12g}") for h in steps.tolist()],
-                               return_counts=True)
-    dt, t0 = float(values[np.argmax(counts)]), float(t[0])
-    if not dt > 0.0:
+    t0 = float(t[0])
+    rough = float(np.median(np.diff(t[free[:1000]])))
+    middle = free[len(free) // 2]
+    steps = round((t[middle] - t0) / rough) if rough > 0.0 else 0
+    if steps < 1:
         return None
-    k = np.rint((t[free] - t0) / dt)
-    on = (k * dt + t0 == t[free]) & (k >= 0)     # as the run made them: exactly
-    if np.count_nonzero(on) < 3:
-        return None
-    return t0, dt, free[on], k[on]
+    estimate = (t[middle] - t0) / steps
+    for digits in range(1, 16):
+        dt = float(f"{estimate:.{digits}g}")
+        k = np.rint((t[free] - t0) / dt)
+        on = (k * dt + t0 == t[free]) & (k >= 0)
+        if np.count_nonzero(on) >= max(3, len(free) // 2):
+            return t0, dt, free[on], k[on]
+    return None
 
 
 def _decimal_places(x):
