@@ -33,7 +33,7 @@ class SimulationError(RuntimeError):
         super().__init__(message)
         self.result = result
         self.t = t
-        if result is not None:      # the partial result tells why it ends early (its repr)
+        if hasattr(result, "stopped"):   # a Result: it tells why it ends early (its repr)
             result.stopped, result.stopped_at = message, t
 
 
