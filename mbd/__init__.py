@@ -33,7 +33,7 @@ from .build.system import Machine, System, build as _build_system
 from .control import (PID, ContinuousController, DiscreteController, DiscretePID,
                       DiscreteStateSpace, Gain, Input, Lookup, Sensor, StateSpace, Table,
                       Table2D)
-from .run.result import ForceView, Result
+from .run.result import ForceView, Result, read_csv
 from .run.simulate import simulate as _run_simulate
 from .run.live import Simulation, Snapshot
 from .analysis.equilibrium import Equilibrium, equilibrium
@@ -77,5 +77,5 @@ __all__ = ["sweep", "export_fmu", "from_urdf", "InputError", "Model", "Environme
            "PID", "StateSpace", "ContinuousController", "Table", "Table2D", "Lookup",
            "Element", "System", "State", "Machine", "Result", "Event", "ModelError",
            "SimulationError", "AnalysisError", "equilibrium", "Equilibrium", "linearize",
-           "LinearModel", "Simulation", "Snapshot"]
+           "LinearModel", "Simulation", "Snapshot", "read_csv"]
 __version__ = "0.1.0"

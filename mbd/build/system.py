@@ -70,7 +70,7 @@ class BodyMap:
         return self.rotation.T @ (cs.position - self.origin), self.rotation.T @ cs.rotation
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class System:
     """A built mechanism: immutable records plus the maps from names to them.
 
@@ -201,6 +201,23 @@ class System:
 
     # simulate() is the run stage's: bound by the package face (mbd/__init__.py), DESIGN §9
 
+    def __repr__(self):
+        """One line: the name and what the system holds, counted (its records are for the
+        kernels, not for reading; :meth:`report` details the machines and loops)."""
+        from ..control import Input, Sensor
+        sensors = sum(isinstance(c, Sensor) for c in self.controls)
+        inputs = sum(isinstance(c, Input) for c in self.controls)
+        driven = sum(d.prescribed for d in self.drivers)
+        parts = [_count(len(self.bodies), "body", "bodies"), _count(len(self.joints), "joint"),
+                 f"{self.dof} DOF", _count(len(self.cut_joints), "loop"),
+                 _count(len(self.force_elements), "force element"),
+                 _count(len(self.controls) - sensors - inputs, "controller")]
+        # the rest only where the model has them
+        parts += [_count(n, what) for n, what in ((driven, "motion driver"),
+                                                  (len(self.drivers) - driven, "gear"),
+                                                  (sensors, "sensor"), (inputs, "input")) if n]
+        return f"<mbd.System '{self.name}': {', '.join(parts)}>"
+
     def report(self):
         """A text for people: machines, sizes, loops, redundant equations, drivers."""
         lines = [f"system '{self.name}': {len(self.machines)} machine(s), nq={self.nq}, "
@@ -231,6 +248,12 @@ class System:
                          ", ".join(f"'{fe.name}' on {fe.joint.label()}" for fe in
                                    (self.force_elements[i] for i in self.locks)))
         return "\n".join(lines)
+
+
+def _count(n, singular, plural=None):
+    """"1 joint", "3 joints", "no loops"."""
+    word = singular if n == 1 else plural or singular + "s"
+    return f"{n or 'no'} {word}"
 
 
 def _check_locks(stictions, joint_maps):

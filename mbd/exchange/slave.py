@@ -9,10 +9,14 @@ loaded, its parameters applied as ``--set`` applies them, built and started as a
 simulation (:class:`mbd.run.live.Simulation`); ``doStep(t, h)`` holds the inputs from t and
 advances the simulation to t + h, with exact events inside the step, then reads the sensors.
 FMU states are the simulation's snapshots (``save``/``restore``). A failure never escapes into
-the master: its message goes to the FMU's log and the call returns an error status.
+the master: its message goes to the FMU's log and the call returns an error status (FMI 3:
+fmi3Error; FMI 2: fmi2Discard, asking to terminate, and a Python warning: see
+:meth:`Model.report` and :func:`fmi2_model`).
 """
 import os
+import sys
 import traceback
+import warnings
 
 #: the FMI causalities of the variables' kinds
 CAUSALITY = ("input", "output", "parameter")
@@ -51,7 +55,7 @@ class Model:
             self._read_outputs()
         except Exception as err:      # never into the master: logged, reported by doStep
             self.failure = self._message("the model could not start", err)
-            self.log(self.failure, status=self.error_status)
+            self.log(self.failure, status=self.error_status)   # reported again by doStep
 
     def _started(self, t0):
         from ..study.scripts import apply_override, apply_setting, load_script, model_of
@@ -81,7 +85,7 @@ class Model:
     def advance(self, current_time, step_size):
         """One communication step: True when it went well, else the failure logged."""
         if self.failure is not None:
-            self.log(self.failure, status=self.error_status)
+            self.report(self.failure)
             return False
         try:
             if not self.stepped and current_time != self.t:
@@ -94,9 +98,13 @@ class Model:
             self._read_outputs()
             return True
         except Exception as err:
-            self.log(self._message(f"the step from t = {current_time!r} s failed", err),
-                     status=self.error_status)
+            self.report(self._message(f"the step from t = {current_time!r} s failed", err))
             return False
+
+    def report(self, message):
+        """Tell the master of a failure: the FMU's log, with the error status (the step then
+        returns the version's failure status)."""
+        self.log(message, status=self.error_status)
 
     def _message(self, what, err):
         return (f"mbd model '{self.spec['model']}': {what}: {type(err).__name__}: {err}\n"
@@ -161,10 +169,26 @@ def fmi3_model(Fmi3Slave):
     return Fmi3Model
 
 
+#: what an FMI 2 failure's warning adds to its message: what the master was told
+FMI2_STATUS = ("FMI 2: doStep returned fmi2Discard with fmi2Terminated (the FMU asks to end "
+               "the run; its last successful time is t = {t!r} s): a master such as FMPy ends "
+               "the run there without an error")
+
+
 def fmi2_model(Fmi2Slave):
     """The FMI 2.0 behaviour over pythonfmu's ``Fmi2Slave``: pythonfmu 0.7 declares no units
-    and no initial unknowns, which :meth:`to_xml` adds; its ``doStep`` reports a failure as
-    fmi2Discard (the only failure status its ``do_step`` can return)."""
+    and no initial unknowns, which :meth:`to_xml` adds.
+
+    A failure: pythonfmu's ``doStep`` returns fmi2Discard and sets fmi2Terminated for a
+    ``do_step`` that returns False, the only failure status it lets Python give (an exception
+    is fmi2Fatal, and frees the slave the master still holds); FMPy's ``simulate_fmu`` then
+    ends the run at the last successful time and returns its rows, raising nothing. And
+    pythonfmu passes log messages to the master's logger only with debug logging on
+    (``loggingOn``, ``fmi2SetDebugLogging``). So the message is also given as a
+    ``RuntimeWarning`` in the process the FMU runs in (a Python master's own: printed by
+    default, collected by ``warnings.catch_warnings(record=True)`` around the master's calls;
+    where warnings are made errors it is printed to stderr instead, as no exception may pass
+    through the binary)."""
     from xml.etree.ElementTree import SubElement
 
     from pythonfmu import Fmi2Causality, Fmi2Variability, Real
@@ -196,6 +220,14 @@ def fmi2_model(Fmi2Slave):
                     variability=variability, description=v["description"],
                     getter=self.getter(v["name"]),
                     setter=None if v["causality"] == "output" else self.setter(v["name"])))
+
+        def report(self, message):
+            super().report(message)
+            text = (message.splitlines()[0] + "\n" + FMI2_STATUS.format(t=self.t))
+            try:
+                warnings.warn(text, RuntimeWarning, stacklevel=2)
+            except Exception:    # warnings made errors: never raised into the binary
+                print(f"RuntimeWarning: {text}", file=sys.stderr)
 
         def setup_experiment(self, start_time, stop_time, tolerance):
             self.t = start_time

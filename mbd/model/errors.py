@@ -33,6 +33,8 @@ class SimulationError(RuntimeError):
         super().__init__(message)
         self.result = result
         self.t = t
+        if hasattr(result, "stopped"):   # a Result: it tells why it ends early (its repr)
+            result.stopped, result.stopped_at = message, t
 
 
 class AnalysisError(RuntimeError):

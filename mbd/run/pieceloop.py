@@ -357,7 +357,8 @@ class Run:
                  "rtol": self.settings.rtol, "atol": self.settings.atol,
                  "exact_switching": self.exact,
                  "wall_time": time.perf_counter() - self.started, "stepper": s.name,
-                 "compile_time": s.compile_time, "change_points_handed_over": self.jumped}
+                 "compile_time": s.compile_time, "change_points_handed_over": self.jumped,
+                 "t_end": self.t_end}
         if self.auto:
             stats.update(self.method_stats(s.method.__name__))
         stats.update(s.counts())

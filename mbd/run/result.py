@@ -14,10 +14,13 @@ array([0.  , 0.25, 0.5 ])
 >>> r.joint("hinge").q.shape, r.body("bob").position("cg").shape
 ((3,), (3, 3))
 """
+import decimal
+
 import numpy as np
 
 from ..compiled import layout, statefunction
 from ..control import Input, Sensor
+from ..control.signals import coordinate_unit
 from ..compiled.events import Event
 from ..model.builder import renamed_link
 from ..model.files import atomic_open
@@ -29,7 +32,18 @@ from .views import (BodyView, ControllerView, EnergyBalance, ForceView, JointVie
 
 __all__ = ["Result", "Event", "JointView", "BodyView", "ForceView", "ControllerView",
            "ReactionView",
-           "EnergyBalance", "contact_intervals"]
+           "EnergyBalance", "contact_intervals", "read_csv"]
+
+#: how the second line of a result's CSV begins: a comment (numpy's readers skip it, pandas'
+#: with ``comment="#"``) giving the columns' units
+UNITS_MARK = "# "
+
+#: the rows a CSV is formatted by at a time (a long run's table is never held as text whole)
+CSV_BLOCK = 10_000
+
+
+#: the longest repr of a Result, characters (a stopped run's message is cut to fit)
+REPR_WIDTH = 200
 
 
 class Result:
@@ -49,8 +63,13 @@ class Result:
         ``(t, element, what)`` in time order.
     stats : dict
         Integrator figures: nfev, nsteps, pieces, events, method, rtol, atol,
-        exact_switching, stepper ("compiled" or "scipy"), wall_time (s, the whole run) and
-        compile_time (s of it spent compiling numba kernels; 0.0 when all came from the cache).
+        exact_switching, stepper ("compiled" or "scipy"), wall_time (s, the whole run),
+        compile_time (s of it spent compiling numba kernels; 0.0 when all came from the cache)
+        and t_end (s, the end the run was asked for).
+    stopped : str or None
+        Why the run ended before ``t_end``: the message of the :class:`mbd.SimulationError`
+        that carried this result (a failure, or "interrupted at t = ..." after Ctrl-C); None
+        for a run that was not stopped. ``stopped_at`` is the time it reached, s.
     """
 
     def __init__(self, system, t, y, events=(), stats=None, sides=None, controls=None):
@@ -96,6 +115,28 @@ class Result:
         self._records = self._params = self._reaction_rows = self._inputs = None
         self._poses = None
         self._data = None
+        self.stopped = self.stopped_at = None   # set by the SimulationError that carries it
+
+    def __repr__(self):
+        """One line: the model, the rows' time span, their number, the state's size, the
+        events, and whether the run reached its end (else where it stopped, and why)."""
+        s, n = self.system, len(self.t)
+        span = f"t = {self.t[0]:g} to {self.t[-1]:g} s" if n else "no rows"
+        t_end = self.stats.get("t_end")
+        if (n and t_end is not None and np.isfinite(t_end)
+                and (self.stopped is not None or self.t[-1] < t_end)):
+            span += f" of {t_end:g} s"
+        text = (f"<mbd.Result '{s.name}': {span}, {n} row{'s' * (n != 1)} of "
+                f"{s.nq} q + {s.nv} v, {len(self.events)} event{'s' * (len(self.events) != 1)}")
+        if self.stopped is not None:
+            why = " ".join(str(self.stopped).split())     # one line
+            text += ("; stopped" + (f" at t = {self.stopped_at:g} s" if self.stopped_at
+                                    is not None else "") + ": ")
+            room = REPR_WIDTH - len(text) - 1
+            text += why if len(why) <= room else why[:room - 3] + "..."
+        elif t_end is not None and n and self.t[-1] >= t_end:
+            text += "; complete"
+        return text + ">"
 
     @property
     def sides(self):
@@ -378,35 +419,63 @@ class Result:
     def columns(self):
         """(names, table): every exported column — time, joint q and v, body CG positions,
         energies and the work of every force element and motion driver — as a list of names
-        and an (n, k) array."""
-        names, cols = ["t"], [self.t]
-        for jname, jm in self.system.joints.items():
+        and an (n, k) array (their units: :meth:`column_units`)."""
+        groups = self._column_groups()
+        names = [name for group in groups for name in group[0]]
+        return names, np.column_stack([c for group in groups for c in group[2]()])
+
+    def column_units(self):
+        """The SI unit of every column of :meth:`columns`, in its order: "s" (t), "m" or
+        "rad" (a joint's q, by its primitive; "1" for a component of a spherical
+        primitive's unit quaternion), "m/s" or "rad/s" (its v), "m" (CG positions), "J"
+        (energies and work)."""
+        return [unit for group in self._column_groups() for unit in group[1]]
+
+    def _column_groups(self):
+        """The exported columns, group by group in the files' order: [(names, units, a
+        function giving the group's columns)], so that names, units and values cannot part."""
+        s = self.system
+        groups = [(["t"], ["s"], lambda: [self.t])]
+        for jname, jm in s.joints.items():
             for label, data, idx in (("q", self.q, jm.q_index), ("v", self.v, jm.v_index)):
-                for k, i in enumerate(idx):
-                    names.append(f"{jname}.{label}" if len(idx) == 1 else f"{jname}.{label}{k}")
-                    cols.append(data[:, i])
-        for bname in self.system.bodies:
-            p = self.body(bname).position("cg")
-            for k, axis in enumerate("xyz"):
-                names.append(f"{bname}.cg.{axis}")
-                cols.append(p[:, k])
-        e = self._energies()
-        names += ["kinetic_energy", "potential_energy"]
-        cols += [e[:, 0], e[:, 1]]
+                names = [f"{jname}.{label}" if len(idx) == 1 else f"{jname}.{label}{k}"
+                         for k in range(len(idx))]
+                units = [_q_unit(s, i) if label == "q" else coordinate_unit(s, i) + "/s"
+                         for i in idx]
+                groups.append((names, units,
+                               lambda data=data, idx=idx: [data[:, i] for i in idx]))
+        for bname in s.bodies:
+            groups.append(([f"{bname}.cg.{axis}" for axis in "xyz"], ["m"] * 3,
+                           lambda bname=bname: list(self.body(bname).position("cg").T)))
+        groups.append((["kinetic_energy", "potential_energy"], ["J", "J"],
+                       lambda: list(self._energies().T)))
         if self.work is not None:
-            s = self.system
-            for k, name in enumerate([fe.name for fe in s.force_elements] +
-                                     [d.name for d in s.drivers]):
-                names.append(f"{name}.work")
-                cols.append(self.work[:, k])
-        return names, np.column_stack(cols)
+            names = [f"{e.name}.work" for e in list(s.force_elements) + list(s.drivers)]
+            groups.append((names, ["J"] * len(names), lambda: list(self.work.T)))
+        return groups
 
     def to_csv(self, path):
-        """Write every column (see :meth:`columns`) to a CSV file, whole or not at all."""
+        """Write every column (see :meth:`columns`) to a CSV file, whole or not at all.
+
+        The first line names the columns, the second, a comment (``#``), gives their units
+        (:meth:`column_units`); a row a line follows. Values are written in the shortest
+        form that reads back as the same double (``repr``); the times of the output grid as
+        the decimals it is made of (``0.3``, not ``0.30000000000000004``, the
+        double ``3 * 0.1``), every other time (an event's, t_end, where a run stopped)
+        exactly. :func:`read_csv` reads the file back; so do ``numpy.loadtxt(path,
+        delimiter=",", skiprows=1)`` and ``pandas.read_csv(path, comment="#")``.
+        """
         names, table = self.columns()
+        units = self.column_units()
+        times = time_texts(self.t, [e.t for e in self.events])
         with atomic_open(path, "w") as fh:
             fh.write(",".join(names) + "\n")
-            np.savetxt(fh, table, delimiter=",", fmt="%.17g")
+            fh.write(UNITS_MARK + ",".join(units) + "\n")
+            for start in range(0, len(table), CSV_BLOCK):
+                # a list's repr is its floats' shortest reprs, formatted in one C loop
+                lines = [times[start + k] + "," + repr(row)[1:-1].replace(", ", ",")
+                         for k, row in enumerate(table[start:start + CSV_BLOCK, 1:].tolist())]
+                np.savetxt(fh, np.array(lines, dtype=object), fmt="%s")
         return path
 
     def to_npz(self, path, columns=True):
@@ -464,6 +533,137 @@ class Result:
                     event_t=np.array([e.t for e in self.events], dtype=float),
                     event_element=np.array([e.element for e in self.events], dtype=str),
                     event_what=np.array([e.what for e in self.events], dtype=str))
+
+
+def read_csv(path):
+    """Read a CSV written by :meth:`Result.to_csv` (or by ``mbd run``).
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    columns : dict
+        {name: (n,) float array} in the file's order (``columns["t"]`` s,
+        ``columns["hinge.q"]`` rad ...).
+    units : dict
+        {name: unit} as the file's units line gives them ("" for every column of a file
+        without one).
+
+    Raises
+    ------
+    ValueError
+        For a file whose rows do not have one value per named column, or a units line of
+        another length (the file and the line named).
+
+    Examples
+    --------
+    ::
+
+        columns, units = mbd.read_csv("mbd-out/pendulum.csv")
+        angle = columns["hinge.q"]              # (n,) in units["hinge.q"], rad
+    """
+    with open(path, newline="", encoding="utf-8") as fh:
+        names = fh.readline().rstrip("\r\n").split(",")
+        second = fh.readline()
+        units = [""] * len(names)
+        if second.startswith(UNITS_MARK.strip()):
+            units = [u.strip() for u in second.rstrip("\r\n")[1:].split(",")]
+            if len(units) != len(names):
+                raise ValueError(f"read_csv: {path}: the units line has {len(units)} entries "
+                                 f"for {len(names)} columns")
+            second = ""
+        rows = [line for line in [second, *fh] if line.strip()]
+    table = np.empty((0, len(names)))
+    if rows:
+        try:
+            table = np.loadtxt(rows, delimiter=",", ndmin=2)
+        except ValueError as err:
+            raise ValueError(f"read_csv: {path}: {err}") from None
+        if table.shape[1] != len(names):
+            raise ValueError(f"read_csv: {path}: rows of {table.shape[1]} values for "
+                             f"{len(names)} named columns")
+    return ({name: table[:, k] for k, name in enumerate(names)}, dict(zip(names, units)))
+
+
+def time_texts(t, event_times=()):
+    """The texts of a time column (s): the times of the output grid as the decimals it is
+    made of, every other time (an event's, t_end, where a run stopped) in the shortest form
+    that reads back as the same double.
+
+    The grid (t0 + k dt: :func:`mbd.run.simulate.output_times`) is found in the times that
+    are no event's (:func:`_output_grid`), each time checked to be exactly the double
+    ``k * dt + t0`` the run made; a grid that is not found (a step of 16 digits or more, a
+    table of other times) leaves every time exact.
+
+    Examples
+    --------
+    >>> t = np.append(np.arange(4) * 0.1, [0.34944123456789, 0.4])
+    >>> time_texts(t, [0.34944123456789])
+    ['0.0', '0.1', '0.2', '0.3', '0.34944123456789', '0.4']
+    >>> repr(float(t[3]))
+    '0.30000000000000004'
+    """
+    t = np.asarray(t, dtype=float)
+    texts = [repr(x) for x in t.tolist()]
+    grid = _output_grid(t, np.isin(t, np.asarray(event_times, dtype=float)))
+    if grid is None:
+        return texts
+    t0, dt, rows, k = grid
+    places = max(_decimal_places(dt), _decimal_places(t0))
+    decimals = [f"{x:.{places}f}".rstrip("0") for x in t[rows].tolist()]
+    decimals = [text + "0" if text.endswith(".") else text for text in decimals]
+    # the text is the grid's decimal where the double lies within its rounding of it (k dt
+    # and the sum each rounded, dt and t0 given as doubles): a few ulp
+    close = (np.abs(np.array(decimals, dtype=float) - t[rows])
+             <= 4 * np.spacing(abs(t0) + np.abs(k * dt)))
+    for i, text, good in zip(rows.tolist(), decimals, close.tolist()):
+        if good:
+            texts[i] = text
+    return texts
+
+
+def _output_grid(t, at_events):
+    """(t0, dt, rows, k) of the output grid in times ``t``: its step (s), the rows on it
+    (indices) and their multiples; None where no step puts most of the rows that are no
+    event's (``at_events`` False) on one.
+
+    dt is the shortest decimal that makes those rows' doubles exactly, as the run made
+    them (``k * dt + t0``); its estimate comes from a row half-way through, whose error
+    (an ulp of t over k steps) is far below a step's last digit.
+    """
+    free = np.flatnonzero(~at_events)
+    if len(free) < 3:
+        return None
+    t0 = float(t[0])
+    rough = float(np.median(np.diff(t[free[:1000]])))
+    middle = free[len(free) // 2]
+    steps = round((t[middle] - t0) / rough) if rough > 0.0 else 0
+    if steps < 1:
+        return None
+    estimate = (t[middle] - t0) / steps
+    for digits in range(1, 16):
+        dt = float(f"{estimate:.{digits}g}")
+        k = np.rint((t[free] - t0) / dt)
+        on = (k * dt + t0 == t[free]) & (k >= 0)
+        if np.count_nonzero(on) >= max(3, len(free) // 2):
+            return t0, dt, free[on], k[on]
+    return None
+
+
+def _decimal_places(x):
+    """The decimal places of the shortest repr of x (0.01: 2, 2.5e-05: 6, 3.0: 1)."""
+    exponent = decimal.Decimal(repr(x)).as_tuple().exponent
+    return max(1, -exponent) if isinstance(exponent, int) else 17
+
+
+def _q_unit(system, i):
+    """The unit of position coordinate ``i``: "m" on a prismatic primitive, "1" in a
+    spherical one's unit quaternion, else "rad"."""
+    link = next(link for link in system.tree if link["qadr"] <= i < link["qadr"] + (
+        4 if link["jtype"] == layout.SPHERICAL else link["nd"]))
+    return {layout.PRISMATIC: "m", layout.SPHERICAL: "1"}.get(int(link["jtype"]), "rad")
 
 
 class SideRuns:
