@@ -15,6 +15,7 @@ array([0.  , 0.25, 0.5 ])
 ((3,), (3, 3))
 """
 import decimal
+import os
 
 import numpy as np
 
@@ -34,9 +35,12 @@ __all__ = ["Result", "Event", "JointView", "BodyView", "ForceView", "ControllerV
            "ReactionView",
            "EnergyBalance", "contact_intervals", "read_csv"]
 
-#: how the second line of a result's CSV begins: a comment (numpy's readers skip it, pandas'
-#: with ``comment="#"``) giving the columns' units
-UNITS_MARK = "# "
+def units_path(path):
+    """The file beside a result's CSV that gives its columns' units: ``run.csv`` ->
+    ``run.units.csv`` (a path not ending in ``.csv`` gets ``.units.csv`` added)."""
+    path = os.fspath(path)
+    root, ext = os.path.splitext(path)
+    return (root if ext.lower() == ".csv" else path) + ".units.csv"
 
 #: the rows a CSV is formatted by at a time (a long run's table is never held as text whole)
 CSV_BLOCK = 10_000
@@ -455,27 +459,30 @@ class Result:
         return groups
 
     def to_csv(self, path):
-        """Write every column (see :meth:`columns`) to a CSV file, whole or not at all.
+        """Write every column (see :meth:`columns`) to a CSV file, and their units beside it,
+        each whole or not at all.
 
-        The first line names the columns, the second, a comment (``#``), gives their units
-        (:meth:`column_units`); a row a line follows. Values are written in the shortest
+        The CSV is a plain table: a line of column names, then a row a line, so that every
+        reader takes it as it is (``pandas.read_csv(path)``, ``numpy.loadtxt(path,
+        delimiter=",", skiprows=1)``, a spreadsheet). Values are written in the shortest
         form that reads back as the same double (``repr``); the times of the output grid as
-        the decimals it is made of (``0.3``, not ``0.30000000000000004``, the
-        double ``3 * 0.1``), every other time (an event's, t_end, where a run stopped)
-        exactly. :func:`read_csv` reads the file back; so do ``numpy.loadtxt(path,
-        delimiter=",", skiprows=1)`` and ``pandas.read_csv(path, comment="#")``.
+        the decimals it is made of (``0.3``, not ``0.30000000000000004``, the double
+        ``3 * 0.1``), every other time (an event's, t_end, where a run stopped) exactly.
+        The units (:meth:`column_units`) go to :func:`units_path` (``run.units.csv``): the
+        same names, then a line of their SI units. :func:`read_csv` reads both.
         """
         names, table = self.columns()
-        units = self.column_units()
         times = time_texts(self.t, [e.t for e in self.events])
         with atomic_open(path, "w") as fh:
             fh.write(",".join(names) + "\n")
-            fh.write(UNITS_MARK + ",".join(units) + "\n")
             for start in range(0, len(table), CSV_BLOCK):
                 # a list's repr is its floats' shortest reprs, formatted in one C loop
                 lines = [times[start + k] + "," + repr(row)[1:-1].replace(", ", ",")
                          for k, row in enumerate(table[start:start + CSV_BLOCK, 1:].tolist())]
                 np.savetxt(fh, np.array(lines, dtype=object), fmt="%s")
+        # the units after the table: a CSV that cannot be written leaves no units file
+        with atomic_open(units_path(path), "w") as fh:
+            fh.write(",".join(names) + "\n" + ",".join(self.column_units()) + "\n")
         return path
 
     def to_npz(self, path, columns=True):
@@ -536,7 +543,7 @@ class Result:
 
 
 def read_csv(path):
-    """Read a CSV written by :meth:`Result.to_csv` (or by ``mbd run``).
+    """Read a CSV written by :meth:`Result.to_csv` (or by ``mbd run``), with its units.
 
     Parameters
     ----------
@@ -548,14 +555,14 @@ def read_csv(path):
         {name: (n,) float array} in the file's order (``columns["t"]`` s,
         ``columns["hinge.q"]`` rad ...).
     units : dict
-        {name: unit} as the file's units line gives them ("" for every column of a file
-        without one).
+        {name: unit} as the units file beside it gives them (:func:`units_path`; "" for
+        every column where there is none).
 
     Raises
     ------
     ValueError
-        For a file whose rows do not have one value per named column, or a units line of
-        another length (the file and the line named).
+        For a file whose rows do not have one value per named column, or a units file whose
+        names are not the CSV's (the file named).
 
     Examples
     --------
@@ -566,15 +573,15 @@ def read_csv(path):
     """
     with open(path, newline="", encoding="utf-8") as fh:
         names = fh.readline().rstrip("\r\n").split(",")
-        second = fh.readline()
-        units = [""] * len(names)
-        if second.startswith(UNITS_MARK.strip()):
-            units = [u.strip() for u in second.rstrip("\r\n")[1:].split(",")]
-            if len(units) != len(names):
-                raise ValueError(f"read_csv: {path}: the units line has {len(units)} entries "
-                                 f"for {len(names)} columns")
-            second = ""
-        rows = [line for line in [second, *fh] if line.strip()]
+        rows = [line for line in fh if line.strip()]
+    units = dict.fromkeys(names, "")
+    if os.path.isfile(units_path(path)):
+        with open(units_path(path), newline="", encoding="utf-8") as fh:
+            said, given = (fh.readline().rstrip("\r\n").split(",") for _ in range(2))
+        if said != names or len(given) != len(names):
+            raise ValueError(f"read_csv: {units_path(path)}: its names and units are not the "
+                             f"{len(names)} columns of {os.fspath(path)}")
+        units = dict(zip(names, given))
     table = np.empty((0, len(names)))
     if rows:
         try:
@@ -584,7 +591,7 @@ def read_csv(path):
         if table.shape[1] != len(names):
             raise ValueError(f"read_csv: {path}: rows of {table.shape[1]} values for "
                              f"{len(names)} named columns")
-    return ({name: table[:, k] for k, name in enumerate(names)}, dict(zip(names, units)))
+    return {name: table[:, k] for k, name in enumerate(names)}, units
 
 
 def time_texts(t, event_times=()):

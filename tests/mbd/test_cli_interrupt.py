@@ -102,7 +102,8 @@ def test_a_second_ctrl_c_while_writing_leaves_the_rows_whole(tmp_path, monkeypat
     assert f"were written to {csv}; interrupted again while writing: the rest was not" in err
     assert np.loadtxt(csv, delimiter=",", skiprows=1).shape[0] >= 2
     assert not (tmp_path / "stop_pendulum.png").exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["stop_pendulum.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["stop_pendulum.csv",
+                                                         "stop_pendulum.units.csv"]
 
 
 def test_a_failed_run_writes_its_rows_the_same_way(tmp_path, capsys):
@@ -169,4 +170,5 @@ def test_ctrl_c_in_the_animation_keeps_the_csv_and_the_plot_drawn_beside_it(tmp_
         assert im.format == "PNG" and im.size[0] > 0
     # the page came before the GIF; no GIF, and no temporary file left
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "stop_pendulum.csv", "stop_pendulum.html", "stop_pendulum.png"]
+        "stop_pendulum.csv", "stop_pendulum.html", "stop_pendulum.png",
+        "stop_pendulum.units.csv"]

@@ -533,7 +533,8 @@ def test_a_missing_renderer_skips_the_animation_and_the_page_not_the_results(tmp
     assert "  animation: skipped, RuntimeError: no display to render on\n" in printed
     assert "  web page: skipped, RuntimeError: no display to render on\n" in printed
     assert f"  results: {out / 'stop_pendulum.csv'} (11 rows)\n" in printed
-    assert sorted(p.name for p in out.iterdir()) == ["stop_pendulum.csv", "stop_pendulum.png"]
+    assert sorted(p.name for p in out.iterdir()) == ["stop_pendulum.csv", "stop_pendulum.png",
+                                                     "stop_pendulum.units.csv"]
 
 
 def test_check_shows_the_description_line_by_line(tmp_path, capsys):

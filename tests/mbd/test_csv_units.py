@@ -1,7 +1,8 @@
 """A result's CSV says its units and writes times as an engineer reads them (issue 45: no units,
 times as ``0.029999999999999999``).
 
-The units line is checked against each column's quantity, told from the model as the test
+The CSV stays a plain table (names, then rows: any reader takes it as it is); its units go to
+the file beside it, ``NAME.units.csv`` (the names, then the units). The units are checked against each column's quantity, told from the model as the test
 builds it (a joint's primitives: m, rad or a quaternion's pure number; a CG coordinate; an
 energy or a work); the time column against the decimals k / 100 of an output step of 0.01 s
 and the exact event times; the file read back by ``mbd.read_csv``, numpy and pandas, and
@@ -73,14 +74,15 @@ def lines_of(path):
     return path.read_text().splitlines()
 
 
-def test_the_header_and_the_units_line_name_every_columns_unit(run, tmp_path):
+def test_the_units_file_names_every_columns_unit(run, tmp_path):
     model, r = run
     path = r.to_csv(tmp_path / "chain.csv")
-    header, units = lines_of(path)[:2]
-    names = header.split(",")
+    names = lines_of(path)[0].split(",")
     assert names == r.columns()[0]                       # the names as they were
-    assert units.startswith("# ")
-    written = dict(zip(names, units[2:].split(",")))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chain.csv", "chain.units.csv"]
+    said, units = lines_of(tmp_path / "chain.units.csv")
+    assert said.split(",") == names
+    written = dict(zip(names, units.split(",")))
     expected = expected_units(model)
     assert set(written) == set(expected)
     for name, unit in expected.items():
@@ -93,7 +95,7 @@ def test_the_header_and_the_units_line_name_every_columns_unit(run, tmp_path):
 def test_grid_times_print_as_their_decimals_and_event_times_exactly(run, tmp_path):
     _, r = run
     path = r.to_csv(tmp_path / "chain.csv")
-    texts = [line.split(",", 1)[0] for line in lines_of(path)[2:]]
+    texts = [line.split(",", 1)[0] for line in lines_of(path)[1:]]
     assert len(texts) == len(r.t)
     event_times = {e.t for e in r.events}
     assert len(event_times) > 0
@@ -109,7 +111,7 @@ def test_grid_times_print_as_their_decimals_and_event_times_exactly(run, tmp_pat
         if t in event_times:
             assert texts[i] == repr(float(t))           # an event's instant: exact
     # values: a double's shortest repr, never 17 forced digits
-    row = lines_of(path)[2 + grid[35]].split(",")[1:]
+    row = lines_of(path)[1 + grid[35]].split(",")[1:]
     assert row == [repr(float(x)) for x in r.columns()[1][grid[35], 1:]]
 
 
@@ -131,7 +133,7 @@ def test_read_csv_gives_back_every_column_and_unit(run, tmp_path):
     np.testing.assert_array_equal(np.loadtxt(path, delimiter=",", skiprows=1),
                                   np.column_stack(list(columns.values())))
     import pandas
-    frame = pandas.read_csv(path, comment="#")
+    frame = pandas.read_csv(path)                        # as it is: a plain table
     assert list(frame.columns) == names and len(frame) == len(r.t)
     np.testing.assert_array_equal(frame.to_numpy(), np.column_stack(list(columns.values())))
 
@@ -152,14 +154,16 @@ def test_a_start_off_zero_and_a_step_of_many_digits(tmp_path):
 
 def test_read_csv_names_a_file_it_cannot_read(tmp_path):
     path = tmp_path / "bad.csv"
-    path.write_text("t,x\n# s\n0.0,1.0\n")
-    with pytest.raises(ValueError, match=r"read_csv: .*bad.csv: the units line has 1 entries "
-                                         r"for 2 columns"):
+    path.write_text("t,x\n0.0,1.0\n")
+    (tmp_path / "bad.units.csv").write_text("t\ns\n")
+    with pytest.raises(ValueError, match=r"read_csv: .*bad.units.csv: its names and units are "
+                                         r"not the 2 columns of .*bad.csv$"):
         mbd.read_csv(path)
+    (tmp_path / "bad.units.csv").unlink()
     path.write_text("t,x\n0.0,1.0,2.0\n")
     with pytest.raises(ValueError, match=r"read_csv: .*bad.csv: rows of 3 values for 2 named"):
         mbd.read_csv(path)
-    path.write_text("t,x\n0.0,1.0\n0.5,2.0\n")             # no units line: units unknown
+    path.write_text("t,x\n0.0,1.0\n0.5,2.0\n")             # no units file: units unknown
     columns, units = mbd.read_csv(path)
     assert units == {"t": "", "x": ""}
     np.testing.assert_array_equal(columns["x"], [1.0, 2.0])
@@ -176,7 +180,7 @@ def test_mbd_run_writes_the_units_and_the_decimal_times(tmp_path):
     assert done.returncode == 0, done.stderr
     lines = (out / "pendulum.csv").read_text().splitlines()
     assert lines[0].startswith("t,hinge.q,hinge.v,")
-    assert lines[1].startswith("# s,rad,rad/s,")
-    assert [line.split(",", 1)[0] for line in lines[2:6]] == ["0.0", "0.01", "0.02", "0.03"]
+    assert (out / "pendulum.units.csv").read_text().splitlines()[1].startswith("s,rad,rad/s,")
+    assert [line.split(",", 1)[0] for line in lines[1:5]] == ["0.0", "0.01", "0.02", "0.03"]
     columns, units = mbd.read_csv(out / "pendulum.csv")
     assert units["kinetic_energy"] == "J" and columns["t"][-1] == 0.5

@@ -190,7 +190,8 @@ def test_mbd_run_of_a_long_run_that_ends_leaves_no_rows_folder(tmp_path, monkeyp
                                        output_step=1e-3)
     assert code == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["stop_pendulum.csv",
-                                                         "stop_pendulum.png"]
+                                                         "stop_pendulum.png",
+                                                         "stop_pendulum.units.csv"]
     table = np.loadtxt(tmp_path / "stop_pendulum.csv", delimiter=",", skiprows=1)
     memory = pendulum().simulate(1.0, output_step=1e-3)
     np.testing.assert_allclose(table[:, 0], memory.t, rtol=1e-15)
