@@ -133,29 +133,63 @@ def slow_message(sd, method, implicit, settings, span, nsteps, t, y, h, projecte
                 "(the integrator chooses its steps by the tolerances).")
     mode = diagnosis.fastest_mode(sd, t, y)
     if mode is None:
-        return head + "."
+        text = raise_budget(settings, projected_steps)
+        return f"{head}. {text[0].upper()}{text[1:]}."
     h_lam = h * mode.rate
+    faster = ("" if t_end == np.inf else
+              f", {mode.rate * (t_end - t0):.2g} times faster than the run")
+    boundary = None if implicit else diagnosis.stability_boundary(method)
     if h_lam < 0.05:
         why = (f"The step is far shorter (h |lambda| = {h_lam:.2g}) than the model's "
                f"fastest time scale, {mode.what}: the tolerances (rtol = "
                f"{settings.rtol:g}, atol = {settings.atol:g}) may be too tight for a state "
                "that passes through zero, or a force jumps where no switching function sees "
                "it.")
-    else:
-        bdf = (" BDF is unstable for lightly damped oscillations: use method='Radau'."
-               if implicit and name == "BDF" and mode.oscillating else "")
-        advice = (f"Even the implicit {name} follows it.{bdf}" if implicit else
-                  "An implicit method steps over a fast mode: method='Radau'" +
+    elif boundary is not None and h_lam >= diagnosis.STIFF_SHARE * boundary:
+        advice = ("An implicit method steps over a fast mode: method='Radau'" +
                   (" (not 'BDF', unstable for lightly damped oscillations)"
                    if mode.oscillating else "") + ".")
-        faster = ("" if t_end == np.inf else
-                  f", {mode.rate * (t_end - t0):.2g} times faster than the run")
-        why = (f"The model is stiff: its fastest mode sets the step (h |lambda| = "
-               f"{h_lam:.2g}), {mode.what}{faster}; {mode.source}. {advice} If that fast "
-               "motion matters, "
-               "soften or damp the element, give the bodies it moves more mass, or raise "
-               "max_steps.")
+        why = (f"The model is stiff: its fastest mode holds the step at {name}'s stability "
+               f"limit (h |lambda| = {h_lam:.2g}; {name} is unstable past {boundary:.3g}), "
+               f"{mode.what}{faster}; {mode.source}. {advice} If that fast motion matters, "
+               "soften or damp the element, give the bodies it moves more mass, or "
+               f"{raise_budget(settings, projected_steps)}.")
+    else:
+        # the step resolves the fastest mode for accuracy: a long run, not a stiff model
+        if implicit:
+            bdf = (" (BDF is unstable for lightly damped oscillations: use method='Radau')"
+                   if name == "BDF" and mode.oscillating else "")
+            held = (f"The implicit {name}, stable at any step, follows the model's fastest "
+                    f"mode, {mode.what}{faster}, with h |lambda| = {h_lam:.2g}{bdf}")
+        else:
+            held = (f"The model is not stiff: the step resolves its fastest mode, "
+                    f"{mode.what}{faster}, with h |lambda| = {h_lam:.2g}, well inside "
+                    f"{name}'s stability limit of {boundary:.3g} (stiff from "
+                    f"{diagnosis.STIFF_SHARE * boundary:.3g})")
+        soften = (f" If that fast motion does not matter, soften or damp {mode.element} or "
+                  "give the bodies it moves more mass." if mode.element is not None else "")
+        why = (f"{held}; {mode.source}. The steps are those the "
+               f"tolerances (rtol = {settings.rtol:g}, atol = {settings.atol:g}) ask for on "
+               f"that motion, and the run needs more of them than max_steps allows: "
+               f"{raise_budget(settings, projected_steps)}; or loosen rtol and atol, or "
+               f"shorten the run.{soften}")
     return f"{head}. {why}"
+
+
+def raise_budget(settings, projected_steps):
+    """How to give the run more steps, in words: max_steps, what the run needs
+    (``projected_steps``, 20 % more, where it is known and beyond the budget) and how to set
+    it."""
+    wanted = (f" to about {_round_up(1.2 * projected_steps)}"
+              if np.isfinite(projected_steps) and projected_steps > settings.max_steps else "")
+    return (f"raise max_steps (now {settings.max_steps}){wanted}: simulate(..., "
+            "max_steps=N), or mbd run --max-steps N")
+
+
+def _round_up(n):
+    """n rounded up to two significant digits, as an int."""
+    digits = max(int(np.floor(np.log10(n))) - 1, 0)
+    return int(np.ceil(n / 10 ** digits) * 10 ** digits)
 
 
 def integrator_message(system, method, settings, t, y, what):
