@@ -11,6 +11,7 @@ element without which the mode slows the most is named.
 Only the run stage's failure messages use it; it costs a few hundred right-hand-side calls,
 paid once, when the run has already failed.
 """
+import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -132,10 +133,10 @@ def _eigenvalues(sd, t, y):
     return np.linalg.eigvals(J)
 
 
-def _frozen(sd, i, t, y):
+def _frozen(sd, i, t, y, removed=False):
     """Run-stage data like ``sd``'s, in its mode, with element i's law replaced by a constant
-    at its present force (a bushing's: its six loads, as a preload with no spring or
-    damper)."""
+    at its present force (a bushing's: its six loads, as a preload with no spring or damper);
+    ``removed``: by a force of zero."""
     s = sd.system
     copy = sf.state_data(s)
     copy.data.mode[:] = sd.data.mode
@@ -145,11 +146,15 @@ def _frozen(sd, i, t, y):
     element = copy.data.elements[i]
     if element["kind"] == layout.BUSHING:   # its six loads held: all preload, no spring
         element["params"][:] = 0.0
-        element["params"][layout.PRELOAD:layout.PRELOAD + 6] = records[i]["wrench"]
+        if not removed:
+            element["params"][layout.PRELOAD:layout.PRELOAD + 6] = records[i]["wrench"]
     else:
         element["law"] = constant.KIND.code
         element["params"][:] = 0.0
-        element["params"][0] = records[i]["value"]
+        element["params"][0] = 0.0 if removed else records[i]["value"]
+        element["signal"] = 0           # a compiled function of time no longer writes it
+        # the record calls its law through its kind's entry: the constant's, not the old law's
+        sf.install_laws(copy.data.elements[i:i + 1])
     copy.varying = [(k, law) for k, law in copy.varying if k != i]
     return copy
 
@@ -199,3 +204,131 @@ def unstable_mode(sd, t, y):
         return None
     return found
 
+
+
+#: a force element dominates the acceleration at a state where its own part of it is at
+#: least this share of the largest entry of the whole
+DOMINANT_SHARE = 0.5
+
+
+@dataclass
+class Dominant:
+    """A force element whose load dominates the acceleration at a state.
+
+    Attributes
+    ----------
+    element : str
+        Its label.
+    rate : str
+        The label of the velocity entry it accelerates the most.
+    acceleration : float
+        Its part of that entry's rate (m/s^2 or rad/s^2).
+    total : float
+        That entry's whole rate there (m/s^2 or rad/s^2).
+    unit : str
+        Their unit, "m/s^2" or "rad/s^2".
+    parameter : str or None
+        The parameter of its law that sets its force there the most, with its value and
+        unit ("c = 1e+20 N.m/rad"), or None where none can be told.
+    """
+
+    element: str
+    rate: str
+    acceleration: float
+    total: float
+    unit: str
+    parameter: str = None
+
+
+def dominant_force(sd, t, y):
+    """The force element whose load dominates the acceleration at (t, y) in the current mode
+    (its part of the largest velocity rate at least :data:`DOMINANT_SHARE` of the whole, its
+    part found by taking its force away), with the parameter that sets that force; None
+    where no element does (gravity, the bodies' motion, or rates that are not finite)."""
+    s = sd.system
+    n = s.nq + s.nv
+    y = np.array(y[:n], dtype=float)
+    rates = sf.derivative(sd, t, y)[0][s.nq:n].copy()
+    if not len(rates) or not np.all(np.isfinite(rates)):
+        return None
+    k = int(np.argmax(np.abs(rates)))
+    best = None
+    for i, fe in enumerate(s.force_elements):
+        without = sf.derivative(_frozen(sd, i, t, y, removed=True), t, y)[0][s.nq:n]
+        part = rates[k] - without[k]
+        if np.isfinite(part) and abs(part) >= DOMINANT_SHARE * abs(rates[k]) and (
+                best is None or abs(part) > abs(best[1])):
+            best = (i, part)
+    if best is None or rates[k] == 0.0:
+        return None
+    i, part = best
+    fe = s.force_elements[i]
+    labels = sf.state_labels(s)
+    from ..control.signals import coordinate_unit
+    return Dominant(fe.label(), labels[s.nq + k], float(part), float(rates[k]),
+                    coordinate_unit(s, k) + "/s^2", _deciding_parameter(sd, i, t, y))
+
+
+#: a parameter sets an element's fast mode where doubling it changes the fastest |lambda| by at
+#: least this share (a stiffness doubled: 41 %, sqrt(2) - 1; a damping that sets the mode: 100 %)
+SETS_MODE = 0.1
+
+
+def _deciding_parameter(sd, i, t, y):
+    """The numeric parameter of force element i's law that matters most at (t, y), as "name =
+    value unit": the one that sets the fastest mode (doubled, it changes |lambda| by
+    :data:`SETS_MODE` or more, the most), else the one its force depends on the most (doubled,
+    the force changes the most: an input). None for a law whose parameters are not numbers
+    of a dataclass (a function of time, a table, a user's law)."""
+    from ..compiled import lawkernels
+    from ..study.units import force_units      # (mbd.study imports the run stage)
+    s = sd.system
+    fe = s.force_elements[i]
+    law = fe.law
+    if not dataclasses.is_dataclass(law) or sd.data.elements[i]["kind"] == layout.BUSHING:
+        return None
+    records, _ = sf.records(sf.state_data(s), t, y, sd.data.mode["sides"].copy())
+    x, v = float(records[i]["x"]), float(records[i]["xdot"])
+    sides = sd.data.mode["sides"][i][:layout.LAW_SWITCHES].copy()
+    lams = _eigenvalues(sd, t, y)
+    rate = float(np.max(np.abs(lams))) if len(lams) else 0.0
+    try:
+        force = float(law(x, v, t, sides=sides))
+    except Exception:       # a law that is not called so (a user's own kind)
+        return None
+    by_mode, by_force = None, None
+    for field in dataclasses.fields(law):
+        value = getattr(law, field.name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value == 0.0:
+            continue
+        try:
+            doubled = dataclasses.replace(law, **{field.name: 2.0 * value})
+            change = abs(float(doubled(x, v, t, sides=sides)) - force)
+            row = lawkernels.parameter_row(doubled, t)
+        except Exception:   # a doubled value its law refuses (a bound), or overflow
+            continue
+        if np.isfinite(change) and change > 0.0 and (by_force is None or change > by_force[1]):
+            by_force = (field.name, change, value)
+        if rate > 0.0:
+            others = _eigenvalues(_with_row(sd, i, t, y, row), t, y)
+            moved = abs(float(np.max(np.abs(others))) - rate) / rate if len(others) else 0.0
+            if moved >= SETS_MODE and (by_mode is None or moved > by_mode[1]):
+                by_mode = (field.name, moved, value)
+    best = by_mode or by_force
+    if best is None:
+        return None
+    name, _, value = best
+    unit = force_units(s, fe)[1].get(name, "")
+    return f"{name} = {value:.3g}{' ' + unit if unit else ''}"
+
+
+def _with_row(sd, i, t, y, row):
+    """Run-stage data like ``sd``'s, in its mode, with element i's parameter row ``row``."""
+    copy = sf.state_data(sd.system)
+    copy.data.mode[:] = sd.data.mode
+    sf.refresh(copy, t, y)
+    element = copy.data.elements[i]
+    element["params"][:] = row
+    element["signal"] = 0
+    copy.varying = [(k, law) for k, law in copy.varying if k != i]
+    return copy

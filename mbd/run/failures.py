@@ -110,11 +110,13 @@ def duration(seconds):
 
 
 def slow_message(sd, method, implicit, settings, span, nsteps, t, y, h, projected_steps,
-                 seconds):
+                 seconds, switch=None):
     """The step budget's failure at (t, y) after ``nsteps`` steps of ``method`` (a scipy
     OdeSolver class; ``implicit`` if it is not a one-step explicit method) over the run's
     ``span`` (t0, t_end) in s: how far the run got, what finishing would take at step size
-    h (s) (``projected_steps`` steps, ``seconds`` more), and why the steps are this short."""
+    h (s) (``projected_steps`` steps, ``seconds`` more), and why the steps are this short
+    (``switch``: the :class:`mbd.Event` the piece began at, if any, for
+    :func:`collapse_cause`)."""
     t0, t_end = span
     name = method.__name__
     done = nsteps >= settings.max_steps
@@ -145,6 +147,9 @@ def slow_message(sd, method, implicit, settings, span, nsteps, t, y, h, projecte
                f"{settings.rtol:g}, atol = {settings.atol:g}) may be too tight for a state "
                "that passes through zero, or a force jumps where no switching function sees "
                "it.")
+        cause = collapse_cause(sd, t, y, switch)
+        if cause:
+            why += f" {cause[0].upper()}{cause[1:]}."
     elif boundary is not None and h_lam >= diagnosis.STIFF_SHARE * boundary:
         advice = ("An implicit method steps over a fast mode: method='Radau'" +
                   (" (not 'BDF', unstable for lightly damped oscillations)"
@@ -192,9 +197,36 @@ def _round_up(n):
     return int(np.ceil(n / 10 ** digits) * 10 ** digits)
 
 
-def integrator_message(system, method, settings, t, y, what):
+def collapse_cause(sd, t, y, switch=None):
+    """Why the steps may have collapsed at (t, y), in words, or "": the force element that
+    dominates the acceleration there and the parameter that sets its force
+    (:func:`mbd.run.diagnosis.dominant_force`), and the switch the piece began at when there
+    was one (``switch``: its :class:`mbd.Event`)."""
+    system = sd.system
+    dominant = diagnosis.dominant_force(sd, t, y)
+    after = ""
+    if switch is not None:
+        labels = {fe.name: fe.label() for fe in system.force_elements}
+        after = (f"{t - switch.t:.3g} s after {labels.get(switch.element, switch.element)} "
+                 f"switched ({switch.what})")
+    if dominant is None:
+        return (f"the steps collapsed {after}: its force may change there faster than any "
+                "step can follow (a stiffness or an input orders of magnitude too large)"
+                if after else "")
+    fe = next(fe for fe in system.force_elements if fe.label() == dominant.element)
+    setting = (f"its {dominant.parameter} ({fe.parameters_text()})" if dominant.parameter
+               else fe.parameters_text())
+    where = f"at t = {t:.9g} s, {after}," if after else f"at t = {t:.9g} s"
+    return (f"{where} the force of {dominant.element} dominates the acceleration: it gives "
+            f"{dominant.acceleration:.3g} of the {dominant.total:.3g} {dominant.unit} of "
+            f"{dominant.rate}, set by {setting}; a value orders of magnitude too large (a "
+            "stiffness, an input) makes the motion change faster than any step can follow")
+
+
+def integrator_message(system, method, settings, t, y, what, cause=""):
     """The integrator ``method`` (a scipy OdeSolver class) gave up at (t, y), saying
-    ``what``: a tolerance too small for double precision is named."""
+    ``what``: a tolerance too small for double precision is named, else the ``cause``
+    (:func:`collapse_cause`) where one was found."""
     rtol, atol = settings.rtol, settings.atol
     what = what.rstrip(".")
     message = f"the integrator {method.__name__} failed at t = {t:.9g} s: {what}"
@@ -204,6 +236,8 @@ def integrator_message(system, method, settings, t, y, what):
         message += (f". With atol = {atol:g}, {labels[held[0]]} (= {y[held[0]]:.3g} "
                     f"here) must be computed to within about {atol:g}, finer than "
                     "double precision resolves as it changes: raise atol")
+    elif cause:
+        message += f" (rtol = {rtol:g}, atol = {atol:g}): {cause}"
     else:
         message += (f" (rtol = {rtol:g}, atol = {atol:g}): the solution may "
                     "change faster here than any step can follow (a force that jumps, a "
