@@ -154,7 +154,7 @@ def slow_message(sd, method, implicit, settings, span, nsteps, t, y, h, projecte
         advice = ("An implicit method steps over a fast mode: method='Radau'" +
                   (" (not 'BDF', unstable for lightly damped oscillations)"
                    if mode.oscillating else "") + ".")
-        why = (f"The model is stiff: its fastest mode holds the step at {name}'s stability "
+        why = (f"The model is stiff: its fastest mode sets the step at {name}'s stability "
                f"limit (h |lambda| = {h_lam:.2g}; {name} is unstable past {boundary:.3g}), "
                f"{mode.what}{faster}; {mode.source}. {advice} If that fast motion matters, "
                "soften or damp the element, give the bodies it moves more mass, or "
