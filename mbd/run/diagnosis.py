@@ -140,11 +140,10 @@ def _frozen(sd, i, t, y, removed=False):
     at its present force (a bushing's: its six loads, as a preload with no spring or damper);
     ``removed``: by a force of zero."""
     s = sd.system
+    records = _records(sd, t, y)
     copy = sf.state_data(s)
     copy.data.mode[:] = sd.data.mode
     sf.refresh(copy, t, y)
-    records, _ = sf.records(copy, t, y[:s.nq + s.nv], sd.data.mode["sides"].copy())
-    copy.data.mode[:] = sd.data.mode
     element = copy.data.elements[i]
     if element["kind"] == layout.BUSHING:   # its six loads held: all preload, no spring
         element["params"][:] = 0.0
@@ -159,6 +158,17 @@ def _frozen(sd, i, t, y, removed=False):
         sf.install_laws(copy.data.elements[i:i + 1])
     copy.varying = [(k, law) for k, law in copy.varying if k != i]
     return copy
+
+
+def _records(sd, t, y):
+    """The element records at (t, y) in ``sd``'s mode, the signals' values held (an input's,
+    a controller's output), on data of their own (``sd``'s mode and lines stay as they
+    are)."""
+    copy = sf.state_data(sd.system)
+    copy.data.mode[:] = sd.data.mode
+    copy.held = sd.held
+    n = sd.system.nq + sd.system.nv
+    return sf.records(copy, t, np.asarray(y, dtype=float)[:n], sd.data.mode["sides"].copy())[0]
 
 
 def _mode(sd, t, y, pick):
@@ -256,8 +266,11 @@ def dominant_force(sd, t, y):
     k = int(np.argmax(np.abs(rates)))
     best = None
     for i, fe in enumerate(s.force_elements):
+        # the acceleration is affine in each force: its part, the difference between the
+        # element's present force held and none (the other forces alike in both)
+        held = sf.derivative(_frozen(sd, i, t, y), t, y)[0][s.nq:n]
         without = sf.derivative(_frozen(sd, i, t, y, removed=True), t, y)[0][s.nq:n]
-        part = rates[k] - without[k]
+        part = held[k] - without[k]
         if np.isfinite(part) and abs(part) >= DOMINANT_SHARE * abs(rates[k]) and (
                 best is None or abs(part) > abs(best[1])):
             best = (i, part)
@@ -289,7 +302,7 @@ def _deciding_parameter(sd, i, t, y):
     law = fe.law
     if not dataclasses.is_dataclass(law) or sd.data.elements[i]["kind"] == layout.BUSHING:
         return None
-    records, _ = sf.records(sf.state_data(s), t, y, sd.data.mode["sides"].copy())
+    records = _records(sd, t, y)
     x, v = float(records[i]["x"]), float(records[i]["xdot"])
     sides = sd.data.mode["sides"][i][:layout.LAW_SWITCHES].copy()
     lams = _eigenvalues(sd, t, y)

@@ -75,7 +75,9 @@ def test_an_actuators_table_past_its_breakpoints_names_the_table_value_range_and
     assert 0.5 < asked < 0.5 + 1e-12       # just past the end, where the run stopped
     assert "step size fell below" not in message
     rows = err.result.t
-    assert rows[-1] == pytest.approx(0.49, abs=1e-12) and np.all(np.diff(rows) > 0)
+    # every output row up to where it stopped (0.49 s, or 0.5 s where a step ended there)
+    assert 0.49 - 1e-12 <= rows[-1] <= err.t and np.all(np.diff(rows) > 0)
+    assert len(rows) == int(round(rows[-1] / 0.01)) + 1
     assert np.all(np.isfinite(err.result.joint("hinge").q))
 
 
@@ -104,11 +106,18 @@ def test_a_lookup_past_its_table_names_the_table_value_range_input_and_time():
     assert found, str(err)
     t, asked = float(found.group(1)), float(found.group(2))
     assert t == pytest.approx(err.t) and abs(asked) > 0.5
-    # the rows kept reach the output time before the failure, and stay inside the table
-    q = err.result.joint("hinge").q
-    assert err.t - 0.01 <= err.result.t[-1] <= err.t
-    assert np.all(np.abs(q) <= 0.5)
-    assert np.abs(q[-1]) > 0.3       # it was on its way out
+    # the rows kept: every output time up to the last step taken (the failed one was tried
+    # from there), inside the table, and as the arm moves under gravity and the tabulated
+    # torque -2 q: I q'' = m g l cos q - 2 q, I = 0.02 + 1 kg (0.5 m)^2 about the hinge
+    T, q = err.result.t, err.result.joint("hinge").q
+    assert T[-1] <= err.t and len(T) == int(round(T[-1] / 0.01)) + 1 and T[-1] >= 0.2
+    assert np.all(np.abs(q) <= 0.5) and q[-1] > 0.3
+
+    def f(t, z):
+        return [z[1], (9.81 * 0.5 * np.cos(z[0]) - 2.0 * z[0]) / 0.27]
+    ref = integrate.solve_ivp(f, (0.0, T[-1]), [0.0, 0.0], t_eval=T, rtol=1e-11, atol=1e-12)
+    # the run's rtol = 1e-8 (the default) over a few dozen steps: 100 rtol on a 0.5 rad angle
+    np.testing.assert_allclose(q, ref.y[0], atol=100 * 1e-8 * 0.5)
 
 
 PLANT = '''
@@ -167,6 +176,21 @@ def test_an_input_of_1e250_is_named_as_what_dominates_the_acceleration():
     assert float(found.group(1)) == pytest.approx(accel, rel=1e-3)   # printed to 3 digits
     assert "a singular mass matrix" not in message
     assert len(err.result.t) == 1 and err.result.t[0] == 0.0      # the row it had is kept
+
+
+def test_an_input_signal_of_1e250_is_named_as_what_dominates_the_acceleration():
+    """The same torque given as an mbd.Input (an FMU's master, a live simulation set it):
+    its value is held by the run, not a law parameter; the element and its input are named."""
+    model = mbd.Model("p")
+    hinge = arm(model, gravity=(0.0, 0.0, 0.0))
+    torque = model.add(mbd.Input("torque", value=1e250, unit="N.m"))
+    model.add(JointForce("motor", hinge, Actuator(torque)))
+    message = str(failure(model.build(), 1.0, output_step=0.01))
+    found = re.search(r"the force of JointForce 'motor' dominates the acceleration: it gives "
+                      r"(\S+) of the (\S+) rad/s\^2 of joint 'hinge' v, set by Actuator\(value="
+                      r".*torque", message)
+    assert found, message
+    assert float(found.group(1)) == pytest.approx(1e250 / 0.27, rel=1e-3)
 
 
 def test_a_contact_stiffness_of_1e20_collapsing_the_steps_after_contact_is_named():
