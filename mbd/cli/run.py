@@ -127,11 +127,10 @@ def _simulate_and_write(command, system, out, animate, progress, t_end, page=Fal
     except SimulationError as err:
         interrupted = isinstance(err.__cause__, KeyboardInterrupt)
         partial = err.result
-        # one full stop between the failure's sentences and what was written
-        msg = (f"mbd {command}: {'interrupted' if interrupted else 'the simulation failed'}: "
-               f"{str(err).rstrip('.')}.")
+        msg = f"mbd {command}: {'interrupted' if interrupted else 'the simulation failed'}: {err}"
         if partial is not None and len(partial.t):
-            msg += " " + _write_partial(partial, out, system.name, rows_to)
+            # one full stop between the failure's sentences and what was written
+            msg = f"{msg.rstrip('.')}. {_write_partial(partial, out, system.name, rows_to)}"
         _drop(rows_to)
         print(msg, file=sys.stderr)
         return INTERRUPTED if interrupted else 2
