@@ -129,7 +129,8 @@ def _simulate_and_write(command, system, out, animate, progress, t_end, page=Fal
         partial = err.result
         msg = f"mbd {command}: {'interrupted' if interrupted else 'the simulation failed'}: {err}"
         if partial is not None and len(partial.t):
-            msg += ". " + _write_partial(partial, out, system.name, rows_to)
+            # one full stop between the failure's sentences and what was written
+            msg = f"{msg.rstrip('.')}. {_write_partial(partial, out, system.name, rows_to)}"
         _drop(rows_to)
         print(msg, file=sys.stderr)
         return INTERRUPTED if interrupted else 2
@@ -141,7 +142,7 @@ def _simulate_and_write(command, system, out, animate, progress, t_end, page=Fal
         # Ctrl-C while the files are written (a long run's CSV takes seconds): what is
         # written stays, and the rows are still saved, quickly, when they were not
         done = "; ".join(line.strip() for line in lines)
-        rest = ("the rest was not written" if any("results:" in line for line in lines)
+        rest = ("The rest was not written." if any("results:" in line for line in lines)
                 else _write_partial(result, out, system.name, rows_to))
         print(f"mbd {command}: interrupted while writing the results"
               + (f" ({done})" if done else "") + f". {rest}", file=sys.stderr)
@@ -233,9 +234,9 @@ def _write_partial(partial, out, name, rows_to=None):
                            f"q, v, work, and the event log; a CSV of {rows} x {count} values "
                            "takes seconds to work out and write)")
     if interrupted:
-        return ("; ".join(done) + ("; " if done else "") + "interrupted again while writing: "
-                "the rest was not written").lstrip("; ")
-    return "; ".join(done) + "."
+        done.append("interrupted again while writing: the rest was not written")
+    text = "; ".join(done) + "."
+    return text[0].upper() + text[1:]      # a sentence of its own, after the failure's
 
 
 class _Background:
@@ -287,6 +288,8 @@ def run_command(args):
     module, model, applied = load(args)
     system = model.build()
     t_end, options = run_settings(module, args.t_end)
+    if args.max_steps is not None:
+        options["max_steps"] = args.max_steps
     if applied:
         print("settings: " + ", ".join(applied))
         sys.stdout.flush()
@@ -364,6 +367,9 @@ def add_parsers(sub, progress, setting, robot=()):
     run.add_argument("--t-end", type=float, default=None,
                      help="end time, s (default: the script's T_END, else 5)")
     run.add_argument("--out", default="mbd-out", help="output folder (default: mbd-out)")
+    run.add_argument("--max-steps", type=int, default=None, metavar="N",
+                     help="the run's step budget (simulate's max_steps; default 1000000): "
+                     "a long run that needs more fails early, saying how many")
     run.add_argument("--animate", action="store_true", help="also write an animated GIF")
     run.add_argument("--html", action="store_true",
                      help="also write a web page of the run (one HTML file: turn it around, "

@@ -35,6 +35,11 @@ class Continuous(Controller):
             return text.replace("continuous", "continuous, evaluated from Python", 1)
         return text
 
+    def why_not_finite(self, u):
+        """Why its output is not finite at the inputs u, in words (a table's value asked
+        outside its breakpoints), or None where it does not know."""
+        return None
+
     def derivative(self, t, x, u):
         """(x' (n_states,), y (outputs,)) at time t (s), state x and inputs u."""
         raise NotImplementedError(f"{type(self).__name__} defines no derivative(t, x, u) -> "
@@ -298,6 +303,17 @@ class Lookup(Continuous):
 
     def derivative(self, t, x, u):
         return x, np.array([self.table(u[0], u[1]) if self.two else self.table(u[0])])
+
+    def why_not_finite(self, u):
+        """Its table's own words where u lies outside its breakpoints with
+        extrapolate='error' (naming the table, the value and its range), and the input."""
+        try:
+            self.derivative(0.0, self.x0, u)
+        except ValueError as err:
+            names = ", ".join(str(getattr(item, "name", item)) for item in self.inputs)
+            inputs = "the values are its inputs" if self.two else "the value is its input"
+            return f"{err}; {inputs} {names}"
+        return None
 
     def compiled_form(self):
         return ck.KERNELS["lookup2d" if self.two else "lookup"], self.table.row()

@@ -133,9 +133,11 @@ class Body:
     #: the URDF link this body is, where from_urdf named it otherwise (:func:`renamed_link`)
     urdf_link = None
 
-    def __init__(self, model, name, mass, cg, inertia, cs=None):
+    def __init__(self, model, name, mass, cg, inertia, cs=None, weightless=False):
         self.model = model
         self.name = name
+        # a mass of 0 with a rotational inertia is refused at build() unless meant
+        self.weightless = bool(weightless)
         # only the type here: build() checks the values (finite, > 0, ...) all at once
         self.mass = values.real(mass, f"body '{name}': mass", error=ModelError)
         self.cg = _vector3(cg, f"body '{name}': cg")
@@ -243,7 +245,7 @@ class Model:
         self.grounds.append(ground)
         return ground
 
-    def add_body(self, name, mass, cg, inertia, cs=None):
+    def add_body(self, name, mass, cg, inertia, cs=None, weightless=False):
         """Add a rigid body and return it.
 
         Parameters
@@ -261,8 +263,12 @@ class Model:
             ``{name: point}`` or ``{name: (point, orientation)}``; an orientation is a scipy
             Rotation, a 3x3 matrix or a quaternion (w, x, y, z); without one the CS has
             world-parallel axes.
+        weightless : bool
+            Allow a mass of 0 with a rotational inertia (a rotor whose mass another body
+            carries): it then has no weight and resists turning only. Without it build()
+            refuses such a body, which no rigid body is (its inertia is its mass's spread).
         """
-        body = Body(self, _check_name(name, "body"), mass, cg, inertia, cs)
+        body = Body(self, _check_name(name, "body"), mass, cg, inertia, cs, weightless)
         self.bodies.append(body)
         return body
 

@@ -55,7 +55,8 @@ def check_names(model, problems):
 
 def check_body(body, problems):
     """A body's own values: a finite mass >= 0, a finite CG, a finite symmetric positive
-    semidefinite inertia within the triangle inequality. A massless body, a point mass and a
+    semidefinite inertia within the triangle inequality, and no inertia without mass (unless
+    the body is made ``weightless``). A massless body without inertia, a point mass and a
     thin rod are allowed here: build() checks, once the tree is laid out, that every joint
     still moves some inertia (:func:`mbd.build.system.check_inertia`)."""
     label = f"body '{body.name}'"
@@ -81,6 +82,14 @@ def check_body(body, problems):
                 problems.append(f"{label}: inertia violates the triangle inequality "
                                 f"(largest principal moment {moments[2]:g} > sum of the other two "
                                 f"{moments[0] + moments[1]:g}); no rigid body has it")
+            elif body.mass == 0.0 and moments[2] > 0.0 and not body.weightless:
+                # a rigid body's inertia is the spread of its mass: none without mass; taken
+                # as given, the body would fall with no weight and move along with no inertia
+                problems.append(f"{label}: mass is 0 but its inertia is not (principal moments "
+                                f"{[float(f'{m:.6g}') for m in moments]} kg m^2): a body "
+                                "without mass has no inertia; give its mass, or inertia 0 for "
+                                "a massless frame, or add_body(..., weightless=True) where a "
+                                "rotor's mass is carried by another body")
     for cs in body.frames.values():
         if cs.name == "cg" and np.array_equal(cs.position, body.cg, equal_nan=True):
             continue  # the CS made at the CG: already reported with the cg

@@ -247,8 +247,11 @@ class Controls:
         out, rates = R["out"][:c.outputs], R["xdot"][:c.n_states]
         what, got, size = (("its output", out, c.outputs) if not np.all(np.isfinite(out))
                            else ("its state derivative", rates, c.n_states))
-        return (f"{c.label()} at t = {t:.9g} s: {what} must be {size} finite number(s), got "
-                f"{got.tolist()!r}")
+        message = (f"{c.label()} at t = {t:.9g} s: {what} must be {size} finite number(s), "
+                   f"got {got.tolist()!r}")
+        # the inputs it read: a Lookup's table says where they lie outside its breakpoints
+        why = c.why_not_finite(R["u"][:R["n_in"]].copy()) if what == "its output" else None
+        return f"{message}: {why}" if why else message
 
     def _compiled_record(self, c, t, y):
         """Compiled controller c's record after an evaluation at (t, y) (on data of this

@@ -11,11 +11,23 @@ element without which the mode slows the most is named.
 Only the run stage's failure messages use it; it costs a few hundred right-hand-side calls,
 paid once, when the run has already failed.
 """
+import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..compiled import constant, layout, statefunction as sf
+
+#: a model is called stiff for an explicit method where its fastest mode's h |lambda| (h the
+#: mean accepted step over the last batch) reaches this share of the method's stability
+#: boundary (:func:`stability_boundary`; DOP853: 1.6 of 6.39). Held by stability, the steps
+#: average 0.3 to 0.8 of the boundary (their control rejects a step past it and regrows the
+#: next: a 1e9 rad/s mode at rest, 1.9 compiled and 4.9 with scipy's DOP853). Held by
+#: accuracy on a mode the motion has in it, h |lambda| is about (rtol (p+1)!)^(1/(p+1)), the
+#: local error of order p = 8 at rtol: 0.19 at rtol = 1e-12, 0.54 at 1e-8, 1.5 at 1e-4 (the
+#: pendulum at rtol = 1e-12: 0.14): the two part at rtol <= 1e-4
+STIFF_SHARE = 0.25
 
 
 @dataclass
@@ -74,6 +86,32 @@ class Mode:
         return f"{self.what}; {self.source}"
 
 
+@functools.cache
+def stability_boundary(method):
+    """Where the stability region of the explicit Runge-Kutta ``method`` (a scipy OdeSolver
+    class with a Butcher tableau: RK23, RK45, DOP853) ends on the negative real axis: the
+    smallest r > 0 with |R(-r)| > 1, R(z) = 1 + z b^T (I - z A)^-1 1 its stability function
+    (to 1e-6; DOP853: 6.39, RK45: 3.31, RK23: 2.51). None for a method without a tableau (an
+    implicit one: stable at any step on a decaying mode)."""
+    if not hasattr(method, "A") or not hasattr(method, "B"):
+        return None
+    n = method.n_stages
+    tableau = np.asarray(method.A, dtype=float)
+    A = np.zeros((n, n))
+    A[:, :min(n, tableau.shape[1])] = tableau[:n, :n]
+    b = np.asarray(method.B, dtype=float)[:n]
+
+    def unstable(r):
+        return abs(1.0 - r * (b @ np.linalg.solve(np.eye(n) + r * A, np.ones(n)))) > 1.0
+    low, high = 0.0, 1.0
+    while not unstable(high):       # every explicit method's region is bounded
+        low, high = high, 2.0 * high
+    while high - low > 1e-6:        # the first crossing: the regions' ends are single
+        mid = 0.5 * (low + high)
+        low, high = (low, mid) if unstable(mid) else (mid, high)
+    return high
+
+
 def jacobian(sd, t, y):
     """d(dy/dt)/dy (n, n) over y = [q, v] at (t, y) in the current mode (central differences,
     steps scaled by each entry and the model's length scale)."""
@@ -97,26 +135,40 @@ def _eigenvalues(sd, t, y):
     return np.linalg.eigvals(J)
 
 
-def _frozen(sd, i, t, y):
+def _frozen(sd, i, t, y, removed=False):
     """Run-stage data like ``sd``'s, in its mode, with element i's law replaced by a constant
-    at its present force (a bushing's: its six loads, as a preload with no spring or
-    damper)."""
+    at its present force (a bushing's: its six loads, as a preload with no spring or damper);
+    ``removed``: by a force of zero."""
     s = sd.system
+    records = _records(sd, t, y)
     copy = sf.state_data(s)
     copy.data.mode[:] = sd.data.mode
     sf.refresh(copy, t, y)
-    records, _ = sf.records(copy, t, y[:s.nq + s.nv], sd.data.mode["sides"].copy())
-    copy.data.mode[:] = sd.data.mode
     element = copy.data.elements[i]
     if element["kind"] == layout.BUSHING:   # its six loads held: all preload, no spring
         element["params"][:] = 0.0
-        element["params"][layout.PRELOAD:layout.PRELOAD + 6] = records[i]["wrench"]
+        if not removed:
+            element["params"][layout.PRELOAD:layout.PRELOAD + 6] = records[i]["wrench"]
     else:
         element["law"] = constant.KIND.code
         element["params"][:] = 0.0
-        element["params"][0] = records[i]["value"]
+        element["params"][0] = 0.0 if removed else records[i]["value"]
+        element["signal"] = 0           # a compiled function of time no longer writes it
+        # the record calls its law through its kind's entry: the constant's, not the old law's
+        sf.install_laws(copy.data.elements[i:i + 1])
     copy.varying = [(k, law) for k, law in copy.varying if k != i]
     return copy
+
+
+def _records(sd, t, y):
+    """The element records at (t, y) in ``sd``'s mode, the signals' values held (an input's,
+    a controller's output), on data of their own (``sd``'s mode and lines stay as they
+    are)."""
+    copy = sf.state_data(sd.system)
+    copy.data.mode[:] = sd.data.mode
+    copy.held = sd.held
+    n = sd.system.nq + sd.system.nv
+    return sf.records(copy, t, np.asarray(y, dtype=float)[:n], sd.data.mode["sides"].copy())[0]
 
 
 def _mode(sd, t, y, pick):
@@ -164,3 +216,134 @@ def unstable_mode(sd, t, y):
         return None
     return found
 
+
+
+#: a force element dominates the acceleration at a state where its own part of it is at
+#: least this share of the largest entry of the whole
+DOMINANT_SHARE = 0.5
+
+
+@dataclass
+class Dominant:
+    """A force element whose load dominates the acceleration at a state.
+
+    Attributes
+    ----------
+    element : str
+        Its label.
+    rate : str
+        The label of the velocity entry it accelerates the most.
+    acceleration : float
+        Its part of that entry's rate (m/s^2 or rad/s^2).
+    total : float
+        That entry's whole rate there (m/s^2 or rad/s^2).
+    unit : str
+        Their unit, "m/s^2" or "rad/s^2".
+    parameter : str or None
+        The parameter of its law that sets its force there the most, with its value and
+        unit ("c = 1e+20 N.m/rad"), or None where none can be told.
+    """
+
+    element: str
+    rate: str
+    acceleration: float
+    total: float
+    unit: str
+    parameter: str = None
+
+
+def dominant_force(sd, t, y):
+    """The force element whose load dominates the acceleration at (t, y) in the current mode
+    (its part of the largest velocity rate at least :data:`DOMINANT_SHARE` of the whole, its
+    part found by taking its force away), with the parameter that sets that force; None
+    where no element does (gravity, the bodies' motion, or rates that are not finite)."""
+    s = sd.system
+    n = s.nq + s.nv
+    y = np.array(y[:n], dtype=float)
+    rates = sf.derivative(sd, t, y)[0][s.nq:n].copy()
+    if not len(rates) or not np.all(np.isfinite(rates)):
+        return None
+    k = int(np.argmax(np.abs(rates)))
+    best = None
+    for i, fe in enumerate(s.force_elements):
+        # the acceleration is affine in each force: its part, the difference between the
+        # element's present force held and none (the other forces alike in both)
+        held = sf.derivative(_frozen(sd, i, t, y), t, y)[0][s.nq:n]
+        without = sf.derivative(_frozen(sd, i, t, y, removed=True), t, y)[0][s.nq:n]
+        part = held[k] - without[k]
+        if np.isfinite(part) and abs(part) >= DOMINANT_SHARE * abs(rates[k]) and (
+                best is None or abs(part) > abs(best[1])):
+            best = (i, part)
+    if best is None or rates[k] == 0.0:
+        return None
+    i, part = best
+    fe = s.force_elements[i]
+    labels = sf.state_labels(s)
+    from ..control.signals import coordinate_unit
+    return Dominant(fe.label(), labels[s.nq + k], float(part), float(rates[k]),
+                    coordinate_unit(s, k) + "/s^2", _deciding_parameter(sd, i, t, y))
+
+
+#: a parameter sets an element's fast mode where doubling it changes the fastest |lambda| by at
+#: least this share (a stiffness doubled: 41 %, sqrt(2) - 1; a damping that sets the mode: 100 %)
+SETS_MODE = 0.1
+
+
+def _deciding_parameter(sd, i, t, y):
+    """The numeric parameter of force element i's law that matters most at (t, y), as "name =
+    value unit": the one that sets the fastest mode (doubled, it changes |lambda| by
+    :data:`SETS_MODE` or more, the most), else the one its force depends on the most (doubled,
+    the force changes the most: an input). None for a law whose parameters are not numbers
+    of a dataclass (a function of time, a table, a user's law)."""
+    from ..compiled import lawkernels
+    from ..study.units import force_units      # (mbd.study imports the run stage)
+    s = sd.system
+    fe = s.force_elements[i]
+    law = fe.law
+    if not dataclasses.is_dataclass(law) or sd.data.elements[i]["kind"] == layout.BUSHING:
+        return None
+    records = _records(sd, t, y)
+    x, v = float(records[i]["x"]), float(records[i]["xdot"])
+    sides = sd.data.mode["sides"][i][:layout.LAW_SWITCHES].copy()
+    lams = _eigenvalues(sd, t, y)
+    rate = float(np.max(np.abs(lams))) if len(lams) else 0.0
+    try:
+        force = float(law(x, v, t, sides=sides))
+    except Exception:       # a law that is not called so (a user's own kind)
+        return None
+    by_mode, by_force = None, None
+    for field in dataclasses.fields(law):
+        value = getattr(law, field.name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value == 0.0:
+            continue
+        try:
+            doubled = dataclasses.replace(law, **{field.name: 2.0 * value})
+            change = abs(float(doubled(x, v, t, sides=sides)) - force)
+            row = lawkernels.parameter_row(doubled, t)
+        except Exception:   # a doubled value its law refuses (a bound), or overflow
+            continue
+        if np.isfinite(change) and change > 0.0 and (by_force is None or change > by_force[1]):
+            by_force = (field.name, change, value)
+        if rate > 0.0:
+            others = _eigenvalues(_with_row(sd, i, t, y, row), t, y)
+            moved = abs(float(np.max(np.abs(others))) - rate) / rate if len(others) else 0.0
+            if moved >= SETS_MODE and (by_mode is None or moved > by_mode[1]):
+                by_mode = (field.name, moved, value)
+    best = by_mode or by_force
+    if best is None:
+        return None
+    name, _, value = best
+    unit = force_units(s, fe)[1].get(name, "")
+    return f"{name} = {value:.3g}{' ' + unit if unit else ''}"
+
+
+def _with_row(sd, i, t, y, row):
+    """Run-stage data like ``sd``'s, in its mode, with element i's parameter row ``row``."""
+    copy = sf.state_data(sd.system)
+    copy.data.mode[:] = sd.data.mode
+    sf.refresh(copy, t, y)
+    element = copy.data.elements[i]
+    element["params"][:] = row
+    element["signal"] = 0
+    copy.varying = [(k, law) for k, law in copy.varying if k != i]
+    return copy

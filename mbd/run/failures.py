@@ -110,11 +110,13 @@ def duration(seconds):
 
 
 def slow_message(sd, method, implicit, settings, span, nsteps, t, y, h, projected_steps,
-                 seconds):
+                 seconds, switch=None):
     """The step budget's failure at (t, y) after ``nsteps`` steps of ``method`` (a scipy
     OdeSolver class; ``implicit`` if it is not a one-step explicit method) over the run's
     ``span`` (t0, t_end) in s: how far the run got, what finishing would take at step size
-    h (s) (``projected_steps`` steps, ``seconds`` more), and why the steps are this short."""
+    h (s) (``projected_steps`` steps, ``seconds`` more), and why the steps are this short
+    (``switch``: the :class:`mbd.Event` the piece began at, if any, for
+    :func:`collapse_cause`)."""
     t0, t_end = span
     name = method.__name__
     done = nsteps >= settings.max_steps
@@ -133,34 +135,98 @@ def slow_message(sd, method, implicit, settings, span, nsteps, t, y, h, projecte
                 "(the integrator chooses its steps by the tolerances).")
     mode = diagnosis.fastest_mode(sd, t, y)
     if mode is None:
-        return head + "."
+        text = raise_budget(settings, projected_steps)
+        return f"{head}. {text[0].upper()}{text[1:]}."
     h_lam = h * mode.rate
+    faster = ("" if t_end == np.inf else
+              f", {mode.rate * (t_end - t0):.2g} times faster than the run")
+    boundary = None if implicit else diagnosis.stability_boundary(method)
     if h_lam < 0.05:
         why = (f"The step is far shorter (h |lambda| = {h_lam:.2g}) than the model's "
                f"fastest time scale, {mode.what}: the tolerances (rtol = "
                f"{settings.rtol:g}, atol = {settings.atol:g}) may be too tight for a state "
                "that passes through zero, or a force jumps where no switching function sees "
                "it.")
-    else:
-        bdf = (" BDF is unstable for lightly damped oscillations: use method='Radau'."
-               if implicit and name == "BDF" and mode.oscillating else "")
-        advice = (f"Even the implicit {name} follows it.{bdf}" if implicit else
-                  "An implicit method steps over a fast mode: method='Radau'" +
+        cause = collapse_cause(sd, t, y, switch)
+        if cause:
+            why += f" {cause[0].upper()}{cause[1:]}."
+    elif boundary is not None and h_lam >= diagnosis.STIFF_SHARE * boundary:
+        advice = ("An implicit method steps over a fast mode: method='Radau'" +
                   (" (not 'BDF', unstable for lightly damped oscillations)"
                    if mode.oscillating else "") + ".")
-        faster = ("" if t_end == np.inf else
-                  f", {mode.rate * (t_end - t0):.2g} times faster than the run")
-        why = (f"The model is stiff: its fastest mode sets the step (h |lambda| = "
-               f"{h_lam:.2g}), {mode.what}{faster}; {mode.source}. {advice} If that fast "
-               "motion matters, "
-               "soften or damp the element, give the bodies it moves more mass, or raise "
-               "max_steps.")
+        why = (f"The model is stiff: its fastest mode sets the step at {name}'s stability "
+               f"limit (h |lambda| = {h_lam:.2g}; {name} is unstable past {boundary:.3g}), "
+               f"{mode.what}{faster}; {mode.source}. {advice} If that fast motion matters, "
+               "soften or damp the element, give the bodies it moves more mass, or "
+               f"{raise_budget(settings, projected_steps)}.")
+    else:
+        # the step resolves the fastest mode for accuracy: a long run, not a stiff model
+        if implicit:
+            bdf = (" (BDF is unstable for lightly damped oscillations: use method='Radau')"
+                   if name == "BDF" and mode.oscillating else "")
+            held = (f"The implicit {name}, stable at any step, follows the model's fastest "
+                    f"mode, {mode.what}{faster}, with h |lambda| = {h_lam:.2g}{bdf}")
+        else:
+            held = (f"The model is not stiff: the step resolves its fastest mode, "
+                    f"{mode.what}{faster}, with h |lambda| = {h_lam:.2g}, well inside "
+                    f"{name}'s stability limit of {boundary:.3g} (stiff from "
+                    f"{diagnosis.STIFF_SHARE * boundary:.3g})")
+        soften = (f" If that fast motion does not matter, soften or damp {mode.element} or "
+                  "give the bodies it moves more mass." if mode.element is not None else "")
+        why = (f"{held}; {mode.source}. The steps are those the "
+               f"tolerances (rtol = {settings.rtol:g}, atol = {settings.atol:g}) ask for on "
+               f"that motion, and the run needs more of them than max_steps allows: "
+               f"{raise_budget(settings, projected_steps)}; or loosen rtol and atol, or "
+               f"shorten the run.{soften}")
     return f"{head}. {why}"
 
 
-def integrator_message(system, method, settings, t, y, what):
+def raise_budget(settings, projected_steps):
+    """How to give the run more steps, in words: max_steps, what the run needs
+    (``projected_steps``, 20 % more, where it is known and beyond the budget) and how to set
+    it."""
+    wanted = (f" to about {_round_up(1.2 * projected_steps)}"
+              if np.isfinite(projected_steps) and projected_steps > settings.max_steps else "")
+    return (f"raise max_steps (now {settings.max_steps}){wanted}: simulate(..., "
+            "max_steps=N), or mbd run --max-steps N")
+
+
+def _round_up(n):
+    """n rounded up to two significant digits, as an int."""
+    digits = max(int(np.floor(np.log10(n))) - 1, 0)
+    return int(np.ceil(n / 10 ** digits) * 10 ** digits)
+
+
+def collapse_cause(sd, t, y, switch=None):
+    """Why the steps may have collapsed at (t, y), in words, or "": the force element that
+    dominates the acceleration there and the parameter that sets its force
+    (:func:`mbd.run.diagnosis.dominant_force`), and the switch the piece began at when there
+    was one (``switch``: its :class:`mbd.Event`)."""
+    system = sd.system
+    dominant = diagnosis.dominant_force(sd, t, y)
+    after = ""
+    if switch is not None:
+        labels = {fe.name: fe.label() for fe in system.force_elements}
+        after = (f"{t - switch.t:.3g} s after {labels.get(switch.element, switch.element)} "
+                 f"switched ({switch.what})")
+    if dominant is None:
+        return (f"the steps collapsed {after}: its force may change there faster than any "
+                "step can follow (a stiffness or an input orders of magnitude too large)"
+                if after else "")
+    fe = next(fe for fe in system.force_elements if fe.label() == dominant.element)
+    setting = (f"its {dominant.parameter} ({fe.parameters_text()})" if dominant.parameter
+               else fe.parameters_text())
+    where = f"at t = {t:.9g} s, {after}," if after else f"at t = {t:.9g} s"
+    return (f"{where} the force of {dominant.element} dominates the acceleration: it gives "
+            f"{dominant.acceleration:.3g} of the {dominant.total:.3g} {dominant.unit} of "
+            f"{dominant.rate}, set by {setting}; a value orders of magnitude too large (a "
+            "stiffness, an input) makes the motion change faster than any step can follow")
+
+
+def integrator_message(system, method, settings, t, y, what, cause=""):
     """The integrator ``method`` (a scipy OdeSolver class) gave up at (t, y), saying
-    ``what``: a tolerance too small for double precision is named."""
+    ``what``: a tolerance too small for double precision is named, else the ``cause``
+    (:func:`collapse_cause`) where one was found."""
     rtol, atol = settings.rtol, settings.atol
     what = what.rstrip(".")
     message = f"the integrator {method.__name__} failed at t = {t:.9g} s: {what}"
@@ -170,6 +236,8 @@ def integrator_message(system, method, settings, t, y, what):
         message += (f". With atol = {atol:g}, {labels[held[0]]} (= {y[held[0]]:.3g} "
                     f"here) must be computed to within about {atol:g}, finer than "
                     "double precision resolves as it changes: raise atol")
+    elif cause:
+        message += f" (rtol = {rtol:g}, atol = {atol:g}): {cause}"
     else:
         message += (f" (rtol = {rtol:g}, atol = {atol:g}): the solution may "
                     "change faster here than any step can follow (a force that jumps, a "

@@ -20,6 +20,7 @@ from ..compiled import events, interrupts, layout, statefunction as sf
 from . import failures
 from ..model.errors import SimulationError
 from .failures import BlewUp, Failed, IntegratorFailed, Singular, Undefined
+from . import collocation, stepper
 from .integrators import ONE_STEP
 from .locks import Locks
 from .outputrows import OutputRows
@@ -80,6 +81,7 @@ class Run:
         self.events = []
         self.watch = events.ChatterWatch(settings)
         self.pieces = 0
+        self.piece_t0 = t0
         self.started = time.perf_counter()
         self.batch = (t0, 0, self.started)   # (t, nsteps, wall time) when the batch began
         self.first_step = 0.0   # the next piece's first step, s (0: the stepper's rule)
@@ -212,6 +214,7 @@ class Run:
         """Begin a piece at (t, y): the branches frozen, the switches that can change them
         armed."""
         self.pieces += 1
+        self.piece_t0 = t       # where it began (a switch there: named if its steps collapse)
         self.armed = sf.armed(self.sd) if self.exact else None
         self.stepping.start(t, y, self.piece_end(t), self.first_step, self.armed)
         self.first_step = 0.0
@@ -321,7 +324,13 @@ class Run:
             method = self.stepping.method
             raise Failed(failures.slow_message(
                 self.sd, method, method not in ONE_STEP, self.settings, (self.t0, self.t_end),
-                n, t, y, h, n + remaining, (now - wall_b) / (total - n_b) * remaining), t)
+                n, t, y, h, n + remaining, (now - wall_b) / (total - n_b) * remaining,
+                self.piece_switch()), t)
+
+    def piece_switch(self):
+        """The switch the current piece began at (the last :class:`mbd.Event`), or None."""
+        events = self.events
+        return events[-1] if events and events[-1].t >= self.piece_t0 else None
 
     def integrator_failed(self, err):
         """The integrator gave up (:class:`mbd.run.failures.IntegratorFailed`): a state that blew
@@ -329,13 +338,18 @@ class Run:
         if not np.all(np.abs(err.y) < failures.HUGE):
             self.blew_up(err.t, err.y)
         failures.check_singular(self.sd, err.t, err.y)
-        # rates that stop being finite just ahead (a K(t) that is NaN from some t on): every
-        # step across is rejected until the step size underflows; the state barely moves
-        # within the 16 ulp of t probed
-        for t in (err.t, err.t + 16.0 * np.spacing(err.t)):
+        # rates that stop being finite just ahead (a K(t) that is NaN from some t on, a Table
+        # of time past its breakpoints with extrapolate='error'): every step across is
+        # rejected until the step size underflows. The last step tried was shorter than
+        # min_step / MIN_FACTOR (the steppers' 10 units of round-off in t, a rejected step
+        # shrunk by at most MIN_FACTOR): probed there, past any stage of it; the state barely
+        # moves within it
+        ahead = 10.0 / min(stepper.MIN_FACTOR, collocation.MIN_FACTOR) * np.spacing(err.t)
+        for t in (err.t, err.t + ahead):
             self.check_rates(t, err.y, "where the run stopped")
+        cause = failures.collapse_cause(self.sd, err.t, err.y, self.piece_switch())
         raise Failed(failures.integrator_message(self.system, self.stepping.method,
-                                                 self.settings, err.t, err.y, err.what),
+                                                 self.settings, err.t, err.y, err.what, cause),
                      err.t) from err.__cause__
 
     def blew_up(self, t, y):

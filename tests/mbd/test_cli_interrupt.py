@@ -164,7 +164,7 @@ def test_ctrl_c_in_the_animation_keeps_the_csv_and_the_plot_drawn_beside_it(tmp_
     assert code == cli_run.INTERRUPTED
     assert err == (f"mbd run: interrupted while writing the results (results: {csv} (31 rows); "
                    f"plot: {png}; web page: {html} (open it in a browser: turn, scrub, play))."
-                   " the rest was not written\n")
+                   " The rest was not written.\n")
     assert np.loadtxt(csv, delimiter=",", skiprows=1).shape[0] == 31
     with Image.open(png) as im:
         assert im.format == "PNG" and im.size[0] > 0
