@@ -131,7 +131,7 @@ def plot_study(table, output, x, y=None, path=None, where=None, log=(), title=No
         fig.suptitle(study.title() if title is None else title, fontsize="medium")
         _unclutter(ax)
         if path is not None:
-            plots.save_png(fig, path, dpi=DPI)
+            plots.save_png(fig, path, dpi=DPI, who="viz.plot_study")
     return fig
 
 

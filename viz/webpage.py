@@ -41,7 +41,7 @@ from .colors import (CONTACT_COLOR, FLOOR_COLOR, FLOOR_LINE_COLOR, FREE_COLOR, S
                      SPRING_COLOR, STUCK_COLOR, UNKNOWN_COLOR)
 from .elements import locate
 from .framing import floor_meshes, view_position
-from .naming import default_title
+from .naming import default_title, existing_folder
 from .plots import _force_series, _joint_series
 from .scene import Scene
 from .shapes import surface_of
@@ -88,9 +88,7 @@ def html(source, path, signals=None, show_cs=False, title=None, markers=None):
     """
     system, result = _system_and_result(source)
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ValueError(f"viz.html: the folder {folder!r} of {path!r} does not exist")
+    existing_folder("viz.html", path)
     page = _page(_contents(system, result, signals, show_cs, title, markers))
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8") as fh:
