@@ -63,7 +63,7 @@ def gif_delays(times, t_end, speed=1.0, loop=False):
 
     Examples
     --------
-    >>> gif_delays(np.arange(76) / 15, 5.0).sum()          # a 5 s run at 15 fps: 5.00 s
+    >>> int(gif_delays(np.arange(76) / 15, 5.0).sum())     # a 5 s run at 15 fps: 5.00 s
     500
     >>> gif_delays(np.arange(76) / 15, 5.0)[:5].tolist()
     [3, 7, 7, 6, 7]
