@@ -76,10 +76,10 @@ def existing_folder(who, path):
 
     Examples
     --------
-    >>> existing_folder("viz.animate", "/no/such/folder/run.gif")
+    >>> existing_folder("viz.animate", "/no/such/run.gif")
     Traceback (most recent call last):
     ...
-    ValueError: viz.animate: the folder '/no/such/folder' of '/no/such/folder/run.gif' does not exist
+    ValueError: viz.animate: the folder '/no/such' of '/no/such/run.gif' does not exist
     """
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))

@@ -6,11 +6,11 @@ Pillow and adds up the frames' durations as a viewer does.
 The bound: a GIF stores whole centiseconds, so the total is right to 10 ms; every frame is on
 screen while it is the frame nearest the playback clock, to 10 ms (5 ms rounding of each of
 its two ends); and no delay is under 20 ms, which browsers would show as 100 ms."""
-import mbd
 import numpy as np
 import pytest
 from PIL import Image
 
+import mbd
 import viz
 from tests.viz.test_modes import pendulum
 from tests.viz.test_render import SIZE, slider
