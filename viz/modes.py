@@ -14,7 +14,7 @@ import mbd
 from mbd.analysis import coordinates
 from mbd.compiled import layout, statefunction
 
-from .render import GIF_SIZE, animate
+from .render import GIF_SIZE, _animate
 
 __all__ = ["animate_mode", "mode_frames", "default_amplitude"]
 
@@ -200,7 +200,8 @@ def animate_mode(linear, k, path, amplitude=None, cycles=2, fps=30, size=GIF_SIZ
     cycles : float
         Cycles shown, each one second of playback (see :func:`mode_frames`).
     fps : float
-        Frames per second: the file has ``round(cycles * fps)`` frames.
+        Frames per second: the file has ``round(cycles * fps)`` frames and lasts
+        ``round(cycles * fps) / fps`` seconds (a GIF to 10 ms), looping seamlessly.
     size : (int, int)
         Frame size, pixels (default :data:`viz.render.GIF_SIZE`, 800 x 600).
     camera, progress, **scene_options
@@ -225,5 +226,6 @@ def animate_mode(linear, k, path, amplitude=None, cycles=2, fps=30, size=GIF_SIZ
     result, mode, _ = mode_frames(linear, k, amplitude, cycles, fps)
     speed = float(result.t[1] - result.t[0]) * fps
     scene_options.setdefault("title", mode_title(linear, k, mode))
-    return animate(result, path, fps=fps, speed=speed, size=size, camera=camera,
-                   progress=progress, **scene_options)
+    # a loop: the closing frame (the first again) is left out, each frame held 1 / fps, so
+    # that a GIF lasts `cycles` seconds and loops without a hitch
+    return _animate(result, path, fps, speed, size, camera, progress, True, scene_options)

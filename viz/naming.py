@@ -1,6 +1,7 @@
 """What a force element is, in words for pictures: its kind, its label, and whether its
-value is a force or a torque (with the unit); and a picture's default title. Shared by the
-3-D scene and the plots, and free of pyvista and matplotlib so that either imports it cheaply.
+value is a force or a torque (with the unit); a picture's default title; the folder a picture
+is to be written into, named when it is missing. Shared by the 3-D scene, the plots and the
+web page, and free of pyvista and matplotlib so that either imports it cheaply.
 
 Examples
 --------
@@ -17,7 +18,9 @@ Examples
 ('Bistop', "Bistop 'stops'", ('force', 'N'))
 """
 
-__all__ = ["default_title", "element_kind", "element_label", "load_kind"]
+import os
+
+__all__ = ["default_title", "element_kind", "element_label", "load_kind", "existing_folder"]
 
 #: labels longer than this go on two lines: the kind, then the name
 LABEL_WIDTH = 26
@@ -63,3 +66,23 @@ def default_title(system):
                                    count(system.joints, "joint", "joints"),
                                    count(system.force_elements, "force element",
                                          "force elements")])
+
+
+def existing_folder(who, path):
+    """The folder (absolute) that ``path`` is to be written into; ValueError naming it, and
+    ``who`` (the function: "viz.html"), when it does not exist. Checked before anything is
+    drawn: otherwise the first thing to fail is the temporary file beside the target, and the
+    message names that instead.
+
+    Examples
+    --------
+    >>> existing_folder("viz.animate", "/no/such/run.gif")
+    Traceback (most recent call last):
+    ...
+    ValueError: viz.animate: the folder '/no/such' of '/no/such/run.gif' does not exist
+    """
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"{who}: the folder {folder!r} of {path!r} does not exist")
+    return folder

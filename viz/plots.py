@@ -37,7 +37,7 @@ import numpy as np
 
 from mbd.model.files import atomic_open
 
-from .naming import element_kind, load_kind
+from .naming import element_kind, existing_folder, load_kind
 
 # Without a display the interactive backends cannot start; pick Agg then, but only when nobody
 # has chosen a backend yet (MPLBACKEND, or pyplot already in use) so interactive use is kept.
@@ -495,8 +495,10 @@ def _draw_event_strip(ax, rows, colors):
               alignment="left")
 
 
-def save_png(fig, path, dpi=DPI):
-    """Write ``fig`` as PNG to ``path`` whole or not at all."""
+def save_png(fig, path, dpi=DPI, who="viz.plot"):
+    """Write ``fig`` as PNG to ``path`` whole or not at all; ValueError naming the folder
+    when it does not exist (``who``: the function, for the message)."""
+    existing_folder(who, path)
     with atomic_open(path, "wb") as fh:
         fig.savefig(fh, format="png", dpi=dpi)
     return path

@@ -15,6 +15,7 @@ from mbd import Result, System
 from mbd.model.files import atomic_path
 
 from .colors import STATE_COLORS
+from .naming import existing_folder
 from .scene import RenderError, Scene
 from .shapes import _positive
 
@@ -37,6 +38,53 @@ def frame_times(result, fps=30, speed=1.0):
     x = (t1 - t0) * fps / speed
     n = int(math.floor(x + 1e-9 * max(1.0, x))) + 1   # round-off must not drop the last frame
     return t0 + np.arange(n) * speed / fps
+
+
+#: the shortest frame delay a GIF should hold, centiseconds: browsers show a delay of 0 or
+#: 1 cs as 10 cs, so a GIF of shorter frames plays slow; a GIF's fps is at most 100 / 2
+GIF_MIN_DELAY = 2
+
+
+def gif_delays(times, t_end, speed=1.0, loop=False):
+    """The delays (whole centiseconds, as a GIF stores them) of frames at simulated times
+    ``times`` (s) of a run ending at ``t_end`` (s), played at ``speed``, whose sum is the
+    playback's length to the nearest 10 ms: frame k is on screen from boundary b_k to
+    b_{k+1} (playback s, ``tau = (t - t0) / speed``), the delays the differences of the
+    boundaries rounded to whole cs (error diffusion: no drift however many frames).
+
+    - a run (``loop`` False): each frame holds while it is the nearest to the playback's
+      clock, b_k = (tau_{k-1} + tau_k) / 2, b_0 = 0 and b_N = (t_end - t0) / speed: the GIF
+      lasts the run's duration over ``speed`` (the first and the last frame hold half as long
+      as the others when the run ends on a frame);
+    - a loop (``loop`` True: frames of a periodic motion, the closing one left out, at equal
+      steps): each frame at its time, b_k = tau_k, the last held one step.
+
+    Where the total allows, no delay is under :data:`GIF_MIN_DELAY` (taken from a neighbour).
+
+    Examples
+    --------
+    >>> int(gif_delays(np.arange(76) / 15, 5.0).sum())     # a 5 s run at 15 fps: 5.00 s
+    500
+    >>> gif_delays(np.arange(76) / 15, 5.0)[:5].tolist()
+    [3, 7, 7, 6, 7]
+    >>> gif_delays(np.arange(8) / 8, 7 / 8, loop=True).tolist()   # 8 frames of a 1 s loop
+    [12, 13, 13, 12, 12, 13, 13, 12]
+    """
+    times = np.asarray(times, dtype=float)
+    tau = (times - times[0]) / speed
+    if len(tau) == 1:
+        return np.array([GIF_MIN_DELAY])
+    if loop:
+        edges = np.r_[tau, tau[-1] + (tau[-1] - tau[0]) / (len(tau) - 1)]
+    else:
+        edges = np.r_[0.0, 0.5 * (tau[:-1] + tau[1:]), (float(t_end) - times[0]) / speed]
+    cs = np.rint(100.0 * edges).astype(np.int64)
+    if cs[-1] - cs[0] >= GIF_MIN_DELAY * len(tau):    # room for every frame's least delay
+        for k in range(1, len(cs) - 1):
+            cs[k] = max(cs[k], cs[k - 1] + GIF_MIN_DELAY)
+        for k in range(len(cs) - 2, 0, -1):
+            cs[k] = min(cs[k], cs[k + 1] - GIF_MIN_DELAY)
+    return np.diff(cs)
 
 
 class _Progress:
@@ -111,14 +159,25 @@ def animate(result, path, fps=30, speed=1.0, size=GIF_SIZE, camera=None, progres
     -------
     int
         The number of frames rendered. (A GIF stores identical consecutive frames once, with
-        their durations added, so a still stretch shows as one GIF frame.)
+        their durations added, so a still stretch shows as one GIF frame.) A GIF plays for
+        the run's duration over ``speed``, to 10 ms: its frame delays are whole centiseconds
+        whose sum tracks the frames' times (:func:`gif_delays`).
 
     Raises
     ------
+    ValueError
+        A path that is not .gif or .mp4, a folder that does not exist, a GIF at more than
+        50 fps (its delays are whole centiseconds, and viewers slow a shorter one down).
     RenderError
         No rendering backend, a missing movie encoder, or an unwritable path; nothing is
         left behind (an existing file at ``path`` is kept unchanged).
     """
+    return _animate(result, path, fps, speed, size, camera, progress, False, scene_options)
+
+
+def _animate(result, path, fps, speed, size, camera, progress, loop, scene_options):
+    """:func:`animate`; ``loop``: the frames are a periodic motion without its closing frame,
+    each held one step (:func:`gif_delays`), as :func:`viz.animate_mode` writes them."""
     path = os.fspath(path)
     kind = _format(path)
     if not isinstance(result, Result):
@@ -126,6 +185,12 @@ def animate(result, path, fps=30, speed=1.0, size=GIF_SIZE, camera=None, progres
                         f"{type(result).__name__}")
     _scene_options("animate", scene_options)
     times = frame_times(result, fps, speed)
+    if kind == "gif" and fps > 100 / GIF_MIN_DELAY:
+        raise ValueError(f"animate: a GIF holds at most {100 // GIF_MIN_DELAY} frames a second "
+                         f"(its delays are whole centiseconds, and viewers show one under "
+                         f"{GIF_MIN_DELAY} cs as 10 cs), got fps={fps!r}; give a lower fps "
+                         "or write an .mp4")
+    existing_folder("viz.animate", path)
     if kind == "mp4":
         try:
             import imageio  # noqa: F401  (pyvista's movie writer needs both)
@@ -143,7 +208,7 @@ def animate(result, path, fps=30, speed=1.0, size=GIF_SIZE, camera=None, progres
             scene = Scene(result.system, size=size, off_screen=True, **scene_options)
             scene.fit(result, camera)
             if kind == "gif":
-                _write_gif(scene, result, times, fps, tmp, bar)
+                _write_gif(scene, result, times, speed, loop, tmp, bar)
             else:
                 _write_mp4(scene, result, times, fps, tmp, bar)
     finally:
@@ -152,7 +217,7 @@ def animate(result, path, fps=30, speed=1.0, size=GIF_SIZE, camera=None, progres
     return len(times)
 
 
-def _write_gif(scene, result, times, fps, tmp, bar):
+def _write_gif(scene, result, times, speed, loop, tmp, bar):
     from PIL import Image   # Pillow comes with matplotlib
     palette, shots = _gif_palette(scene, result, times)
     frames = []
@@ -163,8 +228,10 @@ def _write_gif(scene, result, times, fps, tmp, bar):
             shot = scene.screenshot()
         frames.append(Image.fromarray(shot).quantize(palette=palette, dither=Image.Dither.NONE))
         bar(k + 1)
+    # milliseconds, whole centiseconds (Pillow stores duration // 10)
+    delays = 10 * gif_delays(times, result.t[-1], speed, loop)
     frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:],
-                   duration=max(int(round(1000.0 / fps)), 10), loop=0)
+                   duration=[int(d) for d in delays], loop=0)
 
 
 def _gif_palette(scene, result, times, samples=8):
@@ -248,13 +315,15 @@ def snapshot(system_or_result, path, t=None, size=(640, 480), camera=None, **sce
     """Write one PNG picture: a System at its initial state, or a Result at time ``t``
     (default its first time), with the camera fitted as in :func:`animate`.
 
-    Returns the picture as an (height, width, 3) uint8 array.
+    Returns the picture as an (height, width, 3) uint8 array. A path that is not .png, or
+    whose folder does not exist, is a ValueError (naming it).
     """
     path = os.fspath(path)
     if not path.lower().endswith(".png"):
         raise ValueError(f"snapshot: the file must end in .png, got {path!r}")
     system, result, t = _system_and_state(system_or_result, t)
     _scene_options("snapshot", scene_options)
+    existing_folder("viz.snapshot", path)
     scene = None
     try:
         with _writing(path) as tmp:

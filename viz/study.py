@@ -37,7 +37,7 @@ import numbers
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.colors import LogNorm, Normalize
-from matplotlib.ticker import NullLocator
+from matplotlib.ticker import FixedLocator, NullLocator
 from matplotlib.transforms import blended_transform_factory
 
 from mbd.study.table import LEADING, OK
@@ -129,8 +129,9 @@ def plot_study(table, output, x, y=None, path=None, where=None, log=(), title=No
             fig.supxlabel(_failure_note(study), x=0.01, ha="left", fontsize="x-small",
                           color="firebrick")
         fig.suptitle(study.title() if title is None else title, fontsize="medium")
+        _unclutter(ax)
         if path is not None:
-            plots.save_png(fig, path, dpi=DPI)
+            plots.save_png(fig, path, dpi=DPI, who="viz.plot_study")
     return fig
 
 
@@ -419,11 +420,69 @@ def _mark_missing(ax, study, xs, ys, transform=None):
 
 def _tick_samples(axis, values):
     """Ticks at the sampled values of a parameter, when they are few: a grid study reads its
-    cases off the axis."""
+    cases off the axis, each labeled in engineering form (:func:`_tick_texts`); labels that
+    would still overlap are thinned once the figure is laid out (:func:`_unclutter`)."""
     values = np.unique(values[np.isfinite(values)])
     if 0 < len(values) <= TICKED_VALUES:
-        axis.set_ticks(values, labels=[f"{v:g}" for v in values])
+        axis.set_ticks(values, labels=_tick_texts(values))
         axis.set_minor_locator(NullLocator())
+
+
+def _tick_texts(values):
+    """Short labels of sorted distinct ``values``: engineering form (an exponent that is a
+    multiple of 3) outside 0.001 .. 9999, the fewest significant digits from 3 up that tell
+    every value from its neighbours.
+
+    Examples
+    --------
+    >>> _tick_texts(np.linspace(5e6, 2e7, 8))
+    ['5e6', '7.14e6', '9.29e6', '11.4e6', '13.6e6', '15.7e6', '17.9e6', '20e6']
+    >>> _tick_texts(np.array([0.0, 0.25, 1.5, 1000.0, 1e-4]))
+    ['0', '0.25', '1.5', '1000', '100e-6']
+    """
+    for digits in range(3, 16):
+        texts = [_engineering(float(v), digits) for v in values]
+        if len(set(texts)) == len(texts):
+            return texts
+    return [f"{v:g}" for v in values]         # pragma: no cover - distinct floats differ by 16
+
+
+def _engineering(value, digits):
+    """``value`` to ``digits`` significant digits: plain between 0.001 and 9999, else
+    mantissa (1 <= |m| < 1000) and an exponent that is a multiple of 3: '7.14e6', '250e-6'."""
+    if value == 0.0 or not math.isfinite(value):
+        return f"{value:g}"
+    rounded = float(f"{value:.{digits - 1}e}")   # rounding first: 999.96e3 is 1e6, not 1000e3
+    power = math.floor(math.log10(abs(rounded)))
+    if -3 <= power < 4:
+        return np.format_float_positional(rounded, trim="-")
+    power3 = 3 * (power // 3)
+    return f"{rounded / 10.0 ** power3:.{digits}g}e{power3}"
+
+
+def _unclutter(ax, gap=2.0):
+    """Thin the labels of the sampled-value ticks (:func:`_tick_samples`) of ``ax`` that still
+    overlap as the figure is laid out: label every s-th tick from the first, the smallest
+    stride s that leaves ``gap`` pixels between neighbouring labels; every tick keeps its
+    mark."""
+    fig = ax.figure
+    fig.draw_without_rendering()            # lays the figure out (constrained layout)
+    renderer = fig._get_renderer()
+    for axis in (ax.xaxis, ax.yaxis):
+        if not isinstance(axis.get_major_locator(), FixedLocator):
+            continue                         # not labeled by _tick_samples
+        ticks = axis.get_major_ticks(len(axis.get_majorticklocs()))
+        boxes = [tick.label1.get_window_extent(renderer) for tick in ticks]
+        stride = next(s for s in range(1, len(ticks) + 1)
+                      if not _overlapping(boxes[::s], gap))
+        for i, tick in enumerate(ticks):
+            tick.label1.set_visible(i % stride == 0)
+
+
+def _overlapping(boxes, gap):
+    """True when two of the bounding boxes (pixels) come closer than ``gap``."""
+    return any(a.padded(gap / 2).overlaps(b.padded(gap / 2))
+               for k, a in enumerate(boxes) for b in boxes[k + 1:])
 
 
 def _cell_text(value):

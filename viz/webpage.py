@@ -14,15 +14,24 @@ What the page holds (a JSON block, its arrays base64-coded little-endian):
 - each line or axial force element's end points at every row (a coil between them), and the
   contact state of every contact law and the stick state of every stiction element at every
   row (the colours of the GIF: green free, red in contact, blue stuck, orange slipping);
-- the event log (time, element, what), the signals offered for the plot, a floor, the camera.
+- the event log (time, element, what), the signals offered for the plot, a floor, the camera:
+  its direction (isometric), and the corners of the bodies' boxes over the whole run (their
+  hull), which the page's first view fits into :data:`FIT_FILL` of the canvas, whatever its
+  shape (the grounds and the floor may reach beyond it).
+
+The page takes the keyboard: space plays or pauses whichever control has focus (not while
+typing into a text field); on the time bar the arrows step one row (with shift ten), Home and
+End go to the first and the last row. The plot's readout is the signal interpolated between
+rows at the slider's time, as the 3-D view is.
 
 three.js (MIT licence, ``webassets/LICENSE-three.txt``) and its OrbitControls are in the
 page as modules of an import map (``data:`` URLs); the viewer's own code is
 ``webassets/viewer.js``.
 
 The page's scene graph is readable: ``window.mbdViewer`` has ``scene`` (each body a group
-named ``body:NAME``, its matrix the link pose), ``setTime(t)``, ``time()``, ``play()``,
-``pause()``, ``playing()`` and ``signal(name)``.
+named ``body:NAME``, its matrix the link pose), ``camera``, ``setTime(t)``, ``time()``,
+``play()``, ``pause()``, ``playing()``, ``signal(name)`` and ``fit(aspect)`` (the first view
+again).
 """
 import base64
 import contextlib
@@ -41,7 +50,7 @@ from .colors import (CONTACT_COLOR, FLOOR_COLOR, FLOOR_LINE_COLOR, FREE_COLOR, S
                      SPRING_COLOR, STUCK_COLOR, UNKNOWN_COLOR)
 from .elements import locate
 from .framing import floor_meshes, view_position
-from .naming import default_title
+from .naming import default_title, existing_folder
 from .plots import _force_series, _joint_series
 from .scene import Scene
 from .shapes import surface_of
@@ -49,6 +58,9 @@ from .shapes import surface_of
 ASSETS = os.path.join(os.path.dirname(__file__), "webassets")
 #: the camera's vertical view angle, degrees (pyvista's default, so the framing is the GIF's)
 VIEW_ANGLE = 30.0
+#: the first view fits the bodies' extent over the run (:func:`_bodies_extent`) into this
+#: fraction of the canvas's width or height, whichever is limiting
+FIT_FILL = 0.85
 #: the most signals the page offers by default (each is a column of the run in the page)
 MAX_SIGNALS = 12
 
@@ -88,9 +100,7 @@ def html(source, path, signals=None, show_cs=False, title=None, markers=None):
     """
     system, result = _system_and_result(source)
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ValueError(f"viz.html: the folder {folder!r} of {path!r} does not exist")
+    existing_folder("viz.html", path)
     page = _page(_contents(system, result, signals, show_cs, title, markers))
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -250,6 +260,32 @@ def _world_points(system, cs, R, p):
     return p[:, link] + R[:, link] @ local
 
 
+def _bodies_extent(system, scene, R, p):
+    """The points (k, 3) the first view is fitted to (m): the corners of each body's box (its
+    drawing's bounding box in its link frame) at every row of link rotations ``R`` (n, nl,
+    3, 3) and origins ``p`` (n, nl, 3), reduced to the vertices of their convex hull (the
+    union of the boxes over the run seen from any side); None without bodies."""
+    from scipy.spatial import ConvexHull, QhullError
+    points = []
+    for name, bm in system.bodies.items():
+        local = scene._local_bounds[name]
+        if not local:
+            continue
+        c = np.vstack(local)
+        lo, hi = c.min(axis=0), c.max(axis=0)
+        box = np.array([[(lo, hi)[i][0], (lo, hi)[j][1], (lo, hi)[k][2]]
+                        for i in range(2) for j in range(2) for k in range(2)])
+        points.append((p[:, bm.link, None, :] + box @ np.swapaxes(R[:, bm.link], 1, 2))
+                      .reshape(-1, 3))
+    if not points:
+        return None
+    points = np.vstack(points)
+    try:
+        return points[ConvexHull(points).vertices]
+    except QhullError:          # flat (all in a plane, or one point): every distinct point
+        return np.unique(points.round(9), axis=0)
+
+
 def _contents(system, result, signal_names, show_cs, title, markers):
     """The page's data (a dict for JSON) of ``system`` over ``result``'s rows (or at its
     initial state, ``result`` None)."""
@@ -309,6 +345,7 @@ def _contents(system, result, signal_names, show_cs, title, markers):
         radius = max(0.5 * float(np.linalg.norm(b[:, 1] - b[:, 0])), 1e-3 * scene.length)
         position, focus, camera_up = view_position("iso", center, radius, VIEW_ANGLE,
                                                    (4, 3), 1.0)
+        framing = _bodies_extent(system, scene, R, p)
     finally:
         scene.close()
     heading, subtitle = default_title(system) if title is None else (title, "")
@@ -325,7 +362,8 @@ def _contents(system, result, signal_names, show_cs, title, markers):
         "signals": [{"name": n, "unit": u, "values": _b64(v, "<f8")} for n, u, v in signals],
         "camera": {"position": [float(c) for c in position],
                    "target": [float(c) for c in focus], "up": [float(c) for c in camera_up],
-                   "fov": VIEW_ANGLE, "radius": radius},
+                   "fov": VIEW_ANGLE, "radius": radius, "fill": FIT_FILL,
+                   "fit": None if framing is None else _b64(framing, "<f4")},
     }
 
 

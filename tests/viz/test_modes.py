@@ -149,10 +149,10 @@ def test_the_title_names_frequency_damping_and_kind(monkeypatch):
     mode, = eq.linear.modes()
     seen = {}
 
-    def fake(result, path, **options):
-        seen.update(options, rows=len(result.t))
+    def fake(result, path, fps, speed, size, camera, progress, loop, options):
+        seen.update(options, rows=len(result.t), fps=fps, speed=speed, loop=loop)
         return len(result.t)
-    monkeypatch.setattr(vmodes, "animate", fake)
+    monkeypatch.setattr(vmodes, "_animate", fake)     # viz.animate, the frames as a loop
     assert viz.animate_mode(eq.linear, 0, "x.gif", cycles=2, fps=5) == 10
     title, subtitle = seen["title"]
     assert title == "fourbar: mode 1 of 1"
@@ -160,6 +160,7 @@ def test_the_title_names_frequency_damping_and_kind(monkeypatch):
     assert f"damping ratio {mode.damping_ratio:.3g}" in subtitle
     # each cycle plays in a second: speed = one period per second
     assert seen["fps"] == 5 and seen["speed"] == pytest.approx(1 / mode.damped_frequency)
+    assert seen["loop"] is True       # each frame held 1 / fps: the GIF loops seamlessly
 
 
 def test_bad_arguments_are_named():

@@ -198,10 +198,37 @@ def test_no_backend_is_a_render_error_and_leaves_nothing(tmp_path, monkeypatch):
 
 def test_unwritable_path_is_a_render_error(tmp_path):
     result = slider(t_end=0.2)
+    (tmp_path / "x.gif").mkdir()                  # a folder where the file should go
     with pytest.raises(RenderError, match="cannot write"):
-        animate(result, tmp_path / "missing" / "x.gif", size=SIZE, progress=False)
+        animate(result, tmp_path / "x.gif", size=SIZE, progress=False)
+    assert os.listdir(tmp_path) == ["x.gif"]      # no temporary file left
     with pytest.raises(ValueError, match=r"\.gif or \.mp4"):
         animate(result, tmp_path / "x.avi", size=SIZE)
+
+
+def test_a_folder_that_does_not_exist_is_named_not_a_temporary_file(tmp_path):
+    """Issue 45: viz.animate into a missing folder named its temporary file
+    ('.tmp-...x.gif'); it names the folder, as viz.html does, and so do viz.snapshot,
+    viz.plot and viz.plot_study (one helper, viz.naming.existing_folder)."""
+    import viz
+    from tests.viz.test_study import PEAK, study
+    result = slider(t_end=0.2)
+    missing = tmp_path / "nowhere"
+    calls = {"viz.animate": lambda p: animate(result, p / "run.gif", size=SIZE, progress=False),
+             "viz.snapshot": lambda p: snapshot(result, p / "run.png", size=SIZE),
+             "viz.html": lambda p: viz.html(result, p / "run.html"),
+             "viz.plot": lambda p: viz.plot(result, p / "run.png"),
+             "viz.plot_study": lambda p: viz.plot_study(study(), PEAK, "slot.k",
+                                                        path=p / "map.png")}
+    for who, call in calls.items():
+        with pytest.raises(ValueError) as caught:
+            call(missing)
+        name = {"viz.animate": "run.gif", "viz.plot_study": "map.png",
+                "viz.html": "run.html"}.get(who, "run.png")
+        assert str(caught.value) == (f"{who}: the folder {str(missing)!r} of "
+                                     f"{str(missing / name)!r} does not exist")
+        assert ".tmp-" not in str(caught.value)
+    assert os.listdir(tmp_path) == []
 
 
 def test_mp4_is_written_and_reads_back_with_its_frames(tmp_path):

@@ -34,6 +34,50 @@ camera.position.set(...cam.position);
 const controls = new OrbitControls(camera, canvas);
 controls.target.set(...cam.target);
 controls.update();
+
+// the first view: looking as the camera given does, at the bodies' extent over the whole run
+// (the hull of their boxes' corners at every row), which fills cam.fill of the canvas's width
+// or height, whichever is limiting; refitted when the canvas changes size until the user
+// moves the view
+const FILL = cam.fill;
+const fitPoints = cam.fit ? decode(cam.fit, Float32Array) : null;
+let userMoved = false;
+controls.addEventListener("start", () => { userMoved = true; });
+
+function fitCamera(aspect) {
+  if (!fitPoints || !fitPoints.length) return;
+  const back = new THREE.Vector3(...cam.position).sub(new THREE.Vector3(...cam.target)).normalize();
+  const right = new THREE.Vector3().crossVectors(camera.up, back).normalize();
+  const up = new THREE.Vector3().crossVectors(back, right);
+  const lo = new THREE.Vector3(Infinity, Infinity, Infinity), hi = lo.clone().negate();
+  const p = new THREE.Vector3();
+  for (let k = 0; k < fitPoints.length; k += 3) {
+    p.fromArray(fitPoints, k);
+    const v = new THREE.Vector3(p.dot(right), p.dot(up), p.dot(back));
+    lo.min(v); hi.max(v);
+  }
+  // aim at the middle of the extent as seen, then back off until every point is inside
+  const x0 = (lo.x + hi.x) / 2, y0 = (lo.y + hi.y) / 2;
+  const tanV = Math.tan(THREE.MathUtils.degToRad(cam.fov) / 2) * FILL;
+  const tanH = tanV * aspect;
+  let distance = 0;
+  for (let k = 0; k < fitPoints.length; k += 3) {
+    p.fromArray(fitPoints, k);
+    const x = p.dot(right) - x0, y = p.dot(up) - y0, z = p.dot(back);
+    distance = Math.max(distance, z + Math.max(Math.abs(x) / tanH, Math.abs(y) / tanV));
+  }
+  // the target: the middle as seen, at the depth of the extent's middle
+  const target = right.clone().multiplyScalar(x0).addScaledVector(up, y0)
+    .addScaledVector(back, (lo.z + hi.z) / 2);
+  distance -= (lo.z + hi.z) / 2;
+  controls.target.copy(target);
+  camera.position.copy(target).addScaledVector(back, distance);
+  camera.near = Math.max(1e-3 * cam.radius, 1e-3 * distance);
+  camera.far = Math.max(100 * cam.radius, 10 * distance);
+  camera.aspect = aspect;
+  camera.updateProjectionMatrix();
+  controls.update();
+}
 scene.add(new THREE.HemisphereLight(0xffffff, 0x777777, 1.6));
 const lamp = new THREE.DirectionalLight(0xffffff, 1.6);
 lamp.position.set(0.3, 0.5, 1.0);
@@ -164,11 +208,17 @@ function lerpRows(array, i, j, w, out) {
   return out.lerpVectors(va, vb, w);
 }
 
+function between(t) {
+  // the rows i, j around t and the weight of j: what the view and the readout interpolate
+  const i = rowAt(t);
+  const j = Math.min(i + 1, times.length - 1);
+  const w = j > i && times[j] > times[i] ? (t - times[i]) / (times[j] - times[i]) : 0;
+  return [i, j, w];
+}
+
 function setTime(t) {
   now = Math.min(Math.max(Number(t), t0), t1);
-  const i = rowAt(now);
-  const j = Math.min(i + 1, times.length - 1);
-  const w = j > i && times[j] > times[i] ? (now - times[i]) / (times[j] - times[i]) : 0;
+  const [i, j, w] = between(now);
   for (const b of bodies) {
     lerpRows(b.position, i, j, w, b.group.position);
     qa.fromArray(b.quaternion, 4 * i);
@@ -205,11 +255,18 @@ const span = t1 > t0 ? t1 - t0 : 1;
 
 function fraction(t) { return (t - t0) / span; }
 
+function timeText(t) {
+  // the clock's and the readout's time, to the same digits
+  return `t = ${t.toFixed(t1 - t0 < 1 ? 4 : 3)} s`;
+}
+
 function showTime() {
   const f = 100 * fraction(now);
   document.getElementById("cursor").style.left = f + "%";
   document.getElementById("progress").style.width = f + "%";
-  clock.textContent = `t = ${now.toFixed(t1 - t0 < 1 ? 4 : 3)} s`;
+  clock.textContent = timeText(now);
+  track.setAttribute("aria-valuenow", now);
+  track.setAttribute("aria-valuetext", timeText(now));
 }
 
 const marks = document.getElementById("marks");
@@ -281,10 +338,50 @@ function step(stamp) {
   requestAnimationFrame(step);
 }
 playButton.addEventListener("click", () => (playing ? pause() : play()));
+
+// the keyboard. Space plays or pauses whichever control has focus (its own use of space, a
+// button's click, a select's list, a checkbox's tick, is kept from it), except while typing
+// into a text field. On the time bar (or with nothing focused) the arrows step one row
+// (with shift ten), Home and End go to the first and the last row.
+const TEXT_INPUTS = ["text", "search", "number", "email", "url", "tel", "password"];
+function typing(el) {
+  return el && (el.isContentEditable || el.tagName === "TEXTAREA"
+    || (el.tagName === "INPUT" && TEXT_INPUTS.includes(el.type)));
+}
+function rowStep(k) {
+  // the row k rows after (k < 0: before) the slider's time; between rows, the row on that side
+  const i = rowAt(now);
+  const from = k > 0 || times[i] === now ? i : i + 1;
+  return Math.min(Math.max(from + k, 0), times.length - 1);
+}
 document.addEventListener("keydown", (ev) => {
-  if (ev.code === "Space" && ev.target.tagName !== "SELECT") { ev.preventDefault(); playing ? pause() : play(); }
+  if (ev.code !== "Space" || ev.ctrlKey || ev.altKey || ev.metaKey || typing(ev.target)) return;
+  ev.preventDefault();
+  if (!ev.repeat && times.length > 1) playing ? pause() : play();
+}, true);
+document.addEventListener("keyup", (ev) => {      // a button or a checkbox acts on keyup
+  if (ev.code === "Space" && !typing(ev.target)) ev.preventDefault();
+}, true);
+document.addEventListener("keydown", (ev) => {
+  const el = ev.target;
+  if (el !== track && el !== document.body && el !== canvas) return;
+  if (ev.ctrlKey || ev.altKey || ev.metaKey || times.length < 2) return;
+  const n = ev.shiftKey ? 10 : 1;
+  let row;
+  if (ev.key === "ArrowRight" || ev.key === "ArrowUp") row = rowStep(n);
+  else if (ev.key === "ArrowLeft" || ev.key === "ArrowDown") row = rowStep(-n);
+  else if (ev.key === "Home") row = 0;
+  else if (ev.key === "End") row = times.length - 1;
+  else return;
+  ev.preventDefault();
+  pause();
+  setTime(times[row]);
 });
-if (times.length < 2) { playButton.disabled = true; track.style.cursor = "default"; }
+track.setAttribute("aria-valuemin", t0);
+track.setAttribute("aria-valuemax", t1);
+if (times.length < 2) {
+  playButton.disabled = true; track.style.cursor = "default"; track.removeAttribute("tabindex");
+}
 
 // ----------------------------------------------------------------------------- the plot
 
@@ -333,8 +430,10 @@ function drawChart() {
   g.stroke();
   g.strokeStyle = "#d03030"; g.lineWidth = 1; g.beginPath();
   g.moveTo(x(now), top); g.lineTo(x(now), height - bottom); g.stroke();
-  const i = rowAt(now);
-  document.getElementById("value").textContent = `${s.values[i].toPrecision(6)} ${s.unit} at t = ${times[i].toPrecision(6)} s`;
+  // the value at the slider's time, interpolated between rows as the 3-D view is
+  const [i, j, w] = between(now);
+  const value = w > 0 ? s.values[i] + w * (s.values[j] - s.values[i]) : s.values[i];
+  document.getElementById("value").textContent = `${value.toPrecision(6)} ${s.unit} at ${timeText(now)}`;
 }
 
 // ----------------------------------------------------------------------------- drawing
@@ -348,6 +447,7 @@ function render() {
     renderer.setSize(width, height, false);
     camera.aspect = width / Math.max(height, 1);
     camera.updateProjectionMatrix();
+    if (!userMoved) fitCamera(camera.aspect);
   }
   renderer.render(scene, camera);
 }
@@ -367,6 +467,7 @@ render();
 window.mbdViewer = {
   scene, camera, renderer, controls, setTime, play, pause, render,
   time: () => now,
+  fit: fitCamera,
   playing: () => playing,
   signal: (name) => signals.find((s) => s.name === name),
   ready: true,
