@@ -441,7 +441,10 @@ class _Importer:
                         "common CG, world axes")
             self.problems.append(f"{links}: {what}: {problem}")
             return None
-        body = model.add_body(self.body_name[link], mass=mass, cg=cg, inertia=inertia)
+        # a URDF link of mass 0 with an inertia is the file's own statement (Pinocchio takes it
+        # as written): the body is weightless on purpose, not by a slip
+        body = model.add_body(self.body_name[link], mass=mass, cg=cg, inertia=inertia,
+                              weightless=mass == 0.0)
         if self.body_name[link] != link:       # what a "no body 'LINK'" error points to
             body.urdf_link = link
         return body

@@ -762,3 +762,18 @@ def test_no_robot_and_nothing_moving(tmp_path):
                                              "and its base is fixed.* floating=True"):
         mbd.from_urdf(path)
     assert mbd.from_urdf(path, floating=True).build().nv == 6
+
+
+def test_a_link_of_mass_0_with_an_inertia_is_taken_as_the_file_says(tmp_path):
+    """A URDF link whose <inertial> has mass 0 and an inertia (a pure rotor, as some
+    exporters write a motor's rotor): build() refuses such a body made by hand (issue 45),
+    but the file says it on purpose, as Pinocchio reads it: from_urdf makes it weightless,
+    and M, b and the accelerations equal Pinocchio's."""
+    rotor = _inertial(mass=0.0, com="0 0 0", rpy="0 0 0", inertia=(0.01, 0.01, 0.02, 0, 0, 0))
+    path = _urdf(tmp_path, _link("base") + _link("arm") + _link("rotor", rotor)
+                 + _joint("shoulder", "continuous", "base", "arm", axis="0 1 0")
+                 + _joint("spin", "continuous", "arm", "rotor", axis="0 0 1"))
+    system = mbd.from_urdf(path).build()
+    body = system.bodies["rotor"]
+    assert getattr(body, "body", body).weightless
+    assert worst_of_20_states(Pair(system, pin.buildModelFromUrdf(str(path)))) < RTOL
