@@ -171,7 +171,7 @@ class Scene:
             self.trails.append(tuple(tr))
         for body, cs in self.trails:
             if body not in system.bodies:
-                from mbd.model.builder import renamed_link
+                from mbd.model.errors import renamed_link
                 raise ValueError(f"Scene: trail ({body!r}, {cs!r}): no body {body!r}"
                                  f"{renamed_link(body, system)}; the bodies "
                                  f"are {sorted(system.bodies)}")

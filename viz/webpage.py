@@ -216,38 +216,21 @@ def _signals(system, result, names):
     if names is None:
         names = list(curves)[:MAX_SIGNALS]
     columns, table = result.columns()
+    units = result.column_units()
     out = []
     for name in names:
         if name in curves:
             series = curves[name]
             out.append((series.label, series.unit, np.asarray(series.y, dtype=float)))
         elif name in columns[1:]:
-            out.append((name, _column_unit(system, name), table[:, columns.index(name)]))
+            k = columns.index(name)
+            out.append((name, units[k], table[:, k]))
         else:
             raise ValueError(f"viz.html: no signal {name!r}; give a force element "
                              f"({sorted(system.force_index)}), a joint coordinate "
                              f"({[c for c in curves if c not in system.force_index][:6]} ...) "
                              f"or a column of the run ({columns[1:6]} ...)")
     return out
-
-
-def _column_unit(system, name):
-    """The unit of a column of :meth:`mbd.Result.columns` that is not a curve of
-    :func:`viz.plot`: an energy or a work (J), a CG coordinate (m), a joint's rate ``J.v`` or
-    ``J.vK`` (m/s or rad/s by its primitive), a component ``J.qK`` of a spherical primitive's
-    quaternion ("1": a pure number)."""
-    if name.endswith("energy") or name.endswith(".work"):
-        return "J"
-    if ".cg." in name:
-        return "m"
-    joint, _, entry = name.rpartition(".")
-    units = []                  # of the joint's q or v entries, primitive by primitive
-    for prim in system.joints[joint].joint.primitives:
-        if entry[0] == "v":
-            units += ["m/s"] if prim.kind == "P" else ["rad/s"] * (3 if prim.kind == "S" else 1)
-        else:
-            units += ["m"] if prim.kind == "P" else ["1"] * 4 if prim.kind == "S" else ["rad"]
-    return units[int(entry[1:] or 0)]
 
 
 def _world_points(system, cs, R, p):

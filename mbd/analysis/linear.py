@@ -32,7 +32,7 @@ import numpy as np
 from ..compiled import assembly, constant, dynamics, statefunction as sf
 from . import coordinates
 from ..model import values
-from ..model.builder import renamed_link
+from ..model.errors import renamed_link
 from ..model.state import State
 from ..control import Controller, Input, Sensor
 from ..control.controllers import output_named

@@ -204,9 +204,8 @@ class System:
     def __repr__(self):
         """One line: the name and what the system holds, counted (its records are for the
         kernels, not for reading; :meth:`report` details the machines and loops)."""
-        from ..control import Input, Sensor
-        sensors = sum(isinstance(c, Sensor) for c in self.controls)
-        inputs = sum(isinstance(c, Input) for c in self.controls)
+        sensors = sum(c.role == "sensor" for c in self.controls)
+        inputs = sum(c.role == "input" for c in self.controls)
         driven = sum(d.prescribed for d in self.drivers)
         parts = [_count(len(self.bodies), "body", "bodies"), _count(len(self.joints), "joint"),
                  f"{self.dof} DOF", _count(len(self.cut_joints), "loop"),

@@ -43,7 +43,7 @@ import math
 
 from ..compiled import layout
 from ..model import values
-from ..model.builder import renamed_link
+from ..model.errors import renamed_link
 from ..model.controls import ControlElement
 from ..model.elements import Signal
 
@@ -295,6 +295,18 @@ def element_units(system, element):
     return ("N", "m") if length == "m" else ("N.m", "rad")
 
 
+def force_units(system, element):
+    """(owner, {parameter: unit}): what holds a force element's parameters (the element
+    where it takes its own, else its law) and the units it declares (``units``), ``{F}`` and
+    ``{L}`` read for the element's coordinate."""
+    owner = element if callable(getattr(element, "with_parameters", None)) else element.law
+    declared = getattr(owner, "units", None)
+    if not isinstance(declared, dict):
+        return owner, {}
+    force, length = element_units(system, element)
+    return owner, {param: unit.format(F=force, L=length) for param, unit in declared.items()}
+
+
 def unit(system, what):
     """The unit of measured quantity ``what`` in ``system`` (see :func:`quantity`): "m",
     "rad", "m/s", "rad/s", "m/s^2", "rad/s^2", "1" (a quaternion), "N", "N.m" or "J"."""
@@ -345,6 +357,8 @@ class Sensor(ControlElement):
     Sensor('tip_height', 'arm.tip.z@base.mount')
     """
 
+    role = "sensor"
+
     def __init__(self, name, what):
         self.name, self.what = name, what
 
@@ -382,6 +396,8 @@ class Input(ControlElement, Signal):
     >>> Input("torque", 0.5, unit="N.m")
     Input('torque', 0.5, unit='N.m')
     """
+
+    role = "input"
 
     settable = ("value",)
 

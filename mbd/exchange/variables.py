@@ -21,7 +21,8 @@ from ..control import Controller, Input, Sensor, Table, Table2D
 from ..control.signals import components, quantity, size, unit as quantity_unit
 from ..model.elements import ForceElement, Joint
 from ..study.scripts import law_parameters
-from ..study.units import force_units, joint_unit, table_point_unit
+from ..control.signals import force_units
+from ..study.units import joint_unit, table_point_unit
 
 
 @dataclasses.dataclass

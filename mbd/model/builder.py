@@ -97,7 +97,7 @@ class CS:
 class Ground(CS):
     """A CS fixed in the world; one of them carries the machine's :class:`Environment`."""
 
-    #: the URDF link this ground is, where from_urdf named it otherwise (:func:`renamed_link`)
+    #: the URDF link this ground is, where from_urdf named it otherwise (:func:`mbd.model.errors.renamed_link`)
     urdf_link = None
 
     def __init__(self, model, name, at=(0.0, 0.0, 0.0), environment=None, orientation=None):
@@ -130,7 +130,7 @@ class Body:
     its centre of gravity (world-parallel axes) unless the user names one so.
     """
 
-    #: the URDF link this body is, where from_urdf named it otherwise (:func:`renamed_link`)
+    #: the URDF link this body is, where from_urdf named it otherwise (:func:`mbd.model.errors.renamed_link`)
     urdf_link = None
 
     def __init__(self, model, name, mass, cg, inertia, cs=None, weightless=False):
@@ -290,31 +290,6 @@ class Model:
     def __repr__(self):
         return (f"Model({self.name!r}: {len(self.grounds)} grounds, {len(self.bodies)} bodies, "
                 f"{len(self.elements)} joints and force elements)")
-
-
-def renamed_link(name, holder):
-    """The end of a "no body 'NAME'" message where NAME is a URDF link that
-    :func:`mbd.from_urdf` named ``NAME_link`` (a joint of the URDF has its name, and an mbd
-    model names bodies and joints in one namespace), else "".
-
-    Parameters
-    ----------
-    name : str
-        The name looked up.
-    holder : Model or System
-        What was searched: a model's bodies and grounds, or a built system's.
-    """
-    bodies, grounds = getattr(holder, "bodies", ()), getattr(holder, "grounds", ())
-    if isinstance(bodies, dict):                      # a System: {name: BodyMap}
-        bodies = [getattr(b, "body", b) for b in bodies.values()]
-    if isinstance(grounds, dict):
-        grounds = list(grounds.values())
-    for kind, owners in (("body", bodies), ("ground", grounds)):
-        for owner in owners:
-            if getattr(owner, "urdf_link", None) == name:
-                return (f" (the URDF link '{name}' is the {kind} '{owner.name}' because a "
-                        "joint has the same name)")
-    return ""
 
 
 def _check_name(name, kind):

@@ -14,6 +14,9 @@ class ControlElement(Element):
     :meth:`with_parameters` makes a new element through its constructor, which checks them;
     so are the points of its tables in :attr:`tables` (``--set lookup.table.y1=2.5``)."""
 
+    #: what it is, as a report counts it: "sensor", "input" or "controller"
+    role = "controller"
+
     #: the parameters an override may change (numbers its constructor takes)
     settable = ()
 

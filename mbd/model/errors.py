@@ -44,3 +44,28 @@ class AnalysisError(RuntimeError):
     def __init__(self, message, state=None):
         super().__init__(message)
         self.state = state
+
+
+def renamed_link(name, holder):
+    """The end of a "no body 'NAME'" message where NAME is a URDF link that
+    :func:`mbd.from_urdf` named ``NAME_link`` (a joint of the URDF has its name, and an mbd
+    model names bodies and joints in one namespace), else "".
+
+    Parameters
+    ----------
+    name : str
+        The name looked up.
+    holder : Model or System
+        What was searched: a model's bodies and grounds, or a built system's.
+    """
+    bodies, grounds = getattr(holder, "bodies", ()), getattr(holder, "grounds", ())
+    if isinstance(bodies, dict):                      # a System: {name: BodyMap}
+        bodies = [getattr(b, "body", b) for b in bodies.values()]
+    if isinstance(grounds, dict):
+        grounds = list(grounds.values())
+    for kind, owners in (("body", bodies), ("ground", grounds)):
+        for owner in owners:
+            if getattr(owner, "urdf_link", None) == name:
+                return (f" (the URDF link '{name}' is the {kind} '{owner.name}' because a "
+                        "joint has the same name)")
+    return ""

@@ -296,7 +296,7 @@ def _deciding_parameter(sd, i, t, y):
     the force changes the most: an input). None for a law whose parameters are not numbers
     of a dataclass (a function of time, a table, a user's law)."""
     from ..compiled import lawkernels
-    from ..study.units import force_units      # (mbd.study imports the run stage)
+    from ..control.signals import force_units
     s = sd.system
     fe = s.force_elements[i]
     law = fe.law

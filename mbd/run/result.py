@@ -23,7 +23,7 @@ from ..compiled import layout, statefunction
 from ..control import Input, Sensor
 from ..control.signals import coordinate_unit
 from ..compiled.events import Event
-from ..model.builder import renamed_link
+from ..model.errors import renamed_link
 from ..model.files import atomic_open
 from ..model.errors import SimulationError
 from . import controls

@@ -2,7 +2,7 @@
 a function of a Result)."""
 import numpy as np
 
-from ..model.builder import renamed_link
+from ..model.errors import renamed_link
 from ..model.errors import InputError
 
 

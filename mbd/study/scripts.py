@@ -24,7 +24,8 @@ from ..compiled import lawkernels
 from ..control.tables import Table, Table2D
 from ..model.elements import ForceElement, Joint
 from ..model.errors import InputError, ModelError
-from ..model.builder import Model, renamed_link
+from ..model.builder import Model
+from ..model.errors import renamed_link
 
 # ----------------------------------------------------------------------------- loading
 

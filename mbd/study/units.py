@@ -36,7 +36,7 @@ Examples
 {'peak': 'N', 'n': ''}
 """
 from ..control import Input, Table, Table2D
-from ..control.signals import coordinate_unit, element_units
+from ..control.signals import coordinate_unit, element_units, force_units
 from ..model.elements import ForceElement, Joint
 
 __all__ = ["output_units", "parameter_units", "study_units"]
@@ -116,18 +116,6 @@ def joint_unit(system, name, param):
         return ""
     length = coordinate_unit(system, int(jm.v_index[0]))
     return length if param == "q0" or not length else length + "/s"
-
-
-def force_units(system, element):
-    """(owner, {parameter: unit}): what holds a force element's parameters (the element
-    where it takes its own, else its law) and the units it declares (``units``), ``{F}`` and
-    ``{L}`` read for the element's coordinate."""
-    owner = element if callable(getattr(element, "with_parameters", None)) else element.law
-    declared = getattr(owner, "units", None)
-    if not isinstance(declared, dict):
-        return owner, {}
-    force, length = element_units(system, element)
-    return owner, {param: unit.format(F=force, L=length) for param, unit in declared.items()}
 
 
 def table_point_unit(owner, units, param, point):

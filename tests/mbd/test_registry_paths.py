@@ -8,8 +8,8 @@
   element package that uses the registry while it is being sealed, a kind's function that is
   not a module-level name of its module (a function made by a factory), a generated module
   in the cache folder that is damaged. A retry reuses the generated modules that did load.
-* The folder of the generated modules: the first of $NUMBA_CACHE_DIR/mbd, the user cache dir
-  and the temporary dir that can be made, else an OSError saying what to set.
+* The folder of the generated modules: the first of $MBD_CACHE_DIR, $NUMBA_CACHE_DIR/mbd, the
+  user cache dir and the temporary dir that can be made, else an OSError saying what to set.
 """
 import hashlib
 import sys
@@ -152,7 +152,7 @@ def test_a_damaged_generated_module_fails_the_seal_naming_its_file_and_a_retry_r
     reg = registry.Registry(entry_points=lambda: [])
     first = reg.register("loads", ("a",), module=toy.__name__)
     second = reg.register("damaged", ("a",), module=toy.__name__, force=toy.force)
-    cache.mkdir(parents=True)
+    cache.mkdir(parents=True, exist_ok=True)     # (made already where a kernel was declared)
     damaged = _generated_path(cache, second)
     damaged.write_text(registry.source(second)[:40])   # cut in its docstring: not Python
     with pytest.raises(SyntaxError) as err:
