@@ -106,10 +106,13 @@ def _example(name, t_end=None):
                            atol=getattr(module, "ATOL", None) or 1e-10)
 
 
-def chain(n=10):
-    """A chain of ``n`` rods on hinges about y, hanging from the ground, started bent."""
-    model = mbd.Model("chain10")
+def chain(n=10, far_ground=False):
+    """A chain of ``n`` rods on hinges about y, hanging from the ground, started bent
+    (``far_ground``: and a second ground 30 m away, drawn)."""
+    model = mbd.Model("chain10" if not far_ground else "far")
     ground = model.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, -9.81)))
+    if far_ground:
+        model.add_ground("far", at=(30.0, 0.0, 0.0))
     parent = ground
     for k in range(n):
         x = 0.2 * k

@@ -18,9 +18,7 @@
 import numpy as np
 import pytest
 
-import mbd
 import viz
-from joints import Revolute
 from mbd.cli import demo
 from tests.viz.test_web import Page, browser, chain  # noqa: F401  (browser: a fixture)
 from viz.webpage import FIT_FILL
@@ -202,18 +200,7 @@ def test_the_first_view_frames_the_bodies_over_the_run(demo_run):
 def test_a_far_ground_does_not_shrink_the_bodies(browser, tmp_path):  # noqa: F811
     """A chain of three rods by the origin and a ground (a cube drawn) 30 m away: the floor
     spans both, the first view the rods."""
-    model = mbd.Model("far")
-    ground = model.add_ground("ground", environment=mbd.Environment(gravity=(0, 0, -9.81)))
-    model.add_ground("far", at=(30.0, 0.0, 0.0))
-    parent = ground
-    for k in range(3):
-        x = 0.2 * k
-        rod = model.add_body(f"rod{k}", mass=1.0, cg=(x + 0.1, 0, 0),
-                             inertia=[1e-4, 3.4e-3, 3.4e-3],
-                             cs={"a": (x, 0, 0), "b": (x + 0.2, 0, 0)})
-        model.add(Revolute(f"hinge{k}", parent, rod["a"], axis=(0, 1, 0), q0=0.1 * k))
-        parent = rod["b"]
-    result = model.build().simulate(1.0, output_step=0.01)
+    result = chain(3, far_ground=True).simulate(1.0, output_step=0.01)
     page = Page(browser, viz.html(result, tmp_path / "far.html"))
     try:
         assert page.errors == []
