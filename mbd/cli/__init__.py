@@ -231,7 +231,7 @@ def main(argv=None):
 #: what a command says when it starts compiling mbd's kernels (a first run on a machine), where
 #: it draws a progress bar (at a terminal, or with --progress)
 FIRST_COMPILE = ("compiling the numba kernels this run needs, once on this machine (the demo's "
-                 "take about 15-25 s on 2 cores); later runs load them from the cache in a "
+                 "take about 7 s on 2 idle cores); later runs load them from the cache in a "
                  "second. `mbd warmup` compiles them all ahead of time.")
 
 

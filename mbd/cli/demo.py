@@ -14,11 +14,11 @@ Four machines stand in two rows, each on its own ground:
 - ``slot``: a block sliding in a slot between two elastic stops (``Bistop``).
 
 The contacts are soft enough (contact frequencies of tens of rad/s) that the 5 s run takes
-about 360 DOP853 steps: about half a second once the numba kernels are in the cache. A
-machine's first run compiles them (15 s on an idle two-core machine, up to 40 s on a busy one;
-``mbd warmup`` does it ahead of time). Warm, ``mbd demo`` as a whole takes about 9 s: 1.5 s
-of imports, 0.5 s simulating, 0.5 s plotting, 0.5 s writing the web page and 4-5 s rendering the
-76 GIF frames at 800x600.
+about 870 DOP853 steps: about 0.4 s once the numba kernels are in the cache. A machine's
+first run compiles them (about 7 s more on an idle two-core machine; ``mbd warmup`` does it
+ahead of time). ``mbd demo`` as a whole took 11.2 s cold and 4.5 s warm (medians of 3, 2
+cores, 2026-12-07): imports, the simulation, the web page, the plot and the 76 GIF frames at
+800x600.
 
 The bodies' colours stay clear of the pictures' contact colours (green: not in contact, red:
 in contact), so that only a contact turns something red.
@@ -33,7 +33,7 @@ from joints import Prismatic, Revolute
 
 T_END = 5.0            # s
 OUTPUT_STEP = 0.01     # s
-RTOL = ATOL = 1e-9    # tight for the contact events: ~360 steps, 0.5 s once compiled
+RTOL = ATOL = 1e-9    # tight for the contact events: ~870 steps, 0.4 s once compiled
 
 _Y = (0.0, 1.0, 0.0)
 
