@@ -33,11 +33,7 @@ BACKGROUND = np.array([255, 255, 255])
 
 
 def panda_system():
-    model = mbd.from_urdf(PANDA, package_dirs=[SHARE])
-    for element in model.elements:
-        if getattr(element, "name", None) in READY:
-            element.q0 = READY[element.name]
-    return model.build()
+    return mbd.from_urdf(PANDA, package_dirs=[SHARE], q0=READY).build()   # its ready pose
 
 
 def independent_bounds():
