@@ -93,7 +93,7 @@ import mbd  # noqa: E402
 from chain import build_chain  # noqa: E402
 from forces import Bushing, JointForce, SpringDamper  # noqa: E402
 from joints import Revolute, SixDof  # noqa: E402
-from mbd.run import integrators
+from mbd.run.steppers.scipy import Integrand
 from mbd.compiled import statefunction  # noqa: E402
 from mbd.model.files import atomic_open  # noqa: E402
 from mbd.run.simulate import rhs_function  # noqa: E402
@@ -473,7 +473,7 @@ def mbd_rhs(key):
     system = system_of(key)
     if MODELS[key].get("natural"):
         sd = statefunction.state_data(system)
-        f = integrators.Integrand(sd, natural=True)
+        f = Integrand(sd, natural=True)
     else:
         f = rhs_function(system)
     state = system.initial_state()

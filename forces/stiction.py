@@ -3,7 +3,7 @@
 
 Its mode lives in the sides: s[0] the slip direction (the sign of the rate), s[1] -1 while it
 sticks (its lock row carries the force, :mod:`mbd.compiled.loopkernels`), +1 while it slips. The
-run decides where it sticks or breaks free (:mod:`mbd.run.integrators`).
+run decides where it sticks or breaks free (:mod:`mbd.run.steppers`).
 """
 from dataclasses import dataclass
 
@@ -52,7 +52,7 @@ def armed(p, s, k):
 @njit()
 def natural_sides(p, x, v, s, g):
     """Whether it sticks is decided where the rate reaches zero, from the force the lock needs
-    (mbd.run.integrators): the state keeps a sticking element stuck, sticks one at rest (v = 0
+    (mbd.run.steppers): the state keeps a sticking element stuck, sticks one at rest (v = 0
     exactly) and gives a slipping one the direction of its rate."""
     if s[1] > 0.0 and v != 0.0:
         s[0] = 1.0 if v > 0.0 else -1.0
@@ -89,7 +89,7 @@ class _StictionLaw(CompiledLaw):
                                  while its magnitude stays below f_static
 
     The mode lives in the sides: s[0] is the slip direction, s[1] -1 while it sticks. The
-    run decides where it sticks or breaks free (:mod:`mbd.run.integrators`); called alone the law
+    run decides where it sticks or breaks free (:mod:`mbd.run.steppers`); called alone the law
     gives the slipping force, and 0 at v = 0 (stuck, without the mechanism to hold).
 
     >>> law = _StictionLaw(f_static=5.0, f_kinetic=3.0, d=0.5)

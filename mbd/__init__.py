@@ -29,7 +29,7 @@ from .model.errors import AnalysisError, InputError, ModelError, SimulationError
 from .model.builder import CS, Body, Environment, Ground, Model
 from .model.state import State
 from .compiled.events import Event
-from .build.system import Machine, System, build as _build_system
+from .system.system import Machine, System, build as _build_system
 from .control import (PID, ContinuousController, DiscreteController, DiscretePID,
                       DiscreteStateSpace, Gain, Input, Lookup, Sensor, StateSpace, Table,
                       Table2D)

@@ -65,7 +65,7 @@ def test_ci_runs_the_readme_commands():
 #: earlier stages', never a later one's. The package face (mbd/__init__.py, which binds the
 #: stage facades Model.build and System.simulate) and, above it, the command line (a user of
 #: the public API) sit on top.
-STAGES = ("model", "compiled", "build", "control", "run", "analysis", "study", "exchange",
+STAGES = ("model", "compiled", "system", "control", "run", "analysis", "study", "exchange",
           "__init__", "cli", "__main__")
 
 

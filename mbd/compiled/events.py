@@ -168,7 +168,7 @@ def departure(g, context, ta, tb, side, guess):
     its neighbours, is refined by Brent's minimization (a parabola through the last three
     points where it shrinks the bracket fast enough, a golden section else) to 1e-7 of the
     step, stopping as soon as a point is off the side. Compiled (``g`` the address of a
-    compiled function, the compiled loops' :func:`mbd.run.stepping.departures`) or run as
+    compiled function, the compiled loops' :func:`mbd.run.steppers.stepping.departures`) or run as
     Python (:func:`lowest`).
     """
     h = tb - ta
@@ -247,7 +247,7 @@ def illinois(g, context, ta, tb, side, tol):
     its far end (already across, so the new branch starts strictly past the boundary).
 
     The one crossing search of both loops: compiled, with ``g`` the address of a compiled
-    function (the compiled loop's, :func:`mbd.run.steplocate.locate_on_step`), or run as Python by
+    function (the compiled loop's, :func:`mbd.run.steppers.steplocate.locate_on_step`), or run as Python by
     :func:`locate`.
     """
     a, b = ta, tb

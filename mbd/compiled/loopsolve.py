@@ -54,7 +54,7 @@ its accelerations by e / s^2:
 3. a direction weaker than about :data:`SOFTENED` is inverted softened (Tikhonov): its
    multiplier, which grows like 1 / s at the crossing, stays bounded within round-off of it;
 4. the compiled integrators step over the point without evaluating near it, and Radau hands
-   it to DOP853 to jump (:mod:`mbd.run.changepoints`): an evaluation at strength s answers
+   it to DOP853 to jump (:mod:`mbd.run.steppers.changepoints`): an evaluation at strength s answers
    a stage's own error off the closures by as much over s^2, which no tolerance survives.
 
 Where the motion really is not determined the run still stops: a mechanism assembled at a

@@ -1,6 +1,6 @@
 """Compiled functions called through their machine addresses.
 
-The compiled integrator (:mod:`mbd.run.stepper`) calls the right-hand side, the switching
+The compiled integrator (:mod:`mbd.run.steppers.dop853`) calls the right-hand side, the switching
 functions and the projection of whatever mechanism it runs. Called directly, each of those
 would be compiled again inside the integrator's own code (numba links a callee's code into
 every caller), once per kind of mechanism; called through its address, each is compiled once,

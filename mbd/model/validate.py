@@ -58,7 +58,7 @@ def check_body(body, problems):
     semidefinite inertia within the triangle inequality, and no inertia without mass (unless
     the body is made ``weightless``). A massless body without inertia, a point mass and a
     thin rod are allowed here: build() checks, once the tree is laid out, that every joint
-    still moves some inertia (:func:`mbd.build.system.check_inertia`)."""
+    still moves some inertia (:func:`mbd.system.system.check_inertia`)."""
     label = f"body '{body.name}'"
     if not (np.isfinite(body.mass) and body.mass >= 0.0):
         problems.append(f"{label}: mass must be finite and >= 0, got {body.mass}")

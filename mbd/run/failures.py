@@ -1,7 +1,7 @@
 """Why a run failed, in words: the exceptions the run stage raises on the way, and the
 messages its SimulationError carries.
 
-The parts of a run (the steppers of :mod:`mbd.run.integrators`, the locks of :mod:`mbd.run.locks`,
+The parts of a run (the steppers of :mod:`mbd.run.steppers`, the locks of :mod:`mbd.run.locks`,
 the rows of :mod:`mbd.run.outputrows`) raise the exceptions below where they meet a failure; the
 piece loop (:mod:`mbd.run.pieceloop`) turns each into one ``SimulationError`` with the rows
 computed so far, its message written here. A cause that can be named is named: a singular

@@ -1,6 +1,6 @@
 """The piece loop: a run integrated piece by piece, stopping exactly where a law switches.
 
-While a piece runs, every law's branch is frozen; a stepper (:mod:`mbd.run.integrators`: scipy's
+While a piece runs, every law's branch is frozen; a stepper (:mod:`mbd.run.steppers`: scipy's
 solvers, or the compiled DOP853 and Radau) takes its steps. Everything else is the loop's, in
 one place for both ways of stepping:
 
@@ -20,14 +20,14 @@ from ..compiled import events, interrupts, layout, statefunction as sf
 from . import failures
 from ..model.errors import SimulationError
 from .failures import BlewUp, Failed, IntegratorFailed, Singular, Undefined
-from . import collocation, stepper
-from .integrators import ONE_STEP
+from .steppers import collocation, dop853
+from .steppers.scipy import ONE_STEP
 from .locks import Locks
 from .outputrows import OutputRows
 from .progress import ProgressBar
 from .controls import Controls
 from .result import Result
-from .stepping import CHANGE_POINT, CROSSED, DONE, JUMPED, NONSTIFF, STIFF
+from .steppers.stepping import CHANGE_POINT, CROSSED, DONE, JUMPED, NONSTIFF, STIFF
 
 
 class Run:
@@ -37,7 +37,8 @@ class Run:
     ----------
     system : System
     stepper_class : type
-        :class:`mbd.run.integrators.ScipyStepper` or :class:`mbd.run.integrators.CompiledStepper`.
+        :class:`mbd.run.steppers.scipy.ScipyStepper` or
+        :class:`mbd.run.steppers.compiled.CompiledStepper`.
     method : scipy OdeSolver class
         The integration method (DOP853 for method "auto").
     settings : mbd.run.settings.Settings
@@ -344,7 +345,7 @@ class Run:
         # min_step / MIN_FACTOR (the steppers' 10 units of round-off in t, a rejected step
         # shrunk by at most MIN_FACTOR): probed there, past any stage of it; the state barely
         # moves within it
-        ahead = 10.0 / min(stepper.MIN_FACTOR, collocation.MIN_FACTOR) * np.spacing(err.t)
+        ahead = 10.0 / min(dop853.MIN_FACTOR, collocation.MIN_FACTOR) * np.spacing(err.t)
         for t in (err.t, err.t + ahead):
             self.check_rates(t, err.y, "where the run stopped")
         cause = failures.collapse_cause(self.sd, err.t, err.y, self.piece_switch())

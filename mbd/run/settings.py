@@ -69,7 +69,7 @@ class Settings:
         integrated but left out of the implicit methods' error control (see the module
         docstring); (0, 0): none.
 
-    A piece's first step is the piece's own (``start`` of :mod:`mbd.run.integrators`), not a
+    A piece's first step is the piece's own (``start`` of :mod:`mbd.run.steppers`), not a
     setting of the run: the compiled copy's ``first_step`` field is the stepper's to set at
     each piece's start, in place.
     """

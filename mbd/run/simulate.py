@@ -2,7 +2,7 @@
 
 The run stage in parts: the dynamics at a state (:mod:`mbd.compiled.statefunction`), the events
 (:mod:`mbd.compiled.events`), the piece loop (:mod:`mbd.run.pieceloop`), the two ways of stepping a
-piece (:mod:`mbd.run.integrators`) and this thin entry point, which checks the settings, picks the
+piece (:mod:`mbd.run.steppers`) and this thin entry point, which checks the settings, picks the
 stepper and assembles the initial state of a mechanism with loops or drivers
 (:mod:`mbd.compiled.assembly`).
 """
@@ -13,7 +13,9 @@ import numpy as np
 from scipy import integrate
 
 from ..compiled import assembly, layout, statefunction
-from . import integrators, pieceloop
+from . import pieceloop
+from .steppers.compiled import CompiledStepper, blocker as loop_blocker
+from .steppers.scipy import Integrand, ScipyStepper
 from ..model import validate
 from .progress import ProgressBar, enabled as _progress_enabled
 from .settings import MAX_STEPS, Settings
@@ -177,7 +179,7 @@ def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=Non
         or "auto": DOP853 until Hairer's stiffness test finds the model stiff (h |lambda| past
         DOP853's stability bound in 15 tests in a row), then Radau until the stiffness is
         gone (Radau's step times the spectral radius of its Jacobian within a quarter of
-        that bound in 15 tests in a row, :data:`mbd.run.radau.CALM_STEPS`), then DOP853
+        that bound in 15 tests in a row, :data:`mbd.run.steppers.radau.CALM_STEPS`), then DOP853
         again, and so on,
         both compiled. ``result.stats``: ``switches`` [(t in s, the method from there on)],
         ``methods`` (in the order they ran) and ``stiff_at`` (where it first switched to
@@ -197,7 +199,7 @@ def simulate(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=Non
         terminal.
     compiled : bool or None
         Run the whole step loop compiled instead of stepping scipy's solver from Python:
-        DOP853 (:mod:`mbd.run.stepper`) or, for stiff models, Radau IIA (:mod:`mbd.run.radau`,
+        DOP853 (:mod:`mbd.run.steppers.dop853`) or, for stiff models, Radau IIA (:mod:`mbd.run.steppers.radau`,
         with a finite-difference Jacobian reused across steps as scipy's Radau does); the
         same method and step control, many times faster. None (default): whenever it
         applies — method "DOP853" or "Radau", no motion drivers, exact switching, no law
@@ -302,13 +304,13 @@ def _stepper(system, method_class, exact_switching, compiled, auto):
     """(the stepper class, the method) of a run: the compiled loop wherever it applies unless
     ``compiled`` is False (ValueError when it is True and the loop does not apply); scipy's
     LSODA for method "auto" from Python (it switches between explicit and implicit itself)."""
-    blocker = integrators.blocker(system, method_class, exact_switching)
+    blocker = loop_blocker(system, method_class, exact_switching)
     if compiled and blocker:
         raise ValueError(f"simulate: compiled=True, but the compiled stepper does not apply: "
                          f"{blocker}")
     if compiled is not False and not blocker:
-        return integrators.CompiledStepper, method_class
-    return integrators.ScipyStepper, integrate.LSODA if auto else method_class
+        return CompiledStepper, method_class
+    return ScipyStepper, integrate.LSODA if auto else method_class
 
 
 def rhs_function(system):
@@ -317,4 +319,4 @@ def rhs_function(system):
     sd = statefunction.state_data(system)
     state = system.initial_state()
     statefunction.natural_mode(sd, state.t, np.concatenate([state.q, state.v]))
-    return integrators.Integrand(sd)
+    return Integrand(sd)

@@ -28,7 +28,7 @@ from numba.core import event as ev
 
 from ..compiled import (events, forcekernels, kernels, layout, loopkernels,
                         loopstructure, native, registry, rowkernels, statekernels)
-from . import radau, steplocate, stepper, stepping
+from .steppers import dop853, radau, steplocate, stepping
 
 
 def _data():
@@ -81,16 +81,16 @@ def _signatures():
     functions = native.typeof(stepping.Functions(0, 0, 0, 0, False, data))
     piece = stepping.piece_arrays(1, np.zeros(1), 1)
     settings = records(layout.records(layout.SETTINGS, 1))
-    out["advance"] = (stepper.advance, (functions, native.typeof(stepper.make_work(piece)),
+    out["advance"] = (dop853.advance, (functions, native.typeof(dop853.make_work(piece)),
                                         settings))
     out["radau_advance"] = (radau.advance, (functions, native.typeof(radau.make_work(piece)),
                                             settings))
-    out["screen"] = (stepper.screen, (functions, native.typeof(stepper.make_work(piece)), i8))
+    out["screen"] = (dop853.screen, (functions, native.typeof(dop853.make_work(piece)), i8))
     out["radau_screen"] = (radau.screen, (functions, native.typeof(radau.make_work(piece)), i8))
     context = types.Tuple((i8, i8, i8, f8, f8, y, m, y, m, i8, d))
     out["switching_on_step"] = (steplocate.switching_on_step, (f8, context))
     out["locate_on_step"] = (steplocate.locate_on_step, (i8, context, f8, f8, f8, f8))
-    out["dense_value"] = (stepper.dense_value, (f8, f8, f8, y, m, y))
+    out["dense_value"] = (dop853.dense_value, (f8, f8, f8, y, m, y))
     out["radau_dense_value"] = (radau.dense_value, (f8, f8, f8, y, m, y))
     out["crossed_mask"] = (events.crossed_mask, (mask, m, records(data.mode), mask))
     out["armed"] = (forcekernels.armed, (records(data.elements), records(data.mode), mask))

@@ -16,7 +16,7 @@ The bounds come from the method and the reference, not from a figure measured on
   jump; "auto" runs either), times SAFETY = 10 (the windows' error control runs over 6 (2N + 1)
   coordinates, the pendulum's over 2);
 * plus, per passage through a change point, one step that jumps it, held to its error estimate
-  times 20 (``mbd.run.changepoints.JUMP_STRICTNESS``): its error in the energy is allowed
+  times 20 (``mbd.run.steppers.changepoints.JUMP_STRICTNESS``): its error in the energy is allowed
   KICK = 100 rtol (relative; an RMS norm over n entries lets one entry carry sqrt(n) times the
   share, and an estimate near the point may miss a few times more), which turns into a crank
   angle error of at most KICK times the angle's sensitivity to a relative energy change at the
@@ -206,8 +206,8 @@ def test_a_crank_rocker_passes_its_toggle_positions_at_speed():
 def test_the_widest_gap_between_a_method_s_nodes():
     """DOP853's nodes (its stages and its dense output's) leave the widest gap between 1/3 and
     0.6 (Hairer's c_6 and c_10); Radau IIA's between (4 - sqrt 6) / 10 and (4 + sqrt 6) / 10."""
-    from mbd.run import changepoints, radau, stepper
-    np.testing.assert_allclose(stepper.GAP, [(1 / 3 + 0.6) / 2, (0.6 - 1 / 3) / 2], rtol=1e-15)
+    from mbd.run.steppers import changepoints, dop853, radau
+    np.testing.assert_allclose(dop853.GAP, [(1 / 3 + 0.6) / 2, (0.6 - 1 / 3) / 2], rtol=1e-15)
     root6 = np.sqrt(6.0)
     np.testing.assert_allclose(radau.GAP, [0.4, root6 / 10], rtol=1e-15)
     np.testing.assert_allclose(changepoints.widest_gap([0.2, 0.3]), [0.65, 0.35])
@@ -215,7 +215,7 @@ def test_the_widest_gap_between_a_method_s_nodes():
 
 @pytest.mark.parametrize("retry", [False, True])
 def test_a_step_puts_the_change_point_in_the_gap_or_stops_short_of_it(retry):
-    from mbd.run.changepoints import GROWTH, place
+    from mbd.run.steppers.changepoints import GROWTH, place
     gap = np.array([0.5, 0.25])
     h, tiny = 0.1, 1e-12
     longest = h if retry else GROWTH * h

@@ -358,13 +358,14 @@ def test_ctrl_c_writes_the_rows_computed(tmp_path):
 def test_interrupt_gives_simulation_error_with_partial_result(monkeypatch, compiled):
     """Ctrl-C between steps (scipy's loop) or between chunks of the compiled loop."""
     import mbd
-    from mbd.run import integrators, pieceloop
+    from mbd.run import pieceloop
+    from mbd.run.steppers.compiled import CompiledStepper
     from scipy import integrate
     ns = {}
     exec(PENDULUM, ns)
     system = ns["build_model"]().build()
     calls = {"n": 0}
-    step, advance = integrate.DOP853.step, integrators.CompiledStepper.advance
+    step, advance = integrate.DOP853.step, CompiledStepper.advance
 
     def interrupt_on_sixth(real):
         def wrapped(*args, **kwargs):
@@ -375,7 +376,7 @@ def test_interrupt_gives_simulation_error_with_partial_result(monkeypatch, compi
         return wrapped
 
     monkeypatch.setattr(integrate.DOP853, "step", interrupt_on_sixth(step))
-    monkeypatch.setattr(integrators.CompiledStepper, "advance", interrupt_on_sixth(advance))
+    monkeypatch.setattr(CompiledStepper, "advance", interrupt_on_sixth(advance))
     monkeypatch.setattr(pieceloop.Run, "BATCH", 1)
     with pytest.raises(mbd.SimulationError, match="interrupted at t = ") as info:
         system.simulate(2.0, output_step=0.01, compiled=compiled)

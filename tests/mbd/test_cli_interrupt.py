@@ -11,7 +11,8 @@ from PIL import Image
 import mbd
 import viz.plots
 from mbd.cli import run as cli_run
-from mbd.run import integrators, pieceloop
+from mbd.run import pieceloop
+from mbd.run.steppers.compiled import CompiledStepper
 from mbd.run.simulate import output_times
 from scipy import integrate
 
@@ -23,7 +24,7 @@ def interrupted_at_step(monkeypatch):
     """Make the run raise KeyboardInterrupt at integrator step ``n`` (set the returned dict's
     "at")."""
     calls = {"n": 0, "at": 6}
-    step, advance = integrate.DOP853.step, integrators.CompiledStepper.advance
+    step, advance = integrate.DOP853.step, CompiledStepper.advance
 
     def interrupt(real):
         def wrapped(*args, **kwargs):
@@ -33,7 +34,7 @@ def interrupted_at_step(monkeypatch):
             return real(*args, **kwargs)
         return wrapped
     monkeypatch.setattr(integrate.DOP853, "step", interrupt(step))
-    monkeypatch.setattr(integrators.CompiledStepper, "advance", interrupt(advance))
+    monkeypatch.setattr(CompiledStepper, "advance", interrupt(advance))
     monkeypatch.setattr(pieceloop.Run, "BATCH", 1)
     return calls
 

@@ -108,9 +108,9 @@ def test_guarded_set_of_the_real_package():
     guarded = set(jitcache.guarded_files())
     compiled = {"jitcache", "kernels", "lawkernels", "forcekernels", "loopkernels",
                 "statekernels", "events", "layout"}
-    assert {f"compiled/{m}.py" for m in compiled} | {"run/stepper.py", "run/radau.py"} <= guarded
-    assert not {"run/simulate.py", "build/system.py", "model/builder.py", "run/result.py",
-                "run/integrators.py"} & guarded
+    assert {f"compiled/{m}.py" for m in compiled} | {"run/steppers/dop853.py", "run/steppers/radau.py"} <= guarded
+    assert not {"run/simulate.py", "system/system.py", "model/builder.py", "run/result.py",
+                "run/steppers/scipy.py", "run/steppers/compiled.py"} & guarded
     known = {p.relative_to(MBD).as_posix() for p in MBD.rglob("*.py")}
     for rel in guarded:
         imported = jitcache._package_imports(rel, (MBD / rel).read_text(), known)

@@ -299,7 +299,7 @@ def test_an_open_ended_live_run_budgets_max_steps_per_advance():
 
 def test_a_multistep_restart_past_the_stop_waits_for_the_next_advance():
     """BDF on a four-bar restarts a piece where the projection onto the loop moved its state
-    (mbd.run.integrators.ScipyStepper.end_step): a restart at a step's end past the time
+    (mbd.run.steppers.scipy.ScipyStepper.end_step): a restart at a step's end past the time
     asked for is that piece's end reached past it, taken when the run goes on. The advance
     stops at t (it went on to the restart's time before) with the one run's row there."""
     system = fourbar(crank=dict(q0=0.0, v0=3.0, exact=True))

@@ -8,7 +8,8 @@ import pytest
 
 import mbd
 from mbd.compiled import statefunction
-from mbd.run import integrators, outputrows, pieceloop, stepper
+from mbd.run import outputrows, pieceloop
+from mbd.run.steppers import compiled as compiled_loop, dop853
 from mbd.run.simulate import output_times
 from tests.mbd.test_control import gap_slider
 
@@ -92,7 +93,7 @@ def compiled_calls(monkeypatch):
     real = statefunction.StateData.call
 
     def call(sd, function, *args):
-        if function is not stepper.advance:
+        if function is not dop853.advance:
             return real(sd, function, *args)
         S = args[1].st[0]
         before = int(S["next_row"])
@@ -151,7 +152,7 @@ def test_one_compiled_call_writes_at_most_rows_per_call(monkeypatch, compiled_ca
     system = model.build()
     default = system.simulate(20.0, output_step=0.01)
     compiled_calls["rows"].clear()
-    monkeypatch.setattr(integrators, "ROWS_PER_CALL", 50)
+    monkeypatch.setattr(compiled_loop, "ROWS_PER_CALL", 50)
     capped = system.simulate(20.0, output_step=0.01)
     written = [after - before for before, after in compiled_calls["rows"]]
     assert sum(written) == 2000 and max(written) <= 50 and len(written) >= 40
@@ -170,9 +171,9 @@ def test_steps_within_bounds_the_rows_of_the_fastest_growing_steps(h, h_max, spa
         total, size = 0.0, h
         for _ in range(k):
             total += min(size, h_max) / spacing + 1.0
-            size = min(size * integrators.GROWTH, 1e300)
+            size = min(size * compiled_loop.GROWTH, 1e300)
         return total
-    k = integrators.steps_within(rows, spacing, h, h_max, cap)
+    k = compiled_loop.steps_within(rows, spacing, h, h_max, cap)
     assert 1 <= k <= cap
     assert k == 1 or worst(k) <= rows
     assert k == cap or worst(k + 1) > rows

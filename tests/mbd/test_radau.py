@@ -1,4 +1,4 @@
-"""The compiled Radau IIA loop (mbd.run.radau) against scipy's Radau stepped from Python.
+"""The compiled Radau IIA loop (mbd.run.steppers.radau) against scipy's Radau stepped from Python.
 
 Two implementations of the same method — scipy's ``Radau`` (Python, the reference) and the
 compiled loop — given the same right-hand side (the compiled kernel of
@@ -31,7 +31,7 @@ import mbd
 from forces import JointForce, SpringDamper
 from joints import Prismatic, Revolute
 from mbd.compiled import assembly, layout, native
-from mbd.run import lu, radau, steplocate, stepping
+from mbd.run.steppers import lu, radau, steplocate, stepping
 from mbd.compiled import statefunction as sf
 from mbd.run.settings import Settings
 
@@ -163,7 +163,7 @@ def scipy_steps(solver):
     return np.array(ts), np.array(ys)
 
 
-# ----------------------------------------------------------------------------- mbd.run.lu
+# ----------------------------------------------------------------------------- mbd.run.steppers.lu
 
 @pytest.mark.parametrize("dtype", [float, complex])
 def test_lu_matches_lapack(dtype):
@@ -255,7 +255,7 @@ def test_one_call_takes_the_same_steps_as_one_per_step(pendulum_runs):
 def test_dense_output_matches_scipy():
     """The first step's dense output: Q equal to scipy's (Z^T P) to round-off, the ends
     equal to y_old and y, the inside equal to scipy's RadauDenseOutput on the same step;
-    and :func:`mbd.run.radau.dense_value` of scipy's Q on a later step is its polynomial."""
+    and :func:`mbd.run.steppers.radau.dense_value` of scipy's Q on a later step is its polynomial."""
     loop = Loop(double_pendulum(), 2.0, 1e-6, 1e-8, events=False)
     assert loop.advance(1) == stepping.PAUSED
     solver = loop.scipy_solver()
@@ -370,7 +370,7 @@ def test_closed_loop_projected_rows():
 def test_crossing_located_on_the_dense_output():
     """The ElastoGap example: the loop stops at the step where the first contact begins
     (CROSSED, the step's dense output ready); the crossing located on it by
-    :func:`mbd.run.steplocate.locate_on_step` is the first event of the DOP853 run (measured: 1e-11
+    :func:`mbd.run.steppers.steplocate.locate_on_step` is the first event of the DOP853 run (measured: 1e-11
     s apart at rtol 1e-9)."""
     from mbd.compiled import events
     from tests.forces.test_reference_examples import elastogap_model

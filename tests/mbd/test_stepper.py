@@ -1,4 +1,4 @@
-"""The compiled DOP853 loop (mbd.run.stepper) against scipy's DOP853 stepped from Python.
+"""The compiled DOP853 loop (mbd.run.steppers.dop853) against scipy's DOP853 stepped from Python.
 
 Two implementations of the same method — scipy's (Python, the reference) and the compiled
 one — must take the same steps: the same number of right-hand-side evaluations and steps, the

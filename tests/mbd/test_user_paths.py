@@ -440,13 +440,14 @@ def test_a_compiled_loop_that_stops_advancing_fails_saying_where(monkeypatch):
     input reaches it, so the loop's second batch is made to here) ends the run with the
     time reached and the step size, and keeps the rows of the first batch."""
     from mbd.compiled.statefunction import StateData
-    from mbd.run import pieceloop, stepper, stepping
+    from mbd.run import pieceloop
+    from mbd.run.steppers import dop853, stepping
     monkeypatch.setattr(pieceloop.Run, "BATCH", 5)
     calls = []
     real_call = StateData.call
 
     def call(self, function, *args):
-        if function is stepper.advance:
+        if function is dop853.advance:
             calls.append(1)
             if len(calls) > 1:
                 return stepping.PAUSED          # no step taken, t as it was

@@ -1,6 +1,6 @@
 """A compiled Radau IIA (order 5) integrator loop: the implicit method of stiff models.
 
-:mod:`mbd.run.stepper` runs DOP853's whole step loop compiled; on a stiff model (a stiff contact,
+:mod:`mbd.run.steppers.dop853` runs DOP853's whole step loop compiled; on a stiff model (a stiff contact,
 a light body on a stiff spring) an explicit method's step is held by the fastest mode and it
 takes millions of steps (issue 16). This module runs the three-stage Radau IIA collocation
 method of Hairer & Wanner (*Solving ODEs II*, §IV.8) as ``scipy.integrate.Radau`` does —
@@ -8,24 +8,24 @@ the same constants, simplified Newton iteration in the transformed variables wit
 convergence-rate test and tolerance, Jacobian and LU reuse, error estimate, predictive
 (Gustafsson) step-size controller, initial step and cubic collocation dense output — in one
 numba call that steps until the piece ends. The contract, return codes, ``STEPPER`` record
-and ``tmp[FAILED_STATE]`` convention are those of :mod:`mbd.run.stepping`, as for DOP853
-(:func:`mbd.run.stepper.advance`): the same exact switching (a crossing, or a double crossing
+and ``tmp[FAILED_STATE]`` convention are those of :mod:`mbd.run.steppers.stepping`, as for DOP853
+(:func:`mbd.run.steppers.dop853.advance`): the same exact switching (a crossing, or a double crossing
 inside a step, stops the loop with the step's dense output ready), output rows from dense output, projection onto the closures after
 every step.
 
 Where it is not scipy's:
 
 - the Jacobian of the right-hand side is compiled forward differences
-  (:func:`mbd.run.collocation.jacobian`) with the column step of Hairer & Wanner's RADAU5
+  (:func:`mbd.run.steppers.collocation.jacobian`) with the column step of Hairer & Wanner's RADAU5
   code, ``delta_j = sqrt(EPS max(1e-5, |y_j|))``, rounded so that ``y_j + delta_j`` is exact; scipy's own ``num_jac`` adapts its steps from
   column to column and call to call;
 - the linear solves are compiled LU factorizations with partial pivoting (real and complex,
-  the pivot chosen as LAPACK's ``i?amax`` does) into preallocated arrays (:mod:`mbd.run.lu`);
+  the pivot chosen as LAPACK's ``i?amax`` does) into preallocated arrays (:mod:`mbd.run.steppers.lu`);
 - the work accumulators W (quadratures) are integrated but left out of the error norm, the
   Newton test and the initial step's rule, and J has no columns for them
   (:mod:`mbd.run.settings`); scipy's Radau on [q, v] alone takes the same steps;
 - method "auto" hands the run back to DOP853 where the model is no longer stiff
-  (:func:`_calm_test`, :func:`mbd.run.collocation.spectral_radius`);
+  (:func:`_calm_test`, :func:`mbd.run.steppers.collocation.spectral_radius`);
 - with constraints, each accepted step's end is projected and the next step starts from the
   derivative at the projected state (also where the Jacobian is re-evaluated); the stages'
   predictor keeps the last step's collocation polynomial (its end moves by O(tolerance)).
@@ -37,16 +37,16 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..compiled import layout
-from ..compiled.jitcache import njit
-from ..compiled.native import call3
+from ...compiled import layout
+from ...compiled.jitcache import njit
+from ...compiled.native import call3
 from .collocation import (C, E, EPS, ERROR_ORDER, MAX_FACTOR, MIN_FACTOR, NEWTON_MAXITER, P,
                           collocation, dense_value, end_slope, factor_newton, jacobian,
                           predict_factor, pymax, pymin, spectral_radius)
 from .changepoints import approaching, place, plan, widest_gap
 from .lu import lu_solve
-from .settings import weight
-from .stepper import STIFF_BOUND, STIFF_EVERY
+from ..settings import weight
+from .dop853 import STIFF_BOUND, STIFF_EVERY
 from .stepping import (CHANGE_POINT, CROSSED, DENSE_RADAU, DONE, FAILED, NEW, NONFINITE,
                        NONSTIFF, PAUSED, PIECE, SCREEN_CROSSED, SCREEN_NOTHING, SLOPE, STAGE,
                        START, STEPPED, TOO_SMALL, any_armed, controlled_rms, crossed,
@@ -56,7 +56,7 @@ from .stepping import (CHANGE_POINT, CROSSED, DENSE_RADAU, DONE, FAILED, NEW, NO
 
 #: method "auto" goes back to DOP853 where Radau's step h (the next one) and the spectral
 #: radius rho of J (:func:`spectral_radius`) satisfy h rho <= CALM_SHARE STIFF_BOUND
-#: (DOP853's stability boundary, :mod:`mbd.run.stepper`): DOP853 would be stable at 1 /
+#: (DOP853's stability boundary, :mod:`mbd.run.steppers.dop853`): DOP853 would be stable at 1 /
 #: CALM_SHARE times Radau's step. The margin, because DOP853's own steps (order 8) are
 #: longer than Radau's (order 5) at the same tolerance: at h rho <= STIFF_BOUND alone, the
 #: box of benchmarks/stiff.py at rtol 1e-8 went back to DOP853 while its bushings still
@@ -72,10 +72,10 @@ from .stepping import (CHANGE_POINT, CROSSED, DENSE_RADAU, DONE, FAILED, NEW, NO
 CALM_STEPS = 15
 CALM_SHARE = 0.25
 
-#: where a step puts a change point (:mod:`mbd.run.changepoints`): between its nodes
+#: where a step puts a change point (:mod:`mbd.run.steppers.changepoints`): between its nodes
 GAP = widest_gap(C)
 
-#: the rows of the loop's scratch ``tmp`` (TMP_ROWS, n) after those of :mod:`mbd.run.stepping`
+#: the rows of the loop's scratch ``tmp`` (TMP_ROWS, n) after those of :mod:`mbd.run.steppers.stepping`
 #: (STAGE, NEW, SLOPE, FAILED_STATE): the error scale, the error estimate and Z^T E / h
 SCALE, ERROR, ZE = range(4, 7)
 TMP_ROWS = 7
@@ -84,7 +84,7 @@ Work = namedtuple("Work", PIECE + ("radau", "f", "J", "LU_real", "piv_real", "LU
                                    "piv_complex", "Z0", "Z", "W", "dW", "F", "Q", "y_old",
                                    "cvec", "x_rho", "tmp"))
 Work.__doc__ = """The compiled Radau loop's arrays (:func:`make_work`), n states: the
-:data:`mbd.run.stepping.PIECE` arrays, then
+:data:`mbd.run.steppers.stepping.PIECE` arrays, then
 
 radau : RADAU records (1,)
     The method's scalars between calls (:data:`mbd.compiled.layout.RADAU`).
@@ -121,8 +121,8 @@ tmp : (TMP_ROWS, n)
 
 
 def make_work(piece):
-    """The loop's arrays (:data:`Work`) around the :data:`mbd.run.stepping.PIECE` arrays
-    ``piece`` (a dict, :func:`mbd.run.stepping.piece_arrays`), allocated once per run."""
+    """The loop's arrays (:data:`Work`) around the :data:`mbd.run.steppers.stepping.PIECE` arrays
+    ``piece`` (a dict, :func:`mbd.run.steppers.stepping.piece_arrays`), allocated once per run."""
     n = piece["y"].shape[0]
     return Work(**piece, radau=layout.records(layout.RADAU, 1), f=np.zeros(n),
                 J=np.zeros((n, n)), LU_real=np.zeros((n, n)),
@@ -137,7 +137,7 @@ def make_work(piece):
 
 @njit()
 def screen(f, work, across):
-    """The double-crossing screen of :func:`advance`, as :func:`mbd.run.stepper.screen` (its
+    """The double-crossing screen of :func:`advance`, as :func:`mbd.run.steppers.dop853.screen` (its
     contract and return codes) on the step's collocation polynomial, which every step has:
     SCREEN_NOTHING or SCREEN_CROSSED."""
     S = work.st[0]
@@ -363,7 +363,7 @@ def _calm_test(f, work, settings):
 @njit()
 def advance(f, work, settings):
     """Step Radau IIA from (st.t, y) until the piece ends (the contract of
-    :mod:`mbd.run.stepping`, ``work`` of :func:`make_work`, ``settings`` a 1-record array of
+    :mod:`mbd.run.steppers.stepping`, ``work`` of :func:`make_work`, ``settings`` a 1-record array of
     :data:`mbd.compiled.layout.SETTINGS`), step after step as scipy's ``Radau._step_impl``. With
     ``st.starting``, a new piece begins there (f, the initial step and the Jacobian are
     computed first, as a new scipy solver does); else the loop resumes from ``work`` as the
@@ -413,7 +413,7 @@ def advance(f, work, settings):
         # the next step starts from the derivative at this one's (projected) end
         if evaluate(f, S.t, y, work.f, st, tmp) != 0:
             return FAILED
-        if f.constrained:       # a change point ahead: DOP853 jumps it (mbd.run.changepoints)
+        if f.constrained:       # a change point ahead: DOP853 jumps it (mbd.run.steppers.changepoints)
             before = S.weakest
             weakest = f.data.loop[0].smallest
             plan(f, st, weakest, y, work.f, tmp, GAP)

@@ -1,19 +1,19 @@
 """A crossing located on a compiled step's dense output, for either compiled stepper.
 
-When a compiled stepper returns CROSSED (:mod:`mbd.run.stepping`), the last step's dense output
-(DOP853's interpolant F, :func:`mbd.run.stepper.dense_value`, or Radau's collocation polynomial Q,
-:func:`mbd.run.radau.dense_value`) is where the switching function changed sign; the run finds
+When a compiled stepper returns CROSSED (:mod:`mbd.run.steppers.stepping`), the last step's dense output
+(DOP853's interpolant F, :func:`mbd.run.steppers.dop853.dense_value`, or Radau's collocation polynomial Q,
+:func:`mbd.run.steppers.radau.dense_value`) is where the switching function changed sign; the run finds
 where with the one Illinois iteration of :mod:`mbd.compiled.events`, compiled:
 :func:`locate_on_step` calls :func:`switching_on_step` through its address, on a context tuple
 (:func:`step_context`) that names the step, the method and the switching function.
 """
-from ..compiled import events
-from . import radau, stepper
-from ..compiled.jitcache import njit
-from ..compiled.layout import SWITCHING
-from ..compiled.controlkernels import take
-from ..compiled.forcekernels import signal_values
-from ..compiled.native import call4
+from ...compiled import events
+from . import dop853, radau
+from ...compiled.jitcache import njit
+from ...compiled.layout import SWITCHING
+from ...compiled.controlkernels import take
+from ...compiled.forcekernels import signal_values
+from ...compiled.native import call4
 from .stepping import DENSE_DOP853, DENSE_RADAU
 
 #: which dense output a context holds: DOP853's interpolant or Radau's polynomial
@@ -26,7 +26,7 @@ def _dense_value(method, t, t_old, h, y_old, coefficients, out):
     if method == RADAU:
         radau.dense_value(t, t_old, h, y_old, coefficients, out)
     else:
-        stepper.dense_value(t, t_old, h, y_old, coefficients, out)
+        dop853.dense_value(t, t_old, h, y_old, coefficients, out)
 
 
 @njit()

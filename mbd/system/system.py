@@ -2,7 +2,7 @@
 
 The result is an immutable :class:`System`: the records the compiled kernels read
 (:mod:`mbd.compiled.layout`) and the maps from names to them. The stages of the build are in their
-own modules: :mod:`mbd.model.validate` (every rule, each problem named), :mod:`mbd.build.topology`
+own modules: :mod:`mbd.model.validate` (every rule, each problem named), :mod:`mbd.system.topology`
 (machines, spanning tree, layout) and :mod:`mbd.compiled.assembly` (the mobility of closed loops).
 """
 import warnings
@@ -171,7 +171,7 @@ class System:
 
     def cs_placement(self, cs):
         """(link, position, rotation) of a CS in its link's frame
-        (:func:`mbd.build.topology.cs_placement`)."""
+        (:func:`mbd.system.topology.cs_placement`)."""
         return cs_placement(self.bodies, cs)
 
     @property

@@ -1,5 +1,5 @@
 """What the compiled steppers share: their contract and the parts of a step that are the same
-in DOP853 (:mod:`mbd.run.stepper`) and Radau IIA (:mod:`mbd.run.radau`).
+in DOP853 (:mod:`mbd.run.steppers.dop853`) and Radau IIA (:mod:`mbd.run.steppers.radau`).
 
 The contract: ``advance(f, work, settings) -> status`` steps one piece from ``work.st.t``,
 ``work.y`` until the piece ends at ``work.st.t_bound``, an armed switching function changes
@@ -10,7 +10,7 @@ the way and returns how it stopped (:data:`DONE` ... :data:`STIFF`).
   switching function and projection (:mod:`mbd.compiled.native`) and the data they evaluate;
 - ``work``: everything that changes, a named tuple whose first fields are :data:`PIECE`
   (the ``STEPPER`` record, the state, the output rows, the armed switches) followed by the
-  method's own arrays (:func:`mbd.run.stepper.make_work`, :func:`mbd.run.radau.make_work`);
+  method's own arrays (:func:`mbd.run.steppers.dop853.make_work`, :func:`mbd.run.steppers.radau.make_work`);
 - ``settings``: the run's tolerances and step limits (:meth:`mbd.run.settings.Settings.record`),
   with the one error weight of :func:`mbd.run.settings.weight`.
 
@@ -22,13 +22,13 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..compiled import events, layout
-from ..compiled.jitcache import njit
-from ..compiled.layout import SWITCHING
-from ..compiled.controlkernels import take
-from ..compiled.forcekernels import signal_values
-from ..compiled.native import call2, call4
-from .settings import weight
+from ...compiled import events, layout
+from ...compiled.jitcache import njit
+from ...compiled.layout import SWITCHING
+from ...compiled.controlkernels import take
+from ...compiled.forcekernels import signal_values
+from ...compiled.native import call2, call4
+from ..settings import weight
 
 #: how ``advance`` returned: the piece reached its end; an armed switching function changed
 #: sign in the last step (its dense output ready, see the methods' ``advance``); ``pause_at``
@@ -36,7 +36,7 @@ from .settings import weight
 #: or the projection failed (st.bad at st.t_bad, tmp[FAILED_STATE]); the stiffness test (on
 #: with ``st.stiffness_check``) found the model stiff (DOP853), or no longer stiff (Radau);
 #: Radau nears a change point of the constraints, for DOP853 to jump
-#: (:mod:`mbd.run.changepoints`), and DOP853, having jumped it, hands the run back
+#: (:mod:`mbd.run.steppers.changepoints`), and DOP853, having jumped it, hands the run back
 DONE, CROSSED, PAUSED, TOO_SMALL, NONFINITE, FAILED, STIFF, NONSTIFF, CHANGE_POINT, JUMPED = \
     range(10)
 #: a step helper's "the step was taken, go on" (never returned by ``advance``)
@@ -62,7 +62,7 @@ data : mbd.compiled.layout.Data
 PIECE = ("st", "y", "times", "rows", "armed", "g", "turn")
 
 #: which dense output a step has (the first entry of a context of
-#: :func:`mbd.run.steplocate.switching_on_step`): DOP853's interpolant or Radau's polynomial
+#: :func:`mbd.run.steppers.steplocate.switching_on_step`): DOP853's interpolant or Radau's polynomial
 DENSE_DOP853, DENSE_RADAU = 0, 1
 
 #: the rows of ``turn``: the switching functions' values and rates (per s) at the step's start,
@@ -72,7 +72,7 @@ G_START, RATE_START, RATE, DIP, G_SCRATCH = range(5)
 TURN_ROWS = 5
 
 #: what a loop's double-crossing screen (``screen(f, work, across)`` of
-#: :mod:`mbd.run.stepper` and :mod:`mbd.run.radau`, compiled apart and called through
+#: :mod:`mbd.run.steppers.dop853` and :mod:`mbd.run.steppers.radau`, compiled apart and called through
 #: st.screen) found after a step: nothing, nothing but the step's dense output is made, a
 #: crossing (at the step's end, or one inside it), or a failure making the dense output;
 #: ``across`` START asks for the piece's start
@@ -280,7 +280,7 @@ def departures(f, on_step, dense, t_old, h, y_old, coefficients, turn, y_scratch
     """For every switching function :func:`turned` suspects (turn[DIP] its guess, s): where
     on the step's dense output it is off its side, or nan (into turn[DIP];
     :func:`mbd.compiled.events.departure`). ``on_step`` is the address of
-    :func:`mbd.run.steplocate.switching_on_step` (st.on_step), ``dense`` which dense output
+    :func:`mbd.run.steppers.steplocate.switching_on_step` (st.on_step), ``dense`` which dense output
     ``coefficients`` is (DENSE_DOP853 or DENSE_RADAU), of the step of h s from (t_old, y_old).
     Returns whether any is."""
     mode = f.data.mode

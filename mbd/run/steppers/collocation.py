@@ -1,13 +1,13 @@
-"""Radau IIA (order 5), the method's parts for the compiled loop of :mod:`mbd.run.radau`: its
+"""Radau IIA (order 5), the method's parts for the compiled loop of :mod:`mbd.run.steppers.radau`: its
 constants (scipy's own numbers), the Newton matrices and the simplified Newton iteration on the
 collocation system, the forward-difference Jacobian, the predictive step-size factor, the
 collocation polynomial (dense output) and the power iteration's spectral radius (method
-"auto"). The step loop, its records and its returns are :mod:`mbd.run.radau`'s.
+"auto"). The step loop, its records and its returns are :mod:`mbd.run.steppers.radau`'s.
 """
 import numpy as np
 from scipy.integrate._ivp import radau as _scipy_radau
 
-from ..compiled.jitcache import njit
+from ...compiled.jitcache import njit
 from .lu import lu_factor, lu_solve
 from .stepping import SLOPE, STAGE, controlled, controlled_count, evaluate
 

@@ -4,7 +4,7 @@ Past a few microseconds per right-hand side, scipy's own per-call and per-step b
 more than the dynamics (issue 7). This module runs the Dormand–Prince 8(5,3) method of Hairer,
 Nørsett & Wanner (the scheme of ``scipy.integrate.DOP853``: the same tableau, error estimate,
 step-size control, initial step and 7th-order dense output) in one numba call that steps until
-the piece ends, under the compiled steppers' contract of :mod:`mbd.run.stepping`
+the piece ends, under the compiled steppers' contract of :mod:`mbd.run.steppers.stepping`
 (``advance(f, work, settings) -> status``).
 
 The right-hand side, the switching functions and the projection onto the constraints are
@@ -14,10 +14,10 @@ right-hand side's code once, in its own function, not again inside the loop.
 
 Exact switching is kept: after every accepted step the armed switching functions are checked
 with the one crossing predicate of :mod:`mbd.compiled.events`, and those on their side at both
-ends for a double crossing inside the step (:func:`mbd.run.stepping.turned`, then their lowest
-point on the dense output, :func:`mbd.run.stepping.departures`); when one left its side the loop
+ends for a double crossing inside the step (:func:`mbd.run.steppers.stepping.turned`, then their lowest
+point on the dense output, :func:`mbd.run.steppers.stepping.departures`); when one left its side the loop
 stops with the step's dense output ready, and the run locates the crossing on it
-(:mod:`mbd.run.steplocate`). Output rows at the requested times are written from dense output
+(:mod:`mbd.run.steppers.steplocate`). Output rows at the requested times are written from dense output
 inside the loop. With constraints, every output row is projected onto them, and so is every
 step's end (the rank rule's verdict taken there) unless it is within a tenth of atol of them,
 away from change points (:func:`mbd.compiled.loopsolve.within_drift`): then the next step starts
@@ -31,11 +31,11 @@ from collections import namedtuple
 import numpy as np
 from scipy.integrate._ivp import dop853_coefficients as _tableau
 
-from ..compiled.jitcache import njit
-from ..compiled.loopsolve import DRIFT_SHARE
-from ..compiled.native import borrowed, call2, call3, call4
+from ...compiled.jitcache import njit
+from ...compiled.loopsolve import DRIFT_SHARE
+from ...compiled.native import borrowed, call2, call3, call4
 from .changepoints import JUMP_STRICTNESS, handing_back, place, plan, widest_gap
-from .settings import weight
+from ..settings import weight
 from .stepping import (CROSSED, DENSE_DOP853, DONE, FAILED, JUMPED, NEW, NONFINITE, PAUSED,
                        PIECE, SCREEN_CROSSED, SCREEN_FAILED, SCREEN_NOTHING, SCREEN_READY, SLOPE,
                        STAGE,
@@ -56,7 +56,7 @@ N_STAGES_EXTENDED = _tableau.N_STAGES_EXTENDED
 INTERPOLATOR_POWER = _tableau.INTERPOLATOR_POWER
 ERROR_ORDER = 7                            # error estimator order: step ~ err^(-1/8)
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
-#: where a step puts a change point (:mod:`mbd.run.changepoints`): between its stages' times
+#: where a step puts a change point (:mod:`mbd.run.steppers.changepoints`): between its stages' times
 #: and those of its dense output
 GAP = widest_gap(C)
 
@@ -68,7 +68,7 @@ STIFF_BOUND, STIFF_COUNT, CALM_COUNT, STIFF_EVERY = 6.1, 15, 6, 10
 
 Work = namedtuple("Work", PIECE + ("K", "y_old", "F", "tmp"))
 Work.__doc__ = """The compiled DOP853 loop's arrays (:func:`make_work`), n states: the
-:data:`mbd.run.stepping.PIECE` arrays, then
+:data:`mbd.run.steppers.stepping.PIECE` arrays, then
 
 K : (N_STAGES_EXTENDED, n)
     The stages' derivatives (K[0]: dy/dt at the step's start).
@@ -78,13 +78,13 @@ F : (INTERPOLATOR_POWER, n)
     The last step's dense output (:func:`dense_value`), computed where a row or a crossing
     needs it.
 tmp : (4, n)
-    Scratch, rows :data:`mbd.run.stepping.STAGE` ... ``FAILED_STATE``.
+    Scratch, rows :data:`mbd.run.steppers.stepping.STAGE` ... ``FAILED_STATE``.
 """
 
 
 def make_work(piece):
-    """The loop's arrays (:data:`Work`) around the :data:`mbd.run.stepping.PIECE` arrays
-    ``piece`` (a dict, :func:`mbd.run.stepping.piece_arrays`), allocated once per run."""
+    """The loop's arrays (:data:`Work`) around the :data:`mbd.run.steppers.stepping.PIECE` arrays
+    ``piece`` (a dict, :func:`mbd.run.steppers.stepping.piece_arrays`), allocated once per run."""
     n = piece["y"].shape[0]
     return Work(**piece, K=np.zeros((N_STAGES_EXTENDED, n)), y_old=np.zeros(n),
                 F=np.zeros((INTERPOLATOR_POWER, n)), tmp=np.zeros((4, n)))
@@ -286,7 +286,7 @@ def _take_step(f, st, y, K, y_old, tmp, F, settings):
         if _rk_step(f, t, y, h, K, y_new, st, tmp) != 0:
             return FAILED
         err = _error_norm(K, h, y, y_new, settings)
-        if f.constrained and t < S.t_cross < t_new:     # a jump (mbd.run.changepoints)
+        if f.constrained and t < S.t_cross < t_new:     # a jump (mbd.run.steppers.changepoints)
             if err * JUMP_STRICTNESS >= 1.0:
                 err = _jump_error_norm(f, st, K, h, y, y_new, t_new, tmp, F, settings)
             err *= JUMP_STRICTNESS
@@ -319,12 +319,12 @@ def screen(f, work, across):
     """The double-crossing screen of :func:`advance`, compiled apart and called through its
     address (st.screen: a model without force elements never compiles it). At a piece's start
     (``across`` START) the switching functions' values and rates there
-    (:func:`mbd.run.stepping.start_turns`); after an accepted step (``across`` 1 where a
+    (:func:`mbd.run.steppers.stepping.start_turns`); after an accepted step (``across`` 1 where a
     crossing at its end was seen, else 0) whether an armed function on its side at both ends
-    left it in between (:func:`mbd.run.stepping.turned`), and then, the step's dense output
-    made, where (:func:`mbd.run.stepping.departures`, into turn[DIP]; also before a crossing
+    left it in between (:func:`mbd.run.steppers.stepping.turned`), and then, the step's dense output
+    made, where (:func:`mbd.run.steppers.stepping.departures`, into turn[DIP]; also before a crossing
     at the end). Returns SCREEN_NOTHING, SCREEN_READY (the dense output made, nothing
-    found), SCREEN_CROSSED or SCREEN_FAILED (of :mod:`mbd.run.stepping`)."""
+    found), SCREEN_CROSSED or SCREEN_FAILED (of :mod:`mbd.run.steppers.stepping`)."""
     S = work.st[0]
     y, K, tmp = work.y, work.K, work.tmp
     if across == START:
@@ -342,7 +342,7 @@ def screen(f, work, across):
 
 @njit()
 def advance(f, work, settings):
-    """Step DOP853 from (st.t, y) until the piece ends (the contract of :mod:`mbd.run.stepping`,
+    """Step DOP853 from (st.t, y) until the piece ends (the contract of :mod:`mbd.run.steppers.stepping`,
     ``work`` of :func:`make_work`, ``settings`` a 1-record array of
     :data:`mbd.compiled.layout.SETTINGS`). With ``st.starting``, a new piece begins there: K[0] and
     the initial step are computed first; else K[0] = dy/dt there from the last call.
@@ -416,7 +416,7 @@ def advance(f, work, settings):
             # the next step starts from the derivative at this one's end
             for i in range(y.shape[0]):
                 K[0, i] = K[N_STAGES, i]
-        if f.constrained:       # a change point ahead is jumped (mbd.run.changepoints)
+        if f.constrained:       # a change point ahead is jumped (mbd.run.steppers.changepoints)
             before = S.weakest
             plan(f, st, weakest, y, K[0], tmp, GAP)
             if handing_back(S, weakest, before) and S.t < S.t_bound:
