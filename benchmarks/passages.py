@@ -4,8 +4,8 @@ per passage against the tolerance, for each method.
 The windows of :mod:`windows` (N = 10, 40 and 80) released upright at 1 m/s run for 20 s, 20
 passages through the horizontal, where the closures lose rank for an instant: at rtol 1e-6,
 1e-8, 1e-10 and 1e-12 (atol = rtol / 100) with mbd's compiled DOP853, Radau IIA (which hands
-each change point to DOP853 to jump, :mod:`mbd.run.steppers.changepoints`) and "auto". Each row gives
-the steps and right-hand-side evaluations per passage (the run's, over its passages), the
+each change point to DOP853 to jump, :mod:`mbd.run.steppers.changepoints`) and "auto". Each row
+gives the steps and right-hand-side evaluations per passage (the run's, over its passages), the
 wall time per passage (median of 3 runs, 1 where a run takes over 20 s), the crank tip's
 largest error against the closed form (:func:`windows.crank_angle`), m, and the same figures
 of the one-coordinate equation as a one-body tree (:func:`windows.pendulum_model`: what the

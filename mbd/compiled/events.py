@@ -247,8 +247,8 @@ def illinois(g, context, ta, tb, side, tol):
     its far end (already across, so the new branch starts strictly past the boundary).
 
     The one crossing search of both loops: compiled, with ``g`` the address of a compiled
-    function (the compiled loop's, :func:`mbd.run.steppers.steplocate.locate_on_step`), or run as Python by
-    :func:`locate`.
+    function (the compiled loop's, :func:`mbd.run.steppers.steplocate.locate_on_step`), or run as
+    Python by :func:`locate`.
     """
     a, b = ta, tb
     ga, gb = evaluate(g, a, context), evaluate(g, b, context)

@@ -221,7 +221,7 @@ STEPPER = np.dtype([
     ("dense_on_pause", np.int64),   # 1: the last step's dense output made where it pauses
                                     # (a live simulation reads the state inside that step)
     ("on_step", np.int64),          # the address of a switching function on a step's dense
-                                    # output (mbd.run.steppers.steplocate.switching_on_step; 0: none)
+                                    # output (steppers.steplocate.switching_on_step; 0: none)
     ("screen", np.int64),           # the address of the loop's double-crossing screen (its
                                     # method's screen(f, work, across); 0: none)
     ("weakest", np.float64),        # with constraints: the weakest direction's strength at

@@ -1,6 +1,6 @@
 """A result's rows evaluated in one compiled loop: the force elements' records and the joints'
-reactions at every row, the orientations of rows of rotation matrices (:func:`mbd.compiled.statefunction.record_rows`,
-:func:`mbd.compiled.statefunction.reaction_rows`).
+reactions at every row, the orientations of rows of rotation matrices
+(:func:`mbd.compiled.statefunction.record_rows`, :func:`mbd.compiled.statefunction.reaction_rows`).
 
 Each loop calls the kernels that evaluate one row (the force elements' records, the
 right-hand side, the constraint forces, the transmitted loads) through their addresses

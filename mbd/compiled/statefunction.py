@@ -15,10 +15,10 @@ function of that data:
 - :func:`kinematics`: every link's pose and velocity, and the energy, at rows of states.
 
 A mechanism uses one of the nine right-hand side variants (:func:`variant`), so it compiles
-only the code it uses, and the integrator (:mod:`mbd.run.steppers.dop853`) calls whichever it is given
-through its address (see :func:`addresses`), compiled once for all of them. Parameters given as
-Python functions (a stiffness K(t)) and motion drivers' motions are written into the data by
-:func:`refresh` before each evaluation, from Python.
+only the code it uses, and the integrator (:mod:`mbd.run.steppers.dop853`) calls whichever it
+is given through its address (see :func:`addresses`), compiled once for all of them. Parameters
+given as Python functions (a stiffness K(t)) and motion drivers' motions are written into the data
+by :func:`refresh` before each evaluation, from Python.
 """
 from dataclasses import dataclass, field
 

@@ -1,12 +1,13 @@
 """The steppers: the two ways of stepping a piece, behind one small interface for the piece
 loop (:mod:`mbd.run.pieceloop`).
 
-- :class:`ScipyStepper` steps any scipy ``OdeSolver`` (the classes behind ``solve_ivp``) from
-  Python, one step per :meth:`~ScipyStepper.advance`; it serves every method, laws whose
-  parameters are Python functions of time and motion drivers.
-- :class:`CompiledStepper` runs a whole batch of steps compiled, DOP853 (:mod:`mbd.run.steppers.dop853`)
-  or Radau IIA (:mod:`mbd.run.steppers.radau`) under their one contract (:mod:`mbd.run.steppers.stepping`): the same
-  methods and step control, several times faster.
+- :class:`~mbd.run.steppers.scipy.ScipyStepper` steps any scipy ``OdeSolver`` (the classes
+  behind ``solve_ivp``) from Python, one step per ``advance``; it serves every method, laws
+  whose parameters are Python functions of time and motion drivers.
+- :class:`~mbd.run.steppers.compiled.CompiledStepper` runs a whole batch of steps compiled, DOP853
+  (:mod:`mbd.run.steppers.dop853`) or Radau IIA (:mod:`mbd.run.steppers.radau`) under their one
+  contract (:mod:`mbd.run.steppers.stepping`): the same methods and step control, several
+  times faster.
 
 The interface (both classes): made from ``(sd, method, rows, settings, exact, auto)``;
 ``start(t, y, t_bound, first_step, armed)`` begins a piece (``first_step``: its first step,

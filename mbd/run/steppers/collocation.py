@@ -1,5 +1,5 @@
-"""Radau IIA (order 5), the method's parts for the compiled loop of :mod:`mbd.run.steppers.radau`: its
-constants (scipy's own numbers), the Newton matrices and the simplified Newton iteration on the
+"""Radau IIA (order 5), the method's parts for the compiled loop of :mod:`mbd.run.steppers.radau`:
+its constants (scipy's own numbers), the Newton matrices and the simplified Newton iteration on the
 collocation system, the forward-difference Jacobian, the predictive step-size factor, the
 collocation polynomial (dense output) and the power iteration's spectral radius (method
 "auto"). The step loop, its records and its returns are :mod:`mbd.run.steppers.radau`'s.

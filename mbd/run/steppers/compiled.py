@@ -197,8 +197,8 @@ class CompiledStepper:
         self.record[0]["first_step"] = 0.0
 
     def advance(self, steps):
-        """Up to ``steps`` steps of the compiled loop (see :mod:`mbd.run.steppers.stepping`), and fewer
-        when the steps are long: about :data:`ROWS_PER_CALL` output rows at most, at the last
+        """Up to ``steps`` steps of the compiled loop (see :mod:`mbd.run.steppers.stepping`), and
+        fewer when the steps are long: about :data:`ROWS_PER_CALL` output rows at most, at the last
         step's size (the rows are written in the loop, which Ctrl-C and the progress bar
         wait for); the rows they wrote go to the run's rows, even when Ctrl-C ends the call."""
         S = self.S
@@ -252,7 +252,8 @@ class CompiledStepper:
                              self.work.y_old.copy(), self.coefficients.copy())
 
     def g_on_step(self, context):
-        """The address of :func:`mbd.run.steppers.steplocate.switching_on_step` for ``context``'s types."""
+        """The address of :func:`mbd.run.steppers.steplocate.switching_on_step` for
+        ``context``'s types."""
         if self._g_on_step is None:
             self._g_on_step = native.address(
                 steplocate.switching_on_step,

@@ -14,11 +14,11 @@ right-hand side's code once, in its own function, not again inside the loop.
 
 Exact switching is kept: after every accepted step the armed switching functions are checked
 with the one crossing predicate of :mod:`mbd.compiled.events`, and those on their side at both
-ends for a double crossing inside the step (:func:`mbd.run.steppers.stepping.turned`, then their lowest
-point on the dense output, :func:`mbd.run.steppers.stepping.departures`); when one left its side the loop
-stops with the step's dense output ready, and the run locates the crossing on it
-(:mod:`mbd.run.steppers.steplocate`). Output rows at the requested times are written from dense output
-inside the loop. With constraints, every output row is projected onto them, and so is every
+ends for a double crossing inside the step (:func:`mbd.run.steppers.stepping.turned`, then their
+lowest point on the dense output, :func:`mbd.run.steppers.stepping.departures`); when one left its
+side the loop stops with the step's dense output ready, and the run locates the crossing on it
+(:mod:`mbd.run.steppers.steplocate`). Output rows at the requested times are written from dense
+output inside the loop. With constraints, every output row is projected onto them, and so is every
 step's end (the rank rule's verdict taken there) unless it is within a tenth of atol of them,
 away from change points (:func:`mbd.compiled.loopsolve.within_drift`): then the next step starts
 from the last stage's derivative, as without constraints.
@@ -56,8 +56,8 @@ N_STAGES_EXTENDED = _tableau.N_STAGES_EXTENDED
 INTERPOLATOR_POWER = _tableau.INTERPOLATOR_POWER
 ERROR_ORDER = 7                            # error estimator order: step ~ err^(-1/8)
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
-#: where a step puts a change point (:mod:`mbd.run.steppers.changepoints`): between its stages' times
-#: and those of its dense output
+#: where a step puts a change point (:mod:`mbd.run.steppers.changepoints`): between its
+#: stages' times and those of its dense output
 GAP = widest_gap(C)
 
 #: Hairer's stiffness test (``dop853.f``): h |lambda| past STIFF_BOUND (DOP853's stability
@@ -322,8 +322,8 @@ def screen(f, work, across):
     (:func:`mbd.run.steppers.stepping.start_turns`); after an accepted step (``across`` 1 where a
     crossing at its end was seen, else 0) whether an armed function on its side at both ends
     left it in between (:func:`mbd.run.steppers.stepping.turned`), and then, the step's dense output
-    made, where (:func:`mbd.run.steppers.stepping.departures`, into turn[DIP]; also before a crossing
-    at the end). Returns SCREEN_NOTHING, SCREEN_READY (the dense output made, nothing
+    made, where (:func:`mbd.run.steppers.stepping.departures`, into turn[DIP]; also before a
+    crossing at the end). Returns SCREEN_NOTHING, SCREEN_READY (the dense output made, nothing
     found), SCREEN_CROSSED or SCREEN_FAILED (of :mod:`mbd.run.steppers.stepping`)."""
     S = work.st[0]
     y, K, tmp = work.y, work.K, work.tmp
@@ -342,10 +342,10 @@ def screen(f, work, across):
 
 @njit()
 def advance(f, work, settings):
-    """Step DOP853 from (st.t, y) until the piece ends (the contract of :mod:`mbd.run.steppers.stepping`,
-    ``work`` of :func:`make_work`, ``settings`` a 1-record array of
-    :data:`mbd.compiled.layout.SETTINGS`). With ``st.starting``, a new piece begins there: K[0] and
-    the initial step are computed first; else K[0] = dy/dt there from the last call.
+    """Step DOP853 from (st.t, y) until the piece ends (the contract of
+    :mod:`mbd.run.steppers.stepping`, ``work`` of :func:`make_work`, ``settings`` a 1-record array
+    of :data:`mbd.compiled.layout.SETTINGS`). With ``st.starting``, a new piece begins there: K[0]
+    and the initial step are computed first; else K[0] = dy/dt there from the last call.
 
     Returns DONE, CROSSED (y_old, st.t_old, st.h_prev and the interpolant F describe the last
     step; so they do after the step where it pauses, with ``st.dense_on_pause``), STIFF (with

@@ -1,6 +1,6 @@
 """Compiled LU factorizations with partial pivoting, for the Newton matrices of the Radau
-loop (:mod:`mbd.run.steppers.radau`): real or complex, in place, into preallocated arrays, the pivot chosen
-as LAPACK's ``getf2`` chooses it.
+loop (:mod:`mbd.run.steppers.radau`): real or complex, in place, into preallocated arrays, the pivot
+chosen as LAPACK's ``getf2`` chooses it.
 """
 from ...compiled.jitcache import njit
 

@@ -1,26 +1,27 @@
 """A compiled Radau IIA (order 5) integrator loop: the implicit method of stiff models.
 
-:mod:`mbd.run.steppers.dop853` runs DOP853's whole step loop compiled; on a stiff model (a stiff contact,
-a light body on a stiff spring) an explicit method's step is held by the fastest mode and it
-takes millions of steps (issue 16). This module runs the three-stage Radau IIA collocation
+:mod:`mbd.run.steppers.dop853` runs DOP853's whole step loop compiled; on a stiff model (a stiff
+contact, a light body on a stiff spring) an explicit method's step is held by the fastest mode and
+it takes millions of steps (issue 16). This module runs the three-stage Radau IIA collocation
 method of Hairer & Wanner (*Solving ODEs II*, §IV.8) as ``scipy.integrate.Radau`` does —
 the same constants, simplified Newton iteration in the transformed variables with its
 convergence-rate test and tolerance, Jacobian and LU reuse, error estimate, predictive
 (Gustafsson) step-size controller, initial step and cubic collocation dense output — in one
 numba call that steps until the piece ends. The contract, return codes, ``STEPPER`` record
 and ``tmp[FAILED_STATE]`` convention are those of :mod:`mbd.run.steppers.stepping`, as for DOP853
-(:func:`mbd.run.steppers.dop853.advance`): the same exact switching (a crossing, or a double crossing
-inside a step, stops the loop with the step's dense output ready), output rows from dense output, projection onto the closures after
-every step.
+(:func:`mbd.run.steppers.dop853.advance`): the same exact switching (a crossing, or a double
+crossing inside a step, stops the loop with the step's dense output ready), output rows from dense
+output, projection onto the closures after every step.
 
 Where it is not scipy's:
 
 - the Jacobian of the right-hand side is compiled forward differences
   (:func:`mbd.run.steppers.collocation.jacobian`) with the column step of Hairer & Wanner's RADAU5
-  code, ``delta_j = sqrt(EPS max(1e-5, |y_j|))``, rounded so that ``y_j + delta_j`` is exact; scipy's own ``num_jac`` adapts its steps from
-  column to column and call to call;
+  code, ``delta_j = sqrt(EPS max(1e-5, |y_j|))``, rounded so that ``y_j + delta_j`` is exact;
+  scipy's own ``num_jac`` adapts its steps from column to column and call to call;
 - the linear solves are compiled LU factorizations with partial pivoting (real and complex,
-  the pivot chosen as LAPACK's ``i?amax`` does) into preallocated arrays (:mod:`mbd.run.steppers.lu`);
+  the pivot chosen as LAPACK's ``i?amax`` does) into preallocated arrays
+  (:mod:`mbd.run.steppers.lu`);
 - the work accumulators W (quadratures) are integrated but left out of the error norm, the
   Newton test and the initial step's rule, and J has no columns for them
   (:mod:`mbd.run.settings`); scipy's Radau on [q, v] alone takes the same steps;
@@ -75,8 +76,9 @@ CALM_SHARE = 0.25
 #: where a step puts a change point (:mod:`mbd.run.steppers.changepoints`): between its nodes
 GAP = widest_gap(C)
 
-#: the rows of the loop's scratch ``tmp`` (TMP_ROWS, n) after those of :mod:`mbd.run.steppers.stepping`
-#: (STAGE, NEW, SLOPE, FAILED_STATE): the error scale, the error estimate and Z^T E / h
+#: the rows of the loop's scratch ``tmp`` (TMP_ROWS, n) after those of
+#: :mod:`mbd.run.steppers.stepping` (STAGE, NEW, SLOPE, FAILED_STATE): the error scale, the
+#: error estimate and Z^T E / h
 SCALE, ERROR, ZE = range(4, 7)
 TMP_ROWS = 7
 
@@ -363,8 +365,8 @@ def _calm_test(f, work, settings):
 @njit()
 def advance(f, work, settings):
     """Step Radau IIA from (st.t, y) until the piece ends (the contract of
-    :mod:`mbd.run.steppers.stepping`, ``work`` of :func:`make_work`, ``settings`` a 1-record array of
-    :data:`mbd.compiled.layout.SETTINGS`), step after step as scipy's ``Radau._step_impl``. With
+    :mod:`mbd.run.steppers.stepping`, ``work`` of :func:`make_work`, ``settings`` a 1-record array
+    of :data:`mbd.compiled.layout.SETTINGS`), step after step as scipy's ``Radau._step_impl``. With
     ``st.starting``, a new piece begins there (f, the initial step and the Jacobian are
     computed first, as a new scipy solver does); else the loop resumes from ``work`` as the
     last call left it.
@@ -413,7 +415,7 @@ def advance(f, work, settings):
         # the next step starts from the derivative at this one's (projected) end
         if evaluate(f, S.t, y, work.f, st, tmp) != 0:
             return FAILED
-        if f.constrained:       # a change point ahead: DOP853 jumps it (mbd.run.steppers.changepoints)
+        if f.constrained:       # a change point ahead: DOP853 jumps it (steppers.changepoints)
             before = S.weakest
             weakest = f.data.loop[0].smallest
             plan(f, st, weakest, y, work.f, tmp, GAP)

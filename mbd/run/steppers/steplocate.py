@@ -1,9 +1,9 @@
 """A crossing located on a compiled step's dense output, for either compiled stepper.
 
-When a compiled stepper returns CROSSED (:mod:`mbd.run.steppers.stepping`), the last step's dense output
-(DOP853's interpolant F, :func:`mbd.run.steppers.dop853.dense_value`, or Radau's collocation polynomial Q,
-:func:`mbd.run.steppers.radau.dense_value`) is where the switching function changed sign; the run finds
-where with the one Illinois iteration of :mod:`mbd.compiled.events`, compiled:
+When a compiled stepper returns CROSSED (:mod:`mbd.run.steppers.stepping`), the last step's dense
+output (DOP853's interpolant F, :func:`mbd.run.steppers.dop853.dense_value`, or Radau's collocation
+polynomial Q, :func:`mbd.run.steppers.radau.dense_value`) is where the switching function changed
+sign; the run finds where with the one Illinois iteration of :mod:`mbd.compiled.events`, compiled:
 :func:`locate_on_step` calls :func:`switching_on_step` through its address, on a context tuple
 (:func:`step_context`) that names the step, the method and the switching function.
 """

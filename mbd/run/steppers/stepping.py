@@ -10,7 +10,8 @@ the way and returns how it stopped (:data:`DONE` ... :data:`STIFF`).
   switching function and projection (:mod:`mbd.compiled.native`) and the data they evaluate;
 - ``work``: everything that changes, a named tuple whose first fields are :data:`PIECE`
   (the ``STEPPER`` record, the state, the output rows, the armed switches) followed by the
-  method's own arrays (:func:`mbd.run.steppers.dop853.make_work`, :func:`mbd.run.steppers.radau.make_work`);
+  method's own arrays (:func:`mbd.run.steppers.dop853.make_work`,
+  :func:`mbd.run.steppers.radau.make_work`);
 - ``settings``: the run's tolerances and step limits (:meth:`mbd.run.settings.Settings.record`),
   with the one error weight of :func:`mbd.run.settings.weight`.
 
@@ -62,7 +63,8 @@ data : mbd.compiled.layout.Data
 PIECE = ("st", "y", "times", "rows", "armed", "g", "turn")
 
 #: which dense output a step has (the first entry of a context of
-#: :func:`mbd.run.steppers.steplocate.switching_on_step`): DOP853's interpolant or Radau's polynomial
+#: :func:`mbd.run.steppers.steplocate.switching_on_step`): DOP853's interpolant or Radau's
+#: polynomial
 DENSE_DOP853, DENSE_RADAU = 0, 1
 
 #: the rows of ``turn``: the switching functions' values and rates (per s) at the step's start,
@@ -72,8 +74,8 @@ G_START, RATE_START, RATE, DIP, G_SCRATCH = range(5)
 TURN_ROWS = 5
 
 #: what a loop's double-crossing screen (``screen(f, work, across)`` of
-#: :mod:`mbd.run.steppers.dop853` and :mod:`mbd.run.steppers.radau`, compiled apart and called through
-#: st.screen) found after a step: nothing, nothing but the step's dense output is made, a
+#: :mod:`mbd.run.steppers.dop853` and :mod:`mbd.run.steppers.radau`, compiled apart and called
+#: through st.screen) found after a step: nothing, nothing but the step's dense output is made, a
 #: crossing (at the step's end, or one inside it), or a failure making the dense output;
 #: ``across`` START asks for the piece's start
 SCREEN_NOTHING, SCREEN_READY, SCREEN_CROSSED, SCREEN_FAILED = range(4)
