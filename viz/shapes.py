@@ -25,21 +25,25 @@ TRIMESH_TYPES = (".dae",)
 
 
 def _box(box):
+    """A box's surface, its edges along the CS's axes (m)."""
     lx, ly, lz = box.size
     return pv.Box(bounds=(-lx / 2, lx / 2, -ly / 2, ly / 2, -lz / 2, lz / 2))
 
 
 def _cylinder(cylinder):
+    """A cylinder's surface, capped, 32 sides (m)."""
     return pv.Cylinder(center=(0.0, 0.0, 0.0), direction=cylinder.axis, radius=cylinder.radius,
                        height=cylinder.length, resolution=32, capping=True)
 
 
 def _sphere(sphere):
+    """A sphere's surface, 32 meridians by 16 parallels (m)."""
     return pv.Sphere(radius=sphere.radius, center=(0.0, 0.0, 0.0), theta_resolution=32,
                      phi_resolution=16)
 
 
 def _capsule(capsule):
+    """A capsule's surface, 32 sides (m)."""
     return pv.Capsule(center=(0.0, 0.0, 0.0), direction=capsule.axis, radius=capsule.radius,
                       cylinder_length=capsule.length, resolution=32)
 
