@@ -11,7 +11,8 @@ gives a new element of the same class, name and placement with another law (as `
 """
 import warnings
 
-from mbd import ForceElement, Law, ModelError
+from mbd.model.elements import ForceElement, Law
+from mbd.model.errors import ModelError
 from mbd.model import values
 
 from .bushing import BUSHING_COMPONENTS, _BushingLaw, check_six

@@ -1,8 +1,9 @@
 """mbd: 3-D rigid-body multibody dynamics with force elements.
 
-Build a :class:`Model` (grounds, bodies with CSs, joints from :mod:`joints`, force elements
-from :mod:`forces`, sensors, inputs and controllers from :mod:`mbd.control`), ``build()`` it
-into a :class:`System`, ``simulate`` it into a :class:`Result`. See README.md for a tour.
+Build a :class:`Model` (grounds, bodies with CSs and their shapes, joints from :mod:`joints`,
+force elements from :mod:`forces`, sensors, inputs and controllers from :mod:`mbd.control`),
+``build()`` it into a :class:`System`, ``simulate`` it into a :class:`Result`. See README.md
+for a tour.
 """
 import os as _os
 import signal as _signal
@@ -27,6 +28,7 @@ from .model.elements import (Element, ForceElement, GearConstraint, Joint, Law, 
                              Primitive)
 from .model.errors import AnalysisError, InputError, ModelError, SimulationError
 from .model.builder import CS, Body, Environment, Ground, Model
+from .model.shapes import Box, Capsule, Cylinder, Mesh, Sphere
 from .model.state import State
 from .compiled.events import Event
 from .system.system import Machine, System, build as _build_system
@@ -77,5 +79,6 @@ __all__ = ["sweep", "export_fmu", "from_urdf", "InputError", "Model", "Environme
            "PID", "StateSpace", "ContinuousController", "Table", "Table2D", "Lookup",
            "Element", "System", "State", "Machine", "Result", "Event", "ModelError",
            "SimulationError", "AnalysisError", "equilibrium", "Equilibrium", "linearize",
-           "LinearModel", "Simulation", "Snapshot", "read_csv"]
+           "LinearModel", "Simulation", "Snapshot", "read_csv", "Box", "Cylinder", "Sphere",
+           "Capsule", "Mesh"]
 __version__ = "0.1.0"

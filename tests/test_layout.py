@@ -1,5 +1,6 @@
-"""The house rules a machine can check: the one-way import rule of DESIGN §1, and that the
-README's two commands are the ones CI runs."""
+"""The house rules a machine can check: the one-way import rule of DESIGN §1 and §9 over every
+package of the house (mbd's stages, joints, forces, viz; imports inside functions included),
+no import cycle, and that the README's two commands are the ones CI runs."""
 import ast
 import pathlib
 import re
@@ -68,6 +69,15 @@ def test_ci_runs_the_readme_commands():
 STAGES = ("model", "compiled", "system", "control", "run", "analysis", "study", "exchange",
           "__init__", "cli", "__main__")
 
+#: the packages of the house (DESIGN §1), each graphed module by module
+PACKAGES = ("mbd", "joints", "forces", "viz")
+
+#: where the outer packages stand among mbd's stages: just below the stage named. joints and
+#: forces implement the model's interfaces and register their kernels (they import mbd's
+#: stages up to control) and exchange makes them from a URDF; viz draws a Result (it imports
+#: the face) and the command line draws with it.
+BELOW = {"joints": "exchange", "forces": "exchange", "viz": "cli"}
+
 
 def module_name(path, root=ROOT):
     """The dotted module name of a file under ``root`` (a package's __init__ is the package)."""
@@ -78,24 +88,26 @@ def module_name(path, root=ROOT):
 
 
 def imported_modules(path, known, root=ROOT):
-    """{(imported module, line)} for every import of mbd in ``path``, at module level or inside
-    a function, relative or absolute; ``from package import name`` resolves to the module
+    """{(imported module, line)} for every import in ``path`` of a package of ``known`` (the
+    dotted names of the modules graphed), at module level or inside a function (the whole
+    tree is walked), relative or absolute; ``from package import name`` resolves to the module
     ``package.name`` when that is a module of ``known``, else to the package."""
     tree = ast.parse(path.read_text(), filename=str(path))
     own = module_name(path, root).split(".")
     package = own if path.name == "__init__.py" else own[:-1]
+    graphed = {name.split(".")[0] for name in known}
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update((a.name, node.lineno) for a in node.names
-                         if a.name.split(".")[0] == "mbd")
+                         if a.name.split(".")[0] in graphed)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package[:len(package) - (node.level - 1)]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            if target.split(".")[0] != "mbd":
+            if target.split(".")[0] not in graphed:
                 continue
             for alias in node.names:
                 sub = f"{target}.{alias.name}"
@@ -111,10 +123,11 @@ def stage_of(module):
     return parts[1]
 
 
-def mbd_import_graph(root=ROOT):
-    """{module: {imported modules}} over every module of the mbd package under ``root`` (local
-    imports included) and the line of each import as {(module, imported): line}."""
-    files = sorted((root / "mbd").rglob("*.py"))
+def import_graph(root=ROOT, packages=PACKAGES):
+    """{module: {imported modules}} over every module of ``packages`` under ``root`` (imports
+    inside functions included; imports of other packages left out) and the line of each
+    import as {(module, imported): line}."""
+    files = sorted(f for package in packages for f in (root / package).rglob("*.py"))
     known = {module_name(f, root) for f in files}
     graph, where = {}, {}
     for path in files:
@@ -127,11 +140,30 @@ def mbd_import_graph(root=ROOT):
     return graph, where
 
 
+def mbd_import_graph(root=ROOT):
+    """:func:`import_graph` of the mbd package alone."""
+    return import_graph(root, ("mbd",))
+
+
+def rank(module):
+    """Where ``module`` stands in the house, bottom up: mbd's stages in the order of
+    :data:`STAGES`, each outer package just below the stage :data:`BELOW` names."""
+    top = module.split(".")[0]
+    if top in BELOW:
+        return 2 * STAGES.index(BELOW[top]) - 1
+    return 2 * STAGES.index(stage_of(module))
+
+
 def upward_imports(graph, where):
     """``module -> imported (line N)`` for every import pointing to a later stage."""
-    rank = {stage: i for i, stage in enumerate(STAGES)}
     return [f"{a} -> {b} (line {where[(a, b)]})" for a in sorted(graph) for b in sorted(graph[a])
-            if rank[stage_of(b)] > rank[stage_of(a)]]
+            if rank(b) > rank(a)]
+
+
+def described(cycle, where):
+    """A cycle of :func:`cycle_in` as ``a -> b (line N) -> ...``."""
+    return " -> ".join([cycle[0]] + [f"{b} (line {where[(a, b)]})"
+                                     for a, b in zip(cycle, cycle[1:])])
 
 
 def cycle_in(graph):
@@ -201,3 +233,46 @@ def test_the_stage_checker_sees_an_upward_import_and_a_local_one(tmp_path):
 def test_the_cycle_finder_finds_a_cycle():
     assert cycle_in({"a": {"b"}, "b": {"c"}, "c": {"a"}}) is not None
     assert cycle_in({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_the_house_imports_point_down_and_form_no_cycle():
+    """Every package, module by module: joints and forces import mbd's stages below exchange
+    only (not the face), exchange makes joints, force elements and shapes (mbd.model.shapes)
+    and imports no viz, viz imports mbd and is imported by the command line alone; no chain
+    of imports, inside functions or not, comes back to where it started."""
+    graph, where = import_graph()
+    assert {m.split(".")[0] for m in graph} == set(PACKAGES)
+    assert not upward_imports(graph, where), upward_imports(graph, where)
+    cycle = cycle_in(graph)
+    assert cycle is None, f"import cycle: {described(cycle, where)}"
+
+
+def test_the_house_checker_sees_a_cycle_closed_inside_a_function(tmp_path):
+    # the cycle this test was written for: the face imports exchange, whose URDF reader (a
+    # function-local import) drew shapes with viz, whose renderer imports the face
+    files = {"mbd/__init__.py": "from .exchange import from_urdf\n",
+             "mbd/exchange/__init__.py": "def from_urdf(path):\n    from .urdf import read\n"
+                                         "    return read(path)\n",
+             "mbd/exchange/urdf.py": "import viz\n\n\ndef read(path):\n    return viz.Box\n",
+             "viz/__init__.py": "from .render import animate\n",
+             "viz/render.py": "from mbd import Result\n\n\ndef animate(result):\n    pass\n",
+             "joints/__init__.py": "", "forces/__init__.py": ""}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    graph, where = import_graph(tmp_path)
+    assert graph["mbd.exchange"] == {"mbd.exchange.urdf"}          # the local import is seen
+    cycle = cycle_in(graph)
+    assert cycle is not None and cycle[0] == cycle[-1]
+    assert set(cycle) == {"mbd", "mbd.exchange", "mbd.exchange.urdf", "viz", "viz.render"}
+    assert "mbd.exchange.urdf (line 2)" in described(cycle, where)
+    assert upward_imports(graph, where) == ["mbd.exchange.urdf -> viz (line 1)"]
+    # the same tree with shapes in the model: no cycle, nothing upward
+    (tmp_path / "mbd/model").mkdir()
+    (tmp_path / "mbd/model/__init__.py").write_text("")
+    (tmp_path / "mbd/model/shapes.py").write_text("class Box:\n    pass\n")
+    (tmp_path / "mbd/exchange/urdf.py").write_text(
+        "from ..model.shapes import Box\n\n\ndef read(path):\n    return Box\n")
+    graph, where = import_graph(tmp_path)
+    assert graph["mbd.exchange.urdf"] == {"mbd.model.shapes"}
+    assert cycle_in(graph) is None and upward_imports(graph, where) == []

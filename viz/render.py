@@ -13,11 +13,11 @@ import numpy as np
 
 from mbd import Result, System
 from mbd.model.files import atomic_path
+from mbd.model.shapes import positive
 
 from .colors import STATE_COLORS
 from .naming import existing_folder
 from .scene import RenderError, Scene
-from .shapes import _positive
 
 __all__ = ["animate", "snapshot", "show", "frame_times", "RenderError"]
 
@@ -33,7 +33,7 @@ def frame_times(result, fps=30, speed=1.0):
     >>> frame_times(R(), fps=10, speed=2.0)
     array([0. , 0.2, 0.4, 0.6, 0.8, 1. ])
     """
-    fps, speed = _positive("animate", "fps", fps), _positive("animate", "speed", speed)
+    fps, speed = positive("animate", "fps", fps), positive("animate", "speed", speed)
     t0, t1 = float(result.t[0]), float(result.t[-1])
     x = (t1 - t0) * fps / speed
     n = int(math.floor(x + 1e-9 * max(1.0, x))) + 1   # round-off must not drop the last frame

@@ -1,188 +1,98 @@
-"""Shapes to draw bodies with: attach one to a body's CS with ``body.add_shape(shape, cs="cg")``.
+"""Shapes drawn: the surfaces of :mod:`mbd.model.shapes` as pyvista meshes.
 
-Each shape is centred on the origin of the CS it is attached to and given in that CS's axes
-(metres). The dynamics never read shapes; they only change the picture.
-
-The meshes the scene builds itself (coils, polylines, triads) and the placing of a mesh in a
-frame are here too.
+The shapes themselves are plain geometry in the model (``viz.Box`` is
+:class:`mbd.model.shapes.Box`, re-exported here and by :mod:`viz`): each is centred on the
+origin of the CS it is attached to and given in that CS's axes (m). This module turns them
+into ``pyvista.PolyData`` (:func:`surface`, which importing viz registers as the way
+``shape.polydata()`` draws a built-in shape), reads mesh files (pyvista; COLLADA by trimesh)
+once per file, and builds the meshes the scene draws itself (coils, polylines, triads) and
+the placing of a mesh in a frame.
 """
 import inspect
-import math
 import os
 import warnings
+import weakref
 
 import numpy as np
 import pyvista as pv
 
+from mbd.model.shapes import Box, Capsule, Cylinder, Mesh, Shape, Sphere, register_surface
 
-def _positive(kind, name, value):
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{kind}: {name} must be a number, got {value!r}") from None
-    if not (math.isfinite(x) and x > 0.0):
-        raise ValueError(f"{kind}: {name} must be > 0 and finite, got {value!r}")
-    return x
+__all__ = ["Shape", "Box", "Cylinder", "Sphere", "Capsule", "Mesh", "surface"]
+
+#: the file types read through trimesh rather than pyvista
+TRIMESH_TYPES = (".dae",)
 
 
-def _axis(kind, axis):
-    try:
-        a = np.asarray(axis, dtype=float).reshape(3)
-    except (TypeError, ValueError):
-        raise ValueError(f"{kind}: axis must be 3 numbers, got {axis!r}") from None
-    n = float(np.linalg.norm(a))
-    if not (math.isfinite(n) and n > 0.0):
-        raise ValueError(f"{kind}: axis must be a nonzero finite vector, got {axis!r}")
-    return a / n
+def _box(box):
+    """A box's surface, its edges along the CS's axes (m)."""
+    lx, ly, lz = box.size
+    return pv.Box(bounds=(-lx / 2, lx / 2, -ly / 2, ly / 2, -lz / 2, lz / 2))
 
 
-class Shape:
-    """Common part of the shapes: ``color`` (any matplotlib/pyvista colour; None lets the scene
-    choose one) and ``opacity`` in [0, 1]."""
-
-    def __init__(self, color=None, opacity=1.0):
-        kind = type(self).__name__
-        try:
-            opacity = float(opacity)
-        except (TypeError, ValueError):
-            raise ValueError(f"{kind}: opacity must be a number in [0, 1], got {opacity!r}") from None
-        if not 0.0 <= opacity <= 1.0:
-            raise ValueError(f"{kind}: opacity must be in [0, 1], got {opacity!r}")
-        self.color = color
-        self.opacity = opacity
-
-    def polydata(self):
-        """The surface as a ``pyvista.PolyData`` in the local coordinates of its CS (m)."""
-        raise NotImplementedError(f"{type(self).__name__}: a shape gives its surface by "
-                                  "polydata(), a pyvista.PolyData in its CS's coordinates (m)")
+def _cylinder(cylinder):
+    """A cylinder's surface, capped, 32 sides (m)."""
+    return pv.Cylinder(center=(0.0, 0.0, 0.0), direction=cylinder.axis, radius=cylinder.radius,
+                       height=cylinder.length, resolution=32, capping=True)
 
 
-class Box(Shape):
-    """A box with edge lengths ``size = (lx, ly, lz)`` (m) along the CS's x, y, z axes.
+def _sphere(sphere):
+    """A sphere's surface, 32 meridians by 16 parallels (m)."""
+    return pv.Sphere(radius=sphere.radius, center=(0.0, 0.0, 0.0), theta_resolution=32,
+                     phi_resolution=16)
+
+
+def _capsule(capsule):
+    """A capsule's surface, 32 sides (m)."""
+    return pv.Capsule(center=(0.0, 0.0, 0.0), direction=capsule.axis, radius=capsule.radius,
+                      cylinder_length=capsule.length, resolution=32)
+
+
+#: each mesh's surface once scaled (a mesh drawn in many scenes, frames, pages is scaled once)
+_SCALED = weakref.WeakKeyDictionary()
+
+
+def _mesh(mesh):
+    """The surface of a :class:`Mesh` (CS coordinates, m); its cell array ``rgb`` (uint8)
+    holds the file's own colours where it has them."""
+    if mesh not in _SCALED:
+        if mesh.path is None:
+            surface = pv.PolyData(np.asarray(mesh.vertices, dtype=float),
+                                  np.column_stack([np.full(len(mesh.faces), 3),
+                                                   mesh.faces]).ravel())
+        else:
+            surface = _read_mesh(mesh.path)
+        surface = surface.scale(mesh.scale, inplace=False)
+        if mesh.mirrored:
+            # a mirror turns the faces inside out: reverse their winding so that their
+            # normals point out again, and the lighting falls on the outside
+            surface = surface.flip_faces(inplace=False)
+        _SCALED[mesh] = surface
+    return _SCALED[mesh].copy()
+
+
+#: the surface of each built-in shape kind
+_SURFACES = {Box: _box, Cylinder: _cylinder, Sphere: _sphere, Capsule: _capsule, Mesh: _mesh}
+
+
+def surface(shape):
+    """The surface of a built-in ``shape`` as a ``pyvista.PolyData`` in the local coordinates
+    of its CS (m): what ``shape.polydata()`` gives unless a shape of the user's own says it
+    (it overrides :meth:`~mbd.model.shapes.Shape.polydata`).
 
     Examples
     --------
-    >>> [float(b) for b in Box(size=(2.0, 1.0, 0.5)).polydata().bounds]
+    >>> [float(b) for b in surface(Box(size=(2.0, 1.0, 0.5))).bounds]
     [-1.0, 1.0, -0.5, 0.5, -0.25, 0.25]
     """
-
-    def __init__(self, size, color=None, opacity=1.0):
-        super().__init__(color, opacity)
-        try:
-            if isinstance(size, (str, bytes)):    # not three lengths of one letter each
-                raise TypeError
-            size = tuple(size)
-        except TypeError:
-            raise ValueError(f"Box: size must be 3 lengths (lx, ly, lz), got {size!r}") from None
-        if len(size) != 3:
-            raise ValueError(f"Box: size must be 3 lengths (lx, ly, lz), got {size!r}")
-        self.size = tuple(_positive("Box", f"size[{i}]", s) for i, s in enumerate(size))
-
-    def polydata(self):
-        lx, ly, lz = self.size
-        return pv.Box(bounds=(-lx / 2, lx / 2, -ly / 2, ly / 2, -lz / 2, lz / 2))
+    for kind in type(shape).__mro__:
+        if kind in _SURFACES:
+            return _SURFACES[kind](shape)
+    raise NotImplementedError(f"{type(shape).__name__}: a shape gives its surface by "
+                              "polydata(), a pyvista.PolyData in its CS's coordinates (m)")
 
 
-class Cylinder(Shape):
-    """A solid cylinder of ``radius`` and ``length`` (m) centred on the CS origin, its axis
-    along ``axis`` (CS coordinates, default z)."""
-
-    def __init__(self, radius, length, axis=(0.0, 0.0, 1.0), color=None, opacity=1.0):
-        super().__init__(color, opacity)
-        self.radius = _positive("Cylinder", "radius", radius)
-        self.length = _positive("Cylinder", "length", length)
-        self.axis = _axis("Cylinder", axis)
-
-    def polydata(self):
-        return pv.Cylinder(center=(0.0, 0.0, 0.0), direction=self.axis, radius=self.radius,
-                           height=self.length, resolution=32, capping=True)
-
-
-class Sphere(Shape):
-    """A sphere of ``radius`` (m) centred on the CS origin."""
-
-    def __init__(self, radius, color=None, opacity=1.0):
-        super().__init__(color, opacity)
-        self.radius = _positive("Sphere", "radius", radius)
-
-    def polydata(self):
-        return pv.Sphere(radius=self.radius, center=(0.0, 0.0, 0.0), theta_resolution=32,
-                         phi_resolution=16)
-
-
-class Capsule(Shape):
-    """A cylinder of ``radius`` capped by two hemispheres; ``length`` (m) is the distance
-    between the hemispheres' centres (the overall length is ``length + 2 radius``), along
-    ``axis`` (default z), centred on the CS origin."""
-
-    def __init__(self, radius, length, axis=(0.0, 0.0, 1.0), color=None, opacity=1.0):
-        super().__init__(color, opacity)
-        self.radius = _positive("Capsule", "radius", radius)
-        self.length = _positive("Capsule", "length", length)
-        self.axis = _axis("Capsule", axis)
-
-    def polydata(self):
-        return pv.Capsule(center=(0.0, 0.0, 0.0), direction=self.axis, radius=self.radius,
-                          cylinder_length=self.length, resolution=32)
-
-
-class Mesh(Shape):
-    """A surface read from a file (STL, OBJ, PLY, VTK, ... by pyvista; COLLADA ``.dae``, as
-    robot descriptions ship them, by trimesh, an optional extra), its coordinates multiplied
-    by ``scale`` and taken as CS coordinates (m after scaling).
-
-    A file of several parts (a COLLADA scene) is read whole, each part placed by the scene's
-    transforms. Where the file gives its parts colours (COLLADA materials, coloured PLY or OBJ)
-    and ``color`` is None, the parts are drawn in them; ``color`` paints the whole mesh in one
-    colour (as a URDF ``<material>`` does).
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-    scale : float or sequence of 3 float
-        One factor, or one per axis (a negative one mirrors the mesh, as URDFs do for a
-        robot's left and right links); nonzero and finite.
-    color, opacity : as :class:`Shape`.
-    """
-
-    #: the file types read through trimesh rather than pyvista
-    TRIMESH_TYPES = (".dae",)
-
-    def __init__(self, path, scale=1.0, color=None, opacity=1.0):
-        super().__init__(color, opacity)
-        self.path = os.fspath(path)
-        if not os.path.isfile(self.path):
-            raise ValueError(f"Mesh: no file {self.path!r}")
-        if np.ndim(scale) == 0:
-            self.scale = _positive("Mesh", "scale", scale)
-        else:
-            try:
-                factors = np.asarray(scale, dtype=float).reshape(3)
-            except (TypeError, ValueError):
-                raise ValueError(f"Mesh: scale must be a number or 3 numbers, got "
-                                 f"{scale!r}") from None
-            if not (np.all(np.isfinite(factors)) and np.all(factors != 0.0)):
-                raise ValueError(f"Mesh: scale factors must be nonzero and finite, got "
-                                 f"{scale!r}")
-            self.scale = tuple(float(f) for f in factors)
-        self._mesh = None
-
-    @property
-    def mirrored(self):
-        """Whether the scale mirrors the mesh (an odd number of negative factors)."""
-        return float(np.prod(np.broadcast_to(self.scale, 3))) < 0.0
-
-    def polydata(self):
-        """The surface (CS coordinates, m); its cell array ``rgb`` (uint8) holds the file's
-        own colours where it has them."""
-        if self._mesh is None:
-            mesh = _read_mesh(self.path).scale(self.scale, inplace=False)
-            if self.mirrored:
-                # a mirror turns the faces inside out: reverse their winding so that their
-                # normals point out again, and the lighting falls on the outside
-                mesh = mesh.flip_faces(inplace=False)
-            self._mesh = mesh
-        return self._mesh.copy()
+register_surface(surface)
 
 
 #: surfaces read from files, by (path, modification time, size): a robot's meshes are read
@@ -197,7 +107,7 @@ def _read_mesh(path):
     stat = os.stat(path)
     key = (path, stat.st_mtime_ns, stat.st_size)
     if key not in _READ:
-        if path.lower().endswith(Mesh.TRIMESH_TYPES):
+        if path.lower().endswith(TRIMESH_TYPES):
             mesh = _trimesh_polydata(path)
         else:
             try:

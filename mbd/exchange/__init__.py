@@ -8,8 +8,8 @@ from .fmu import export_fmu
 def from_urdf(path, package_dirs=(), floating=False, limits="stops", name=None, **options):
     """The :class:`mbd.Model` of the robot a URDF file describes: see
     :func:`mbd.exchange.urdf.from_urdf`."""
-    # imported here: the importer makes joints, force elements and viz shapes, whose
-    # packages import mbd (DESIGN §9: exchange is a composition root), and yourdfpy is an extra
+    # imported here: the importer makes joints and force elements, whose packages import
+    # mbd's stages (DESIGN §9: exchange is a composition root), and yourdfpy is an extra
     from .urdf import from_urdf as read
     return read(path, package_dirs=package_dirs, floating=floating, limits=limits, name=name,
                 **options)

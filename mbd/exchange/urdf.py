@@ -47,9 +47,10 @@ What a URDF holds becomes mbd's own elements, with the URDF's names:
 - ``lock=`` fixes named joints at a position (Pinocchio's ``buildReducedModel``): their
   child links join their parents' bodies, and the joints that mimic them are locked too.
 - **visuals** (box, cylinder, sphere; STL, OBJ, PLY and DAE meshes, ``package://`` paths
-  found under ``package_dirs``; ``package:///PACKAGE/...`` too) are :mod:`viz` shapes at
-  CSs ``LINK_visualK`` of the body (those of the fixed base at grounds ``LINK_visualK``,
-  drawn fixed in the world).
+  found under ``package_dirs``; ``package:///PACKAGE/...`` too) are shapes at CSs
+  ``LINK_visualK`` of the body (those of the fixed base at grounds ``LINK_visualK``, drawn
+  fixed in the world): plain geometry (:mod:`mbd.model.shapes`) that :mod:`viz` draws; a mesh
+  file is found here and read only when drawn.
 
 Units are SI, as URDF's. The URDF is read by yourdfpy (the optional extra ``mbd[urdf]``).
 """
@@ -58,13 +59,13 @@ import warnings
 
 import numpy as np
 
-import viz
 from forces import Bistop, Damper, JointForce, JointStiction
 from joints import Planar, Prismatic, Revolute, SixDof
 
 from ..model.builder import Environment, Model
 from ..model.elements import GearConstraint
 from ..model.errors import ModelError
+from ..model.shapes import Box, Cylinder, Mesh, Sphere
 
 #: the URDF joint types mbd reads (``fixed`` merges the child into the parent's body)
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
@@ -513,21 +514,21 @@ class _Importer:
     # --------------------------------------------------------------------------- visuals
 
     def _visuals(self, body, link, model=None):
-        """The link's visual geometry as viz shapes at CSs LINK_visualK of ``body`` (with
+        """The link's visual geometry as shapes (:mod:`mbd.model.shapes`) at CSs LINK_visualK of ``body`` (with
         ``body`` None, a link of the fixed base: at grounds LINK_visualK of ``model``)."""
         for k, visual in enumerate(self.links[link].visuals):
             geometry = visual.geometry
             color = _color(visual.material, self.robot)
             if geometry.box is not None:
-                shape = viz.Box(tuple(float(s) for s in geometry.box.size), color=color)
+                shape = Box(tuple(float(s) for s in geometry.box.size), color=color)
             elif geometry.cylinder is not None:
-                shape = viz.Cylinder(float(geometry.cylinder.radius),
-                                     float(geometry.cylinder.length), color=color)
+                shape = Cylinder(float(geometry.cylinder.radius),
+                                 float(geometry.cylinder.length), color=color)
             elif geometry.sphere is not None:
-                shape = viz.Sphere(float(geometry.sphere.radius), color=color)
+                shape = Sphere(float(geometry.sphere.radius), color=color)
             else:                       # a mesh: yourdfpy reads no other geometry
-                shape = viz.Mesh(self._mesh_file(link, geometry.mesh.filename),
-                                 scale=_scale(geometry.mesh.scale), color=color)
+                shape = Mesh(self._mesh_file(link, geometry.mesh.filename),
+                             scale=_scale(geometry.mesh.scale), color=color)
             frame = self.pose[link] @ _matrix(visual.origin)
             if body is None:
                 model.add_ground(f"{link}_visual{k}", at=frame[:3, 3],

@@ -114,7 +114,7 @@ class Ground(CS):
         return self._model
 
     def add_shape(self, shape):
-        """Attach a shape for pictures (e.g. ``viz.Mesh`` of a robot's base), placed in this
+        """Attach a shape (:mod:`mbd.model.shapes`, e.g. a robot base's ``Mesh``), placed in this
         ground's CS and fixed in the world; the dynamics ignore it. Returns the shape."""
         self.shapes.append(shape)
         return shape
@@ -169,8 +169,8 @@ class Body:
         return self.frames[name]
 
     def add_shape(self, shape, cs="cg"):
-        """Attach a shape for pictures (e.g. ``viz.Box``), placed in the CS named ``cs``; the
-        dynamics ignore it. Returns the shape."""
+        """Attach a shape (:mod:`mbd.model.shapes`, e.g. ``mbd.Box``, which is ``viz.Box``),
+        placed in the CS named ``cs``; the dynamics ignore it. Returns the shape."""
         if cs not in self.frames:
             raise ModelError(f"body '{self.name}': add_shape: no CS '{cs}'; it has "
                              f"{sorted(self.frames)}")

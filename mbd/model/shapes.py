@@ -1,0 +1,311 @@
+"""Shapes: plain geometry a body or a ground carries in its CSs (DESIGN §10).
+
+Each shape is centred on the origin of the CS it is attached to and given in that CS's axes
+(sizes in m): ``body.add_shape(Box((0.1, 0.1, 1.0), color="steelblue"), cs="cg")``. The
+dynamics never read shapes. A shape holds numbers only -- no picture library stands behind it:
+:mod:`viz` turns it into a pyvista surface (and the web page into three.js data), and
+exchange makes them from a URDF's visuals without drawing anything.
+
+Every shape is checked when it is made; a bad value raises a ``ValueError`` naming the shape,
+the rule and the value::
+
+    >>> Sphere(-0.1)
+    Traceback (most recent call last):
+        ...
+    ValueError: Sphere: radius must be > 0 and finite, got -0.1
+"""
+import math
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+def positive(kind, name, value):
+    """``value`` as a float that is > 0 and finite.
+
+    Parameters
+    ----------
+    kind : str
+        Who asks (a shape's class name, ``"animate"``): the error's first word.
+    name : str
+        The parameter's name.
+    value : object
+        What the user gave.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        ``"{kind}: {name} must be a number, got ..."`` or ``"... must be > 0 and finite,
+        got ..."``.
+    """
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{kind}: {name} must be a number, got {value!r}") from None
+    if not (math.isfinite(x) and x > 0.0):
+        raise ValueError(f"{kind}: {name} must be > 0 and finite, got {value!r}")
+    return x
+
+
+def _axis(kind, axis):
+    """``axis`` (3 numbers, any length but 0) as a unit vector, a tuple of 3 floats."""
+    try:
+        a = np.asarray(axis, dtype=float).reshape(3)
+    except (TypeError, ValueError):
+        raise ValueError(f"{kind}: axis must be 3 numbers, got {axis!r}") from None
+    n = float(np.linalg.norm(a))
+    if not (math.isfinite(n) and n > 0.0):
+        raise ValueError(f"{kind}: axis must be a nonzero finite vector, got {axis!r}")
+    return tuple(float(x) for x in a / n)
+
+
+def _opacity(kind, opacity):
+    """``opacity`` as a float in [0, 1]."""
+    try:
+        opacity = float(opacity)
+    except (TypeError, ValueError):
+        raise ValueError(f"{kind}: opacity must be a number in [0, 1], got {opacity!r}") from None
+    if not 0.0 <= opacity <= 1.0:
+        raise ValueError(f"{kind}: opacity must be in [0, 1], got {opacity!r}")
+    return opacity
+
+
+#: the drawing package's converter, shape -> its surface (viz registers it when imported)
+_SURFACE = None
+
+
+def register_surface(convert):
+    """Say how a shape becomes a surface: ``convert(shape)`` gives the surface of a built-in
+    shape (a ``pyvista.PolyData`` in the CS's coordinates, m) for :meth:`Shape.polydata`.
+
+    The drawing package (:mod:`viz`) calls this when imported: the model names no picture
+    library, the pictures know the model.
+    """
+    global _SURFACE
+    _SURFACE = convert
+
+
+class Shape:
+    """Common part of the shapes: ``color`` (any matplotlib/pyvista colour; None lets the scene
+    choose one) and ``opacity`` in [0, 1].
+
+    A shape of the user's own subclasses this and gives its surface by :meth:`polydata`.
+    """
+
+    def __init__(self, color=None, opacity=1.0):
+        self.color = color
+        self.opacity = _opacity(type(self).__name__, opacity)
+
+    def polydata(self):
+        """The surface as a ``pyvista.PolyData`` in the local coordinates of its CS (m): a
+        built-in shape's as :mod:`viz` draws it (importing viz registers how); a shape of the
+        user's own overrides this method."""
+        if _SURFACE is None:
+            raise RuntimeError(f"{type(self).__name__}: its surface is drawn by viz: "
+                               "import viz first")
+        return _SURFACE(self)
+
+
+def _set(shape, **values):
+    """Set checked ``values`` on a frozen ``shape``: its ``__post_init__`` checks and
+    normalizes the fields (opacity first, as the shapes have always checked it) once."""
+    for name, value in values.items():
+        object.__setattr__(shape, name, value)
+
+
+@dataclass(frozen=True, eq=False)
+class Box(Shape):
+    """A box with edge lengths ``size = (lx, ly, lz)`` (m) along the CS's x, y, z axes.
+
+    Examples
+    --------
+    >>> Box(size=(2, 1, 0.5)).size
+    (2.0, 1.0, 0.5)
+    """
+
+    size: tuple
+    color: object = None
+    opacity: float = 1.0
+
+    def __post_init__(self):
+        _set(self, opacity=_opacity("Box", self.opacity))
+        size = self.size
+        try:
+            if isinstance(size, (str, bytes)):    # not three lengths of one letter each
+                raise TypeError
+            size = tuple(size)
+        except TypeError:
+            raise ValueError(f"Box: size must be 3 lengths (lx, ly, lz), got {size!r}") from None
+        if len(size) != 3:
+            raise ValueError(f"Box: size must be 3 lengths (lx, ly, lz), got {size!r}")
+        _set(self, size=tuple(positive("Box", f"size[{i}]", s) for i, s in enumerate(size)))
+
+
+@dataclass(frozen=True, eq=False)
+class Cylinder(Shape):
+    """A solid cylinder of ``radius`` and ``length`` (m) centred on the CS origin, its axis
+    along ``axis`` (CS coordinates, default z; kept as a unit vector)."""
+
+    radius: float
+    length: float
+    axis: tuple = (0.0, 0.0, 1.0)
+    color: object = None
+    opacity: float = 1.0
+
+    def __post_init__(self):
+        _set(self, opacity=_opacity("Cylinder", self.opacity))
+        _set(self, radius=positive("Cylinder", "radius", self.radius),
+             length=positive("Cylinder", "length", self.length),
+             axis=_axis("Cylinder", self.axis))
+
+
+@dataclass(frozen=True, eq=False)
+class Sphere(Shape):
+    """A sphere of ``radius`` (m) centred on the CS origin."""
+
+    radius: float
+    color: object = None
+    opacity: float = 1.0
+
+    def __post_init__(self):
+        _set(self, opacity=_opacity("Sphere", self.opacity))
+        _set(self, radius=positive("Sphere", "radius", self.radius))
+
+
+@dataclass(frozen=True, eq=False)
+class Capsule(Shape):
+    """A cylinder of ``radius`` (m) capped by two hemispheres; ``length`` (m) is the distance
+    between the hemispheres' centres (the overall length is ``length + 2 radius``), along
+    ``axis`` (default z; kept as a unit vector), centred on the CS origin."""
+
+    radius: float
+    length: float
+    axis: tuple = (0.0, 0.0, 1.0)
+    color: object = None
+    opacity: float = 1.0
+
+    def __post_init__(self):
+        _set(self, opacity=_opacity("Capsule", self.opacity))
+        _set(self, radius=positive("Capsule", "radius", self.radius),
+             length=positive("Capsule", "length", self.length),
+             axis=_axis("Capsule", self.axis))
+
+
+@dataclass(frozen=True, eq=False)
+class Mesh(Shape):
+    """A triangle surface: read from a file, or given by its vertices and faces. Its
+    coordinates, multiplied by ``scale``, are CS coordinates (m after scaling).
+
+    A file is read when the mesh is first drawn (by :mod:`viz`: STL, OBJ, PLY, VTK, ... by
+    pyvista; COLLADA ``.dae``, as robot descriptions ship them, by trimesh, an optional
+    extra); a file of several parts (a COLLADA scene) is read whole, each part placed by the
+    scene's transforms. Where the file gives its parts colours (COLLADA materials, coloured
+    PLY or OBJ) and ``color`` is None, the parts are drawn in them; ``color`` paints the whole
+    mesh in one colour (as a URDF ``<material>`` does).
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        The file (it must exist); or None with ``vertices`` and ``faces``.
+    scale : float or sequence of 3 float
+        One factor, or one per axis (a negative one mirrors the mesh, as URDFs do for a
+        robot's left and right links); nonzero and finite.
+    color, opacity : as :class:`Shape`.
+    vertices : array_like (n, 3), optional
+        The points (m before scaling), finite; keyword only, without ``path``.
+    faces : array_like (m, 3) of int, optional
+        The triangles, each three indices into ``vertices``, counter-clockwise seen from
+        outside; keyword only, with ``vertices``.
+
+    Examples
+    --------
+    >>> tetrahedron = Mesh(vertices=[(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)],
+    ...                    faces=[(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)], scale=0.1)
+    >>> tetrahedron.vertices.shape, tetrahedron.faces.shape, tetrahedron.path
+    ((4, 3), (4, 3), None)
+    """
+
+    path: object = None
+    scale: object = 1.0
+    color: object = None
+    opacity: float = 1.0
+    vertices: object = field(default=None, repr=False, kw_only=True)
+    faces: object = field(default=None, repr=False, kw_only=True)
+
+    def __post_init__(self):
+        _set(self, opacity=_opacity("Mesh", self.opacity))
+        path, vertices, faces = self.path, None, None
+        if path is not None:
+            if self.vertices is not None or self.faces is not None:
+                raise ValueError("Mesh: give a file or vertices and faces, not both "
+                                 f"(got the file {os.fspath(path)!r})")
+            path = os.fspath(path)
+            if not os.path.isfile(path):
+                raise ValueError(f"Mesh: no file {path!r}")
+        else:
+            vertices, faces = _triangles(self.vertices, self.faces)
+        if np.ndim(self.scale) == 0:
+            scale = positive("Mesh", "scale", self.scale)
+        else:
+            try:
+                factors = np.asarray(self.scale, dtype=float).reshape(3)
+            except (TypeError, ValueError):
+                raise ValueError(f"Mesh: scale must be a number or 3 numbers, got "
+                                 f"{self.scale!r}") from None
+            if not (np.all(np.isfinite(factors)) and np.all(factors != 0.0)):
+                raise ValueError(f"Mesh: scale factors must be nonzero and finite, got "
+                                 f"{self.scale!r}")
+            scale = tuple(float(f) for f in factors)
+        _set(self, path=path, scale=scale, vertices=vertices, faces=faces)
+
+    @property
+    def mirrored(self):
+        """Whether the scale mirrors the mesh (an odd number of negative factors)."""
+        return float(np.prod(np.broadcast_to(self.scale, 3))) < 0.0
+
+
+def _triangles(vertices, faces):
+    """``vertices`` (n, 3) float and ``faces`` (m, 3) int64 as read-only arrays, checked: at
+    least one triangle, finite points, indices in [0, n)."""
+    if vertices is None or faces is None:
+        raise ValueError("Mesh: give a file, or vertices and faces (both), got "
+                         f"vertices={'None' if vertices is None else '...'}, "
+                         f"faces={'None' if faces is None else '...'}")
+    try:
+        v = np.array(vertices, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"Mesh: vertices must be (n, 3) numbers, got {vertices!r}") from None
+    if v.ndim != 2 or v.shape[1] != 3 or len(v) < 3:
+        raise ValueError(f"Mesh: vertices must be (n, 3) numbers with n >= 3, got shape "
+                         f"{v.shape}")
+    if not np.all(np.isfinite(v)):
+        bad = int(np.flatnonzero(~np.all(np.isfinite(v), axis=1))[0])
+        raise ValueError(f"Mesh: vertices must be finite, got vertex {bad} = {v[bad].tolist()}")
+    try:
+        f = np.array(faces)
+        if f.size == 0 or not np.issubdtype(f.dtype, np.integer):
+            raise TypeError
+    except (TypeError, ValueError):
+        raise ValueError(f"Mesh: faces must be (m, 3) vertex indices (integers), m >= 1, got "
+                         f"{faces!r}") from None
+    if f.ndim != 2 or f.shape[1] != 3:
+        raise ValueError(f"Mesh: faces must be (m, 3) vertex indices (triangles), got shape "
+                         f"{f.shape}")
+    outside = (f < 0) | (f >= len(v))
+    if outside.any():
+        bad = int(np.flatnonzero(outside.any(axis=1))[0])
+        raise ValueError(f"Mesh: faces must index the {len(v)} vertices (0 to {len(v) - 1}), "
+                         f"got face {bad} = {f[bad].tolist()}")
+    f = f.astype(np.int64)
+    v.flags.writeable = False
+    f.flags.writeable = False
+    return v, f
+
+
+__all__ = ["Shape", "Box", "Cylinder", "Sphere", "Capsule", "Mesh", "positive",
+           "register_surface"]
