@@ -147,9 +147,10 @@ class Box(Shape):
 
 
 @dataclass(frozen=True, eq=False)
-class Cylinder(Shape):
-    """A solid cylinder of ``radius`` and ``length`` (m) centred on the CS origin, its axis
-    along ``axis`` (CS coordinates, default z; kept as a unit vector)."""
+class _Axial(Shape):
+    """A round shape of ``radius`` and ``length`` (m) along ``axis`` (CS coordinates, default
+    z; kept as a unit vector), centred on the CS origin: what a cylinder and a capsule share,
+    checked once for both."""
 
     radius: float
     length: float
@@ -158,10 +159,16 @@ class Cylinder(Shape):
     opacity: float = 1.0
 
     def __post_init__(self):
-        _set(self, opacity=_opacity("Cylinder", self.opacity))
-        _set(self, radius=positive("Cylinder", "radius", self.radius),
-             length=positive("Cylinder", "length", self.length),
-             axis=_axis("Cylinder", self.axis))
+        kind = type(self).__name__
+        _set(self, opacity=_opacity(kind, self.opacity))
+        _set(self, radius=positive(kind, "radius", self.radius),
+             length=positive(kind, "length", self.length), axis=_axis(kind, self.axis))
+
+
+@dataclass(frozen=True, eq=False)
+class Cylinder(_Axial):
+    """A solid cylinder of ``radius`` and ``length`` (m) centred on the CS origin, its axis
+    along ``axis`` (CS coordinates, default z; kept as a unit vector)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -178,22 +185,10 @@ class Sphere(Shape):
 
 
 @dataclass(frozen=True, eq=False)
-class Capsule(Shape):
+class Capsule(_Axial):
     """A cylinder of ``radius`` (m) capped by two hemispheres; ``length`` (m) is the distance
     between the hemispheres' centres (the overall length is ``length + 2 radius``), along
     ``axis`` (default z; kept as a unit vector), centred on the CS origin."""
-
-    radius: float
-    length: float
-    axis: tuple = (0.0, 0.0, 1.0)
-    color: object = None
-    opacity: float = 1.0
-
-    def __post_init__(self):
-        _set(self, opacity=_opacity("Capsule", self.opacity))
-        _set(self, radius=positive("Capsule", "radius", self.radius),
-             length=positive("Capsule", "length", self.length),
-             axis=_axis("Capsule", self.axis))
 
 
 @dataclass(frozen=True, eq=False)
