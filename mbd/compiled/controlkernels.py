@@ -176,6 +176,19 @@ def state_space(v, data, i):
     return finish(data, i)
 
 
+@njit(inline="always")
+def pid_output(kp, ki, lo, hi, anti_windup, e, integral, d):
+    """The PID law: (the output clip(kp e + integral + d, lo, hi), whether the integral may
+    grow) at the error e, with the derivative term d. The integral may not grow while the
+    output is clipped and ki e would wind it further into the limit (conditional integration),
+    where ``anti_windup`` is set. The one formula of the compiled kernel (:func:`pid`) and of
+    the Python controllers (:func:`mbd.control.controllers.pid_output` calls its
+    ``py_func``)."""
+    raw = kp * e + integral + d
+    winding = (raw > hi and ki * e > 0.0) or (raw < lo and ki * e < 0.0)
+    return min(max(raw, lo), hi), not (anti_windup and winding)
+
+
 @njit()
 def pid(v, data, i):
     """The PID of :class:`mbd.control.PID` on inputs (setpoint, measured[, rate]), states
@@ -193,10 +206,8 @@ def pid(v, data, i):
         d = kd * rate_of_filter
     else:
         d = -kd * u[2] if kd != 0.0 else 0.0
-    raw = kp * e + x[0] + d
-    winding = (raw > hi and ki * e > 0.0) or (raw < lo and ki * e < 0.0)
-    C.out[0] = min(max(raw, lo), hi)
-    C.xdot[0] = 0.0 if (P[PID_ANTI_WINDUP] != 0.0 and winding) else ki * e
+    C.out[0], integrating = pid_output(kp, ki, lo, hi, P[PID_ANTI_WINDUP] != 0.0, e, x[0], d)
+    C.xdot[0] = ki * e if integrating else 0.0
     if filtered:
         C.xdot[1] = rate_of_filter
     return finish(data, i)

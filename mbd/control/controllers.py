@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 
+from ..compiled.controlkernels import pid_output as pid_law
 from ..model import values
 from ..model.controls import ControlElement
 from ..model.elements import Signal
@@ -269,12 +270,11 @@ def _state_space(name, A, B, C, D):
 
 def pid_output(pid, e, integral, d):
     """(the output clip(kp e + integral + d, lo, hi), whether the integral may grow) of the
-    PID ``pid`` (kp, ki, limits, anti_windup) at the error e: it may not while the output is
-    clipped and ki e would wind it further into the limit (conditional integration)."""
+    PID ``pid`` (kp, ki, limits, anti_windup) at the error e: the law of
+    :func:`mbd.compiled.controlkernels.pid_output`, the compiled kernel's own, run as Python
+    (its ``py_func``): one formula for both paths."""
     lo, hi = pid.limits
-    raw = pid.kp * e + integral + d
-    winding = (raw > hi and pid.ki * e > 0.0) or (raw < lo and pid.ki * e < 0.0)
-    return min(max(raw, lo), hi), not (pid.anti_windup and winding)
+    return pid_law.py_func(pid.kp, pid.ki, lo, hi, pid.anti_windup, e, integral, d)
 
 
 def rate_input(pid, rate):
