@@ -29,7 +29,7 @@ import numpy as np
 import mbd
 from joints import Revolute
 from mbd.compiled import kernels, layout, statefunction, statekernels
-from mbd.compiled.jitcache import njit
+from mbd.compiled.jit.jitcache import njit
 from mbd.run.simulate import rhs_function
 
 

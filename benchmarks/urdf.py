@@ -71,7 +71,7 @@ import time
 import numpy as np
 
 from mbd.compiled import statekernels
-from mbd.compiled.jitcache import njit
+from mbd.compiled.jit.jitcache import njit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

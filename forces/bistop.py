@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mbd.compiled.laws import CompiledLaw
-from mbd.compiled.jitcache import njit
+from mbd.compiled.jit.jitcache import njit
 from mbd.compiled.lawkernels import spow, step_ramp
 from mbd.compiled.registry import register
 from mbd.model.values import finite as _finite, nonnegative as _nonneg, positive as _positive

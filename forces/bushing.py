@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 
 
-from mbd.compiled.jitcache import njit
+from mbd.compiled.jit.jitcache import njit
 from mbd.compiled.laws import CompiledLaw
 from mbd.model import values
 from mbd.compiled.registry import register

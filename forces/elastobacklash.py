@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mbd.compiled.laws import CompiledLaw
-from mbd.compiled.jitcache import njit
+from mbd.compiled.jit.jitcache import njit
 from mbd.compiled.registry import register
 from mbd.model.values import finite as _finite, nonnegative as _nonneg, positive as _positive
 

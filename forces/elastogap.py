@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 
 from mbd.compiled.laws import CompiledLaw
-from mbd.compiled.jitcache import njit
+from mbd.compiled.jit.jitcache import njit
 from mbd.compiled.lawkernels import spow
 from mbd.compiled.registry import register
 from mbd.model.values import finite as _finite, nonnegative as _nonneg

@@ -13,7 +13,7 @@ header (nx, ny, the extrapolation), then the grid's x, y and z end to end; no sw
 from dataclasses import dataclass
 
 from mbd.compiled import lawkernels as lk
-from mbd.compiled.jitcache import njit
+from mbd.compiled.jit.jitcache import njit
 from mbd.compiled.laws import CompiledLaw
 from mbd.compiled.layout import MAX_PARAMS
 from mbd.compiled.registry import register

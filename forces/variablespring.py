@@ -7,7 +7,7 @@ import numpy as np
 
 from mbd.compiled.laws import CompiledLaw
 from mbd.model import values
-from mbd.compiled.jitcache import njit
+from mbd.compiled.jit.jitcache import njit
 from mbd.compiled.registry import register
 from mbd.model.values import finite as _finite, positive as _positive
 

@@ -3,4 +3,4 @@ kernels over them (tree dynamics, force and law kernels, loop closures and their
 solve), the state function, assembly and projection, and the cached ``njit`` with its
 stale-cache guard. It reads flat arrays only, never model objects."""
 # Ctrl-C during any compilation is held until it ends (numba's cache would lose it)
-from . import interrupts  # noqa: F401,E402
+from .jit import interrupts  # noqa: F401,E402

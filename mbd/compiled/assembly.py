@@ -11,7 +11,8 @@ a System, and evaluate the constraint rows with the compiled kernels.
 import numpy as np
 import scipy.linalg
 
-from . import kernels, layout, loopkernels, loopsolve, native, statefunction
+from . import kernels, layout, loopkernels, loopsolve, statefunction
+from .jit import native
 from ..model.errors import SimulationError
 
 _ROW_NAMES = ("rotation about world x", "rotation about world y", "rotation about world z",

@@ -2,7 +2,7 @@
 a value set per evaluation). The core owns it because it uses it itself: diagnosis freezes an
 element at its present force with it, and linearization takes its elements as inputs. Its law
 class is :class:`forces.Actuator`."""
-from .jitcache import njit
+from .jit.jitcache import njit
 from .registry import register
 
 #: the parameter record: the force or torque on the follower (N or N m)

@@ -26,10 +26,10 @@ import math
 import numpy as np
 
 from .forcekernels import _point
-from .jitcache import njit
+from .jit.jitcache import njit
 from .lawkernels import table2d_value, table_value
 from .layout import (CS_ANGULAR_VELOCITY, CS_POSITION, CS_VELOCITY, JOINT_Q, JOINT_V, OUTPUT)
-from .native import call3
+from .jit.native import call3
 
 #: what a kernel returns when its outputs or state rates are not finite, or (a user's
 #: function) when the rates or outputs it returned have the wrong size

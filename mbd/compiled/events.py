@@ -22,8 +22,8 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from .jitcache import njit
-from .native import call2f
+from .jit.jitcache import njit
+from .jit.native import call2f
 
 Event = namedtuple("Event", "t element what")
 Event.__doc__ = """A switch in the event log: time t (s), the force element's name, what changed."""
@@ -106,7 +106,7 @@ def real_switches(before, after, armed_before, armed_after):
 
 def evaluate(g, t, context):
     """g(t, context): a Python callable, run as Python; compiled, the address of a compiled
-    function of that signature (:mod:`mbd.compiled.native`)."""
+    function of that signature (:mod:`mbd.compiled.jit.native`)."""
     return g(t, context)
 
 

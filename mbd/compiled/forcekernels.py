@@ -37,9 +37,10 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
-from . import lawkernels, native
-from .jitcache import njit
-from .native import call1f
+from . import lawkernels
+from .jit import native
+from .jit.jitcache import njit
+from .jit.native import call1f
 from .layout import (AXIAL, BUSHING, DAMPING, ELEMENT, ELEMENT_STATE, JOINT, LAW_ARMED,
                      LAW_FORCE, LAW_NATURAL_SIDES, LAW_ODD_AT_ZERO, LAW_SWITCHING, LINE,
                      LINK_STATE, PLACEMENT_SWITCH, PRELOAD, ROTATIONAL, SCRATCH, STIFFNESS,

@@ -27,7 +27,7 @@ into caller-owned records and allocate nothing.
 """
 import numpy as np
 
-from .jitcache import njit
+from .jit.jitcache import njit
 from .layout import PRISMATIC, REVOLUTE, SPHERICAL
 
 # ----------------------------------------------------------------------------- small algebra

@@ -30,8 +30,9 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
-from . import native, registry
-from .jitcache import njit
+from . import registry
+from .jit import native
+from .jit.jitcache import njit
 from .layout import MAX_PARAMS
 
 

@@ -19,7 +19,7 @@ matrix passes zeros. The solve and the projection on these rows are
 import numpy as np
 
 from . import kernels
-from .jitcache import njit
+from .jit.jitcache import njit
 from .layout import PRISMATIC, REVOLUTE, SPHERICAL
 
 

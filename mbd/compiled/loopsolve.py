@@ -74,7 +74,7 @@ All arrays are flat: the structure is one int64 array ``Data.pattern``
 import numpy as np
 
 from . import kernels, loopkernels
-from .jitcache import njit
+from .jit.jitcache import njit
 from .loopstructure import P_CFIRST, P_CNU, P_NC, P_SIDX, P_SPTR
 from .sparsekernels import factor, rank_of, refactor, solve, strongest_threshold, views
 

@@ -4,7 +4,7 @@ reactions at every row, the orientations of rows of rotation matrices
 
 Each loop calls the kernels that evaluate one row (the force elements' records, the
 right-hand side, the constraint forces, the transmitted loads) through their addresses
-(:mod:`mbd.compiled.native`), which the run has compiled already: a loop is small code of its
+(:mod:`mbd.compiled.jit.native`), which the run has compiled already: a loop is small code of its
 own, not a second copy of those kernels (a first run compiles it in a fraction of a second).
 What Python gives per row (the parameters of laws that are Python functions, the drivers'
 prescribed motions) is worked out before, into arrays the loop writes into the data at each
@@ -13,9 +13,9 @@ row.
 import numpy as np
 
 from .forcekernels import quaternion_of
-from .jitcache import njit
+from .jit.jitcache import njit
 from .layout import RECORDS
-from .native import call2, call4, call5
+from .jit.native import call2, call4, call5
 
 
 @njit(inline="always")

@@ -5,7 +5,7 @@ at most) and of a front of the multifrontal QR on a subset of its columns, and t
 Computations, §5.1 and §8.6.3)."""
 import numpy as np
 
-from .jitcache import njit
+from .jit.jitcache import njit
 
 
 @njit(inline="always")

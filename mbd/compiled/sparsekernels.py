@@ -12,8 +12,8 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from . import kernels
-from .jitcache import njit
-from .native import borrowed
+from .jit.jitcache import njit
+from .jit.native import borrowed
 from .smallblocks import front_qr, householder_qr, orthogonal_rows
 from .loopstructure import (P_CBMAP, P_CBOFF, P_CFIRST, P_CGIDX, P_CGLOC, P_CGPTR, P_CHAIN,
                             P_CHIDX, P_CHPTR, P_CNU, P_CPAR, P_DCH, P_FC, P_FR, P_GOFF, P_GROW,

@@ -26,8 +26,9 @@ import numpy as np
 from numba import types
 from scipy.spatial.transform import Rotation
 
-from . import (forcekernels, lawkernels, layout, loopstructure, native, registry,
-               rowkernels, sparsekernels)
+from . import (forcekernels, lawkernels, layout, loopstructure, registry, rowkernels,
+               sparsekernels)
+from .jit import native
 from .layout import NATURAL_MODE, RECORDS, SWITCHING
 from .statekernels import (constrained_forced, constrained_free, constraint_forces,
                            controlled_constrained, controlled_tree_link,
@@ -44,7 +45,7 @@ _ADDRESSES = {}
 
 def addresses(sd):
     """(right-hand side, switching function, projection, drift test): the addresses of the
-    compiled functions the integrator calls for ``sd``'s mechanism (:mod:`mbd.compiled.native`;
+    compiled functions the integrator calls for ``sd``'s mechanism (:mod:`mbd.compiled.jit.native`;
     compiled, or loaded from the cache, on first use, and remembered for the process). The
     drift test (:func:`mbd.compiled.statekernels.near_constraints`) only with constraints: 0
     else (never called)."""
@@ -113,7 +114,7 @@ class StateData:
 
     def call(self, function, *args):
         """``function(*args)``, a compiled function called through its entry point for these
-        argument types (:func:`mbd.compiled.native.entry`, looked up once per data and
+        argument types (:func:`mbd.compiled.jit.native.entry`, looked up once per data and
         function)."""
         self.install_laws()           # no compiled call reads a record without them
         found = self.entries.get(function)

@@ -15,8 +15,8 @@ index + 1 of a force element whose load direction is undefined; or a negative co
 import numpy as np
 
 from . import controlkernels, forcekernels, kernels, loopkernels, loopsolve, sparsekernels
-from .jitcache import njit
-from .native import borrowed
+from .jit.jitcache import njit
+from .jit.native import borrowed
 from .layout import NATURAL_MODE, RECORDS, SWITCHING
 
 
@@ -26,7 +26,7 @@ def _start(y, dy, data):
     """Normalized q into data.q and its rates into dy[:nq]; returns (q, v, the slot of the
     accelerations in dy).
 
-    Every variant first takes y, dy and the data as :func:`mbd.compiled.native.borrowed` views:
+    Every variant first takes y, dy and the data as :func:`mbd.compiled.jit.native.borrowed` views:
     they live as long as the call, and the views, slices and calls of an evaluation then do
     not count references with atomic operations (a fifth of a four-bar run's profile)."""
     q = data.q

@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from ..compiled import lawkernels as lk
-from ..compiled.jitcache import njit
+from ..compiled.jit.jitcache import njit
 from ..compiled.layout import MAX_PARAMS
 
 #: how a table interpolates between its breakpoints

@@ -31,7 +31,8 @@ import numpy as np
 from numba import types
 from scipy.spatial.transform import Rotation
 
-from ..compiled import controlkernels as ck, native, statefunction as sf, statekernels
+from ..compiled import controlkernels as ck, statefunction as sf, statekernels
+from ..compiled.jit import native
 from ..compiled.layout import (CS_ANGULAR_VELOCITY, CS_POSITION, CS_VELOCITY, HELD, JOINT_Q,
                                JOINT_V, MAX_CONTROL_IO, MAX_CONTROL_PARAMS, OUTPUT)
 from ..control import Controller, Input, Output, Sensor, quantity, signals

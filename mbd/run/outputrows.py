@@ -22,7 +22,8 @@ import bisect
 
 import numpy as np
 
-from ..compiled import interrupts, layout, statefunction as sf
+from ..compiled import layout, statefunction as sf
+from ..compiled.jit import interrupts
 from .failures import Failed, projected
 from .result import Result, SideRuns, row_parts
 from .rowfiles import RowFiles

@@ -16,7 +16,8 @@ import time
 
 import numpy as np
 
-from ..compiled import events, interrupts, layout, statefunction as sf
+from ..compiled import events, layout, statefunction as sf
+from ..compiled.jit import interrupts
 from . import failures
 from ..model.errors import SimulationError
 from .failures import BlewUp, Failed, IntegratorFailed, Singular, Undefined

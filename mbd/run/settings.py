@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..compiled import layout
-from ..compiled.jitcache import njit
+from ..compiled.jit.jitcache import njit
 
 #: the default step budget of a run (``simulate(max_steps=...)``)
 MAX_STEPS = 1_000_000

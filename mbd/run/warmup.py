@@ -26,8 +26,9 @@ import numpy as np
 from numba import types
 from numba.core import event as ev
 
-from ..compiled import (events, forcekernels, kernels, layout, loopkernels,
-                        loopstructure, native, registry, rowkernels, statekernels)
+from ..compiled import (events, forcekernels, kernels, layout, loopkernels, loopstructure,
+                        registry, rowkernels, statekernels)
+from ..compiled.jit import native
 from .steppers import dop853, radau, steplocate, stepping
 
 

@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-from mbd.compiled import jitcache
+from mbd.compiled.jit import jitcache
 from mbd.run import warmup
 
 from .test_jitcache import GUARDED, Tree

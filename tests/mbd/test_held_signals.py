@@ -1,4 +1,4 @@
-"""Ctrl-C held over a compilation (mbd.compiled.interrupts) on the paths the run's own tests do
+"""Ctrl-C held over a compilation (mbd.compiled.jit.interrupts) on the paths the run's own tests do
 not take, and the ``mbd`` command's end after an interrupted run:
 
 - in a thread other than the main one (a sweep's, a web server's), nothing is held: signals
@@ -17,7 +17,7 @@ import threading
 import pytest
 
 from mbd import cli
-from mbd.compiled import interrupts
+from mbd.compiled.jit import interrupts
 
 
 def _in_a_thread(work):

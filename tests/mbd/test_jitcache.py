@@ -1,4 +1,4 @@
-"""The stale-cache guard of mbd.compiled.jitcache.
+"""The stale-cache guard of mbd.compiled.jit.jitcache.
 
 numba keys a cached kernel on its own file only, so a kernel ``f`` in ``a.py`` calling ``g`` in
 ``b.py`` keeps ``g``'s old machine code after ``b.py`` is edited. The scenarios run in fresh
@@ -81,7 +81,7 @@ class Tree:
         pkg.mkdir()
         (pkg / "__init__.py").write_text("")
         if style is GUARDED:
-            shutil.copy(MBD / "compiled" / "jitcache.py", pkg / "jitcache.py")
+            shutil.copy(MBD / "compiled" / "jit" / "jitcache.py", pkg / "jitcache.py")
         (pkg / "a.py").write_text(A_SRC.format(**style))
         self.edit_b(name, 1)
         (pkg / "c.py").write_text(C_SRC.format(scale=1.0))
@@ -104,11 +104,12 @@ class Tree:
 def test_guarded_set_of_the_real_package():
     """The core modules are guarded, and they import no package module outside the set (a
     global constant from an unguarded module would be frozen into cached code unseen)."""
-    from mbd.compiled import jitcache
+    from mbd.compiled.jit import jitcache
     guarded = set(jitcache.guarded_files())
-    compiled = {"jitcache", "kernels", "lawkernels", "forcekernels", "loopkernels",
+    compiled = {"jit/jitcache", "kernels", "lawkernels", "forcekernels", "loopkernels",
                 "statekernels", "events", "layout"}
-    assert {f"compiled/{m}.py" for m in compiled} | {"run/steppers/dop853.py", "run/steppers/radau.py"} <= guarded
+    assert {f"compiled/{m}.py" for m in compiled} | {"run/steppers/dop853.py",
+                                                      "run/steppers/radau.py"} <= guarded
     assert not {"run/simulate.py", "system/system.py", "model/builder.py", "run/result.py",
                 "run/steppers/scipy.py", "run/steppers/compiled.py"} & guarded
     known = {p.relative_to(MBD).as_posix() for p in MBD.rglob("*.py")}

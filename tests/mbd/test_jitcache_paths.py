@@ -1,4 +1,4 @@
-"""The stale-cache guard of mbd.compiled.jitcache on a tree being edited, and ``@njit`` used
+"""The stale-cache guard of mbd.compiled.jit.jitcache on a tree being edited, and ``@njit`` used
 bare.
 
 The guard's scan and hash run here on a small package tree in tmp_path (``GUARD_DIR`` pointed
@@ -20,7 +20,7 @@ import os
 
 import pytest
 
-from mbd.compiled import jitcache
+from mbd.compiled.jit import jitcache
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ def test_the_digest_follows_the_guarded_modules_and_the_added_parts(tree):
 
 
 BARE = '''\
-from mbd.compiled.jitcache import njit
+from mbd.compiled.jit.jitcache import njit
 
 
 @njit

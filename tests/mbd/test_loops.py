@@ -542,7 +542,8 @@ _ALLOCATIONS = """
 import numpy as np
 from numba import njit
 from numba.core.runtime import rtsys
-from mbd.compiled import native, statefunction
+from mbd.compiled import statefunction
+from mbd.compiled.jit import native
 from tests.mbd.test_loops import fourbar
 
 

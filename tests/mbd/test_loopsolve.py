@@ -250,7 +250,7 @@ def test_borrowed_views_are_the_same_memory_and_hold_no_reference():
     other members as they are, and no reference kept to the arrays (their reference count
     is unchanged)."""
     from numba import njit
-    from mbd.compiled.native import borrowed
+    from mbd.compiled.jit.native import borrowed
 
     @njit
     def write_through(t):

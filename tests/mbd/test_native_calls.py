@@ -1,4 +1,4 @@
-"""The calls through a compiled function's address (mbd.compiled.native.call2 ... call5,
+"""The calls through a compiled function's address (mbd.compiled.jit.native.call2 ... call5,
 call1f, call2f): from compiled code each passes its arguments in order to the function at the
 address and returns what it returns, an exception raised there reaches the caller, and an
 argument in the address's place that is not an integer is refused when the caller compiles.
@@ -12,7 +12,7 @@ import pytest
 from numba import njit, types
 from numba.core.errors import TypingError
 
-from mbd.compiled import native
+from mbd.compiled.jit import native
 
 i8, f8 = types.int64, types.float64
 

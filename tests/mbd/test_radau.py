@@ -30,7 +30,8 @@ from scipy.integrate import Radau
 import mbd
 from forces import JointForce, SpringDamper
 from joints import Prismatic, Revolute
-from mbd.compiled import assembly, layout, native
+from mbd.compiled import assembly, layout
+from mbd.compiled.jit import native
 from mbd.run.steppers import lu, radau, steplocate, stepping
 from mbd.compiled import statefunction as sf
 from mbd.run.settings import Settings
@@ -255,7 +256,8 @@ def test_one_call_takes_the_same_steps_as_one_per_step(pendulum_runs):
 def test_dense_output_matches_scipy():
     """The first step's dense output: Q equal to scipy's (Z^T P) to round-off, the ends
     equal to y_old and y, the inside equal to scipy's RadauDenseOutput on the same step;
-    and :func:`mbd.run.steppers.radau.dense_value` of scipy's Q on a later step is its polynomial."""
+    and :func:`mbd.run.steppers.radau.dense_value` of scipy's Q on a later step is its
+    polynomial."""
     loop = Loop(double_pendulum(), 2.0, 1e-6, 1e-8, events=False)
     assert loop.advance(1) == stepping.PAUSED
     solver = loop.scipy_solver()
@@ -370,8 +372,8 @@ def test_closed_loop_projected_rows():
 def test_crossing_located_on_the_dense_output():
     """The ElastoGap example: the loop stops at the step where the first contact begins
     (CROSSED, the step's dense output ready); the crossing located on it by
-    :func:`mbd.run.steppers.steplocate.locate_on_step` is the first event of the DOP853 run (measured: 1e-11
-    s apart at rtol 1e-9)."""
+    :func:`mbd.run.steppers.steplocate.locate_on_step` is the first event of the DOP853 run
+    (measured: 1e-11 s apart at rtol 1e-9)."""
     from mbd.compiled import events
     from tests.forces.test_reference_examples import elastogap_model
     system = elastogap_model("axial").build()

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import forces  # noqa: F401  (registers the built-in kinds)
-from mbd.compiled import jitcache, lawkernels, layout, registry
+from mbd.compiled import lawkernels, layout, registry
+from mbd.compiled.jit import jitcache
 from mbd.compiled.layout import LAW_SWITCHES, MAX_PARAMS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -121,7 +122,7 @@ def test_a_kind_registered_after_sealing_is_an_error_naming_it():
 def _toy_module(tmp_path, monkeypatch, name):
     """A module ``name`` with a compiled toy force law (p[0] x), importable from tmp_path."""
     (tmp_path / f"{name}.py").write_text(textwrap.dedent('''\
-        from mbd.compiled.jitcache import njit
+        from mbd.compiled.jit.jitcache import njit
 
 
         @njit(inline="always")

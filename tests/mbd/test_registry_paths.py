@@ -41,7 +41,7 @@ def _module(tmp_path, monkeypatch, name, text):
 
 
 TOY = '''\
-from mbd.compiled.jitcache import njit
+from mbd.compiled.jit.jitcache import njit
 
 
 @njit(inline="always")

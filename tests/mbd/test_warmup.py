@@ -152,7 +152,7 @@ def test_ctrl_c_while_numba_compiles_is_held_until_the_compilation_ends():
     import pytest
     from numba.core import event
 
-    from mbd.compiled import interrupts
+    from mbd.compiled.jit import interrupts
 
     before = signal.getsignal(signal.SIGINT)
     finished = []
@@ -172,7 +172,7 @@ def test_ctrl_c_while_numba_loads_from_its_cache_or_emits_code_is_held():
     """The two places a kernel's first use reaches llvmlite's object-cache callbacks outside
     a compile event, where a KeyboardInterrupt raised in a ctypes callback killed the
     process (SIGSEGV) or broke numba's typing: a load from the cache, inside numba's
-    compiler lock (its events), and the code emitted when mbd.compiled.native.address asks
+    compiler lock (its events), and the code emitted when mbd.compiled.jit.native.address asks
     for the address. SIGINT in either is held to its end, then raised; the handler before is
     back."""
     import os
@@ -183,7 +183,7 @@ def test_ctrl_c_while_numba_loads_from_its_cache_or_emits_code_is_held():
     import pytest
     from numba.core.compiler_lock import global_compiler_lock
 
-    from mbd.compiled import interrupts, native
+    from mbd.compiled.jit import interrupts, native
 
     before = signal.getsignal(signal.SIGINT)
     finished = []

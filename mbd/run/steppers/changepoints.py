@@ -34,8 +34,8 @@ the steps shrink to the singular configuration, which the run names as before.
 """
 import numpy as np
 
-from ...compiled.jitcache import njit
-from ...compiled.native import call4
+from ...compiled.jit.jitcache import njit
+from ...compiled.jit.native import call4
 from .stepping import SLOPE, STAGE
 
 #: the strength's rate along the motion is a difference over this share of the last step

@@ -7,7 +7,7 @@ collocation polynomial (dense output) and the power iteration's spectral radius 
 import numpy as np
 from scipy.integrate._ivp import radau as _scipy_radau
 
-from ...compiled.jitcache import njit
+from ...compiled.jit.jitcache import njit
 from .lu import lu_factor, lu_solve
 from .stepping import SLOPE, STAGE, controlled, controlled_count, evaluate
 

@@ -10,7 +10,8 @@ import numpy as np
 from numba import types
 from scipy import integrate
 
-from ...compiled import native, statefunction as sf
+from ...compiled import statefunction as sf
+from ...compiled.jit import native
 from .. import controls, warmup
 from ..failures import BlewUp, Failed, IntegratorFailed, raise_status
 from . import dop853, radau, steplocate, stepping

@@ -8,7 +8,7 @@ the piece ends, under the compiled steppers' contract of :mod:`mbd.run.steppers.
 (``advance(f, work, settings) -> status``).
 
 The right-hand side, the switching functions and the projection onto the constraints are
-called through their addresses (:mod:`mbd.compiled.native`; the functions of one signature in
+called through their addresses (:mod:`mbd.compiled.jit.native`; the functions of one signature in
 :mod:`mbd.compiled.statefunction`): the loop is compiled once for every mechanism, and the
 right-hand side's code once, in its own function, not again inside the loop.
 
@@ -31,9 +31,9 @@ from collections import namedtuple
 import numpy as np
 from scipy.integrate._ivp import dop853_coefficients as _tableau
 
-from ...compiled.jitcache import njit
+from ...compiled.jit.jitcache import njit
 from ...compiled.loopsolve import DRIFT_SHARE
-from ...compiled.native import borrowed, call2, call3, call4
+from ...compiled.jit.native import borrowed, call2, call3, call4
 from .changepoints import JUMP_STRICTNESS, handing_back, place, plan, widest_gap
 from ..settings import weight
 from .stepping import (CROSSED, DENSE_DOP853, DONE, FAILED, JUMPED, NEW, NONFINITE, PAUSED,

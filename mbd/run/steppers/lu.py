@@ -2,7 +2,7 @@
 loop (:mod:`mbd.run.steppers.radau`): real or complex, in place, into preallocated arrays, the pivot
 chosen as LAPACK's ``getf2`` chooses it.
 """
-from ...compiled.jitcache import njit
+from ...compiled.jit.jitcache import njit
 
 
 @njit()

@@ -39,8 +39,8 @@ from collections import namedtuple
 import numpy as np
 
 from ...compiled import layout
-from ...compiled.jitcache import njit
-from ...compiled.native import call3
+from ...compiled.jit.jitcache import njit
+from ...compiled.jit.native import call3
 from .collocation import (C, E, EPS, ERROR_ORDER, MAX_FACTOR, MIN_FACTOR, NEWTON_MAXITER, P,
                           collocation, dense_value, end_slope, factor_newton, jacobian,
                           predict_factor, pymax, pymin, spectral_radius)

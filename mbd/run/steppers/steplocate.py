@@ -9,11 +9,11 @@ sign; the run finds where with the one Illinois iteration of :mod:`mbd.compiled.
 """
 from ...compiled import events
 from . import dop853, radau
-from ...compiled.jitcache import njit
+from ...compiled.jit.jitcache import njit
 from ...compiled.layout import SWITCHING
 from ...compiled.controlkernels import take
 from ...compiled.forcekernels import signal_values
-from ...compiled.native import call4
+from ...compiled.jit.native import call4
 from .stepping import DENSE_DOP853, DENSE_RADAU
 
 #: which dense output a context holds: DOP853's interpolant or Radau's polynomial

@@ -7,7 +7,7 @@ sign, or ``work.st.pause_at`` steps have been taken in all; it writes the output
 the way and returns how it stopped (:data:`DONE` ... :data:`STIFF`).
 
 - ``f`` (:data:`Functions`): the model, as the addresses of its compiled right-hand side,
-  switching function and projection (:mod:`mbd.compiled.native`) and the data they evaluate;
+  switching function and projection (:mod:`mbd.compiled.jit.native`) and the data they evaluate;
 - ``work``: everything that changes, a named tuple whose first fields are :data:`PIECE`
   (the ``STEPPER`` record, the state, the output rows, the armed switches) followed by the
   method's own arrays (:func:`mbd.run.steppers.dop853.make_work`,
@@ -24,11 +24,11 @@ from collections import namedtuple
 import numpy as np
 
 from ...compiled import events, layout
-from ...compiled.jitcache import njit
+from ...compiled.jit.jitcache import njit
 from ...compiled.layout import SWITCHING
 from ...compiled.controlkernels import take
 from ...compiled.forcekernels import signal_values
-from ...compiled.native import call2, call4
+from ...compiled.jit.native import call2, call4
 from ..settings import weight
 
 #: how ``advance`` returned: the piece reached its end; an armed switching function changed

@@ -9,7 +9,7 @@ numba's compile events and on its compiler lock (installed when this module is i
 thread to its end, and raises it there as Python would have. The lock's events also cover a
 kernel's first load from the cache, which numba does before (and without) a compile event,
 through the same callbacks. A compilation takes at most a few seconds: the wait is bounded by
-it. (:func:`mbd.compiled.native.address` holds it too: the machine code may be emitted only
+it. (:func:`mbd.compiled.jit.native.address` holds it too: the machine code may be emitted only
 when the address is asked for, outside both.)
 """
 import contextlib

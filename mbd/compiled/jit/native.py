@@ -68,7 +68,7 @@ def address(dispatcher, signature):
     signature; compiled, or loaded from the cache, on first use). The dispatcher keeps the
     code alive.
 
-    Ctrl-C is held until the address is known (:func:`mbd.compiled.interrupts.held`): the
+    Ctrl-C is held until the address is known (:func:`mbd.compiled.jit.interrupts.held`): the
     machine code may be emitted only here, outside numba's compile events and its compiler
     lock, through llvmlite's object-cache callbacks (ctypes), where a KeyboardInterrupt is
     lost or crashes the process (seen: exit by SIGSEGV)."""

@@ -314,7 +314,7 @@ class _GuardedIndex(IndexDataCacheFile):
 
     @property
     def _source_stamp(self):
-        return (self._file_stamp, "mbd.compiled.jitcache", tree_digest())
+        return (self._file_stamp, "mbd.compiled.jit.jitcache", tree_digest())
 
     @_source_stamp.setter
     def _source_stamp(self, stamp):     # numba's, set on construction

@@ -123,7 +123,7 @@ def test_a_lookup_past_its_table_names_the_table_value_range_input_and_time():
 PLANT = '''
 import sys
 sys.path.insert(0, {tests!r})
-from mbd_newcomer_lookup import lookup_model as build_model
+from mbd_lookup_past_table import lookup_model as build_model
 '''
 
 
@@ -132,7 +132,7 @@ def test_a_lookup_past_its_table_inside_an_fmu_names_it_in_the_log(tmp_path):
     status and the log carries the named cause, not "got [nan]" alone."""
     from fmpy import simulate_fmu
     from fmpy.fmi1 import FMICallException
-    module = tmp_path / "mbd_newcomer_lookup.py"
+    module = tmp_path / "mbd_lookup_past_table.py"
     source = Path(__file__).read_text()
     # the model's builder and what it needs, as a module of its own the FMU's script imports
     module.write_text("import numpy as np\nimport mbd\nfrom forces import Actuator, "
