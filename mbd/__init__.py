@@ -35,7 +35,8 @@ from .system.system import Machine, System, build as _build_system
 from .control import (PID, ContinuousController, DiscreteController, DiscretePID,
                       DiscreteStateSpace, Gain, Input, Lookup, Sensor, StateSpace, Table,
                       Table2D)
-from .run.result import ForceView, Result, read_csv
+from .run.csvfiles import read_csv
+from .run.result import ForceView, Result
 from .run.simulate import simulate as _run_simulate
 from .run.live import Simulation, Snapshot
 from .analysis.equilibrium import Equilibrium, equilibrium

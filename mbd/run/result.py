@@ -14,8 +14,6 @@ array([0.  , 0.25, 0.5 ])
 >>> r.joint("hinge").q.shape, r.body("bob").position("cg").shape
 ((3,), (3, 3))
 """
-import decimal
-import os
 
 import numpy as np
 
@@ -26,25 +24,14 @@ from ..compiled.events import Event
 from ..model.errors import renamed_link
 from ..model.files import atomic_open
 from ..model.errors import SimulationError
-from . import controls
+from . import controls, csvfiles
 from .failures import Failed
 from .views import (BodyView, ControllerView, EnergyBalance, ForceView, JointView,
                     ReactionView, contact_intervals)
 
 __all__ = ["Result", "Event", "JointView", "BodyView", "ForceView", "ControllerView",
            "ReactionView",
-           "EnergyBalance", "contact_intervals", "read_csv"]
-
-def units_path(path):
-    """The file beside a result's CSV that gives its columns' units: ``run.csv`` ->
-    ``run.units.csv`` (a path not ending in ``.csv`` gets ``.units.csv`` added)."""
-    path = os.fspath(path)
-    root, ext = os.path.splitext(path)
-    return (root if ext.lower() == ".csv" else path) + ".units.csv"
-
-#: the rows a CSV is formatted by at a time (a long run's table is never held as text whole)
-CSV_BLOCK = 10_000
-
+           "EnergyBalance", "contact_intervals"]
 
 #: the longest repr of a Result, characters (a stopped run's message is cut to fit)
 REPR_WIDTH = 200
@@ -468,22 +455,13 @@ class Result:
         form that reads back as the same double (``repr``); the times of the output grid as
         the decimals it is made of (``0.3``, not ``0.30000000000000004``, the double
         ``3 * 0.1``), every other time (an event's, t_end, where a run stopped) exactly.
-        The units (:meth:`column_units`) go to :func:`units_path` (``run.units.csv``): the
-        same names, then a line of their SI units. :func:`read_csv` reads both.
+        The units (:meth:`column_units`) go to :func:`mbd.run.csvfiles.units_path`
+        (``run.units.csv``): the same names, then a line of their SI units.
+        :func:`mbd.read_csv` reads both.
         """
         names, table = self.columns()
-        times = time_texts(self.t, [e.t for e in self.events])
-        with atomic_open(path, "w") as fh:
-            fh.write(",".join(names) + "\n")
-            for start in range(0, len(table), CSV_BLOCK):
-                # a list's repr is its floats' shortest reprs, formatted in one C loop
-                lines = [times[start + k] + "," + repr(row)[1:-1].replace(", ", ",")
-                         for k, row in enumerate(table[start:start + CSV_BLOCK, 1:].tolist())]
-                np.savetxt(fh, np.array(lines, dtype=object), fmt="%s")
-        # the units after the table: a CSV that cannot be written leaves no units file
-        with atomic_open(units_path(path), "w") as fh:
-            fh.write(",".join(names) + "\n" + ",".join(self.column_units()) + "\n")
-        return path
+        return csvfiles.write_csv(path, names, self.column_units(), table,
+                                  [e.t for e in self.events])
 
     def to_npz(self, path, columns=True):
         """Write the run to a NumPy .npz file, whole or not at all.
@@ -540,129 +518,6 @@ class Result:
                     event_t=np.array([e.t for e in self.events], dtype=float),
                     event_element=np.array([e.element for e in self.events], dtype=str),
                     event_what=np.array([e.what for e in self.events], dtype=str))
-
-
-def read_csv(path):
-    """Read a CSV written by :meth:`Result.to_csv` (or by ``mbd run``), with its units.
-
-    Parameters
-    ----------
-    path : str or path-like
-
-    Returns
-    -------
-    columns : dict
-        {name: (n,) float array} in the file's order (``columns["t"]`` s,
-        ``columns["hinge.q"]`` rad ...).
-    units : dict
-        {name: unit} as the units file beside it gives them (:func:`units_path`; "" for
-        every column where there is none).
-
-    Raises
-    ------
-    ValueError
-        For a file whose rows do not have one value per named column, or a units file whose
-        names are not the CSV's (the file named).
-
-    Examples
-    --------
-    ::
-
-        columns, units = mbd.read_csv("mbd-out/pendulum.csv")
-        angle = columns["hinge.q"]              # (n,) in units["hinge.q"], rad
-    """
-    with open(path, newline="", encoding="utf-8") as fh:
-        names = fh.readline().rstrip("\r\n").split(",")
-        rows = [line for line in fh if line.strip()]
-    units = dict.fromkeys(names, "")
-    if os.path.isfile(units_path(path)):
-        with open(units_path(path), newline="", encoding="utf-8") as fh:
-            said, given = (fh.readline().rstrip("\r\n").split(",") for _ in range(2))
-        if said != names or len(given) != len(names):
-            raise ValueError(f"read_csv: {units_path(path)}: its names and units are not the "
-                             f"{len(names)} columns of {os.fspath(path)}")
-        units = dict(zip(names, given))
-    table = np.empty((0, len(names)))
-    if rows:
-        try:
-            table = np.loadtxt(rows, delimiter=",", ndmin=2)
-        except ValueError as err:
-            raise ValueError(f"read_csv: {path}: {err}") from None
-        if table.shape[1] != len(names):
-            raise ValueError(f"read_csv: {path}: rows of {table.shape[1]} values for "
-                             f"{len(names)} named columns")
-    return {name: table[:, k] for k, name in enumerate(names)}, units
-
-
-def time_texts(t, event_times=()):
-    """The texts of a time column (s): the times of the output grid as the decimals it is
-    made of, every other time (an event's, t_end, where a run stopped) in the shortest form
-    that reads back as the same double.
-
-    The grid (t0 + k dt: :func:`mbd.run.simulate.output_times`) is found in the times that
-    are no event's (:func:`_output_grid`), each time checked to be exactly the double
-    ``k * dt + t0`` the run made; a grid that is not found (a step of 16 digits or more, a
-    table of other times) leaves every time exact.
-
-    Examples
-    --------
-    >>> t = np.append(np.arange(4) * 0.1, [0.34944123456789, 0.4])
-    >>> time_texts(t, [0.34944123456789])
-    ['0.0', '0.1', '0.2', '0.3', '0.34944123456789', '0.4']
-    >>> repr(float(t[3]))
-    '0.30000000000000004'
-    """
-    t = np.asarray(t, dtype=float)
-    texts = [repr(x) for x in t.tolist()]
-    grid = _output_grid(t, np.isin(t, np.asarray(event_times, dtype=float)))
-    if grid is None:
-        return texts
-    t0, dt, rows, k = grid
-    places = max(_decimal_places(dt), _decimal_places(t0))
-    decimals = [f"{x:.{places}f}".rstrip("0") for x in t[rows].tolist()]
-    decimals = [text + "0" if text.endswith(".") else text for text in decimals]
-    # the text is the grid's decimal where the double lies within its rounding of it (k dt
-    # and the sum each rounded, dt and t0 given as doubles): a few ulp
-    close = (np.abs(np.array(decimals, dtype=float) - t[rows])
-             <= 4 * np.spacing(abs(t0) + np.abs(k * dt)))
-    for i, text, good in zip(rows.tolist(), decimals, close.tolist()):
-        if good:
-            texts[i] = text
-    return texts
-
-
-def _output_grid(t, at_events):
-    """(t0, dt, rows, k) of the output grid in times ``t``: its step (s), the rows on it
-    (indices) and their multiples; None where no step puts most of the rows that are no
-    event's (``at_events`` False) on one.
-
-    dt is the shortest decimal that makes those rows' doubles exactly, as the run made
-    them (``k * dt + t0``); its estimate comes from a row half-way through, whose error
-    (an ulp of t over k steps) is far below a step's last digit.
-    """
-    free = np.flatnonzero(~at_events)
-    if len(free) < 3:
-        return None
-    t0 = float(t[0])
-    rough = float(np.median(np.diff(t[free[:1000]])))
-    middle = free[len(free) // 2]
-    steps = round((t[middle] - t0) / rough) if rough > 0.0 else 0
-    if steps < 1:
-        return None
-    estimate = (t[middle] - t0) / steps
-    for digits in range(1, 16):
-        dt = float(f"{estimate:.{digits}g}")
-        k = np.rint((t[free] - t0) / dt)
-        on = (k * dt + t0 == t[free]) & (k >= 0)
-        if np.count_nonzero(on) >= max(3, len(free) // 2):
-            return t0, dt, free[on], k[on]
-    return None
-
-
-def _decimal_places(x):
-    """The decimal places of the shortest repr of x (0.01: 2, 2.5e-05: 6, 3.0: 1)."""
-    exponent = decimal.Decimal(repr(x)).as_tuple().exponent
-    return max(1, -exponent) if isinstance(exponent, int) else 17
 
 
 def _q_unit(system, i):
