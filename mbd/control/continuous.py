@@ -173,9 +173,9 @@ class ContinuousController(Continuous):
     (its n states, integrated with the mechanism's) and u (its inputs); evaluated at every
     right-hand side where it has states or its output drives the mechanism (one with neither
     is first called when ``result.controller(name)`` reads it: an error it raises then is a
-    SimulationError naming it and the time). What it returns must be finite and of the declared sizes. A numba
-    ``@njit`` function (returning two 1-D float arrays; checked at ``build()``) runs compiled
-    inside the right-hand side; a plain Python function is called from Python (~20x slower
+    SimulationError naming it and the time). What it returns must be finite and of the
+    declared sizes. A numba ``@njit`` function (returning two 1-D float arrays; checked at
+    ``build()``) runs compiled inside the right-hand side; a plain Python function is called from Python (~20x slower
     per evaluation, and the run steps with scipy's solver).
 
     Parameters

@@ -62,10 +62,11 @@ import numpy as np
 from forces import Bistop, Damper, JointForce, JointStiction
 from joints import Planar, Prismatic, Revolute, SixDof
 
-from ..model.builder import Environment, Model
+from ..model.builder import Environment
 from ..model.elements import GearConstraint
 from ..model.errors import ModelError
 from ..model.shapes import Box, Cylinder, Mesh, Sphere
+from .urdfstarts import STARTS, Robot, StartOutsideLimits, outside_limits, outside_text
 
 #: the URDF joint types mbd reads (``fixed`` merges the child into the parent's body)
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
@@ -74,15 +75,6 @@ JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "plan
 #: N/m or N m/rad, exponent, the most damping N s/m or N m s/rad, the penetration where it is
 #: reached m or rad): stiff enough to hold a robot arm's links within ~1 mrad under gravity
 STOP = {"k": 1e5, "e": 1.0, "cmax": 1e3, "d": 1e-3}
-
-#: what ``from_urdf(start=...)`` does with a joint whose start lies outside its <limit>
-STARTS = ("checked", "inside", "anywhere")
-
-
-class StartOutsideLimits(UserWarning):
-    """``from_urdf``'s warning: joints start outside their ``<limit>`` (``build()`` will
-    refuse them unless their starts change); the message names each, its limits and start."""
-
 
 def from_urdf(path, package_dirs=(), floating=False, limits="stops", name=None,
               environment=None, stop=None, dynamics=True, lock=(), mimic=True, q0=None,
@@ -324,7 +316,7 @@ class _Importer:
     # --------------------------------------------------------------------------- the model
 
     def model(self, name, environment):
-        model = _Robot(name or self.robot.name or "robot")
+        model = Robot(name or self.robot.name or "robot")
         model.urdf_start = self.start
         environment = environment or Environment(gravity=(0.0, 0.0, -9.81))
         # a fixed base: the root link is the ground; a floating one: the world frame is
@@ -372,14 +364,14 @@ class _Importer:
                 stop = self._joint_elements(model, joint, made)
                 if stop is not None:
                     model.urdf_stops.append((joint.name, stop.name))
-        outside = _outside(model)
+        outside = outside_limits(model)
         if outside and self.start == "inside":
             for joint, q, x1, x2, _ in outside:     # the nearest limit: in the stop's gap
                 joint.q0 = x1 if q < x1 else x2
                 model.urdf_moved.append((joint.name, q, joint.q0))
         elif outside and self.start == "checked":
             # stacklevel: the user's call of mbd.from_urdf (through mbd.exchange's)
-            warnings.warn(_outside_text(model, outside, "; build() will refuse the model "
+            warnings.warn(outside_text(model, outside, "; build() will refuse the model "
                                         "while they start there"),
                           StartOutsideLimits, stacklevel=4)
         return model
@@ -570,74 +562,6 @@ class _Importer:
         # what a caller needs to say it its own way (the command line's --package-dir)
         err.link, err.mesh, err.looked_in = link, filename, candidates
         raise err
-
-
-class _Robot(Model):
-    """The :class:`mbd.Model` :func:`from_urdf` returns: its ``build()`` first refuses a
-    joint that starts outside its URDF ``<limit>`` (unless ``from_urdf(start="anywhere")``),
-    naming each, its limits and its start, and the ways to start it inside."""
-
-    def __init__(self, name="model", description=""):
-        super().__init__(name, description)
-        self.urdf_stops = []          # [(joint name, its end stop's name)]
-        self.urdf_start = "checked"   # from_urdf's start
-        self.urdf_moved = []          # start="inside": [(joint name, start, the limit)]
-
-    def build(self):
-        """Refuse joints that start outside their limits (ModelError naming each, see
-        :func:`from_urdf`'s ``start``); then :meth:`mbd.Model.build`."""
-        if self.urdf_start != "anywhere":
-            outside = _outside(self)
-            if outside:
-                raise ModelError(_outside_text(self, outside))
-        return super().build()
-
-
-def _outside(model):
-    """[(joint, start, lower, upper, stop)] of the URDF's limited joints of ``model`` whose
-    start (the joint's ``q0``, as edited since) lies outside the stop's gap [x1, x2] (the
-    stop's limits, as edited or ``--set`` since; a stop taken out of the model is left
-    out)."""
-    # by name: --set replaces a force element by one with the new parameters
-    elements = {getattr(e, "name", None): e for e in model.elements}
-    out = []
-    for joint_name, stop_name in model.urdf_stops:
-        joint, stop = elements.get(joint_name), elements.get(stop_name)
-        if not isinstance(getattr(stop, "law", None), Bistop) or getattr(
-                stop, "joint", None) is not joint:
-            continue
-        try:
-            q = float(joint.initial_q()[0])
-        except ModelError:            # a malformed q0: build() names it
-            continue
-        if q < stop.law.x1 or q > stop.law.x2:
-            out.append((joint, q, stop.law.x1, stop.law.x2, stop))
-    return out
-
-
-def _outside_text(model, outside, consequence=""):
-    """The message on the joints ``outside`` (of :func:`_outside`): each joint, its start and
-    limits, the energy their stops would release (J), ``consequence`` ("; ..." or "") and the
-    ways out (from Python and from the command line)."""
-    parts, energy = [], 0.0
-    for joint, q, x1, x2, stop in outside:
-        unit = "m" if joint.primitives[0].kind == "P" else "rad"
-        parts.append(f"'{joint.name}' starts at {q:.6g} {unit}, outside its limits "
-                     f"[{x1:.6g}, {x2:.6g}] {unit}")
-        law = stop.law
-        energy += float(law.energy(np.array([q]), np.array([law.parameters()]))[0])
-    joint, q, x1, x2, _ = outside[0]         # the example start of one's own
-    inside = x1 if q < x1 else x2
-    count = (f"{len(outside)} joints start outside their" if len(outside) > 1
-             else "a joint starts outside its")
-    return (f"URDF robot '{model.name}': {count} <limit> ({'; '.join(parts)}): a run would "
-            f"start with the end stops pressed in, which would release {energy:.3g} J at "
-            f"once{consequence}. Start them inside: from_urdf(..., start='inside') starts "
-            f"each at its nearest limit (mbd run/check ROBOT.urdf --start inside); a start of "
-            f"your own: from_urdf(..., q0={{'{joint.name}': {inside:.6g}, ...}}), the joint's "
-            f"q0, or --set {joint.name}.q0={inside:.6g}; limits='ignore' (--limits ignore) "
-            "drops the stops; start='anywhere' (--start anywhere) keeps these starts, in the "
-            "stops, on purpose")
 
 
 def _number_or_nan(value):

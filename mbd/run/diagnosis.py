@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..compiled import constant, layout, statefunction as sf
+from ..compiled import constant, lawkernels, layout, statefunction as sf
+from ..control.signals import coordinate_unit, force_units
 
 #: a model is called stiff for an explicit method where its fastest mode's h |lambda| (h the
 #: mean accepted step over the last batch) reaches this share of the method's stability
@@ -279,7 +280,6 @@ def dominant_force(sd, t, y):
     i, part = best
     fe = s.force_elements[i]
     labels = sf.state_labels(s)
-    from ..control.signals import coordinate_unit
     return Dominant(fe.label(), labels[s.nq + k], float(part), float(rates[k]),
                     coordinate_unit(s, k) + "/s^2", _deciding_parameter(sd, i, t, y))
 
@@ -295,8 +295,6 @@ def _deciding_parameter(sd, i, t, y):
     :data:`SETS_MODE` or more, the most), else the one its force depends on the most (doubled,
     the force changes the most: an input). None for a law whose parameters are not numbers
     of a dataclass (a function of time, a table, a user's law)."""
-    from ..compiled import lawkernels
-    from ..control.signals import force_units
     s = sd.system
     fe = s.force_elements[i]
     law = fe.law

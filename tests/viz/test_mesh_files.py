@@ -18,18 +18,15 @@ import numpy as np
 import pytest
 import pyvista as pv
 
-import mbd
 import viz
-from joints import Revolute
 from viz import shapes
 from viz.shapes import Shape
+
+from .test_mesh_vertices import TET_T, TET_V, arm, assert_tetrahedron_at_tip
 
 pytest.importorskip("trimesh")
 pytest.importorskip("collada")
 
-#: a unit tetrahedron, its faces wound outward (counter-clockwise seen from outside)
-TET_V = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
-TET_T = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
 GREY = [180, 180, 180]
 
 
@@ -209,29 +206,8 @@ class Sketch(Shape):
     """A user's shape that forgot to say its surface."""
 
 
-def arm(shape):
-    """A body 'arm' on a hinge, ``shape`` attached at its CS 'tip' (1, 0, 0)."""
-    m = mbd.Model("arm")
-    g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, -9.81)))
-    body = m.add_body("arm", mass=1.0, cg=(0.5, 0, 0), inertia=[0.1] * 3,
-                      cs={"o": (0, 0, 0), "tip": (1, 0, 0)})
-    m.add(Revolute("hinge", g, body["o"], axis=(0, 0, 1)))
-    body.add_shape(shape, cs="tip")
-    return m.build()
-
-
 def test_a_shape_of_the_user_s_own_is_drawn_at_its_cs():
-    shape = Tetrahedron(0.2, color=(0.0, 0.0, 1.0))
-    scene = viz.Scene(arm(shape), size=(80, 60), annotations=False, floor=False)
-    try:
-        [(_, mesh, owner, _, opacity)] = [p for p in scene.parts if p[3] is shape.color]
-        assert owner == "arm" and opacity == 1.0
-        # in the arm's link frame: the tetrahedron at the tip, 1 m from the hinge
-        bm = scene.system.bodies["arm"]
-        tip = bm.rotation.T @ (np.array([1.0, 0.0, 0.0]) - bm.origin)
-        np.testing.assert_allclose(mesh.points, TET_V * 0.2 + tip, atol=1e-12)
-    finally:
-        scene.close()
+    assert_tetrahedron_at_tip(Tetrahedron(0.2, color=(0.0, 0.0, 1.0)))
 
 
 def test_a_shape_that_gives_no_surface_is_named_when_drawn():

@@ -33,21 +33,31 @@ def test_a_mesh_of_vertices_is_drawn_scaled_with_its_faces_outward():
     assert np.isclose(signed_volume(mirrored), 1.0 / 6.0, rtol=1e-12)
 
 
-def test_a_mesh_of_vertices_is_drawn_at_its_cs():
+def arm(shape):
+    """A body 'arm' on a hinge, ``shape`` attached at its CS 'tip' (1, 0, 0)."""
     m = mbd.Model("arm")
     g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, -9.81)))
     body = m.add_body("arm", mass=1.0, cg=(0.5, 0, 0), inertia=[0.1] * 3,
                       cs={"o": (0, 0, 0), "tip": (1, 0, 0)})
     m.add(Revolute("hinge", g, body["o"], axis=(0, 0, 1)))
-    shape = body.add_shape(mbd.Mesh(vertices=TET_V, faces=TET_T, scale=0.2,
-                                    color=(0.0, 0.0, 1.0)), cs="tip")
-    scene = viz.Scene(m.build(), size=(80, 60), annotations=False, floor=False)
+    body.add_shape(shape, cs="tip")
+    return m.build()
+
+
+def assert_tetrahedron_at_tip(shape):
+    """``shape`` (the unit tetrahedron scaled by 0.2) drawn on the arm at its tip, 1 m from
+    the hinge, in the arm's link frame."""
+    scene = viz.Scene(arm(shape), size=(80, 60), annotations=False, floor=False)
     try:
         [(_, mesh, owner, _, opacity)] = [p for p in scene.parts if p[3] is shape.color]
         assert owner == "arm" and opacity == 1.0
-        # in the arm's link frame: the tetrahedron at the tip, 1 m from the hinge
         bm = scene.system.bodies["arm"]
         tip = bm.rotation.T @ (np.array([1.0, 0.0, 0.0]) - bm.origin)
         np.testing.assert_allclose(mesh.points, TET_V * 0.2 + tip, atol=1e-12)
     finally:
         scene.close()
+
+
+def test_a_mesh_of_vertices_is_drawn_at_its_cs():
+    assert_tetrahedron_at_tip(mbd.Mesh(vertices=TET_V, faces=TET_T, scale=0.2,
+                                       color=(0.0, 0.0, 1.0)))
