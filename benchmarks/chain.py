@@ -28,7 +28,8 @@ import numpy as np
 
 import mbd
 from joints import Revolute
-from mbd.compiled import kernels, layout, statefunction, statekernels
+from mbd.compiled import kernels, layout, statekernels
+from mbd.run.evaluator import Evaluator
 from mbd.compiled.jit.jitcache import njit
 from mbd.run.simulate import rhs_function
 
@@ -108,7 +109,7 @@ def evaluation_costs(system, inner=2000, repeats=7):
     qdd = np.zeros(system.nv)
     H, rhs = np.zeros((system.nv, system.nv)), np.zeros(system.nv)
     fun = rhs_function(system)
-    data = statefunction.state_data(system).data
+    data = Evaluator(system).data
     y = np.concatenate([q, v])
     dy = np.zeros_like(y)
     return {

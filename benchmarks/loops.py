@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from windows import G, crank_angle, fourbars_model, windows_model  # noqa: E402
 
-from mbd.compiled import statefunction as sf  # noqa: E402
+from mbd.run.evaluator import Evaluator  # noqa: E402
 
 ROUNDS = 7
 #: simulated span of the work-precision runs, s (the first change point is at 0.71 s)
@@ -59,9 +59,9 @@ def mbd_evaluation(model):
     system = model.build()
     result = system.simulate(1e-6, output_step=1e-6)
     y = np.concatenate([result.q[0], result.v[0]])
-    sd = sf.state_data(system)
+    ev = Evaluator(system)
     dy = np.empty_like(y)
-    return _median_time(lambda: sd.call(sd.rhs, 0.0, y, dy, sd.data))
+    return _median_time(lambda: ev.call(ev.rhs, 0.0, y, dy, ev.data))
 
 
 def _pinocchio_model(n):

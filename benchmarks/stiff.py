@@ -94,7 +94,8 @@ from chain import build_chain  # noqa: E402
 from forces import Bushing, JointForce, SpringDamper  # noqa: E402
 from joints import Revolute, SixDof  # noqa: E402
 from mbd.run.steppers.scipy import Integrand
-from mbd.compiled import statefunction  # noqa: E402
+from mbd.run import evaluator  # noqa: E402
+from mbd.run.evaluator import Evaluator  # noqa: E402
 from mbd.model.files import atomic_open  # noqa: E402
 from mbd.run.simulate import rhs_function  # noqa: E402
 from run import versions  # noqa: E402
@@ -472,8 +473,8 @@ def mbd_rhs(key):
     slot, branches picked from the state at every call."""
     system = system_of(key)
     if MODELS[key].get("natural"):
-        sd = statefunction.state_data(system)
-        f = Integrand(sd, natural=True)
+        ev = Evaluator(system)
+        f = Integrand(ev, natural=True)
     else:
         f = rhs_function(system)
     state = system.initial_state()
@@ -915,7 +916,7 @@ def radau_diagnosis(key, rows):
     chosen = next((res for th, name, res in rows
                    if th == THRESHOLDS[0] and name == RADAU and isinstance(res, tuple)), None)
     system = system_of(key)
-    extra = statefunction.work_size(system)
+    extra = evaluator.work_size(system)
     if chosen is None or extra == 0:
         return None
     tol = chosen[1]

@@ -40,7 +40,7 @@ deviation), the median of ROUNDS rounds over all of them:
   right-hand-side evaluations (the compiled DOP853 loop, rtol = atol = 1e-8, SIM_T s of the
   robot falling freely from a random state, ~9000 evaluations: the evaluation, the
   integrator's own work and ``simulate``'s fixed cost, which a run of SHORT_T s measures);
-  (3) the right-hand side called from Python (``StateData.call``, one call per state);
+  (3) the right-hand side called from Python (``Evaluator.call``, one call per state);
 - Pinocchio: ``pin.aba(model, data, q, v, tau, pin.Convention.WORLD)`` (the faster of its
   two conventions) called from Python (it has no compiled loop to call it from), one call
   per state;
@@ -209,7 +209,8 @@ def same_robot(system, pin_model, pin_data, mj_model, mj_data, states):
     """Assert that the three tools model the same robot (see the module); returns the notes."""
     import mujoco
     import pinocchio as pin
-    from mbd.compiled import dynamics, statefunction
+    from mbd.compiled import dynamics
+    from mbd.run.evaluator import Evaluator
     assert system.nq == pin_model.nq == mj_model.nq == 39, (system.nq, pin_model.nq,
                                                            mj_model.nq)
     assert system.nv == pin_model.nv == mj_model.nv == 38
@@ -240,8 +241,8 @@ def same_robot(system, pin_model, pin_data, mj_model, mj_data, states):
     err_mj = np.abs(M - M_from_mj).max() / scale
     assert err_pin < 1e-9 and err_mj < 1e-9, (err_pin, err_mj)
     # accelerations: mbd's right-hand side against pin.aba and MuJoCo's qacc
-    sd = statefunction.state_data(system)
-    dy, _ = statefunction.derivative(sd, 0.0, states.y(k))
+    ev = Evaluator(system)
+    dy, _ = ev.derivative(0.0, states.y(k))
     a = dy[system.nq:]
     a_pin = pin.aba(pin_model, pin_data, states.pin_q[k], states.pin_v[k],
                     np.zeros(pin_model.nv))
@@ -365,12 +366,12 @@ def evaluation_costs(system, pin_model, pin_data, mj_model, mj_data, states):
     statistics."""
     import mujoco
     import pinocchio as pin
-    from mbd.compiled import statefunction
-    sd = statefunction.state_data(system)
+    from mbd.run.evaluator import Evaluator
+    ev = Evaluator(system)
     Y = np.ascontiguousarray(np.hstack([states.q, states.v]))
     dy = np.zeros(Y.shape[1])
-    loop = ROWS[sd.rhs]
-    rhs = sd.rhs
+    loop = ROWS[ev.rhs]
+    rhs = ev.rhs
     tau = np.zeros(pin_model.nv)
     world = pin.Convention.WORLD      # the faster of its two conventions (~10 % here)
     n = states.n
@@ -381,14 +382,14 @@ def evaluation_costs(system, pin_model, pin_data, mj_model, mj_data, states):
     short = system.simulate(SHORT_T, **dict(run, output_step=SHORT_T))
 
     pend, (pp_model, pp_data), (pm_model, pm_data) = pendulums()
-    psd = statefunction.state_data(pend)
+    psd = Evaluator(pend)
     py = np.zeros(2)
     pdy = np.zeros(2)
     pq, pv, ptau = np.zeros(1), np.zeros(1), np.zeros(1)
 
     def mbd_python():
         for k in range(n):
-            sd.call(rhs, 0.0, Y[k], dy, sd.data)
+            ev.call(rhs, 0.0, Y[k], dy, ev.data)
 
     def pin_aba():
         for k in range(n):
@@ -416,7 +417,7 @@ def evaluation_costs(system, pin_model, pin_data, mj_model, mj_data, states):
         assert mj_data.warning[bad].number == 0 and np.all(np.isfinite(mj_data.qpos))
 
     measures = {
-        "mbd_loop": lambda: per_call(lambda: loop(Y, dy, sd.data), n),
+        "mbd_loop": lambda: per_call(lambda: loop(Y, dy, ev.data), n),
         "mbd_sim": lambda: per_call(lambda: system.simulate(SIM_T, **run),
                                     result.stats["nfev"]),
         "mbd_short": lambda: per_call(lambda: system.simulate(
@@ -445,7 +446,7 @@ def evaluation_costs(system, pin_model, pin_data, mj_model, mj_data, states):
     # the marginal cost of an evaluation: the long run less the short one, per evaluation
     costs["mbd_marginal"] = (costs["mbd_sim"] * result.stats["nfev"] - costs["mbd_short"]) / (
         result.stats["nfev"] - short.stats["nfev"])
-    return costs, result.stats, sd.rhs.py_func.__name__
+    return costs, result.stats, ev.rhs.py_func.__name__
 
 
 # ---------------------------------------------------------------- the report
@@ -533,7 +534,7 @@ def report():
     aba_c = aba - cost["pin_overhead"]
     fwd_c = fwd - cost["mj_overhead"]
     euler, rk4 = cost["mj_euler"], cost["mj_rk4"]
-    w(f"| called from Python, per call | {us(python)} (`StateData.call` of the right-hand "
+    w(f"| called from Python, per call | {us(python)} (`Evaluator.call` of the right-hand "
       f"side) | {us(aba)} (`pin.aba`) | {us(fwd)} (`mj_forward`) | {python / aba:.2f} | "
       f"{python / fwd:.2f} |")
     w(f"| Python-call overhead (a one-joint pendulum) | {us(cost['mbd_overhead'])} | "

@@ -43,7 +43,7 @@ def cases():
 
 def fresh(result):
     """A Result of the same rows with nothing worked out yet."""
-    return Result(result.system, result.t, result._rows(), events=result.events,
+    return Result(result.system, result.t, result.state_rows(), events=result.events,
                   stats=result.stats, sides=result.sides, controls=result.controls)
 
 

@@ -12,7 +12,8 @@ import numpy as np
 
 import mbd
 from mbd.analysis import coordinates
-from mbd.compiled import layout, statefunction
+from mbd.compiled import layout
+from mbd.run.evaluator import Evaluator
 
 from .render import GIF_SIZE, _animate
 
@@ -148,8 +149,8 @@ def mode_frames(linear, k, amplitude=None, cycles=2, fps=30):
         swing = np.sin(2.0 * np.pi * t)
         z = amplitude * np.outer(swing, shape.real)
         w = amplitude * np.outer(2.0 * np.pi * np.cos(2.0 * np.pi * t), shape.real)
-    sd = statefunction.state_data(system)
-    chart = coordinates.Chart(system, sd.data, state.t, state.q, independent=linear.independent)
+    ev = Evaluator(system)
+    chart = coordinates.Chart(system, ev.data, state.t, state.q, independent=linear.independent)
     q = np.empty((n, system.nq))
     for j in range(n):
         try:
@@ -161,8 +162,8 @@ def mode_frames(linear, k, amplitude=None, cycles=2, fps=30):
                              "amplitude") from None
     v = w @ linear.T.T
     # the branches of the operating state, as the linearization froze them
-    statefunction.natural_mode(sd, state.t, np.concatenate([state.q, state.v]))
-    sides = np.repeat(sd.data.mode["sides"][None].copy(), n, axis=0)
+    ev.natural_mode(state.t, np.concatenate([state.q, state.v]))
+    sides = np.repeat(ev.data.mode["sides"][None].copy(), n, axis=0)
     result = mbd.Result(system, t + state.t, np.hstack([q, v]), sides=sides)
     return result, mode, amplitude
 

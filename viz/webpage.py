@@ -291,7 +291,7 @@ def _contents(system, result, signal_names, show_cs, title, markers):
             R, p = Rl[None], pl[None]
         else:
             t = np.asarray(result.t, dtype=float)
-            R, p = result._link_poses()
+            R, p = result.evaluation.link_poses()
         body_data = []
         for name, bm in system.bodies.items():
             quat = Rotation.from_matrix(R[:, bm.link]).as_quat()        # x, y, z, w

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ..compiled import assembly, dynamics, statefunction as sf
+from ..compiled import assembly, dynamics
+from ..run.evaluator import Evaluator
 from ..control.signals import coordinate_unit
 from . import coordinates
 from ..model import validate, values
@@ -119,7 +120,7 @@ class _Statics:
 
     def recentre(self, q):
         """A chart about q (its independent coordinates chosen there)."""
-        self.dyn.chart = coordinates.Chart(self.system, self.dyn.sd.data, self.dyn.t, q)
+        self.dyn.chart = coordinates.Chart(self.system, self.dyn.ev.data, self.dyn.t, q)
         return self.dyn.chart
 
     def acceleration(self, q, natural=True):
@@ -271,12 +272,12 @@ def _coordinate_label(system, name):
     return f"joint '{joint}' {coordinate}"
 
 
-def _active(system, sd, t, q):
+def _active(system, ev, t, q):
     """Force element name -> its law's state at (q, 0), as Python scalars."""
     y = np.concatenate([q, np.zeros(system.nv)])
-    sf.natural_mode(sd, t, y)
-    sides = sd.data.mode["sides"].copy()
-    rec, params = sf.records(sd, t, y, sides)
+    ev.natural_mode(t, y)
+    sides = ev.data.mode["sides"].copy()
+    rec, params = ev.records(t, y, sides)
     out = {}
     for i, fe in enumerate(system.force_elements):
         st = fe.law.states(rec["x"][i:i + 1], rec["xdot"][i:i + 1], np.array([t]),
@@ -335,7 +336,7 @@ def equilibrium(system, q0=None, t=0.0, tol=1e-10, max_iterations=50):
     q = assembly.normalized(system.tree, start.q)
     zero = np.zeros(system.nv)
     if system.cut_joints or system.drivers:
-        q, _ = assembly.initial(system, sf.state_data(system).data, State(t, q, zero),
+        q, _ = assembly.initial(system, Evaluator(system).data, State(t, q, zero),
                                 q0 or {}, {})
     statics = _Statics(system, State(t, q, zero))
     r0 = statics.force(q)
@@ -374,5 +375,5 @@ def _finish(system, statics, q, r, iterations, method):
     linear = _linear_model(Dynamics(system, state), [], [])
     return Equilibrium(state=state, residual=float(np.abs(r).max(initial=0.0)),
                        iterations=int(iterations), method=method, stable=linear.stable,
-                       active=_active(system, statics.dyn.sd, t, q), linear=linear,
+                       active=_active(system, statics.dyn.ev, t, q), linear=linear,
                        system=system)

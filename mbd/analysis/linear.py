@@ -7,7 +7,7 @@ their rates, and
 
     x' = A x + B u,   y = C x + D u,   M z'' + Cd z' + K z = F u   (about a state at rest).
 
-The derivatives are taken of the compiled state function (:mod:`mbd.compiled.statefunction`), the
+The derivatives are taken of the compiled state function (:mod:`mbd.run.evaluator`), the
 force laws frozen in the branches the operating state selects (a body at rest in contact is
 linearized in contact), by Ridders' extrapolation of central differences (Numerical Recipes
 §5.7): each column's step shrinks from a tenth of a radian or of the model's length scale
@@ -29,7 +29,9 @@ name a controller's states ("pid.x0") and outputs ("pid", "ss[1]").
 """
 import numpy as np
 
-from ..compiled import assembly, constant, dynamics, statefunction as sf
+from ..compiled import assembly, constant, dynamics
+from ..run import evaluator
+from ..run.evaluator import Evaluator
 from . import coordinates
 from ..model import values
 from ..model.errors import renamed_link
@@ -37,7 +39,6 @@ from ..model.state import State
 from ..control import Controller, Input, Sensor
 from ..control.controllers import output_named
 from ..run.controls import Controls, Reader
-from ..run.result import Result
 from .linearmodel import LinearModel
 
 
@@ -102,11 +103,11 @@ class Dynamics:
 
     def __init__(self, system, state, static=False, chart=None, controller_states=None):
         self.system, self.t, self.static = system, float(state.t), static
-        self.sd = sf.state_data(system)
+        self.ev = Evaluator(system)
         self.controls = None
         self.xc0 = np.zeros(0)
         if system.controls:     # the laws read the inputs and controllers' outputs
-            self.controls = self.sd.held = Controls(system, self.t, Result)
+            self.controls = self.ev.held = Controls(system, self.t)
             if self.controls.n_states:
                 if static:
                     raise ValueError(static_refusal(system, "a static analysis"))
@@ -118,10 +119,10 @@ class Dynamics:
         self._plain = None
         self._weightless = None
         # where x_c lies in the run's state y = [q, v, W, x_c]
-        self.xc_start = system.nq + system.nv + sf.work_size(system)
+        self.xc_start = system.nq + system.nv + evaluator.work_size(system)
         self.q0 = assembly.normalized(system.tree, np.asarray(state.q, dtype=float))
         self.v0 = np.array(state.v, dtype=float).reshape(system.nv)
-        self.chart = chart or coordinates.Chart(system, self.sd.data, self.t, self.q0)
+        self.chart = chart or coordinates.Chart(system, self.ev.data, self.t, self.q0)
         self.mode(self.q0, self.v0)
 
     def full_state(self, q, v, xc=None):
@@ -137,18 +138,18 @@ class Dynamics:
 
     def mode(self, q, v):
         """Freeze the force laws in the branches (q, v) (and the operating x_c) select."""
-        sf.natural_mode(self.sd, self.t, self.full_state(q, v))
-        self.sides = self.sd.data.mode["sides"].copy()
+        self.ev.natural_mode(self.t, self.full_state(q, v))
+        self.sides = self.ev.data.mode["sides"].copy()
 
-    def _rhs(self, sd, y, extra=None):
-        """vdot (nv) of ``sd``'s right-hand side at the run's state y, refreshed (the laws
+    def _rhs(self, ev, y, extra=None):
+        """vdot (nv) of ``ev``'s right-hand side at the run's state y, refreshed (the laws
         read the inputs and the controllers' outputs at y), ``extra`` (element index, added
         value) added to a constant law's value."""
-        sf.refresh(sd, self.t, y)
+        ev.refresh(self.t, y)
         if self.static:
-            sd.data.drivers["velocity"] = 0.0
-            sd.data.drivers["acceleration"] = 0.0
-        params = sd.data.elements["params"]
+            ev.data.drivers["velocity"] = 0.0
+            ev.data.drivers["acceleration"] = 0.0
+        params = ev.data.elements["params"]
         saved = None
         if extra is not None:
             i, du = extra
@@ -157,7 +158,7 @@ class Dynamics:
         # the whole y: a right-hand side that evaluates the controllers reads x_c from it
         dy = np.zeros_like(y)
         try:
-            status = int(sd.call(sd.rhs, self.t, y, dy, sd.data))
+            status = int(ev.call(ev.rhs, self.t, y, dy, ev.data))
         finally:
             if saved is not None:
                 params[extra[0], 0] = saved
@@ -180,9 +181,9 @@ class Dynamics:
             tree = self.system.tree.copy()
             tree["gravity"] = 0.0
             tree.flags.writeable = self.system.tree.flags.writeable   # the same compiled type
-            self._weightless = sf.state_data(self.system)
+            self._weightless = Evaluator(self.system)
             self._weightless.data = self._weightless.data._replace(tree=tree)
-        self._weightless.data.mode[:] = self.sd.data.mode          # the same branches
+        self._weightless.data.mode[:] = self.ev.data.mode          # the same branches
         return self._weightless
 
     def derivatives(self, q, v, xc=None, tau=None, extra=None, weightless=False):
@@ -191,7 +192,7 @@ class Dynamics:
         constant law. x_c defaults to the operating states. ``weightless``: without gravity
         (see :attr:`weightless`)."""
         y = self.full_state(q, v, xc)
-        acc = self._rhs(self._weightless_data() if weightless else self.sd, y, extra)
+        acc = self._rhs(self._weightless_data() if weightless else self.ev, y, extra)
         if tau is not None:
             acc = acc + self.inverse_mass(q) @ tau
         if not self.nc:
@@ -210,14 +211,14 @@ class Dynamics:
         controllers the difference is taken on data of its own that no controller writes
         into (a right-hand side that evaluates them would overwrite an added value of an
         actuator they drive); the value enters linearly, so its own value does not matter."""
-        sd, y = self.sd, self.full_state(self.q0, self.v0)
+        ev, y = self.ev, self.full_state(self.q0, self.v0)
         if self.controls is not None and self.controls.continuous:
             if self._plain is None:
-                self._plain = sf.state_data(self.system)
-            sd, y = self._plain, np.concatenate([self.q0, self.v0])
-            sd.data.mode[:] = self.sd.data.mode       # the same branches
-        up = self._rhs(sd, y, (i, du))
-        down = self._rhs(sd, y, (i, -du))
+                self._plain = Evaluator(self.system)
+            ev, y = self._plain, np.concatenate([self.q0, self.v0])
+            ev.data.mode[:] = self.ev.data.mode       # the same branches
+        up = self._rhs(ev, y, (i, du))
+        down = self._rhs(ev, y, (i, -du))
         return (up - down) / (2.0 * du)
 
     def inverse_mass(self, q):
@@ -306,7 +307,7 @@ def analysis_state(system, state, who):
     for label, x in (("q", q), ("v", v)):
         if not np.all(np.isfinite(x)):
             raise ValueError(f"{who}: state.{label} must be finite, got {x}")
-    g, w = assembly.residuals(system, t, q, v)
+    g, w = Evaluator(system).residuals(t, q, v)
     if g > 1e-8 * system.length_scale or w > 1e-8 * max(1.0, np.abs(v).max(initial=0.0)):
         raise ValueError(f"{who}: the state is not on the mechanism's constraints (closure "
                          f"residual {g:.3g}, velocity residual {w:.3g}); use a state of a "
@@ -453,7 +454,7 @@ def _output_function(dyn, names):
             elif kind in ("sensor", "controller"):
                 full = dyn.full_state(q, v, xc) if full is None else full
                 if kind == "sensor":
-                    out[k] = what.at(dyn.t, full, dyn.sides, dyn.controls.one_row)
+                    out[k] = what.at(dyn.t, full, dyn.sides, dyn.controls.rows_evaluator())
                 else:
                     out[k] = dyn.controls.continuous_output(what[0], dyn.t, full)[what[1]]
             elif kind == "held":

@@ -117,13 +117,14 @@ def equilibrium_command(args):
 def _start_at_rest(system, t):
     """The start state at rest: the joints' q0 (loops assembled, drivers at their positions
     at t), v = 0."""
-    from ..compiled import assembly, statefunction
+    from ..compiled import assembly
+    from ..run.evaluator import Evaluator
     from ..model.state import State
     start = system.initial_state(t0=t)
     q = assembly.normalized(system.tree, start.q)
     zero = np.zeros(system.nv)
     if system.cut_joints or system.drivers:
-        q, _ = assembly.initial(system, statefunction.state_data(system).data,
+        q, _ = assembly.initial(system, Evaluator(system).data,
                                 State(t, q, zero), {}, {})
     return State(t, q, zero)
 

@@ -11,7 +11,7 @@ a System, and evaluate the constraint rows with the compiled kernels.
 import numpy as np
 import scipy.linalg
 
-from . import kernels, layout, loopkernels, loopsolve, statefunction
+from . import kernels, layout, loopkernels, loopsolve
 from .jit import native
 from ..model.errors import SimulationError
 
@@ -355,13 +355,3 @@ def initial(system, data, state, q0, v0):
         masks[2, jm.v_index] = j.exact and masks[0, jm.v_index]
         masks[3, jm.v_index] = j.exact and masks[1, jm.v_index]
     return assemble(system, data, state.t, state.q, state.v, *masks)
-
-
-def residuals(system, t, q, v):
-    """(max |g|, max |G v - rates|): how far (t, q, v) is from the constraints (m or rad,
-    m/s or rad/s); zeros for a tree."""
-    if not (system.cut_joints or system.drivers):
-        return 0.0, 0.0
-    rows = Rows(system, statefunction.state_data(system).data)
-    G, b, g, w = rows(t, normalized(system.tree, q), v)
-    return float(np.abs(g).max()), float(np.abs(w).max())

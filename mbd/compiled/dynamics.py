@@ -2,8 +2,9 @@
 
 These are the Python doors to the compiled kernels (:mod:`mbd.compiled.kernels`); each call makes
 its own scratch, so use them for analysis and tests, not inside an integrator loop. The tree's
-dynamics ignore force elements and constraints; :func:`reactions` evaluates the whole mechanism
-(force elements in the branches the state selects, loops and drivers closed).
+dynamics ignore force elements and constraints (:func:`mbd.run.evaluator.reactions_at`
+evaluates the whole mechanism: force elements in the branches the state selects, loops and
+drivers closed).
 
 Examples
 --------
@@ -19,7 +20,7 @@ Examples
 """
 import numpy as np
 
-from . import kernels, layout, statefunction
+from . import kernels, layout
 
 
 class _Door:
@@ -116,21 +117,3 @@ def link_poses(system, q):
 def link_velocities(system, q, v):
     """Spatial velocities (n_links, 6) = [w; v_origin] of every link, in link coordinates."""
     return _Door(system, q, v).kinematics().links["vel"].copy()
-
-
-def reactions(system, state, sides=None):
-    """What every joint transmits and every motion driver applies at ``state`` (an
-    :class:`mbd.State`), the force laws in the branches ``sides`` (nf, SWITCHES; default:
-    the ones the state selects).
-
-    Returns ``(wrenches, drivers)``: wrenches[joint name] = (force, moment), world, N and
-    N m, the moment about the follower CS's origin, that the joint transmits from its base to
-    its follower; drivers[name] = the force or torque the driver applies along its coordinate.
-    """
-    sd = statefunction.state_data(system)
-    y = np.concatenate([np.asarray(state.q, dtype=float), np.asarray(state.v, dtype=float)])
-    if sides is None:
-        statefunction.natural_mode(sd, state.t, y)
-        sides = sd.data.mode["sides"].copy()
-    wrenches, drivers, _ = statefunction.reactions(sd, state.t, y, sides)
-    return wrenches, drivers

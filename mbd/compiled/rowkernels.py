@@ -1,6 +1,6 @@
 """A result's rows evaluated in one compiled loop: the force elements' records and the joints'
 reactions at every row, the orientations of rows of rotation matrices
-(:func:`mbd.compiled.statefunction.record_rows`, :func:`mbd.compiled.statefunction.reaction_rows`).
+(:meth:`mbd.run.evaluator.Evaluator.record_rows`, :meth:`mbd.run.evaluator.Evaluator.reaction_rows`).
 
 Each loop calls the kernels that evaluate one row (the force elements' records, the
 right-hand side, the constraint forces, the transmitted loads) through their addresses
@@ -11,6 +11,7 @@ prescribed motions) is worked out before, into arrays the loop writes into the d
 row.
 """
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from .forcekernels import quaternion_of
 from .jit.jitcache import njit
@@ -115,3 +116,31 @@ def rotate(R, v, transpose, out):
             for b in range(3):
                 acc += (R[n, b, a] if transpose else R[n, a, b]) * v[n, b]
             out[n, a] = acc
+
+
+def rotate_rows(R, v, transpose=False):
+    """R[n] v[n] (or R[n]^T v[n]) at every row: R (n, 3, 3), v (n, 3) or (3,); (n, 3), in
+    one compiled pass (:func:`rotate`; numpy's einsum takes several times as long on such
+    rows)."""
+    R, v = _plain(R), np.asarray(v, dtype=float)
+    v = _plain(np.tile(v, (len(R), 1)) if v.ndim == 1 else v)
+    out = np.empty((len(R), 3))
+    rotate(R, v, bool(transpose), out)
+    return out
+
+
+def _plain(a):
+    """``a`` as a writable C-contiguous float array (copied only when it is not one): the one
+    type the row kernels are compiled for."""
+    a = np.asarray(a, dtype=float)
+    return a if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C")
+
+
+def rotations(R):
+    """The scipy Rotation of the rotation matrices R (n, 3, 3), through their quaternions
+    (:func:`quaternions`): scipy's ``from_matrix`` also checks and orthogonalizes every
+    matrix, which rows of rotations from the kinematics do not need."""
+    R = _plain(R)
+    q = np.empty((len(R), 4))
+    quaternions(R, q)
+    return Rotation.from_quat(q, scalar_first=True)

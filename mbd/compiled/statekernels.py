@@ -4,7 +4,7 @@ continuous controllers evaluated compiled (:mod:`mbd.compiled.controlkernels`; t
 without them never touch their records), and for trees the world-frame or the link-frame
 articulated-body algorithm — and its companions: the switching
 functions, the projection onto the closures, the constraint forces and what every joint
-transmits, the kinematics of rows of states. :mod:`mbd.compiled.statefunction` is their Python
+transmits, the kinematics of rows of states. :class:`mbd.run.evaluator.Evaluator` is their Python
 side (the data, which variant, calling them).
 
 Near a change point of the loops the constrained variants evaluate at the state moved onto the

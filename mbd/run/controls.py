@@ -31,7 +31,9 @@ import numpy as np
 from numba import types
 from scipy.spatial.transform import Rotation
 
-from ..compiled import controlkernels as ck, statefunction as sf, statekernels
+from ..compiled import controlkernels as ck, statekernels
+from .evaluation import Evaluation
+from .evaluator import Evaluator
 from ..compiled.jit import native
 from ..compiled.layout import (CS_ANGULAR_VELOCITY, CS_POSITION, CS_VELOCITY, HELD, JOINT_Q,
                                JOINT_V, MAX_CONTROL_IO, MAX_CONTROL_PARAMS, OUTPUT)
@@ -56,7 +58,8 @@ class Reader:
         self.size = signals.size(self.spec)
 
     def rows(self, result):
-        """The quantity at every row of ``result``: (n,), or (n, size) for a vector."""
+        """The quantity at every row of ``result`` (a Result, or an
+        :class:`mbd.run.evaluation.Evaluation` of rows): (n,), or (n, size) for a vector."""
         kind = self.spec[0]
         if kind == "joint":
             _, qv, index = self.spec
@@ -69,11 +72,11 @@ class Reader:
             return getattr(b, view)(cs)[:, axis]
         if kind in ("relative", "cs_acceleration"):
             _, body, cs, view, axis, ref = self.spec
-            out = result._cs_motion(self._cs(body, cs), view)
+            out = result.cs_motion(self._cs(body, cs), view)
             if ref is not None:    # Adams: the world difference, in the reference's axes
                 reference = signals.cs_of(self.system, ref)
-                out = np.einsum("nji,nj->ni", result._cs_frame(reference)[0],
-                                out - result._cs_motion(reference, view))
+                out = np.einsum("nji,nj->ni", result.cs_frame(reference)[0],
+                                out - result.cs_motion(reference, view))
             return out[:, axis]
         if kind == "orientation":
             return self._orientation(result)
@@ -87,15 +90,18 @@ class Reader:
             return {"value": f.scalar, "x": f.x, "xdot": f.xdot}[field].copy()
         return result.energy()
 
-    def at(self, t, y, sides, one_row):
-        """The quantity at the state (t, y) in the mode ``sides``: a float, or an array
-        (size,) for a vector; ``one_row(t, y, sides)`` makes the one-row Result the
-        quantities other than a joint's are read from (their accelerations and reactions
-        evaluated at that state with the held values in effect at t)."""
+    def at(self, t, y, sides, evaluator):
+        """The quantity at the state (t, y) in the mode ``sides`` (None: every side +1): a
+        float, or an array (size,) for a vector. The quantities other than a joint's are read
+        from the :class:`mbd.run.evaluation.Evaluation` of that one row by ``evaluator`` (an
+        :class:`mbd.run.evaluator.Evaluator` of the system: accelerations and reactions
+        evaluated at that state with the held values its ``held`` has in effect at t)."""
         if self.spec[0] == "joint":
             _, qv, index = self.spec
             return float(y[index] if qv == "q" else y[self.system.nq + index])
-        row = self.rows(one_row(t, y, sides))[0]
+        one = Evaluation(evaluator, [t], np.asarray(y, dtype=float)[None, :],
+                         None if sides is None else np.asarray(sides)[None])
+        row = self.rows(one)[0]
         return float(row) if self.size == 1 else np.array(row, dtype=float)
 
     def _cs(self, body, cs):
@@ -106,9 +112,9 @@ class Reader:
         quaternion [w, x, y, z] with a sign continuous over the rows and w >= 0 at the first,
         or the rotation vector (angle in [0, pi], rad), whole or one component."""
         _, body, cs, form, axis, ref = self.spec
-        R = result._cs_frame(self._cs(body, cs))[0]
+        R = result.cs_frame(self._cs(body, cs))[0]
         if ref is not None:
-            R = np.swapaxes(result._cs_frame(signals.cs_of(self.system, ref))[0], 1, 2) @ R
+            R = np.swapaxes(result.cs_frame(signals.cs_of(self.system, ref))[0], 1, 2) @ R
         if not len(R):
             out = np.zeros((0, self.size if axis is None else axis + 1))
         elif form == "rotation_vector":
@@ -136,9 +142,8 @@ class Controls:
         Per discrete controller: [(t, x_k, u_k, y_k)], one per sample.
     """
 
-    def __init__(self, system, t0, make_result):
+    def __init__(self, system, t0):
         self.system, self.t0 = system, float(t0)
-        self._make_result = make_result
         named = {c.name: c for c in system.controls}
         self.controllers = _feeding_order([c for c in system.controls
                                            if isinstance(c, Controller)], named)
@@ -171,7 +176,7 @@ class Controls:
         self.k = {c.name: 0 for c in self.discrete}
         self.x = {c.name: c.initial_state() for c in self.discrete}
         self.samples = {c.name: [] for c in self.discrete}
-        self._sd = None
+        self._rows_evaluator = None
 
     # ------------------------------------------------------------------ held values
 
@@ -190,34 +195,34 @@ class Controls:
             self.times.append(float(t))
             self.values.append(row)
 
-    def apply(self, sd, t, y):
-        """Write into ``sd``'s parameter rows what the laws read at (t, y): the held values
+    def apply(self, ev, t, y):
+        """Write into ``ev``'s parameter rows what the laws read at (t, y): the held values
         in effect at t and the continuous controllers' outputs there (compiled: the held
         values they read, and t and their states from y, when given, for the kernel called
         next, which evaluates them)."""
-        params = sd.data.elements["params"]
+        params = ev.data.elements["params"]
         row = self.held_at(t)
         for i, slot, j in self.held:
             params[i][slot] = row[j]
         if self.compiled:
-            self.install(sd)
-            control = sd.data.control
+            self.install(ev)
+            control = ev.data.control
             for i, j, column in self.program.held:
                 control[i]["u"][j] = row[column]
             if y is not None:     # (the kernel called next evaluates them at y itself)
-                sd.call(statekernels.controls_take, float(t),
-                        np.ascontiguousarray(y, dtype=float), sd.data)
+                ev.call(statekernels.controls_take, float(t),
+                        np.ascontiguousarray(y, dtype=float), ev.data)
             return
         for i, slot, controller, k in self.computed:
             params[i][slot] = self.continuous_output(controller, t, y)[k]
 
-    def install(self, sd):
-        """Write the compiled controllers into ``sd``'s data (once per data): their records
+    def install(self, ev):
+        """Write the compiled controllers into ``ev``'s data (once per data): their records
         (:data:`mbd.compiled.layout.CONTROL`) and their kinds' kernels' addresses."""
-        control = sd.data.control
+        control = ev.data.control
         if not len(control) or control[0]["address"] != 0:
             return
-        signature = types.int64(types.float64[::1], native.typeof(sd.data), types.int64)
+        signature = types.int64(types.float64[::1], native.typeof(ev.data), types.int64)
         for i, (c, entry) in enumerate(zip(self.continuous, self.program.entries)):
             kernel, params = c.compiled_form()
             R = control[i]
@@ -258,15 +263,14 @@ class Controls:
         """Compiled controller c's record after an evaluation at (t, y) (on data of this
         object's own, made once)."""
         if self._evaluation is None:
-            self._evaluation = sf.state_data(self.system)
-            self._evaluation.held = self
-        sd = self._evaluation
+            self._evaluation = Evaluator(self.system, held=self)
+        ev = self._evaluation
         y = np.ascontiguousarray(y, dtype=float)
-        sf.refresh(sd, t, y)
-        status = int(sd.call(statekernels.controls_at, float(t), y, sd.data))
+        ev.refresh(t, y)
+        status = int(ev.call(statekernels.controls_at, float(t), y, ev.data))
         if status != 0:
-            raise Failed(self.failure_message(sd.data, status, t), t)
-        return sd.data.control[self.continuous.index(c)]
+            raise Failed(self.failure_message(ev.data, status, t), t)
+        return ev.data.control[self.continuous.index(c)]
 
     def initial_states(self):
         """The continuous controllers' start states, in their order in y."""
@@ -287,7 +291,7 @@ class Controls:
         if isinstance(item, float):
             return item
         if isinstance(item, Sensor):
-            return self.readers[item.name].at(t, y, sides, self.one_row)
+            return self.readers[item.name].at(t, y, sides, self.rows_evaluator())
         if isinstance(item, Output) and item.controller.period is None:
             return self.continuous_output(item.controller, t, y)[item.k]
         return float(self.held_at(t)[self.column[item.key]])
@@ -316,16 +320,13 @@ class Controls:
         _check_returned(c, t, x, xdot, out, "its state derivative")
         return xdot, out
 
-    def one_row(self, t, y, sides):
-        """The Result of the one row (t, y) in the mode ``sides`` (for reading sensors), on
-        data of its own made once."""
-        result = self._make_result(self.system, [t], np.asarray(y)[None, :],
-                                   sides=None if sides is None else np.asarray(sides)[None],
-                                   controls=self)
-        if self._sd is None:
-            self._sd = result._state_data
-        result._data = self._sd
-        return result
+    def rows_evaluator(self):
+        """The :class:`mbd.run.evaluator.Evaluator` the sensors are read with at a state
+        (:meth:`Reader.at`), the held values these controls hold in effect: data of its own,
+        made once (a sensor read while the run's data is evaluated must not change it)."""
+        if self._rows_evaluator is None:
+            self._rows_evaluator = Evaluator(self.system, held=self)
+        return self._rows_evaluator
 
     # ------------------------------------------------------------------ samples
 
@@ -338,9 +339,9 @@ class Controls:
         """Whether a discrete controller samples at t (s)."""
         return any(self.t0 + self.k[c.name] * c.period == t for c in self.discrete)
 
-    def sample(self, sd, t, y, sides):
+    def sample(self, ev, t, y, sides):
         """Step every discrete controller due at t (s) at the state y, in the order their
-        outputs feed each other, hold their outputs from t on and write them into ``sd``.
+        outputs feed each other, hold their outputs from t on and write them into ``ev``.
         Raises :class:`mbd.run.failures.Failed` naming a controller that returned what it
         must not."""
         for c in self.discrete:
@@ -359,12 +360,12 @@ class Controls:
             self.x[c.name] = x_next
             self.k[c.name] += 1
             self.hold(t, {Output(c, k).key: out[k] for k in range(c.outputs)})
-        self.apply(sd, t, y)
+        self.apply(ev, t, y)
 
-    def set_input(self, sd, t, name, value):
-        """Hold Input ``name`` at ``value`` from t (s) on, written into ``sd``."""
+    def set_input(self, ev, t, name, value):
+        """Hold Input ``name`` at ``value`` from t (s) on, written into ``ev``."""
         self.hold(t, {name: value})
-        self.apply(sd, t, None)
+        self.apply(ev, t, None)
 
     def snapshot(self):
         """A copy that later samples do not change (for a Result made mid-run)."""
@@ -373,12 +374,12 @@ class Controls:
         copy.times, copy.values = list(self.times), list(self.values)
         copy.samples = {name: list(s) for name, s in self.samples.items()}
         copy.k, copy.x = dict(self.k), dict(self.x)
-        copy._sd = copy._evaluation = None
+        copy._rows_evaluator = copy._evaluation = None
         return copy
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_sd"] = state["_evaluation"] = None   # compiled data: made again where needed
+        state["_rows_evaluator"] = state["_evaluation"] = None   # compiled data: made again
         return state
 
 
@@ -503,7 +504,7 @@ def _program(system, continuous, inputs_of, column, computed):
 def blocker(system):
     """Why the compiled loop cannot run ``system``'s controls (a continuous controller
     evaluated from Python at every right-hand side), or None."""
-    controls = Controls(system, 0.0, None)
+    controls = Controls(system, 0.0)
     if controls.continuous and not controls.compiled:
         return f"the continuous controllers are evaluated from Python: {controls.interpreted}"
     return None

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..compiled import constant, lawkernels, layout, statefunction as sf
+from ..compiled import constant, lawkernels, layout
+from . import evaluator
+from .evaluator import Evaluator
 from ..control.signals import coordinate_unit, force_units
 
 #: a model is called stiff for an explicit method where its fastest mode's h |lambda| (h the
@@ -113,38 +115,38 @@ def stability_boundary(method):
     return high
 
 
-def jacobian(sd, t, y):
+def jacobian(ev, t, y):
     """d(dy/dt)/dy (n, n) over y = [q, v] at (t, y) in the current mode (central differences,
     steps scaled by each entry and the model's length scale)."""
-    n = sd.system.nq + sd.system.nv
+    n = ev.system.nq + ev.system.nv
     y = np.array(y[:n], dtype=float)
-    scale = np.maximum(np.abs(y), sd.system.length_scale)
+    scale = np.maximum(np.abs(y), ev.system.length_scale)
     h = 1e-6 * scale
     J = np.empty((n, n))
     for k in range(n):
         up, down = y.copy(), y.copy()
         up[k] += h[k]
         down[k] -= h[k]
-        J[:, k] = (sf.derivative(sd, t, up)[0] - sf.derivative(sd, t, down)[0]) / (2 * h[k])
+        J[:, k] = (ev.derivative(t, up)[0] - ev.derivative(t, down)[0]) / (2 * h[k])
     return J
 
 
-def _eigenvalues(sd, t, y):
-    J = jacobian(sd, t, y)
+def _eigenvalues(ev, t, y):
+    J = jacobian(ev, t, y)
     if not np.all(np.isfinite(J)):
         return np.array([], dtype=complex)
     return np.linalg.eigvals(J)
 
 
-def _frozen(sd, i, t, y, removed=False):
-    """Run-stage data like ``sd``'s, in its mode, with element i's law replaced by a constant
+def _frozen(ev, i, t, y, removed=False):
+    """Run-stage data like ``ev``'s, in its mode, with element i's law replaced by a constant
     at its present force (a bushing's: its six loads, as a preload with no spring or damper);
     ``removed``: by a force of zero."""
-    s = sd.system
-    records = _records(sd, t, y)
-    copy = sf.state_data(s)
-    copy.data.mode[:] = sd.data.mode
-    sf.refresh(copy, t, y)
+    s = ev.system
+    records = _records(ev, t, y)
+    copy = Evaluator(s)
+    copy.data.mode[:] = ev.data.mode
+    copy.refresh(t, y)
     element = copy.data.elements[i]
     if element["kind"] == layout.BUSHING:   # its six loads held: all preload, no spring
         element["params"][:] = 0.0
@@ -156,32 +158,32 @@ def _frozen(sd, i, t, y, removed=False):
         element["params"][0] = 0.0 if removed else records[i]["value"]
         element["signal"] = 0           # a compiled function of time no longer writes it
         # the record calls its law through its kind's entry: the constant's, not the old law's
-        sf.install_laws(copy.data.elements[i:i + 1])
+        evaluator.install_laws(copy.data.elements[i:i + 1])
     copy.varying = [(k, law) for k, law in copy.varying if k != i]
     return copy
 
 
-def _records(sd, t, y):
-    """The element records at (t, y) in ``sd``'s mode, the signals' values held (an input's,
-    a controller's output), on data of their own (``sd``'s mode and lines stay as they
+def _records(ev, t, y):
+    """The element records at (t, y) in ``ev``'s mode, the signals' values held (an input's,
+    a controller's output), on data of their own (``ev``'s mode and lines stay as they
     are)."""
-    copy = sf.state_data(sd.system)
-    copy.data.mode[:] = sd.data.mode
-    copy.held = sd.held
-    n = sd.system.nq + sd.system.nv
-    return sf.records(copy, t, np.asarray(y, dtype=float)[:n], sd.data.mode["sides"].copy())[0]
+    copy = Evaluator(ev.system)
+    copy.data.mode[:] = ev.data.mode
+    copy.held = ev.held
+    n = ev.system.nq + ev.system.nv
+    return copy.records(t, np.asarray(y, dtype=float)[:n], ev.data.mode["sides"].copy())[0]
 
 
-def _mode(sd, t, y, pick):
+def _mode(ev, t, y, pick):
     """The mode ``pick(eigenvalues)`` selects, with the element whose frozen force changes it
     the most (by ``pick``'s measure: the returned eigenvalue's key)."""
-    lams = _eigenvalues(sd, t, y)
+    lams = _eigenvalues(ev, t, y)
     if not len(lams):
         return None
     lam, measure = pick(lams)
     best = None
-    for i, fe in enumerate(sd.system.force_elements):
-        others = _eigenvalues(_frozen(sd, i, t, y), t, y)
+    for i, fe in enumerate(ev.system.force_elements):
+        others = _eigenvalues(_frozen(ev, i, t, y), t, y)
         if not len(others):
             continue
         lam_i, measure_i = pick(others)
@@ -203,16 +205,16 @@ def _most_unstable(lams):
     return lams[k], max(lams[k].real, 0.0)
 
 
-def fastest_mode(sd, t, y):
+def fastest_mode(ev, t, y):
     """The mode of largest |eigenvalue| at (t, y) and its element (a :class:`Mode`), or None
     when the Jacobian there is not finite."""
-    return _mode(sd, t, y, _fastest)
+    return _mode(ev, t, y, _fastest)
 
 
-def unstable_mode(sd, t, y):
+def unstable_mode(ev, t, y):
     """The mode of largest growth rate (real part > 0) at (t, y) and its element, or None when
     the linearized dynamics there do not grow (or the Jacobian is not finite)."""
-    found = _mode(sd, t, y, _most_unstable)
+    found = _mode(ev, t, y, _most_unstable)
     if found is None or found.eigenvalue.real <= 0.0:
         return None
     return found
@@ -253,15 +255,15 @@ class Dominant:
     parameter: str = None
 
 
-def dominant_force(sd, t, y):
+def dominant_force(ev, t, y):
     """The force element whose load dominates the acceleration at (t, y) in the current mode
     (its part of the largest velocity rate at least :data:`DOMINANT_SHARE` of the whole, its
     part found by taking its force away), with the parameter that sets that force; None
     where no element does (gravity, the bodies' motion, or rates that are not finite)."""
-    s = sd.system
+    s = ev.system
     n = s.nq + s.nv
     y = np.array(y[:n], dtype=float)
-    rates = sf.derivative(sd, t, y)[0][s.nq:n].copy()
+    rates = ev.derivative(t, y)[0][s.nq:n].copy()
     if not len(rates) or not np.all(np.isfinite(rates)):
         return None
     k = int(np.argmax(np.abs(rates)))
@@ -269,8 +271,8 @@ def dominant_force(sd, t, y):
     for i, fe in enumerate(s.force_elements):
         # the acceleration is affine in each force: its part, the difference between the
         # element's present force held and none (the other forces alike in both)
-        held = sf.derivative(_frozen(sd, i, t, y), t, y)[0][s.nq:n]
-        without = sf.derivative(_frozen(sd, i, t, y, removed=True), t, y)[0][s.nq:n]
+        held = _frozen(ev, i, t, y).derivative(t, y)[0][s.nq:n]
+        without = _frozen(ev, i, t, y, removed=True).derivative(t, y)[0][s.nq:n]
         part = held[k] - without[k]
         if np.isfinite(part) and abs(part) >= DOMINANT_SHARE * abs(rates[k]) and (
                 best is None or abs(part) > abs(best[1])):
@@ -279,9 +281,9 @@ def dominant_force(sd, t, y):
         return None
     i, part = best
     fe = s.force_elements[i]
-    labels = sf.state_labels(s)
+    labels = evaluator.state_labels(s)
     return Dominant(fe.label(), labels[s.nq + k], float(part), float(rates[k]),
-                    coordinate_unit(s, k) + "/s^2", _deciding_parameter(sd, i, t, y))
+                    coordinate_unit(s, k) + "/s^2", _deciding_parameter(ev, i, t, y))
 
 
 #: a parameter sets an element's fast mode where doubling it changes the fastest |lambda| by at
@@ -289,21 +291,21 @@ def dominant_force(sd, t, y):
 SETS_MODE = 0.1
 
 
-def _deciding_parameter(sd, i, t, y):
+def _deciding_parameter(ev, i, t, y):
     """The numeric parameter of force element i's law that matters most at (t, y), as "name =
     value unit": the one that sets the fastest mode (doubled, it changes |lambda| by
     :data:`SETS_MODE` or more, the most), else the one its force depends on the most (doubled,
     the force changes the most: an input). None for a law whose parameters are not numbers
     of a dataclass (a function of time, a table, a user's law)."""
-    s = sd.system
+    s = ev.system
     fe = s.force_elements[i]
     law = fe.law
-    if not dataclasses.is_dataclass(law) or sd.data.elements[i]["kind"] == layout.BUSHING:
+    if not dataclasses.is_dataclass(law) or ev.data.elements[i]["kind"] == layout.BUSHING:
         return None
-    records = _records(sd, t, y)
+    records = _records(ev, t, y)
     x, v = float(records[i]["x"]), float(records[i]["xdot"])
-    sides = sd.data.mode["sides"][i][:layout.LAW_SWITCHES].copy()
-    lams = _eigenvalues(sd, t, y)
+    sides = ev.data.mode["sides"][i][:layout.LAW_SWITCHES].copy()
+    lams = _eigenvalues(ev, t, y)
     rate = float(np.max(np.abs(lams))) if len(lams) else 0.0
     try:
         force = float(law(x, v, t, sides=sides))
@@ -323,7 +325,7 @@ def _deciding_parameter(sd, i, t, y):
         if np.isfinite(change) and change > 0.0 and (by_force is None or change > by_force[1]):
             by_force = (field.name, change, value)
         if rate > 0.0:
-            others = _eigenvalues(_with_row(sd, i, t, y, row), t, y)
+            others = _eigenvalues(_with_row(ev, i, t, y, row), t, y)
             moved = abs(float(np.max(np.abs(others))) - rate) / rate if len(others) else 0.0
             if moved >= SETS_MODE and (by_mode is None or moved > by_mode[1]):
                 by_mode = (field.name, moved, value)
@@ -335,11 +337,11 @@ def _deciding_parameter(sd, i, t, y):
     return f"{name} = {value:.3g}{' ' + unit if unit else ''}"
 
 
-def _with_row(sd, i, t, y, row):
-    """Run-stage data like ``sd``'s, in its mode, with element i's parameter row ``row``."""
-    copy = sf.state_data(sd.system)
-    copy.data.mode[:] = sd.data.mode
-    sf.refresh(copy, t, y)
+def _with_row(ev, i, t, y, row):
+    """Run-stage data like ``ev``'s, in its mode, with element i's parameter row ``row``."""
+    copy = Evaluator(ev.system)
+    copy.data.mode[:] = ev.data.mode
+    copy.refresh(t, y)
     element = copy.data.elements[i]
     element["params"][:] = row
     element["signal"] = 0

@@ -11,7 +11,8 @@ too small for double precision, a state that blew up and the unstable mode behin
 import numpy as np
 
 from . import diagnosis
-from ..compiled import controlkernels, loopsolve, statefunction as sf, statekernels
+from ..compiled import controlkernels, loopsolve, statekernels
+from . import evaluator
 
 #: a state entry past this (in SI units) has blown up, whatever made the integrator stop
 HUGE = 1e100
@@ -76,26 +77,26 @@ def raise_status(status, t, y):
         raise Singular(status, t)
 
 
-def projected(sd, t, y):
+def projected(ev, t, y):
     """y moved onto the constraints (a copy), with the rank rule's verdict raised."""
     y = np.array(y, dtype=float)
-    if sd.constrained:
-        sf.refresh(sd, t, y)
-        status = sd.call(statekernels.projection, y, sd.data)
+    if ev.constrained:
+        ev.refresh(t, y)
+        status = ev.call(statekernels.projection, y, ev.data)
         if status != 0:
             raise Singular(status, t)
     return y
 
 
-def check_singular(sd, t, y):
+def check_singular(ev, t, y):
     """Before failing for steps that shrank to nothing at (t, y): where the constraint
     equations are that close to dependent there (their weakest direction's strength below
     :data:`mbd.compiled.loopsolve.NEAR_SINGULAR`), the mechanism has met a singular configuration,
     and that is the failure (raised as :class:`Singular`)."""
-    if not sd.constrained or not np.all(np.isfinite(y)):
+    if not ev.constrained or not np.all(np.isfinite(y)):
         return
-    sf.derivative(sd, t, y)
-    if sd.data.loop[0]["smallest"] < loopsolve.NEAR_SINGULAR:
+    ev.derivative(t, y)
+    if ev.data.loop[0]["smallest"] < loopsolve.NEAR_SINGULAR:
         raise Singular(loopsolve.SINGULAR, t)
 
 
@@ -109,7 +110,7 @@ def duration(seconds):
     return f"about {seconds:.3g} s"
 
 
-def slow_message(sd, method, implicit, settings, span, nsteps, t, y, h, projected_steps,
+def slow_message(ev, method, implicit, settings, span, nsteps, t, y, h, projected_steps,
                  seconds, switch=None):
     """The step budget's failure at (t, y) after ``nsteps`` steps of ``method`` (a scipy
     OdeSolver class; ``implicit`` if it is not a one-step explicit method) over the run's
@@ -133,7 +134,7 @@ def slow_message(sd, method, implicit, settings, span, nsteps, t, y, h, projecte
     if h >= 0.5 * settings.max_step:
         return (f"{head}. The step is held at max_step = {settings.max_step:g} s: raise it "
                 "(the integrator chooses its steps by the tolerances).")
-    mode = diagnosis.fastest_mode(sd, t, y)
+    mode = diagnosis.fastest_mode(ev, t, y)
     if mode is None:
         text = raise_budget(settings, projected_steps)
         return f"{head}. {text[0].upper()}{text[1:]}."
@@ -147,7 +148,7 @@ def slow_message(sd, method, implicit, settings, span, nsteps, t, y, h, projecte
                f"{settings.rtol:g}, atol = {settings.atol:g}) may be too tight for a state "
                "that passes through zero, or a force jumps where no switching function sees "
                "it.")
-        cause = collapse_cause(sd, t, y, switch)
+        cause = collapse_cause(ev, t, y, switch)
         if cause:
             why += f" {cause[0].upper()}{cause[1:]}."
     elif boundary is not None and h_lam >= diagnosis.STIFF_SHARE * boundary:
@@ -197,13 +198,13 @@ def _round_up(n):
     return int(np.ceil(n / 10 ** digits) * 10 ** digits)
 
 
-def collapse_cause(sd, t, y, switch=None):
+def collapse_cause(ev, t, y, switch=None):
     """Why the steps may have collapsed at (t, y), in words, or "": the force element that
     dominates the acceleration there and the parameter that sets its force
     (:func:`mbd.run.diagnosis.dominant_force`), and the switch the piece began at when there
     was one (``switch``: its :class:`mbd.Event`)."""
-    system = sd.system
-    dominant = diagnosis.dominant_force(sd, t, y)
+    system = ev.system
+    dominant = diagnosis.dominant_force(ev, t, y)
     after = ""
     if switch is not None:
         labels = {fe.name: fe.label() for fe in system.force_elements}
@@ -232,7 +233,7 @@ def integrator_message(system, method, settings, t, y, what, cause=""):
     message = f"the integrator {method.__name__} failed at t = {t:.9g} s: {what}"
     held = np.flatnonzero(rtol * np.abs(y) < atol)   # entries atol controls
     if atol < 1e-14 and len(held):
-        labels = sf.state_labels(system)
+        labels = evaluator.state_labels(system)
         message += (f". With atol = {atol:g}, {labels[held[0]]} (= {y[held[0]]:.3g} "
                     f"here) must be computed to within about {atol:g}, finer than "
                     "double precision resolves as it changes: raise atol")
@@ -245,18 +246,18 @@ def integrator_message(system, method, settings, t, y, what, cause=""):
     return message
 
 
-def blow_up_message(sd, t, y, states):
+def blow_up_message(ev, t, y, states):
     """The state stopped being finite, or grew past :data:`HUGE`, at t: name the entries and,
     from the earlier ``states`` [(t, y)] (the last rows, the last finite state), the unstable
     mode and its element."""
-    labels = sf.state_labels(sd.system)
+    labels = evaluator.state_labels(ev.system)
     finite = np.all(np.isfinite(y))
     bad = [labels[i] for i in np.flatnonzero(~(np.abs(y) < HUGE))]
     more = f" and {len(bad) - 4} more" if len(bad) > 4 else ""
     entries = f"{', '.join(bad[:4])}{more}"
     message = (f"the state grew past {HUGE:g} at t = {t:.9g} s ({entries})" if finite
                else f"the state became non-finite at t = {t:.9g} s ({entries})")
-    found = [(t_f, diagnosis.unstable_mode(sd, t_f, y_f)) for t_f, y_f in states]
+    found = [(t_f, diagnosis.unstable_mode(ev, t_f, y_f)) for t_f, y_f in states]
     found = [f for f in found if f[1] is not None]
     found.sort(key=lambda f: f[1].element is None)        # one with its element first
     t_f, mode = found[0] if found else (states[0][0], None)
@@ -273,17 +274,17 @@ def blow_up_message(sd, t, y, states):
     return message
 
 
-def nonfinite_rates_message(sd, t, y, dy, sides, where="at the start"):
+def nonfinite_rates_message(ev, t, y, dy, sides, where="at the start"):
     """The rates dy at the state (t, y) are not finite (``where``: "at the start", or where
     the run stopped): name them and the force elements whose values are not finite there (a
     law's parameter of NaN, a stiffness K(t) that returned NaN from some time on, say)."""
-    system = sd.system
-    labels = sf.state_labels(system)
+    system = ev.system
+    labels = evaluator.state_labels(system)
     bad = [labels[i] for i in np.flatnonzero(~np.isfinite(dy[:len(labels)]))]
     more = f" and {len(bad) - 4} more" if len(bad) > 4 else ""
     message = (f"the state's rates are not finite {where}, t = {t:.9g} s "
                f"({', '.join(bad[:4])}{more})")
-    records, _ = sf.records(sd, t, y, sides.copy())
+    records, _ = ev.records(t, y, sides.copy())
     elements = [fe.label() for fe, value in zip(system.force_elements, records["value"])
                 if not np.isfinite(value)]
     if elements:

@@ -23,6 +23,7 @@ from ..model import values
 from ..model.state import State
 from .controls import Reader
 from .failures import projected
+from .evaluator import Evaluator
 from .result import Result
 from .settings import MAX_STEPS
 from .simulate import prepare
@@ -131,7 +132,7 @@ class Simulation:
         """The state at t (s) inside the open piece's last step, on the constraints."""
         pending = self.run.pending
         y = pending[2](t) if pending is not None else self.run.stepping.state_at(t)
-        return projected(self.run.sd, t, y) if self.run.sd.constrained else y
+        return projected(self.run.ev, t, y) if self.run.ev.constrained else y
 
     def _commit(self):
         """End the open piece at the time reached: what the integrator computed past it
@@ -158,7 +159,7 @@ class Simulation:
         if controls.held_at(self.t)[controls.column[name]] == value:
             return
         self._commit()
-        controls.set_input(self.run.sd, self.t, name, value)
+        controls.set_input(self.run.ev, self.t, name, value)
         if self.run.locks:       # a stuck joint may break free under the new load
             self.y = self.run.guarded(self.run.locks.settle, self.t, self.y)
 
@@ -188,11 +189,9 @@ class Simulation:
         except ValueError as err:
             raise KeyError(f"read: '{name}' is no sensor, input or controller output of the "
                            f"model, nor a measured quantity: {err}") from None
-        one_row = controls.one_row if controls is not None else self._one_row
-        return reader.at(self.t, self.y, self.run.sides.copy(), one_row)
-
-    def _one_row(self, t, y, sides):
-        return Result(self.system, [t], np.asarray(y)[None, :], sides=np.asarray(sides)[None])
+        evaluator = (controls.rows_evaluator() if controls is not None
+                     else Evaluator(self.system))
+        return reader.at(self.t, self.y, self.run.sides.copy(), evaluator)
 
     # ------------------------------------------------------------------ snapshots and result
 
@@ -201,8 +200,8 @@ class Simulation:
         that the run goes on from it exactly as a restored one does)."""
         self._commit()
         run, rows = self.run, self.run.rows
-        return Snapshot(t=self.t, y=self.y.copy(), mode=run.sd.data.mode.copy(),
-                        drivers=run.sd.data.drivers.copy(),
+        return Snapshot(t=self.t, y=self.y.copy(), mode=run.ev.data.mode.copy(),
+                        drivers=run.ev.data.drivers.copy(),
                         rows=rows.snapshot(),
                         events=list(run.events), watch=copy.deepcopy(run.watch),
                         logged=None if run.logged is None else run.logged.copy(),
@@ -216,9 +215,9 @@ class Simulation:
         run, rows = self.run, self.run.rows
         self.open, run.pending, run.reached = False, None, None
         self.t, self.y = snapshot.t, snapshot.y.copy()
-        run.sd.data.mode[:] = snapshot.mode
-        run.sd.data.drivers[:] = snapshot.drivers
-        run.sd.data.loop[0]["rank"] = -1          # the lock rows may differ: rank again
+        run.ev.data.mode[:] = snapshot.mode
+        run.ev.data.drivers[:] = snapshot.drivers
+        run.ev.data.loop[0]["rank"] = -1          # the lock rows may differ: rank again
         rows.restore(snapshot.rows)
         run.events[:] = list(snapshot.events)
         run.watch = copy.deepcopy(snapshot.watch)
@@ -227,7 +226,7 @@ class Simulation:
             saved = snapshot.controls.snapshot()
             for name in ("times", "values", "samples", "k", "x"):
                 setattr(run.controls, name, getattr(saved, name))
-            run.controls.apply(run.sd, self.t, self.y)
+            run.controls.apply(run.ev, self.t, self.y)
 
     def result(self):
         """The rows up to the time reached, as a :class:`mbd.Result`."""

@@ -9,15 +9,15 @@ element slips, and which changes to log.
 """
 import numpy as np
 
-from ..compiled import assembly, loopsolve, statefunction as sf
+from ..compiled import assembly, loopsolve
 from .failures import Failed, projected, raise_status
 
 
 class Locks:
     """The stiction elements of a run (``system.locks``, indices into its force elements)."""
 
-    def __init__(self, sd):
-        self.sd, self.system = sd, sd.system
+    def __init__(self, ev):
+        self.ev, self.system = ev, ev.system
 
     def __bool__(self):
         return bool(self.system.locks)
@@ -28,15 +28,15 @@ class Locks:
     @property
     def sides(self):
         """The current mode's sides (nf, SWITCHES), the data's own array."""
-        return self.sd.data.mode["sides"]
+        return self.ev.data.mode["sides"]
 
     def forces(self, t, y):
         """{stiction element index: the force its lock applies (N or N m)} at (t, y) in the
         current mode (zero for one that slips)."""
-        sd = self.sd
-        sf.set_locks(sd, self.sides)
-        raise_status(sf.derivative(sd, t, y)[1], t, y)
-        return sf.lock_forces(sd)
+        ev = self.ev
+        ev.set_locks(self.sides)
+        raise_status(ev.derivative(t, y)[1], t, y)
+        return ev.lock_forces()
 
     def settle(self, t, y):
         """Every stiction element the mode has sticking (at a rate of zero) keeps sticking if
@@ -63,8 +63,8 @@ class Locks:
             i = max(over)[1]
             sides[i, 1] = 1.0
             sides[i, 0] = self.slip_direction(t, y, i, -np.sign(forces[i]) or 1.0)
-        sf.set_locks(self.sd, sides)
-        return projected(self.sd, t, y)
+        self.ev.set_locks(sides)
+        return projected(self.ev, t, y)
 
     def _release_held_by_mechanism(self, t, y, stuck):
         """Release the locks ``stuck`` whose rows the mechanism holds already (they slip the
@@ -90,13 +90,13 @@ class Locks:
         acceleration, with kinetic friction opposing that way, goes that way too; else the
         other way if that one is consistent (the mechanism moves it regardless, as at a
         dead centre); else ``preferred``."""
-        sides, sd = self.sides, self.sd
+        sides, ev = self.sides, self.ev
         sides[i, 1] = 1.0
         k = self.system.nq + int(self.system.elements[i]["v_index"])
         for direction in (preferred, -preferred):
             sides[i, 0] = direction
-            sf.set_locks(sd, sides)
-            dy, status = sf.derivative(sd, t, y)
+            ev.set_locks(sides)
+            dy, status = ev.derivative(t, y)
             raise_status(status, t, y)
             if dy[k] * direction > 0.0:
                 return direction
@@ -105,13 +105,13 @@ class Locks:
     def rows_rank(self, t, y, locked):
         """The rank (by the rank rule) of the constraint rows at (t, y) with the locks of the
         stiction elements ``locked`` (indices) holding and the others not."""
-        s, drivers = self.system, self.sd.data.drivers
+        s, drivers = self.system, self.ev.data.drivers
         saved = drivers["active"].copy()
         for k in range(len(s.drivers), len(drivers)):
             drivers[k]["active"] = 1.0 if drivers[k]["element"] in locked else 0.0
         try:
             q = assembly.normalized(s.tree, y[:s.nq])
-            G = assembly.Rows(s, self.sd.data)(t, q, y[s.nq:s.nq + s.nv])[0]
+            G = assembly.Rows(s, self.ev.data)(t, q, y[s.nq:s.nq + s.nv])[0]
         finally:
             drivers["active"] = saved
         sv = np.linalg.svd(G, compute_uv=False)

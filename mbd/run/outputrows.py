@@ -22,7 +22,7 @@ import bisect
 
 import numpy as np
 
-from ..compiled import layout, statefunction as sf
+from ..compiled import layout
 from ..compiled.jit import interrupts
 from .failures import Failed, projected
 from .result import Result, SideRuns, row_parts
@@ -40,7 +40,7 @@ class OutputRows:
 
     Parameters
     ----------
-    sd : mbd.compiled.statefunction.StateData
+    ev : mbd.run.evaluator.Evaluator
         The run's data (its mode's sides are the rows' sides).
     times : ndarray
         The output times, s (:func:`mbd.run.simulate.output_times`).
@@ -53,8 +53,8 @@ class OutputRows:
         The run's continuous controllers (their states end each row), for the files' parts.
     """
 
-    def __init__(self, sd, times, exact, rows_to=None, controls=None):
-        self.sd, self.times, self.exact = sd, times, exact
+    def __init__(self, ev, times, exact, rows_to=None, controls=None):
+        self.ev, self.times, self.exact = ev, times, exact
         self.rows_to, self.controls = rows_to, controls
         self.files = None     # the RowFiles, made with the first block
         self.next_row = 0     # the index of the next output time to write
@@ -105,7 +105,7 @@ class OutputRows:
 
     def _file_parts(self):
         """The files of :class:`RowFiles`: (name, the columns of a row) of each part."""
-        q, v, work, states = row_parts(self.sd.system, self.width, self.controls)
+        q, v, work, states = row_parts(self.ev.system, self.width, self.controls)
         if states is not None and states.stop == states.start:
             states = None        # no controllers: the Result's (n, 0) zeros, no file
         return [("q", q), ("v", v), ("work", work), ("controller_states", states)]
@@ -116,14 +116,14 @@ class OutputRows:
 
     def _sides_from_here(self):
         """Row n on has the current sides: a new run where they differ from the last one's."""
-        sides = self.sd.data.mode["sides"]
+        sides = self.ev.data.mode["sides"]
         if not self.run_sides or not np.array_equal(self.run_sides[-1], sides):
             self.run_starts.append(self.n)
             self.run_sides.append(sides.copy())
 
     def row(self, t, y):
         """A row at (t, y), projected, with the current sides."""
-        y = projected(self.sd, t, y)
+        y = projected(self.ev, t, y)
         (bt, by), i = self._block(len(y))
         bt[i], by[i] = t, y
         self._sides_from_here()
@@ -138,7 +138,7 @@ class OutputRows:
             tk = times[self.next_row]
             y = dense(tk)
             if not self.exact:   # the branch at that row, as the state selects it
-                sf.natural_mode(self.sd, tk, y)
+                self.ev.natural_mode(tk, y)
             self.row(tk, y)
             self.next_row += 1
 
@@ -147,7 +147,7 @@ class OutputRows:
         output time it hits exactly."""
         self.until(t, dense, inclusive=False)
         if not self.exact:      # the rows before reset the branches to their own
-            sf.natural_mode(self.sd, t, y)
+            self.ev.natural_mode(t, y)
         self.row(t, y)
         if self.due <= t:
             self.next_row += 1
@@ -181,7 +181,7 @@ class OutputRows:
         controls (:class:`mbd.run.controls.Controls`, a snapshot): each row copied once, from
         its block straight into the Result's arrays (t, q, v, work, the controllers' states);
         the sides as their runs."""
-        system, n = self.sd.system, self.n
+        system, n = self.ev.system, self.n
         width = self.width if self.width is not None else system.nq + system.nv
         runs = bisect.bisect_left(self.run_starts, n)    # a Ctrl-C may leave one at n
         sides = SideRuns(self.run_starts[:runs], self.run_sides[:runs] or

@@ -16,7 +16,9 @@ import time
 
 import numpy as np
 
-from ..compiled import events, layout, statefunction as sf
+from ..compiled import events, layout
+from .evaluator import Evaluator
+from .userfunctions import UserFunctionError
 from ..compiled.jit import interrupts
 from . import failures
 from ..model.errors import SimulationError
@@ -27,7 +29,6 @@ from .locks import Locks
 from .outputrows import OutputRows
 from .progress import ProgressBar
 from .controls import Controls
-from .result import Result
 from .steppers.stepping import CHANGE_POINT, CROSSED, DONE, JUMPED, NONSTIFF, STIFF
 
 
@@ -74,12 +75,12 @@ class Run:
         self.t_now = t0   # the time the integration has reached, for the progress and Ctrl-C
         # the law kinds' addresses once the stepper's first compilation has them (with a
         # second process compiling them meanwhile): mbd.run.warmup.first_right_hand_side
-        self.sd = sf.state_data(system, laws=False)
+        self.ev = Evaluator(system, laws=False)
         self.controls = None
         if system.controls:
-            self.controls = self.sd.held = Controls(system, t0, Result)
-        self.rows = OutputRows(self.sd, times, exact, rows_to, self.controls)
-        self.locks = Locks(self.sd)
+            self.controls = self.ev.held = Controls(system, t0)
+        self.rows = OutputRows(self.ev, times, exact, rows_to, self.controls)
+        self.locks = Locks(self.ev)
         self.events = []
         self.watch = events.ChatterWatch(settings)
         self.pieces = 0
@@ -94,12 +95,12 @@ class Run:
         self.pending = None     # a crossing located past where a live simulation stopped
         self.reached = None     # (t, y): the end of a piece reached past where it stopped
         self.logged = None      # the sides last logged (exact switching off)
-        self.stepping = stepper_class(self.sd, method, self.rows, settings, exact, auto)
+        self.stepping = stepper_class(self.ev, method, self.rows, settings, exact, auto)
 
     @property
     def sides(self):
         """The current mode's sides (nf, SWITCHES), the data's own array."""
-        return self.sd.data.mode["sides"]
+        return self.ev.data.mode["sides"]
 
     # ------------------------------------------------------------------ the run
 
@@ -151,12 +152,12 @@ class Run:
                     self.blew_up(err.t, err.y)
                 raise Failed(failures.undefined_message(self.system, err), err.t) from None
         except Singular as err:
-            raise Failed(failures.singular_message(self.system, self.sd.data.loop[0], err),
+            raise Failed(failures.singular_message(self.system, self.ev.data.loop[0], err),
                          err.t) from None
         except failures.ControllerFailed as err:
-            raise Failed(self.controls.failure_message(self.sd.data, err.status, err.t),
+            raise Failed(self.controls.failure_message(self.ev.data, err.status, err.t),
                          err.t) from None
-        except sf.UserFunctionError as err:
+        except UserFunctionError as err:
             cause = err.__cause__
             raise Failed(f"{err.element}: {err.function} raised {type(cause).__name__} at t = "
                          f"{err.t:.9g} s: {cause}", err.t) from cause
@@ -165,14 +166,14 @@ class Run:
         """The run's start at (t, y): the branches the state selects, the stiction elements
         settled (and logged), the rank rule's rank (with constraints), the first row, rates
         that are finite. Returns y there, on the constraints."""
-        sf.natural_mode(self.sd, t, y)
+        self.ev.natural_mode(t, y)
         if self.controls is not None:      # the controllers' first sample, at t0
-            self.controls.sample(self.sd, t, y, self.sides)
+            self.controls.sample(self.ev, t, y, self.sides)
         at_rest = self.sides.copy()        # stiction elements at rest stick, or slip
         y = self.locks.settle(t, y)
         self.log_all(t, y, self.locks.changes(at_rest))
-        if self.sd.constrained:     # the rank rule's rank, at the assembled state
-            failures.raise_status(sf.derivative(self.sd, t, y)[1], t, y)
+        if self.ev.constrained:     # the rank rule's rank, at the assembled state
+            failures.raise_status(self.ev.derivative(t, y)[1], t, y)
         self.logged = self.sides.copy()
         self.rows.row(t, y)
         self.rows.next_row = 1
@@ -184,9 +185,9 @@ class Run:
     def check_rates(self, t, y, where):
         """Fail, naming the rates and the force elements, where the rates at (t, y) are not
         finite (the branches as they are)."""
-        dy, status = sf.derivative(self.sd, t, y)
+        dy, status = self.ev.derivative(t, y)
         if status == 0 and not np.all(np.isfinite(dy)):
-            raise Failed(failures.nonfinite_rates_message(self.sd, t, y, dy, self.sides,
+            raise Failed(failures.nonfinite_rates_message(self.ev, t, y, dy, self.sides,
                                                           where), t)
 
     def piece_end(self, t):
@@ -202,7 +203,7 @@ class Run:
         outputs; the stiction elements settled under the new loads. Returns y."""
         if self.controls is None or not self.controls.due(t):
             return y
-        self.controls.sample(self.sd, t, y, self.sides)
+        self.controls.sample(self.ev, t, y, self.sides)
         return self.locks.settle(t, y) if self.locks else y
 
     def piece(self, t, y):
@@ -217,7 +218,7 @@ class Run:
         armed."""
         self.pieces += 1
         self.piece_t0 = t       # where it began (a switch there: named if its steps collapse)
-        self.armed = sf.armed(self.sd) if self.exact else None
+        self.armed = self.ev.armed() if self.exact else None
         self.stepping.start(t, y, self.piece_end(t), self.first_step, self.armed)
         self.first_step = 0.0
 
@@ -322,10 +323,10 @@ class Run:
         else:
             remaining = (self.t_end - t) / h if h > 0.0 else np.inf
         if n >= max_steps or (n >= max_steps // 100 and n + remaining > max_steps):
-            failures.check_singular(self.sd, t, y)
+            failures.check_singular(self.ev, t, y)
             method = self.stepping.method
             raise Failed(failures.slow_message(
-                self.sd, method, method not in ONE_STEP, self.settings, (self.t0, self.t_end),
+                self.ev, method, method not in ONE_STEP, self.settings, (self.t0, self.t_end),
                 n, t, y, h, n + remaining, (now - wall_b) / (total - n_b) * remaining,
                 self.piece_switch()), t)
 
@@ -339,7 +340,7 @@ class Run:
         up is reported as such, a singular configuration as that, else its own words."""
         if not np.all(np.abs(err.y) < failures.HUGE):
             self.blew_up(err.t, err.y)
-        failures.check_singular(self.sd, err.t, err.y)
+        failures.check_singular(self.ev, err.t, err.y)
         # rates that stop being finite just ahead (a K(t) that is NaN from some t on, a Table
         # of time past its breakpoints with extrapolate='error'): every step across is
         # rejected until the step size underflows. The last step tried was shorter than
@@ -349,7 +350,7 @@ class Run:
         ahead = 10.0 / min(dop853.MIN_FACTOR, collocation.MIN_FACTOR) * np.spacing(err.t)
         for t in (err.t, err.t + ahead):
             self.check_rates(t, err.y, "where the run stopped")
-        cause = failures.collapse_cause(self.sd, err.t, err.y, self.piece_switch())
+        cause = failures.collapse_cause(self.ev, err.t, err.y, self.piece_switch())
         raise Failed(failures.integrator_message(self.system, self.stepping.method,
                                                  self.settings, err.t, err.y, err.what, cause),
                      err.t) from err.__cause__
@@ -362,7 +363,7 @@ class Run:
         states = [rows.state(-1), rows.state(0)]
         if self.stepping.finite is not None:
             states.append(self.stepping.finite)
-        raise Failed(failures.blow_up_message(self.sd, t, y, states), t) from None
+        raise Failed(failures.blow_up_message(self.ev, t, y, states), t) from None
 
     def result(self):
         """The rows so far as a Result, with the run's stats."""
@@ -398,14 +399,14 @@ class Run:
         exactly where the contact ends, its sign there round-off's."""
         tol = events.time_tolerance(ta, tb)
         mask = np.zeros_like(self.armed)
-        g_b = sf.switching(self.sd, tb, y_b)
-        events.crossed_mask(self.armed, g_b, self.sd.data.mode, mask)
+        g_b = self.ev.switching(tb, y_b)
+        events.crossed_mask(self.armed, g_b, self.ev.data.mode, mask)
         ends = np.where(mask, tb, self.stepping.dips())
         t, first = self.earliest(ends, dense, ta, tol)
         scale = None
         while first is not None:
             if scale is None:       # the functions' size on the step: what round-off is
-                g_a = sf.switching(self.sd, ta, dense(ta))
+                g_a = self.ev.switching(ta, dense(ta))
                 scale = self.ROUNDOFF * np.maximum(abs(g_a), abs(g_b))
             t_hit, earlier = self.earliest(self.off_before(t, first, ta, tol, scale, dense),
                                            dense, ta, tol)
@@ -438,7 +439,7 @@ class Run:
         finite, nan (not judged: as before the piece was cut back)."""
         ends = np.full(self.armed.shape, np.nan)
         sides = self.sides
-        g = sf.switching(self.sd, t, dense(t))
+        g = self.ev.switching(t, dense(t))
         at, back = t, 256.0 * tol
         open_ = self.armed & np.isfinite(scale)     # a stop at infinity is not judged
         open_[first] = False
@@ -452,7 +453,7 @@ class Run:
             if not open_.any() or not back < 0.5 * (t - ta):
                 return ends
             at, back = t - back, 8.0 * back
-            g = sf.switching(self.sd, at, dense(at))
+            g = self.ev.switching(at, dense(at))
 
     def end_at(self, t, first, dense, ta, tb):
         """End the piece at the crossing (t, first) located in the step (ta, tb] (s) with the
@@ -477,19 +478,19 @@ class Run:
     def switch(self, t, y, i, k, dense, tol):
         """Switching function k of element i crossed at (t, y): the mode from just past the
         crossing, the locks settled, every switch logged. Returns (y, whether any was)."""
-        sd, sides = self.sd, self.sides
+        ev, sides = self.ev, self.sides
         before = sides.copy()
-        armed = sf.armed(sd, before)
+        armed = ev.armed(before)
         passage = k == layout.PLACEMENT_SWITCH and self.at_anchor(t, y, i)
         pushed = self.locks.push(t, y, i, k)
         # the branches from just past the crossing: a switch armed by it may be exactly zero
         # there (BISTOP's force at the first touch) and only its sign a moment later tells
         h = 256.0 * tol
-        sf.natural_mode(sd, t + h, dense(t + h))
+        ev.natural_mode(t + h, dense(t + h))
         if k != layout.PLACEMENT_SWITCH:   # a line's new reference starts on its + side
             # across, whatever round-off says at the crossing: the element's next mode
             sides[i, k] = before[i, k]
-            sf.next_mode(sd, t, y, i, k)
+            ev.next_mode(t, y, i, k)
         y = self.locks.cross(t, y, i, pushed)
         # log every element whose mode changed here: other elements may switch at the same
         # instant (two identical gaps); stiction elements say how they move
@@ -504,8 +505,8 @@ class Run:
     def at_anchor(self, t, y, i):
         """Whether line element i's CS B is at its CS A (|r| at round-off of the drawing's
         size): a passage through the anchor, not a turn of the line past its reference."""
-        sf.switching(self.sd, t, y)
-        X = self.sd.data.estate[i]
+        self.ev.switching(t, y)
+        X = self.ev.data.estate[i]
         return np.linalg.norm(X["point_b"] - X["point_a"]) <= 1e-8 * self.system.length_scale
 
     def law_switches(self, before, after, armed_before):
@@ -515,7 +516,7 @@ class Run:
         stiction element (its lock says how it moves, :meth:`Locks.changes`) are not law
         switches."""
         armed_before = armed_before.copy()
-        armed_after = sf.armed(self.sd, after)
+        armed_after = self.ev.armed(after)
         for mask in (armed_before, armed_after):
             mask[:, layout.PLACEMENT_SWITCH] = False
             mask[self.system.locks] = False
@@ -549,9 +550,9 @@ class Run:
         (a switch that can act both before and after, as exact switching logs it); returns
         whether any did."""
         before = self.logged
-        sf.natural_mode(self.sd, t, y)
+        self.ev.natural_mode(t, y)
         after = self.sides.copy()
-        found = self.law_switches(before, after, sf.armed(self.sd, before))
+        found = self.law_switches(before, after, self.ev.armed(before))
         self.log_all(t, y, found)
         self.logged = after
         return bool(found)

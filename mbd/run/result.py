@@ -17,14 +17,15 @@ array([0.  , 0.25, 0.5 ])
 
 import numpy as np
 
-from ..compiled import layout, statefunction
+from ..compiled import layout
+from ..compiled.events import Event
 from ..control import Input, Sensor
 from ..control.signals import coordinate_unit
-from ..compiled.events import Event
-from ..model.errors import renamed_link
-from ..model.files import atomic_open
 from ..model.errors import SimulationError
+from ..model.files import atomic_open
 from . import controls, csvfiles
+from .evaluation import Evaluation
+from .evaluator import Evaluator, work_size
 from .failures import Failed
 from .views import (BodyView, ControllerView, EnergyBalance, ForceView, JointView,
                     ReactionView, contact_intervals)
@@ -103,9 +104,7 @@ class Result:
         self._sides = (None if self._side_runs is not None else
                        np.ones((len(t), nf, layout.SWITCHES)) if sides is None
                        else np.asarray(sides, dtype=float))
-        self._records = self._params = self._reaction_rows = self._inputs = None
-        self._poses = None
-        self._data = None
+        self._evaluation = None
         self.stopped = self.stopped_at = None   # set by the SimulationError that carries it
 
     def __repr__(self):
@@ -144,22 +143,21 @@ class Result:
         return self._sides[rows]
 
     @property
-    def _state_data(self):
-        """Run-stage data for evaluating rows (made on first use)."""
-        if self._data is None:
-            self._data = statefunction.state_data(self.system)
-            self._data.held = self.controls
-        return self._data
+    def evaluation(self):
+        """The rows' :class:`mbd.run.evaluation.Evaluation` (made on first use): what the
+        views are computed from, through an :class:`mbd.run.evaluator.Evaluator` with the
+        run's held signals."""
+        if self._evaluation is None:
+            self._evaluation = Evaluation(Evaluator(self.system, held=self.controls),
+                                          self.t, self.state_rows(), lambda: self.sides)
+        return self._evaluation
 
     def __len__(self):
         return len(self.t)
 
     def joint(self, name):
         """The coordinates of joint ``name`` over the run (a JointView)."""
-        try:
-            return JointView(self, self.system.joints[name])
-        except KeyError:
-            raise KeyError(f"no joint '{name}'; the joints are {sorted(self.system.joints)}") from None
+        return self.evaluation.joint(name)
 
     def sensor(self, name):
         """Sensor ``name``'s quantity at every row: (n,) for a scalar quantity, (n, 4) for a
@@ -174,60 +172,7 @@ class Result:
         sensors = {c.name: c for c in self.system.controls if isinstance(c, Sensor)}
         if name not in sensors:
             raise KeyError(f"no sensor '{name}'; the sensors are {sorted(sensors) or 'none'}")
-        return controls.Reader(self.system, sensors[name].what).rows(self)
-
-    def _cs_frame(self, cs):
-        """(R (n, 3, 3), p (n, 3)) of a CS (a body's or a ground): its axes (columns) and
-        origin in world coordinates at every row, m."""
-        link, local_p, local_R = self.system.cs_placement(cs)
-        n = len(self.t)
-        if link < 0:         # a ground: fixed in the world
-            return np.broadcast_to(local_R, (n, 3, 3)), np.broadcast_to(local_p, (n, 3))
-        R, p = self._link_poses()
-        return R[:, link] @ local_R, p[:, link] + R[:, link] @ local_p
-
-    def _cs_motion(self, cs, view):
-        """A CS's motion at every row (n, 3), world axes: ``view`` "position" (m) or
-        "velocity" (m/s) of its origin, "acceleration" (m/s^2) of its origin,
-        "angular_velocity" (rad/s) or "angular_acceleration" (rad/s^2) of what carries it
-        (zero for a ground)."""
-        link, local_p, _ = self.system.cs_placement(cs)
-        n = len(self.t)
-        if link < 0:
-            return np.tile(local_p, (n, 1)) if view == "position" else np.zeros((n, 3))
-        if view == "position":
-            return self._cs_frame(cs)[1]
-        R = self._link_poses()[0][:, link]
-        V = self._link_velocities()[:, link]
-        w, v = V[:, :3], V[:, 3:] + np.cross(V[:, :3], local_p)     # link axes
-        if view in ("acceleration", "angular_acceleration"):
-            A = self._link_accelerations()[:, link]
-            if view == "angular_acceleration":
-                local = A[:, :3]
-            else:
-                # the spatial acceleration's linear part is d/dt of the velocity field at a
-                # fixed point; the point moving with the body adds w x v
-                local = A[:, 3:] + np.cross(A[:, :3], local_p) + np.cross(w, v)
-        else:
-            local = w if view == "angular_velocity" else v
-        return statefunction.rotate_rows(R, local)
-
-    def _link_accelerations(self):
-        """Every link's spatial acceleration [alpha; a] (n, n_links, 6) in link coordinates
-        (a: of the link-fixed point at the link origin, the spatial vector's linear part),
-        from the right-hand side at each row (the forces, constraints and held signals of the
-        run there); the joints' reactions come from the same evaluation and are kept."""
-        if getattr(self, "_accelerations", None) is None:
-            R, p = self._link_poses()
-            wrenches, values, acc, _ = statefunction.reaction_rows(
-                self._state_data, self.t, self._rows(), self.sides, R, p, accelerations=True,
-                inputs=self._row_inputs())
-            # gravity enters the RNEA as the base's upward acceleration -g: take it out
-            acc[:, :, 3:] += np.einsum("nlji,lj->nli", R, self.system.tree["gravity"])
-            self._accelerations = acc
-            if self._reaction_rows is None:
-                self._reaction_rows = (wrenches, values)
-        return self._accelerations
+        return controls.Reader(self.system, sensors[name].what).rows(self.evaluation)
 
     def controller(self, name):
         """Discrete controller ``name``'s samples (a ControllerView)."""
@@ -239,7 +184,7 @@ class Result:
         if name not in continuous:
             raise KeyError(f"no controller '{name}'; the controllers are "
                            f"{sorted(samples) + sorted(continuous) or 'none'}")
-        c, rows = continuous[name], self._rows()
+        c, rows = continuous[name], self.state_rows()
         try:     # (a controller that drives nothing and has no state is first called here)
             u = [[controls.value(item, t, y, None) for item in controls.inputs_of[name]]
                  for t, y in zip(self.t, rows)]
@@ -249,10 +194,12 @@ class Result:
                                   t=err.t) from None
         return ControllerView(name, list(zip(self.t, rows[:, controls.slices[name]], u, out)))
 
-    def _rows(self):
-        """The rows as the run's state had them: [q, v, W, the controllers' states]."""
+    def state_rows(self):
+        """The rows as the run's state had them (n, width): [q (nq), v (nv), W (the work
+        accumulators, J; zeros for rows made without them), the continuous controllers'
+        states] (a new array)."""
         work = self.work if self.work is not None else np.zeros(
-            (len(self.t), statefunction.work_size(self.system)))
+            (len(self.t), work_size(self.system)))
         return np.hstack([self.q, self.v, work, self.controller_states])
 
     def input(self, name):
@@ -267,91 +214,16 @@ class Result:
 
     def force(self, name):
         """The force element ``name`` over the run (a ForceView)."""
-        index = self.system.force_index
-        if name not in index:
-            raise KeyError(f"no force element '{name}'; the force elements are {sorted(index)}")
-        return ForceView(self, index[name])
+        return self.evaluation.force(name)
 
     def reaction(self, name):
         """The reaction of joint, motion driver or gear ``name`` over the run: a
         ReactionView."""
-        s = self.system
-        drivers = {d.name for d in s.drivers}
-        if name not in s.joints and name not in drivers:
-            raise KeyError(f"no joint, motion driver or gear '{name}'; the joints are "
-                           f"{sorted(s.joints)}" + (f", the drivers and gears {sorted(drivers)}"
-                                                    if drivers else ""))
-        wrenches, values = self._reactions()
-        if name in drivers:
-            return ReactionView(name, value=values[name])
-        F, M = wrenches[name]
-        joint = s.joints[name].joint
-        R = self._cs_rotations(joint.base)                       # (n, 3, 3) world
-        force = statefunction.rotate_rows(R, F, transpose=True)
-        torque = statefunction.rotate_rows(R, M, transpose=True)
-        return ReactionView(name, force=force, torque=torque,
-                            unique=name not in s.joints_with_redundancy)
-
-    def _cs_rotations(self, cs):
-        """World orientation matrices (n, 3, 3) of a CS over the run."""
-        link, _, local = self.system.cs_placement(cs)
-        if link < 0:
-            return np.broadcast_to(local, (len(self.t), 3, 3))
-        R, _ = self._link_poses()
-        return R[:, link] @ local
-
-    def _reactions(self):
-        if self._reaction_rows is None:
-            R, p = self._link_poses()
-            wrenches, values, _, _ = statefunction.reaction_rows(
-                self._state_data, self.t, self._rows(), self.sides, R, p,
-                inputs=self._row_inputs())
-            self._reaction_rows = (wrenches, values)
-        return self._reaction_rows
-
-    def _force_records(self):
-        """Per row and element: an ``ELEMENT_STATE`` record (:mod:`mbd.compiled.layout`)."""
-        if self._records is None:
-            self._records, self._params = statefunction.record_rows(
-                self._state_data, self.t, self._rows(), self.sides, self._row_inputs())
-        return self._records
-
-    def _row_inputs(self):
-        """What Python gives at every row (:func:`mbd.compiled.statefunction.row_inputs`),
-        worked out once for the records and the reactions (none with held signals: those
-        rows are evaluated from Python)."""
-        if self._inputs is None and self.controls is None:
-            self._inputs = statefunction.row_inputs(self._state_data, self.t, self._rows())
-        return self._inputs
-
-    def _force_params(self, index):
-        """Force element ``index``'s parameter rows in use (n, MAX_PARAMS): evaluated per row
-        where they change, else a read-only view of its one row."""
-        self._force_records()
-        if index in self._params:
-            return self._params[index]
-        return np.broadcast_to(self.system.elements["params"][index],
-                               (len(self.t), layout.MAX_PARAMS))
+        return self.evaluation.reaction(name)
 
     def body(self, name):
         """The motion of body ``name`` (a BodyView)."""
-        try:
-            return BodyView(self, self.system.bodies[name])
-        except KeyError:
-            raise KeyError(f"no body '{name}'{renamed_link(name, self.system)}; the bodies are "
-                           f"{sorted(self.system.bodies)}") from None
-
-    def _kinematics(self):
-        """(R, p, V, E): link rotations and origins, velocities, energies of the tree."""
-        if self._poses is None:
-            self._poses = statefunction.kinematics(self._state_data, np.hstack([self.q, self.v]))
-        return self._poses
-
-    def _link_poses(self):
-        return self._kinematics()[:2]
-
-    def _link_velocities(self):
-        return self._kinematics()[2]
+        return self.evaluation.body(name)
 
     def kinetic_energy(self):
         """Kinetic energy (n,), J."""
@@ -367,10 +239,7 @@ class Result:
         return self._energies().sum(axis=1)
 
     def _energies(self):
-        out = self._kinematics()[3].copy()
-        for name in self.system.force_index:
-            out[:, 1] += self.force(name).energy
-        return out
+        return self.evaluation.energies()
 
     def energy_balance(self):
         """The run's :class:`EnergyBalance`: kinetic and gravitational energy against the work
@@ -392,7 +261,7 @@ class Result:
             raise ValueError("energy_balance: this Result has no work accumulators (it was "
                              "not made by a run)")
         s = self.system
-        E = self._kinematics()[3]
+        E = self.evaluation.tree_energies()
         work, stored, roles = {}, {}, {}
         for k, fe in enumerate(s.force_elements):
             work[fe.name] = self.work[:, k] - self.work[0, k]
@@ -559,7 +428,7 @@ def row_parts(system, width, controls=None):
         For a width that is none of these.
     """
     nq, nv = system.nq, system.nv
-    nw = statefunction.work_size(system)
+    nw = work_size(system)
     nc = controls.n_states if controls is not None else 0
     qv = nq + nv
     if width not in (qv, qv + nw, qv + nw + nc):

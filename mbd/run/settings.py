@@ -7,7 +7,7 @@ tolerances. It is written once, here, for compiled code and Python alike.
 
 Quadratures. A run's state y = [q, v, W, x_c] carries, after q and v, the work accumulators W
 (dW/dt = the power of each force element and driver,
-:func:`mbd.compiled.statefunction.work_size`): pure quadratures, which no right-hand side
+:func:`mbd.compiled.evaluator.work_size`): pure quadratures, which no right-hand side
 reads. The implicit methods (the compiled Radau IIA, scipy's Radau, BDF and LSODA) integrate
 them with the same stages as the rest but leave them out of the error control: the error norm,
 the Newton iteration's convergence test and the initial step's rule are RMS norms over the

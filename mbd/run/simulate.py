@@ -1,6 +1,6 @@
 """simulate(): a System integrated from its (assembled) initial state into a Result.
 
-The run stage in parts: the dynamics at a state (:mod:`mbd.compiled.statefunction`), the events
+The run stage in parts: the dynamics at a state (:mod:`mbd.run.evaluator`), the events
 (:mod:`mbd.compiled.events`), the piece loop (:mod:`mbd.run.pieceloop`), the two ways of stepping a
 piece (:mod:`mbd.run.steppers`) and this thin entry point, which checks the settings, picks the
 stepper and assembles the initial state of a mechanism with loops or drivers
@@ -12,7 +12,9 @@ import os
 import numpy as np
 from scipy import integrate
 
-from ..compiled import assembly, layout, statefunction
+from ..compiled import assembly, layout
+from . import evaluator
+from .evaluator import Evaluator
 from . import pieceloop
 from .steppers.compiled import CompiledStepper, blocker as loop_blocker
 from .steppers.scipy import Integrand, ScipyStepper
@@ -75,11 +77,11 @@ def output_row_count(t0, t_end, output_step):
 
 def row_bytes(system):
     """(columns, bytes): the columns of a run's table of rows, nq + nv + the work
-    accumulators (:func:`mbd.compiled.statefunction.work_size`), and the memory one row takes
+    accumulators (:func:`mbd.compiled.evaluator.work_size`), and the memory one row takes
     while a run writes it and after (bytes): the table three times (the compiled stepper's,
     the blocks of rows and the Result's), the sides of every switching function twice (the
     blocks and the Result), and :data:`ROW_OVERHEAD`."""
-    columns = system.nq + system.nv + statefunction.work_size(system)
+    columns = system.nq + system.nv + evaluator.work_size(system)
     sides = len(system.force_elements) * layout.SWITCHES
     return columns, 8 * (3 * columns + 2 * sides) + ROW_OVERHEAD
 
@@ -261,12 +263,12 @@ def prepare(system, t_end, output_step=None, t0=0.0, q0=None, v0=None, rtol=None
                                            auto)
     moving = system.nq + system.nv     # the work accumulators follow: quadratures
     settings = Settings(rtol, atol, max_step, max_steps,
-                        quadratures=(moving, moving + statefunction.work_size(system)))
+                        quadratures=(moving, moving + evaluator.work_size(system)))
     run = pieceloop.Run(system, stepper_class, method_class, settings, exact_switching, t0, t_end,
                         output_times(t0, t_end, output_step) if times is None else times,
                         ProgressBar(t0, t_end, _progress_enabled(progress), label="simulating"),
                         auto=auto, rows_to=rows_to)
-    y = _initial_state(system, run.sd.data, q0, v0, t0)
+    y = _initial_state(system, run.ev.data, q0, v0, t0)
     if run.controls is not None:    # the continuous controllers' states follow
         y = np.concatenate([y, run.controls.initial_states()])
     return run, y
@@ -292,12 +294,12 @@ def _rows_folder(folder):
 def _initial_state(system, data, q0, v0, t0):
     """The run's first y = [q, v, W] at t0 (s): the joints' initial values (``q0``, ``v0``
     overriding them), assembled onto the loops and drivers (with the run's ``data``), the
-    work accumulators W at zero (see :mod:`mbd.compiled.statefunction`)."""
+    work accumulators W at zero (see :mod:`mbd.run.evaluator`)."""
     state = system.initial_state(q0, v0, t0)
     q, v = state.q, state.v
     if system.cut_joints or system.drivers:
         q, v = assembly.initial(system, data, state, q0 or {}, v0 or {})
-    return np.concatenate([q, v, np.zeros(statefunction.work_size(system))])
+    return np.concatenate([q, v, np.zeros(evaluator.work_size(system))])
 
 
 def _stepper(system, method_class, exact_switching, compiled, auto):
@@ -316,7 +318,7 @@ def _stepper(system, method_class, exact_switching, compiled, auto):
 def rhs_function(system):
     """f(t, y) -> dy/dt for y = [q, v], the force laws in the branches the initial state
     selects (for benchmarks and analysis; ``simulate`` handles the switching)."""
-    sd = statefunction.state_data(system)
+    ev = Evaluator(system)
     state = system.initial_state()
-    statefunction.natural_mode(sd, state.t, np.concatenate([state.q, state.v]))
-    return Integrand(sd)
+    ev.natural_mode(state.t, np.concatenate([state.q, state.v]))
+    return Integrand(ev)

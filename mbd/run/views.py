@@ -1,18 +1,19 @@
 """The named views of a Result: a joint's coordinates, a body's motion, a force element, a
-controller's samples, a reaction, the energy balance (each computed when asked for)."""
+controller's samples, a reaction, the energy balance (each computed when asked for, from the
+rows' :class:`mbd.run.evaluation.Evaluation`)."""
 import numpy as np
 
-from ..compiled.statefunction import rotate_rows, rotations
+from ..compiled.rowkernels import rotate_rows, rotations
 
 
 class JointView:
     """A joint's coordinates over the run: ``q`` (n,) or (n, nq), ``v`` (n,) or (n, nv)."""
 
-    def __init__(self, result, jm):
+    def __init__(self, rows, jm):
         self.name = jm.joint.name
         self.joint = jm.joint
-        q = result.q[:, jm.q_index]
-        v = result.v[:, jm.v_index]
+        q = rows.q[:, jm.q_index]
+        v = rows.v[:, jm.v_index]
         self.q = q[:, 0] if q.shape[1] == 1 else q
         self.v = v[:, 0] if v.shape[1] == 1 else v
 
@@ -20,8 +21,8 @@ class JointView:
 class BodyView:
     """A body's motion over the run, in world coordinates."""
 
-    def __init__(self, result, bm):
-        self._result = result
+    def __init__(self, rows, bm):
+        self._rows = rows
         self._map = bm
         self.name = bm.body.name
 
@@ -35,35 +36,35 @@ class BodyView:
     def position(self, cs="cg"):
         """World position of a CS origin (n, 3), m; default the CG."""
         p_local, _ = self._cs(cs)
-        R, p = self._result._link_poses()
+        R, p = self._rows.link_poses()
         link = self._map.link
         return p[:, link] + R[:, link] @ p_local
 
     @property
     def rotation(self):
         """The body's orientation relative to its drawing pose: a scipy Rotation of n."""
-        R, _ = self._result._link_poses()
+        R, _ = self._rows.link_poses()
         return rotations(R[:, self._map.link] @ self._map.rotation.T)
 
     def cs_rotation(self, cs):
         """World orientation of a CS (its axes): a scipy Rotation of n."""
         _, R_local = self._cs(cs)
-        R, _ = self._result._link_poses()
+        R, _ = self._rows.link_poses()
         return rotations(R[:, self._map.link] @ R_local)
 
     def velocity(self, cs="cg"):
         """World velocity of a CS origin (n, 3), m/s."""
         p_local, _ = self._cs(cs)
-        R, _ = self._result._link_poses()
-        V = self._result._link_velocities()[:, self._map.link]
+        R, _ = self._rows.link_poses()
+        V = self._rows.link_velocities()[:, self._map.link]
         local = V[:, 3:] + np.cross(V[:, :3], p_local)
         return rotate_rows(R[:, self._map.link], local)
 
     @property
     def angular_velocity(self):
         """World angular velocity (n, 3), rad/s."""
-        R, _ = self._result._link_poses()
-        V = self._result._link_velocities()[:, self._map.link]
+        R, _ = self._rows.link_poses()
+        V = self._rows.link_velocities()[:, self._map.link]
         return rotate_rows(R[:, self._map.link], V[:, :3])
 
 
@@ -112,10 +113,10 @@ class ForceView:
         Potential energy stored in the element, J (worked out when first read).
     """
 
-    def __init__(self, result, index):
-        fe = result.system.force_elements[index]
-        rec = result._force_records()[:, index]
-        params = result._force_params(index)
+    def __init__(self, rows, index):
+        fe = rows.system.force_elements[index]
+        rec = rows.force_records()[:, index]
+        params = rows.force_params(index)
         self.name = fe.name
         self.element = fe
         self.x, self.xdot = rec["x"].copy(), rec["xdot"].copy()
@@ -126,10 +127,10 @@ class ForceView:
         if fe.placement == "bushing":
             self.value = rec["wrench"].copy()
             self.deflection, self.rate = rec["deflection"].copy(), rec["rate"].copy()
-        sides = result.sides[:, index]
-        self.state = fe.law.states(self.x, self.xdot, result.t, sides, params)
+        sides = rows.sides[:, index]
+        self.state = fe.law.states(self.x, self.xdot, rows.t, sides, params)
         self._energy_inputs = (params, sides)
-        self._t = result.t
+        self._t = rows.t
 
     @property
     def mode(self):
@@ -198,7 +199,7 @@ class EnergyBalance:
     """Where a run's energy went, row by row (J, each term its change since the first row).
 
     The work every force element, motion driver and gear does on the mechanism is integrated
-    with the motion (the run's state carries it, see :mod:`mbd.compiled.statefunction`), so
+    with the motion (the run's state carries it, see :mod:`mbd.run.evaluator`), so
     the balance::
 
         kinetic + gravity + stored + dissipated = supplied   (+ residual)

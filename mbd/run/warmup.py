@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 from numba import types
-from numba.core import event as ev
+from numba.core import event as numba_event
 
 from ..compiled import (events, forcekernels, kernels, layout, loopkernels, loopstructure,
                         registry, rowkernels, statekernels)
@@ -113,7 +113,7 @@ def _signatures():
 _CACHE = {}
 
 #: the prefixes of a law kind's two targets (``law:elastogap``, ``energies:elastogap``): its
-#: kernel entry, which a run's data needs (:func:`mbd.compiled.statefunction.install_laws`),
+#: kernel entry, which a run's data needs (:func:`mbd.compiled.evaluator.install_laws`),
 #: and its energies over rows, which only its results read
 LAW, ENERGIES = "law:", "energies:"
 
@@ -164,19 +164,19 @@ TARGETS = ("tree_free_world", "tree_free_link", "tree_forced_world", "tree_force
            "record_rows", "reaction_rows", "rotate_rows", "quaternion_rows",
            "near_constraints", "aba_world", "aba")
 
-def run_targets(sd, compiled, method="DOP853"):
-    """The targets a run of ``sd``'s mechanism needs besides its right-hand side, in the
+def run_targets(ev, compiled, method="DOP853"):
+    """The targets a run of ``ev``'s mechanism needs besides its right-hand side, in the
     compiled loop of ``method`` ("DOP853" or "Radau"; ``compiled``) or in scipy's."""
-    elements = bool(sd.system.force_elements)
+    elements = bool(ev.system.force_elements)
     loop = "radau_" if method == "Radau" else ""
     names = [loop + "advance", loop + "dense_value"] if compiled else []
     if elements:
         names += ["elements_at", "armed", "crossed_mask"]
-        names += ["elements_and_locks"] if sd.system.locks else []
+        names += ["elements_and_locks"] if ev.system.locks else []
         names += ["switching_on_step", "locate_on_step", loop + "screen"] if compiled else []
     elif compiled:
         names += ["no_switching"]
-    if sd.constrained:
+    if ev.constrained:
         names += ["projection"] + (["near_constraints"] if compiled else [])
     elif compiled:
         names += ["no_projection"]
@@ -192,8 +192,8 @@ _DYNAMICS = {"tree_free_world": "aba_world", "tree_forced_world": "aba_world",
              "tree_forced_link": "aba", "controlled_tree_link": "aba"}
 
 
-def first_right_hand_side(sd, compiled, method="DOP853"):
-    """Compile ``sd``'s right-hand side here while a second process compiles the other
+def first_right_hand_side(ev, compiled, method="DOP853"):
+    """Compile ``ev``'s right-hand side here while a second process compiles the other
     targets of the run (:func:`run_targets`, those missing from the cache), then wait for it:
     a run's first compilation on two cores.
 
@@ -209,29 +209,29 @@ def first_right_hand_side(sd, compiled, method="DOP853"):
         The wall time spent, s, when something had to be compiled; 0.0 when everything came
         from the cache (or this process had prepared such a run before).
     """
-    if (sd.rhs, compiled, method) in _STARTED:   # this process has run such a one before
-        sd.install_laws()
+    if (ev.rhs, compiled, method) in _STARTED:   # this process has run such a one before
+        ev.install_laws()
         return 0.0
     started = time.perf_counter()
-    _STARTED.add((sd.rhs, compiled, method))
-    targets = run_targets(sd, compiled, method)
+    _STARTED.add((ev.rhs, compiled, method))
+    targets = run_targets(ev, compiled, method)
     # the law kinds, when the data waits for them: compiled first, by the process with the
     # shorter share (_plan)
-    laws = [] if sd.laws_installed else law_targets(sd.system)
-    compiling = not all(cached(n) for n in [sd.rhs.__name__, *targets, *laws])
-    here, shared, rest = _plan(sd, targets, laws)
-    child = prefetch(shared, rest, [n for n in later_targets(sd) if n not in laws])
+    laws = [] if ev.laws_installed else law_targets(ev.system)
+    compiling = not all(cached(n) for n in [ev.rhs.__name__, *targets, *laws])
+    here, shared, rest = _plan(ev, targets, laws)
+    child = prefetch(shared, rest, [n for n in later_targets(ev) if n not in laws])
     if child.process is not None:
         compile_targets(here)
         child.wait(SHARED)
-    sd.install_laws()       # loaded from the cache where the second process compiled them
-    y = np.zeros(sd.system.nq + sd.system.nv)
-    native.entry(sd.rhs, (0.0, y, y, sd.data))
+    ev.install_laws()       # loaded from the cache where the second process compiled them
+    y = np.zeros(ev.system.nq + ev.system.nv)
+    native.entry(ev.rhs, (0.0, y, y, ev.data))
     child.wait(READY)
     return time.perf_counter() - started if compiling else 0.0
 
 
-def _plan(sd, targets, laws=()):
+def _plan(ev, targets, laws=()):
     """How a first run's compilation is split, from the run's targets besides its right-hand
     side and the law kinds its data waits for (``laws``): (compiled here first, compiled by
     the second process first (this process waits for them before its right-hand side),
@@ -243,14 +243,14 @@ def _plan(sd, targets, laws=()):
     with the right-hand side: the other process compiles them first, and this one meanwhile
     the tree dynamics and, for the compiled loop, the integration loop, which nothing else
     calls. The law kinds (each in its own functions, called through their addresses:
-    :func:`mbd.compiled.statefunction.install_laws`) go where they even the two out: with
+    :func:`mbd.compiled.evaluator.install_laws`) go where they even the two out: with
     the loop here (the longer share: ~9 s of CPU against ~7 s for ``elements_at``), the
     other process starts with them; on scipy's path (no loop: the tree dynamics, ~4 s, is
     the shorter share) this process compiles them after the tree dynamics.
     """
-    dynamics = _DYNAMICS.get(sd.rhs.__name__)
+    dynamics = _DYNAMICS.get(ev.rhs.__name__)
     here = [dynamics] if dynamics else []
-    if not sd.system.force_elements:
+    if not ev.system.force_elements:
         return here, list(laws), targets
     loop = [n for n in targets if n.endswith(("advance", "dense_value"))]
     shared = [n for n in targets if n == "elements_at"]
@@ -288,12 +288,12 @@ def compile_targets(names, report=None):
             report(name, time.perf_counter() - started)
 
 
-def later_targets(sd):
+def later_targets(ev):
     """What a first run's second process compiles after the run's own targets: the kernels
-    of ``sd``'s results (its bodies' motion, rotated rows; its force elements' records and
+    of ``ev``'s results (its bodies' motion, rotated rows; its force elements' records and
     their kinds' energies)."""
-    elements = (["record_rows", *law_targets(sd.system), *law_targets(sd.system, ENERGIES)]
-                if sd.system.force_elements else [])
+    elements = (["record_rows", *law_targets(ev.system), *law_targets(ev.system, ENERGIES)]
+                if ev.system.force_elements else [])
     return ["kinematics_rows", "rotate_rows", *elements]
 
 #: the lines a child prints when the targets its parent's right-hand side shares are compiled
@@ -465,7 +465,7 @@ def main(argv=None):
 OWN_MODULES = ("mbd", "forces", "joints", "viz", "mbd_kind_")
 
 
-class _FirstCompile(ev.Listener):
+class _FirstCompile(numba_event.Listener):
     """numba's ``numba:compile`` events (a compilation, not a load from the cache): the first
     of one of mbd's kernels calls ``write(text)``, once."""
 
@@ -493,7 +493,7 @@ def tell_first_compile(write, text):
     first seconds). Returns the listener (``numba.core.event.unregister("numba:compile",
     listener)`` removes it)."""
     listener = _FirstCompile(write, text)
-    ev.register("numba:compile", listener)
+    numba_event.register("numba:compile", listener)
     return listener
 
 

@@ -35,7 +35,7 @@ import pickle
 import threading
 import time
 
-from ..compiled import statefunction as sf
+from ..run.evaluator import Evaluator
 from ..model import validate
 from ..model.errors import InputError, ModelError, SimulationError
 from ..model.files import atomic_open
@@ -125,12 +125,12 @@ def prepare(source, t_end, options):
     method = method if isinstance(method, str) else getattr(method, "__name__", "")
     compiled = options.get("compiled")
     compiled = (method in ("DOP853", "Radau")) if compiled is None else compiled
-    sd = sf.state_data(system)
-    warmup.first_right_hand_side(sd, compiled=bool(compiled), method=method)
+    ev = Evaluator(system)
+    warmup.first_right_hand_side(ev, compiled=bool(compiled), method=method)
     # load what the helper process compiled here too, so that forked workers inherit it
     # rather than each loading it from the cache in its first run
-    warmup.compile_targets([*warmup.run_targets(sd, bool(compiled), method),
-                             *warmup.later_targets(sd)])
+    warmup.compile_targets([*warmup.run_targets(ev, bool(compiled), method),
+                             *warmup.later_targets(ev)])
     return time.perf_counter() - started
 
 

@@ -7,10 +7,11 @@ own modules: :mod:`mbd.model.validate` (every rule, each problem named), :mod:`m
 """
 import warnings
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
-from ..compiled import assembly, dynamics, registry
+from ..compiled import assembly, dynamics, loopstructure, registry
 from . import topology
 from ..model import validate
 from ..model.elements import GearConstraint, Joint
@@ -123,6 +124,13 @@ class System:
     locks: list = field(default_factory=list)
     controls: tuple = ()
     description: str = ""
+
+    @cached_property
+    def loop_pattern(self):
+        """The structure of the constrained solve (int64,
+        :func:`mbd.compiled.loopstructure.pattern`), worked out once per system (a small
+        model's run spent a third of its time on it): copy it before writing."""
+        return loopstructure.pattern(self.tree, self.closures, self.driver_table, self.nv)
 
     @property
     def n_rows(self):

@@ -4,7 +4,7 @@ force, never the norm of [F; T] in A's axes (newtons mixed with newton metres)."
 import numpy as np
 
 from mbd.run import diagnosis
-from mbd.compiled import statefunction as sf
+from mbd.run.evaluator import Evaluator
 from mbd.study.outputs import Output
 from viz.plots import _force_series
 
@@ -23,16 +23,16 @@ def test_the_diagnosis_freezes_a_bushing_at_its_present_loads():
     force through the CG and a constant torque -- nothing holds it, so every eigenvalue left
     is zero; the fastest mode is the bushing's."""
     system = one_body("frozen", damping=np.zeros(6), mount=np.zeros(3))
-    sd = sf.state_data(system)
+    sd = Evaluator(system)
     t, y = rest_state(system)
-    sf.natural_mode(sd, t, y)
+    sd.natural_mode(t, y)
     mode = diagnosis.fastest_mode(sd, t, y)
     assert mode.element == "Bushing 'bushing'"
     assert abs(mode.eigenvalue) > 50.0           # sqrt(k / m) of the stiffest translation
     assert abs(mode.without) < 1e-6 * abs(mode.eigenvalue)
     frozen = diagnosis._frozen(sd, 0, t, y)       # it applies the same loads as before
-    rec = sf.records(sd, t, y, sd.data.mode["sides"].copy())[0][0]
-    rec_frozen = sf.records(frozen, t, y, frozen.data.mode["sides"].copy())[0][0]
+    rec = sd.records(t, y, sd.data.mode["sides"].copy())[0][0]
+    rec_frozen = frozen.records(t, y, frozen.data.mode["sides"].copy())[0][0]
     np.testing.assert_allclose(rec_frozen["wrench"], rec["wrench"], rtol=1e-12, atol=1e-12)
 
 

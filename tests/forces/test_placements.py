@@ -37,13 +37,14 @@ import mbd
 from forces import (Actuator, AxialForce, Bistop, BodySpringDamper, ElastoBacklash, ElastoGap,
                     JointForce, LineForce, RotationalForce, Spring, SpringDamper)
 from joints import Cylindrical, Prismatic, Revolute, Spherical, SixDof, Universal
-from mbd.compiled import dynamics, registry, statefunction
+from mbd.compiled import dynamics, registry
+from mbd.run.evaluator import Evaluator
 
 
 def derivative(system, t, y):
     """dy/dt at (t, y) with every switching function on its + side (the run stage's state
     function on fresh data)."""
-    dy, status = statefunction.derivative(statefunction.state_data(system), t, y)
+    dy, status = Evaluator(system).derivative(t, y)
     assert status == 0
     return dy
 

@@ -119,7 +119,7 @@ def test_windows_pass_every_change_point_on_the_parallelogram_branch(n, rtol, me
     assert tip_error(result, n) < bound                   # ... all passed on the branch
     # the windows stay parallelograms: every crank at the first one's angle, to within what
     # the projection of every row onto the closures leaves (1e-12 of the length scale,
-    # mbd.compiled.statefunction.state_data), here allowed 1e4 times that: a fold moves a
+    # mbd.run.evaluator.Evaluator), here allowed 1e4 times that: a fold moves a
     # crank by order 1 rad
     closure = 1e4 * 1e-12 * system.length_scale
     for i in range(1, n + 1):

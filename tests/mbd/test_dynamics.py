@@ -25,7 +25,8 @@ from scipy.spatial.transform import Rotation
 
 import mbd
 from joints import Revolute, SixDof
-from mbd.compiled import dynamics, statefunction
+from mbd.compiled import dynamics
+from mbd.run.evaluator import Evaluator
 from tests.mbd.random_models import (quaternion_rates, quaternion_slots, random_inertia,
                                      random_state, random_tree)
 
@@ -234,7 +235,7 @@ def test_state_derivative_kernel(family, n_bodies, seed):
     for slot in quaternion_slots(system):
         y[slot] *= rng.uniform(0.5, 2.0)
     dy = np.zeros_like(y)
-    sd = statefunction.state_data(system)
+    sd = Evaluator(system)
     sd.data.tau[:] = tau        # a tree without force elements: tau is the applied force
     assert sd.rhs(0.0, y, dy, sd.data) == 0
     qdot = quaternion_rates(system, q, v)

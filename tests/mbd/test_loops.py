@@ -23,7 +23,8 @@ from scipy.optimize import brentq, minimize_scalar
 import mbd
 from forces import ElastoBacklash, JointForce, Spring
 from joints import Prismatic, Revolute, Spherical, Universal
-from mbd.compiled import assembly, statefunction
+from mbd.compiled import assembly
+from mbd.run.evaluator import Evaluator
 
 #: these tests assert accuracy bounds (closed forms, reference values, balances): run again
 #: on a perturbed problem under --perturb (tests/perturb.py)
@@ -202,7 +203,7 @@ def fourbar_run(method="DOP853"):
 
 def max_residuals(system, result):
     """(max |g|, max |G v - rates|) over the output rows."""
-    res = np.array([assembly.residuals(system, t, q, v)
+    res = np.array([Evaluator(system).residuals(t, q, v)
                     for t, q, v in zip(result.t, result.q, result.v)])
     return res.max(axis=0)
 
@@ -234,7 +235,7 @@ def test_fourbar_mobility_and_redundancy():
     assert s.dof == 1
     assert len(s.cut_joints) == 1 and s.nv == 4
     # the planar loop in 3-D: six closure rows, of which only three are independent
-    G_rows = assembly.Rows(s, statefunction.state_data(s).data)(0.0, np.zeros(s.nq),
+    G_rows = assembly.Rows(s, Evaluator(s).data)(0.0, np.zeros(s.nq),
                                                                 np.zeros(s.nv))[0]
     assert G_rows.shape == (6, 4)
     assert np.linalg.matrix_rank(G_rows, tol=1e-9) == 3
@@ -433,7 +434,7 @@ def test_spatial_fourbar_assembles_far_from_the_drawing(exact):
     assert abs(r.joint("crank_pin").q[0] - 2.0) < 1e-12
     assert abs(r.joint("crank_pin").v[0] - 1.0) < 1e-12
     assert abs(r.joint("rocker_pin").q[0] - rsur_rocker_angle(2.0)) < 1e-9
-    pos, vel = assembly.residuals(s, 0.0, r.q[0], r.v[0])
+    pos, vel = Evaluator(s).residuals(0.0, r.q[0], r.v[0])
     assert pos < 1e-10 and vel < 1e-12, (pos, vel)
 
 
@@ -478,7 +479,7 @@ def test_targets_beyond_reach_end_at_the_limit_positions():
         s = fourbar(others={"j4": dict(q0=target)})
         r = s.simulate(0.01, output_step=0.01)
         assert abs(r.joint("j4").q[0] - limit) < 1e-7, target
-        assert assembly.residuals(s, 0.0, r.q[0], r.v[0])[0] < 1e-10
+        assert Evaluator(s).residuals(0.0, r.q[0], r.v[0])[0] < 1e-10
     s = fourbar(others={"j4": dict(q0=0.3, exact=True)})
     r = s.simulate(0.01, output_step=0.01)
     assert abs(r.joint("j4").q[0] - 0.3) < 1e-9
@@ -542,8 +543,8 @@ _ALLOCATIONS = """
 import numpy as np
 from numba import njit
 from numba.core.runtime import rtsys
-from mbd.compiled import statefunction
 from mbd.compiled.jit import native
+from mbd.run.evaluator import Evaluator
 from tests.mbd.test_loops import fourbar
 
 
@@ -555,11 +556,11 @@ def repeat(rhs, y, dy, data, n):
 
 
 system = fourbar(crank=dict(q0=0.3, v0=2.0))
-sd = statefunction.state_data(system)
+sd = Evaluator(system)
 state = system.initial_state()
 y = np.concatenate([state.q, state.v])
 dy = np.empty_like(y)
-rhs = statefunction.addresses(sd)[0]
+rhs = sd.addresses()[0]
 repeat(rhs, y, dy, sd.data, 1)                    # compile, load, first call
 counts = []
 for n in (1, 101):            # a call from Python allocates for its arguments: take the difference

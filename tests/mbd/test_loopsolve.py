@@ -20,7 +20,7 @@ import pytest
 
 from forces import JointForce, Spring
 from mbd.compiled import assembly, kernels, loopsolve, loopstructure, smallblocks, statekernels
-from mbd.compiled import statefunction as sf
+from mbd.run.evaluator import Evaluator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from windows import fourbars_model, windows_model  # noqa: E402
@@ -99,7 +99,7 @@ def dense_solve(system, sd, y):
     nq, nv = system.nq, system.nv
     q = assembly.normalized(system.tree, y[:nq])
     v = y[nq:nq + nv]
-    sf.derivative(sd, 0.0, y)              # the element loads into tau (as the solve sees them)
+    sd.derivative(0.0, y)              # the element loads into tau (as the solve sees them)
     tau = d.tau.copy()
     G, b, _, _ = assembly.Rows(system, d)(0.0, q, v)
     kernels.link_velocities(q, v, d.tree, d.links, d.scratch)
@@ -151,10 +151,10 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_sparse_solve_equals_a_dense_null_space_solve(case):
     system = CASES[case]()
-    sd = sf.state_data(system)
+    sd = Evaluator(system)
     for seed in range(2):
         y = _state(system, seed)
-        dy, status = sf.derivative(sd, 0.0, y)
+        dy, status = sd.derivative(0.0, y)
         assert status == 0
         qdd_ref, lam_ref = dense_solve(system, sd, y)
         scale = max(np.abs(qdd_ref).max(), 1.0)
@@ -170,7 +170,7 @@ def test_separate_machines_are_separate_groups_and_the_windows_a_chain():
     """K machines: no block of K joins two of them (the cost per machine is constant); N
     windows: each window's group meets its neighbours' only (K block-tridiagonal)."""
     def neighbours(system):
-        pat = sf.state_data(system).data.pattern
+        pat = Evaluator(system).data.pattern
         ng = int(pat[loopstructure.P_NG])
         uptr = pat[pat[loopstructure.P_UPTR]:pat[loopstructure.P_UPTR] + ng + 1]
         uidx = pat[pat[loopstructure.P_UIDX]:pat[loopstructure.P_UIDX] + uptr[-1]]
@@ -196,7 +196,7 @@ def _fourbar_at(v0):
 def _near(sd, y, limit):
     """statekernels.near_constraints after an evaluation at y (as after a step)."""
     y = np.ascontiguousarray(y, dtype=float)
-    sf.derivative(sd, 0.0, y)
+    sd.derivative(0.0, y)
     return bool(sd.call(statekernels.near_constraints, y, sd.data, limit))
 
 
@@ -240,7 +240,7 @@ def test_a_step_end_near_a_change_point_or_a_rank_change_is_always_projected():
     loop = sd.data.loop
     for field, value in (("smallest", 0.5 * loopsolve.NEAR_CROSSING),
                          ("found", int(loop[0]["rank"]) + 1)):
-        sf.derivative(sd, 0.0, y)
+        sd.derivative(0.0, y)
         loop[0][field] = value
         assert not bool(sd.call(statekernels.near_constraints, y, sd.data, 1e-3)), field
 

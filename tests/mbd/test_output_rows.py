@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import mbd
-from mbd.compiled import statefunction
+from mbd.run.evaluator import Evaluator
 from mbd.run import outputrows, pieceloop
 from mbd.run.steppers import compiled as compiled_loop, dop853
 from mbd.run.simulate import output_times
@@ -90,7 +90,7 @@ def compiled_calls(monkeypatch):
     ``calls["interrupt"] = (k, when)`` the k-th call raises KeyboardInterrupt, "before" it
     runs or "after" it returned (a Ctrl-C that arrived while it ran is raised then)."""
     calls = {"rows": [], "interrupt": None}
-    real = statefunction.StateData.call
+    real = Evaluator.call
 
     def call(sd, function, *args):
         if function is not dop853.advance:
@@ -106,7 +106,7 @@ def compiled_calls(monkeypatch):
         if len(calls["rows"]) == k and when == "after":
             raise KeyboardInterrupt
         return out
-    monkeypatch.setattr(statefunction.StateData, "call", call)
+    monkeypatch.setattr(Evaluator, "call", call)
     return calls
 
 

@@ -10,7 +10,7 @@ import pytest
 import mbd
 from forces import JointForce, SpringDamper
 from joints import Prismatic, Revolute
-from mbd.compiled import statefunction
+from mbd.run import evaluator
 from mbd.run import simulate as sim
 
 MASS, C, D, X0 = 2.0, 50.0, 0.4, 0.1
@@ -48,7 +48,7 @@ def test_a_million_seconds_at_a_microsecond_is_refused_before_anything_is_alloca
     rows = int(re.search(r" is ([\d,]+) output rows", text).group(1).replace(",", ""))
     assert 10 ** 12 <= rows <= 10 ** 12 + 2
     assert rows == sim.output_row_count(0.0, 1e6, 1e-6)
-    columns = system.nq + system.nv + statefunction.work_size(system)
+    columns = system.nq + system.nv + evaluator.work_size(system)
     assert columns == 3
     # the table: rows x columns x 8 bytes, 1e12 x 24 B = 21.8 TiB
     assert f"table of 3 columns (nq + nv + work accumulators = 1 + 1 + 1) takes 21.8 TiB" in text

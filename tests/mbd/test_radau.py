@@ -2,7 +2,7 @@
 
 Two implementations of the same method — scipy's ``Radau`` (Python, the reference) and the
 compiled loop — given the same right-hand side (the compiled kernel of
-:mod:`mbd.compiled.statefunction`) and the same Jacobian (the loop's own compiled finite
+:mod:`mbd.run.evaluator`) and the same Jacobian (the loop's own compiled finite
 differences, handed to scipy as ``jac``), must take the same steps: the same number of steps,
 Jacobian evaluations and LU factorizations, and step times and states equal up to round-off in the
 order of operations (their LU and dot products are LAPACK's and BLAS's there, loops here).
@@ -33,7 +33,8 @@ from joints import Prismatic, Revolute
 from mbd.compiled import assembly, layout
 from mbd.compiled.jit import native
 from mbd.run.steppers import lu, radau, steplocate, stepping
-from mbd.compiled import statefunction as sf
+from mbd.run.evaluator import Evaluator
+from mbd.run import evaluator
 from mbd.run.settings import Settings
 
 #: these tests assert accuracy bounds (closed forms, reference values, balances): run again
@@ -86,16 +87,16 @@ class Loop:
 
     def __init__(self, system, t_end, rtol, atol, times=(), events=True, max_step=np.inf):
         self.m = system.nq + system.nv      # [q, v]; the quadratures W follow
-        self.sd = sd = sf.state_data(system)
+        self.sd = sd = Evaluator(system)
         state = system.initial_state()
         q, v = state.q, state.v
         if system.cut_joints or system.drivers:
             q, v = assembly.initial(system, sd.data, state, {}, {})
-        self.y0 = np.concatenate([q, v, np.zeros(sf.work_size(system))])
-        sf.natural_mode(sd, 0.0, self.y0)
+        self.y0 = np.concatenate([q, v, np.zeros(evaluator.work_size(system))])
+        sd.natural_mode(0.0, self.y0)
         self.n = n = self.y0.size
         self.t_end, self.rtol, self.atol, self.max_step = t_end, rtol, atol, max_step
-        self.addresses = sf.addresses(sd)
+        self.addresses = sd.addresses()
         self.functions = stepping.Functions(*self.addresses, bool(sd.constrained), sd.data)
         self.times = np.array(times, dtype=float)
         self.work = radau.make_work(stepping.piece_arrays(n, self.times,
@@ -107,7 +108,7 @@ class Loop:
         self.quadratures = (self.m, n)
         self.settings = Settings(rtol, atol, max_step, quadratures=self.quadratures).record()
         self.armed, self.g = self.work.armed, self.work.g
-        self.armed[:] = sf.armed(sd) if events else False
+        self.armed[:] = sd.armed() if events else False
 
     def advance(self, max_steps):
         self.st[0]["pause_at"] = self.st[0]["nsteps"] + max_steps
@@ -128,7 +129,7 @@ class Loop:
     def jacobian(self, t, y):
         """The loop's finite-difference Jacobian at (t, y), for scipy's ``jac``."""
         y = np.ascontiguousarray(y, dtype=float)
-        f, status = sf.derivative(self.sd, t, y)
+        f, status = self.sd.derivative(t, y)
         J = np.zeros((self.n, self.n))
         counts = layout.records(layout.STEPPER, 1)
         tmp = np.zeros((radau.TMP_ROWS, self.n))
@@ -146,7 +147,7 @@ class Loop:
         m = self.m
 
         def fun(t, z):
-            dy, status = sf.derivative(self.sd, t, self.full(z))
+            dy, status = self.sd.derivative(t, self.full(z))
             assert status == 0
             return dy[:m]
         return Radau(fun, 0.0, self.y0[:m].copy(), self.t_end, rtol=self.rtol, atol=self.atol,
@@ -194,7 +195,7 @@ def test_jacobian_against_closed_form():
     loop = Loop(stiff_slider(), 1.0, 1e-6, 1e-9)
     x, v = 0.3, -0.7
     y = np.array([x, v, 0.0])
-    f, _ = sf.derivative(loop.sd, 0.0, y)
+    f, _ = loop.sd.derivative(0.0, y)
     J, counts = np.zeros((3, 3)), layout.records(layout.STEPPER, 1)
     assert loop.sd.call(radau.jacobian, loop.functions, 0.0, y, f, J, counts,
                         np.zeros((radau.TMP_ROWS, 3)), 2, 3) == 0
@@ -351,7 +352,7 @@ def test_closed_loop_projected_rows():
     """The four-bar (a closed loop): every step's end and every row projected onto the
     closure (residuals measured 1e-12 m and 3e-15 m/s); the rows follow the compiled DOP853
     run at a tight tolerance (measured 3e-10 rad in q, 9e-9 rad/s in v at rtol 1e-8)."""
-    from mbd.compiled.assembly import residuals
+
     from tests.mbd.test_loops import fourbar
     system = fourbar(crank=dict(q0=0.0, v0=3.0, exact=True))
     times = np.linspace(0.0, 1.0, 11)
@@ -365,7 +366,7 @@ def test_closed_loop_projected_rows():
     assert np.abs(loop.rows[:, :nq] - reference.q).max() <= 1e-8
     assert np.abs(loop.rows[:, nq:nq + nv] - reference.v).max() <= 1e-7
     for t, row in zip(times, loop.rows):
-        g, gv = residuals(system, t, row[:nq], row[nq:nq + nv])
+        g, gv = Evaluator(system).residuals(t, row[:nq], row[nq:nq + nv])
         assert g <= 1e-10 and gv <= 1e-12
 
 
@@ -382,7 +383,7 @@ def test_crossing_located_on_the_dense_output():
     assert loop.advance(100_000) == stepping.CROSSED
     S, work, sd = loop.st[0], loop.work, loop.sd
     mask = np.zeros_like(loop.armed)
-    assert events.crossed_mask(loop.armed, sf.switching(sd, S["t"], loop.y), sd.data.mode, mask)
+    assert events.crossed_mask(loop.armed, sd.switching(S["t"], loop.y), sd.data.mode, mask)
     (i,), (k,) = np.nonzero(mask)
     t_old, h = float(S["t_old"]), float(S["h_prev"])
     context = steplocate.step_context(steplocate.RADAU, int(i), int(k), t_old, h, work.y_old,

@@ -3,7 +3,7 @@ joints' free directions, and a power balance.
 
 The reference is assembled here from other parts of the library and plain mechanics: each
 body's momentum rates come from its velocity and angular velocity (``result.body``) differenced
-along the state derivative of :mod:`mbd.compiled.statefunction` at the row (a 4th-order central
+along the state derivative of :mod:`mbd.run.evaluator` at the row (a 4th-order central
 difference in the state space, so the rate is the exact one of the equations of motion, to
 ~1e-12); its weight from the environment; the loads of the force elements from
 ``result.force``. A joint acts on its follower with its reaction wrench (force, and moment
@@ -18,7 +18,8 @@ import mbd
 from forces import AxialForce, JointForce, LineForce, Spring, SpringDamper
 from joints import Cylindrical, Prismatic, Revolute, SixDof, Spherical, Universal, Weld
 from mbd.run.result import Result
-from mbd.compiled import statefunction
+from mbd.run.evaluator import Evaluator
+from mbd.run import evaluator
 
 #: these tests assert accuracy bounds (closed forms, reference values, balances): run again
 #: on a perturbed problem under --perturb (tests/perturb.py)
@@ -47,10 +48,10 @@ def _momentum_rates(result, i, h=1e-4):
     state derivative f(t, y) at the row: a 4th-order central difference over y + k h f.
     """
     s = result.system
-    sd = statefunction.state_data(s)
+    sd = Evaluator(s)
     sd.data.mode["sides"] = result.sides[i]
     y = np.concatenate([result.q[i], result.v[i]])
-    dy, status = statefunction.derivative(sd, result.t[i], y)
+    dy, status = sd.derivative(result.t[i], y)
     assert status == 0
     ks = np.array([-2.0, -1.0, 1.0, 2.0])
     ys = y + h * ks[:, None] * dy
@@ -580,16 +581,16 @@ def test_reactions_at_a_state_balance_every_body_of_the_driven_slider_crank():
     (:func:`_momentum_rates`); and the driver's torque times the crank's rate is the rate of
     the energy T + V (no spring, no damper: power balance), differenced along the same
     derivative. The branches are those the function picks at the state (sides=None)."""
-    from mbd.compiled import dynamics
+
     from tests.mbd.test_loops import SC_OMEGA, slider_crank
     system = slider_crank()[0]
     result = system.simulate(0.2, output_step=0.05)
     gravity = _gravity(system)
     weight = max(bm.body.mass for bm in system.bodies.values()) * np.linalg.norm(gravity)
-    sd = statefunction.state_data(system)
+    sd = Evaluator(system)
     for i in (0, 2, 4):
         state = mbd.State(result.t[i], result.q[i], result.v[i])
-        wrenches, drivers = dynamics.reactions(system, state)
+        wrenches, drivers = evaluator.reactions_at(system, state)
         rates = _momentum_rates(result, i)
         force = {name: bm.body.mass * np.asarray(gravity) - rates[name][0]
                  for name, bm in system.bodies.items()}
@@ -612,7 +613,7 @@ def test_reactions_at_a_state_balance_every_body_of_the_driven_slider_crank():
         # power: the driver's torque times the crank's rate = dE/dt along the motion
         sd.data.mode["sides"] = result.sides[i]
         y = np.concatenate([result.q[i], result.v[i]])
-        dy, status = statefunction.derivative(sd, result.t[i], y)
+        dy, status = sd.derivative(result.t[i], y)
         assert status == 0
         h = 1e-4
         ks = np.array([-2.0, -1.0, 1.0, 2.0])

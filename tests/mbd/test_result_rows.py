@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from mbd.compiled import layout
-from mbd.compiled import statefunction as sf
+from mbd.run import evaluatorrows
+from mbd.run.userfunctions import UserFunctionError
 from mbd.run.result import Result
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,17 +45,17 @@ RUNS = dict(_runs())
 
 def fresh(result):
     """A Result of the same rows with nothing worked out yet."""
-    return Result(result.system, result.t, result._rows(), events=result.events,
+    return Result(result.system, result.t, result.state_rows(), events=result.events,
                   stats=result.stats, sides=result.sides, controls=result.controls)
 
 
 def records_row_by_row(result):
-    """Every row's records by :func:`mbd.compiled.statefunction.records`, one row at a time."""
+    """Every row's records by :meth:`mbd.run.evaluator.Evaluator.records`, one row at a time."""
     r = fresh(result)
-    sd, Y = r._state_data, r._rows()
+    sd, Y = r.evaluation.evaluator, r.state_rows()
     out = layout.records(layout.ELEMENT_STATE, (len(r.t), len(r.system.force_elements)))
     for k, t in enumerate(r.t):
-        sf.records(sd, t, Y[k], r.sides[k], out=out[k])
+        sd.records(t, Y[k], r.sides[k], out=out[k])
     return out
 
 
@@ -62,15 +63,15 @@ def reactions_row_by_row(result):
     """Every row's joint loads, constraint forces and accelerations from Python, row by
     row."""
     r = fresh(result)
-    s, sd, Y = r.system, r._state_data, r._rows()
+    s, sd, Y = r.system, r.evaluation.evaluator, r.state_rows()
     n, nl = len(r.t), s.n_links
     names = list(s.joints)
     first = np.array([s.joints[name].links[0] for name in names], dtype=np.int64)
     loads, lam = np.zeros((n, len(names), 6)), np.zeros((n, s.n_rows))
     acc, R, p = np.zeros((n, nl, 6)), np.zeros((n, nl, 3, 3)), np.zeros((n, nl, 3))
-    sf._reaction_rows_from_python(sd, r.t, Y, r.sides, first, loads, lam, acc, R, p, True,
+    evaluatorrows._reaction_rows_from_python(sd, r.t, Y, r.sides, first, loads, lam, acc, R, p, True,
                                   True)
-    return sf._wrenches(s, names, loads, lam, R, p), sf._driver_values(s, lam), acc
+    return evaluatorrows._wrenches(s, names, loads, lam, R, p), evaluatorrows._driver_values(s, lam), acc
 
 
 @pytest.mark.parametrize("name", list(RUNS))
@@ -78,7 +79,7 @@ def test_records_of_every_row_at_once_equal_row_by_row(name):
     result = RUNS[name]
     if not result.system.force_elements:
         pytest.fail(f"{name}: the case must have force elements")
-    got = fresh(result)._force_records()
+    got = fresh(result).evaluation.force_records()
     want = records_row_by_row(result)
     assert len(got) == len(result.t) > 50
     for field in layout.ELEMENT_STATE.names:
@@ -89,7 +90,7 @@ def test_records_of_every_row_at_once_equal_row_by_row(name):
 def test_reactions_of_every_row_at_once_equal_row_by_row(name):
     result = RUNS[name]
     r = fresh(result)
-    wrenches, drivers, acc, status = sf.reaction_rows(r._state_data, r.t, r._rows(), r.sides,
+    wrenches, drivers, acc, status = r.evaluation.evaluator.reaction_rows(r.t, r.state_rows(), r.sides,
                                                       accelerations=True)
     want_wrenches, want_drivers, want_acc = reactions_row_by_row(result)
     assert status == 0
@@ -106,7 +107,7 @@ def test_reactions_of_every_row_at_once_equal_row_by_row(name):
 def test_the_cases_have_what_they_are_named_for():
     """Each case exercises its kind of row input (else the equalities above prove less)."""
     demo = RUNS["demo: K(t) a Python function"]
-    assert fresh(demo)._state_data.varying
+    assert fresh(demo).evaluation.evaluator.varying
     crank = RUNS["slider-crank: a prescribed motion driver, a loop"]
     assert crank.system.drivers and crank.system.cut_joints
     assert np.abs(crank.reaction("motor").value).max() > 1.0
@@ -128,8 +129,8 @@ def test_a_python_function_that_fails_at_a_row_is_named():
 
     system = _spring_arm(stiffness)
     result = system.simulate(0.3, output_step=0.01)
-    late = Result(system, result.t + 0.05, result._rows(), sides=result.sides)
-    with pytest.raises(sf.UserFunctionError) as info:
+    late = Result(system, result.t + 0.05, result.state_rows(), sides=result.sides)
+    with pytest.raises(UserFunctionError) as info:
         late.force("spring").value
     assert "spring" in info.value.element and info.value.t > 0.3
 
@@ -163,7 +164,7 @@ def test_a_function_of_time_that_takes_arrays_is_called_once_for_all_rows():
     result = system.simulate(1.0, output_step=1e-3)
     calls.clear()
     r = fresh(result)
-    got = r._force_records()
+    got = r.evaluation.force_records()
     assert calls.count(len(r.t)) == 1 and calls.count(1) <= values.ROW_CHECKS
     assert len(calls) <= 1 + values.ROW_CHECKS
     want = records_row_by_row(result)
@@ -195,7 +196,7 @@ def test_a_function_wrong_for_arrays_is_read_row_by_row(stiffness, why):
     assert values.returned_rows(stiffness, T) is None, why
     assert law.parameter_rows(T) is None, why
     result = _spring_arm(stiffness).simulate(1.0, output_step=1e-2)
-    got = fresh(result)._force_records()
+    got = fresh(result).evaluation.force_records()
     want = records_row_by_row(result)
     for field in layout.ELEMENT_STATE.names:
         np.testing.assert_array_equal(got[field], want[field], err_msg=f"{why}: {field}")

@@ -45,7 +45,9 @@ from scipy.spatial.transform import Rotation
 import mbd
 from forces import Damper, JointForce
 from mbd.exchange.urdf import StartOutsideLimits
-from mbd.compiled import dynamics, statefunction
+from mbd.compiled import dynamics
+from mbd.run.evaluator import Evaluator
+from mbd.run import evaluator
 
 from .urdf_text import _inertial, _joint, _link, _urdf
 
@@ -222,8 +224,8 @@ def test_dynamics_equal_pinocchios(robot):
     assert not system.constrained and not system.force_elements
     np.testing.assert_array_equal(pmodel.gravity.linear, [0.0, 0.0, -9.81])  # mbd's default
     pair = Pair(system, pmodel)
-    sd = statefunction.state_data(system)
-    nw = statefunction.work_size(system)
+    sd = Evaluator(system)
+    nw = evaluator.work_size(system)
     rng = np.random.default_rng(20240528)
     worst = {}
     for k in range(20):
@@ -243,7 +245,7 @@ def test_dynamics_equal_pinocchios(robot):
         a_back = np.linalg.solve(T, a_pin - Tdot @ v)
         errors["a (back)"] = rel_error(dynamics.accelerations(system, q, v, tau), a_back)
         # the right-hand side the integrators call (no force applied: tau = 0)
-        dy, status = statefunction.derivative(sd, 0.0, np.r_[q, v, np.zeros(nw)])
+        dy, status = sd.derivative(0.0, np.r_[q, v, np.zeros(nw)])
         assert status == 0
         a_free = pin.aba(pmodel, pair.pdata, pair.pin_q(q), T @ v, np.zeros(pmodel.nv))
         errors["a (rhs)"] = rel_error(T @ dy[system.nq:system.nq + system.nv] + Tdot @ v,
@@ -270,8 +272,8 @@ def test_panda_mimic_gear_holds_and_matches_the_reduced_dynamics():
     b_index = pmodel.joints[pmodel.getJointId("panda_finger_joint2")].idx_v
     G = np.delete(np.eye(pmodel.nv), b_index, axis=1)      # v = G v_r: v_b = 1.0 v_a
     G[b_index, a_index if a_index < b_index else a_index - 1] = 1.0
-    sd = statefunction.state_data(system)
-    nw = statefunction.work_size(system)
+    sd = Evaluator(system)
+    nw = evaluator.work_size(system)
     f1, f2 = system.joints["panda_finger_joint1"], system.joints["panda_finger_joint2"]
     rng = np.random.default_rng(7)
     worst = 0.0
@@ -280,7 +282,7 @@ def test_panda_mimic_gear_holds_and_matches_the_reduced_dynamics():
         q[f2.q_index], v[f2.v_index] = q[f1.q_index], v[f1.v_index]   # on the constraint
         M, b, _ = pair.pinocchio(q, v, np.zeros(system.nv))
         a_reduced = G @ np.linalg.solve(G.T @ M @ G, -G.T @ b)
-        dy, status = statefunction.derivative(sd, 0.0, np.r_[q, v, np.zeros(nw)])
+        dy, status = sd.derivative(0.0, np.r_[q, v, np.zeros(nw)])
         assert status == 0
         worst = max(worst, rel_error(dy[system.nq:system.nq + system.nv], a_reduced))
     assert worst < RTOL, worst

@@ -20,7 +20,8 @@ from scipy.integrate import solve_ivp
 
 import mbd
 from forces import Actuator, Bistop, Damper, JointForce, JointStiction
-from mbd.compiled import statefunction
+from mbd.run.evaluator import Evaluator
+from mbd.run import evaluator
 from mbd.exchange.urdf import STOP
 
 from .urdf_text import _joint, _link, _urdf
@@ -120,8 +121,8 @@ def test_accelerations_equal_pinocchios_aba_with_damping_and_kinetic_friction(tm
     path = robot(tmp_path)
     system = mbd.from_urdf(path).build()
     ref = Reference(path, system)
-    sd = statefunction.state_data(system)
-    nw = statefunction.work_size(system)
+    sd = Evaluator(system)
+    nw = evaluator.work_size(system)
     rng = np.random.default_rng(45)
     lower = np.empty(3)
     upper = np.empty(3)
@@ -134,8 +135,8 @@ def test_accelerations_equal_pinocchios_aba_with_damping_and_kinetic_friction(tm
         q = rng.uniform(lower + margin, upper - margin)
         v = rng.choice([-1.0, 1.0], 3) * rng.uniform(0.5, 2.0, 3)
         y = np.r_[q, v, np.zeros(nw)]
-        statefunction.natural_mode(sd, 0.0, y)           # the stops open, the frictions slip
-        dy, status = statefunction.derivative(sd, 0.0, y)
+        sd.natural_mode(0.0, y)           # the stops open, the frictions slip
+        dy, status = sd.derivative(0.0, y)
         assert status == 0
         a = dy[system.nq:system.nq + system.nv]
         a_ref = ref.aba(q, v)

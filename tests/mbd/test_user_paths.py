@@ -439,12 +439,12 @@ def test_a_compiled_loop_that_stops_advancing_fails_saying_where(monkeypatch):
     """The compiled loop returning PAUSED without moving on (only a NaN time does it: no
     input reaches it, so the loop's second batch is made to here) ends the run with the
     time reached and the step size, and keeps the rows of the first batch."""
-    from mbd.compiled.statefunction import StateData
+    from mbd.run.evaluator import Evaluator
     from mbd.run import pieceloop
     from mbd.run.steppers import dop853, stepping
     monkeypatch.setattr(pieceloop.Run, "BATCH", 5)
     calls = []
-    real_call = StateData.call
+    real_call = Evaluator.call
 
     def call(self, function, *args):
         if function is dop853.advance:
@@ -452,7 +452,7 @@ def test_a_compiled_loop_that_stops_advancing_fails_saying_where(monkeypatch):
             if len(calls) > 1:
                 return stepping.PAUSED          # no step taken, t as it was
         return real_call(self, function, *args)
-    monkeypatch.setattr(StateData, "call", call)
+    monkeypatch.setattr(Evaluator, "call", call)
     system = pendulum()[0].build()
     err = failure(system, 1.0, output_step=1e-4)
     message = str(err)

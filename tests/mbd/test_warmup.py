@@ -36,7 +36,7 @@ def test_a_runs_targets_are_known():
     import mbd
     from forces import JointForce, JointStiction, Spring
     from joints import Prismatic
-    from mbd.compiled import statefunction as sf
+    from mbd.run.evaluator import Evaluator
 
     m = mbd.Model("block")
     g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, 0)))
@@ -44,7 +44,7 @@ def test_a_runs_targets_are_known():
     j = m.add(Prismatic("slide", g, b["cg"], axis=(1, 0, 0)))
     m.add(JointForce("spring", j, Spring(c=1.0)))
     m.add(JointStiction("friction", j, f_static=1.0, f_kinetic=0.5))
-    sd = sf.state_data(m.build())
+    sd = Evaluator(m.build())
     for compiled in (False, True):
         for method in ("DOP853", "Radau"):
             names = warmup.run_targets(sd, compiled, method)
@@ -63,15 +63,15 @@ def test_a_first_runs_work_is_split_with_no_target_twice():
     import mbd
     from forces import JointForce, Spring
     from joints import Prismatic
-    from mbd.compiled import statefunction as sf
+    from mbd.run.evaluator import Evaluator
 
     m = mbd.Model("block")
     g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, 0)))
     b = m.add_body("b", mass=1.0, cg=(0, 0, 0), inertia=np.eye(3))
     j = m.add(Prismatic("slide", g, b["cg"], axis=(1, 0, 0)))
-    bare = sf.state_data(m.build())
+    bare = Evaluator(m.build())
     m.add(JointForce("spring", j, Spring(c=1.0)))
-    forced = sf.state_data(m.build())
+    forced = Evaluator(m.build())
     for sd, elements in ((bare, False), (forced, True)):
         for compiled in (False, True):
             targets = warmup.run_targets(sd, compiled)
@@ -107,7 +107,7 @@ def test_a_runs_law_kinds_are_the_second_processs_first_work(monkeypatch):
     import mbd
     from forces import ElastoGap, JointForce, Spring
     from joints import Prismatic
-    from mbd.compiled import statefunction as sf
+    from mbd.run.evaluator import Evaluator
 
     m = mbd.Model("block")
     g = m.add_ground("g", environment=mbd.Environment(gravity=(0, 0, 0)))
@@ -116,7 +116,7 @@ def test_a_runs_law_kinds_are_the_second_processs_first_work(monkeypatch):
     m.add(JointForce("spring", j, Spring(c=1.0)))
     m.add(JointForce("gap", j, ElastoGap(c=1e3, d=1.0, s_rel0=-0.1)))
     system = m.build()
-    sd = sf.state_data(system, laws=False)
+    sd = Evaluator(system, laws=False)
     assert not sd.laws_installed and not sd.data.elements["law_entry"].any()
     asked = []
 
@@ -135,9 +135,9 @@ def test_a_runs_law_kinds_are_the_second_processs_first_work(monkeypatch):
     assert set(warmup.law_targets(system, warmup.ENERGIES)) <= set(later)
     assert sd.laws_installed and sd.data.elements["law_entry"].all()
     # installed before any compiled call, whatever calls first
-    early = sf.state_data(system, laws=False)
+    early = Evaluator(system, laws=False)
     y = np.zeros(system.nq + system.nv)
-    sf.natural_mode(early, 0.0, y)
+    early.natural_mode(0.0, y)
     assert early.laws_installed and early.data.elements["law_entry"].all()
 
 

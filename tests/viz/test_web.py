@@ -147,7 +147,7 @@ def test_the_demo_page_shows_the_run_where_the_result_says(demo_page):
     page.set_time(0.5 * (result.t[i] + result.t[i + 1]))
     p = page.body_matrix(name)[:3, 3]
     link = result.system.bodies[name].link
-    ends = result._link_poses()[1][[i, i + 1], link]
+    ends = result.evaluation.link_poses()[1][[i, i + 1], link]
     assert np.abs(p - 0.5 * (ends[0] + ends[1])).max() < 1e-3 * np.abs(ends).max() + TOL
 
 

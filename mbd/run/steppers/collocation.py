@@ -85,7 +85,7 @@ def jacobian(f, t, y, fy, J, st, tmp, quad_start, quad_stop):
     evaluation at y + delta_j e_j, delta_j = sqrt(EPS max(1e-5, |y_j|)) (the rule of Hairer
     & Wanner's RADAU5), rounded to (y_j + delta_j) - y_j so that the step is exact. One
     evaluation per column but those of the quadratures y[quad_start:quad_stop] (the work
-    accumulators, :func:`mbd.compiled.statefunction.work_size`), which enter no right-hand
+    accumulators, :func:`mbd.compiled.evaluator.work_size`), which enter no right-hand
     side: their columns are zero, not evaluated (a controller's states after them are
     evaluated). Counted in st.nfev; uses tmp[STAGE] and tmp[SLOPE]. Returns what a failing
     right-hand side returned, or 0."""

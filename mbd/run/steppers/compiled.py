@@ -10,7 +10,7 @@ import numpy as np
 from numba import types
 from scipy import integrate
 
-from ...compiled import statefunction as sf
+from .. import evaluator
 from ...compiled.jit import native
 from .. import controls, warmup
 from ..failures import BlewUp, Failed, IntegratorFailed, raise_status
@@ -41,7 +41,7 @@ class CompiledDense:
                                           self.h, self.y_old, self.coefficients,
                                           np.empty_like(self.y_old), owner.work.g, f.switch,
                                           f.data)
-        return owner.sd.call(steplocate.locate_on_step, owner.g_on_step(context), context,
+        return owner.ev.call(steplocate.locate_on_step, owner.g_on_step(context), context,
                              float(side), ta, tb, tol)
 
 
@@ -84,12 +84,12 @@ class CompiledStepper:
 
     name = "compiled"
 
-    def __init__(self, sd, method, rows, settings, exact, auto):
-        self.sd, self.rows = sd, rows
-        system = sd.system
+    def __init__(self, ev, method, rows, settings, exact, auto):
+        self.ev, self.rows = ev, rows
+        system = ev.system
         # [q, v, W] and the continuous controllers' states (compiled ones run here)
-        n = system.nq + system.nv + sf.work_size(system) + (
-            sd.held.n_states if sd.held is not None else 0)
+        n = system.nq + system.nv + evaluator.work_size(system) + (
+            ev.held.n_states if ev.held is not None else 0)
         self.piece = stepping.piece_arrays(n, rows.times, len(system.force_elements))
         self.st = self.piece["st"]
         self.S = self.st[0]     # a view of the one record, kept: each st[0] makes a new one
@@ -104,7 +104,7 @@ class CompiledStepper:
         self.works = {}        # the methods' work arrays, made on first use, kept
         self.use(method)       # compiles on both cores first (mbd.run.warmup) ...
         # ... then finds what it compiled
-        self.functions = stepping.Functions(*sf.addresses(sd), bool(sd.constrained), sd.data)
+        self.functions = stepping.Functions(*ev.addresses(), bool(ev.constrained), ev.data)
         self._g_on_step = None    # the address of steplocate.switching_on_step, once needed
         if system.force_elements:     # the loop looks for double crossings on dense output
             f = self.functions
@@ -132,7 +132,7 @@ class CompiledStepper:
         self.dense_kind = steplocate.RADAU if radau_iia else steplocate.DOP853
         if method not in self.works:     # (Radau's keeps its counts over every switch)
             self.works[method] = self.loop.make_work(self.piece)
-            self.compile_time += warmup.first_right_hand_side(self.sd, compiled=True,
+            self.compile_time += warmup.first_right_hand_side(self.ev, compiled=True,
                                                               method=method.__name__)
         self.work = self.works[method]
         self.coefficients = self.work.Q if radau_iia else self.work.F
@@ -212,7 +212,7 @@ class CompiledStepper:
         S["pause_at"] = self.nsteps + steps
         S["next_row"] = self.rows.next_row
         try:
-            status = self.sd.call(self.loop.advance, self.functions, self.work, self.record)
+            status = self.ev.call(self.loop.advance, self.functions, self.work, self.record)
         finally:    # Ctrl-C is raised as the call returns: its rows are kept all the same
             self.rows.take(int(S["next_row"]), self.work.rows)
         self.t = t = float(S["t"])

@@ -9,7 +9,7 @@ the piece ends, under the compiled steppers' contract of :mod:`mbd.run.steppers.
 
 The right-hand side, the switching functions and the projection onto the constraints are
 called through their addresses (:mod:`mbd.compiled.jit.native`; the functions of one signature in
-:mod:`mbd.compiled.statefunction`): the loop is compiled once for every mechanism, and the
+:mod:`mbd.run.evaluator`): the loop is compiled once for every mechanism, and the
 right-hand side's code once, in its own function, not again inside the loop.
 
 Exact switching is kept: after every accepted step the armed switching functions are checked

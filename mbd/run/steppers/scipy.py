@@ -8,7 +8,7 @@ It has the interface of the piece loop's steppers (:mod:`mbd.run.steppers`), whi
 import numpy as np
 from scipy import integrate
 
-from ...compiled import events, loopsolve, statefunction as sf, statekernels
+from ...compiled import events, loopsolve, statekernels
 from .. import warmup
 from ..failures import BlewUp, IntegratorFailed, projected, raise_status
 from .stepping import CROSSED, DONE, PAUSED
@@ -25,19 +25,19 @@ COMPILED_METHODS = (integrate.DOP853, integrate.Radau)
 
 class Integrand:
     """f(t, y) for scipy's solvers: the compiled right-hand side of
-    :mod:`mbd.compiled.statefunction`, raising what a nonzero status says; with ``natural=True``
+    :mod:`mbd.run.evaluator`, raising what a nonzero status says; with ``natural=True``
     every call selects the mode from the state (exact switching off)."""
 
-    def __init__(self, sd, natural=False):
-        self.sd, self.natural = sd, natural
+    def __init__(self, ev, natural=False):
+        self.ev, self.natural = ev, natural
         self.nfev = 0
 
     def __call__(self, t, y):
         self.nfev += 1
         if self.natural:
-            sf.natural_mode(self.sd, t, y)
+            self.ev.natural_mode(t, y)
         # scipy keeps references to returned arrays: a fresh one each call
-        dy, status = sf.derivative(self.sd, t, y)
+        dy, status = self.ev.derivative(t, y)
         raise_status(status, t, y)
         return dy
 
@@ -46,8 +46,8 @@ class ScipyDense:
     """A scipy step's dense output, callable at a time t (s), and the crossing search on it
     (:func:`mbd.compiled.events.locate`, run as Python)."""
 
-    def __init__(self, sd, dense):
-        self.sd, self.dense = sd, dense
+    def __init__(self, ev, dense):
+        self.ev, self.dense = ev, dense
 
     def __call__(self, t):
         return self.dense(t)
@@ -55,7 +55,7 @@ class ScipyDense:
     def locate(self, i, k, side, ta, tb, tol):
         """Where switching function (i, k) leaves the side ``side`` in (ta, tb]."""
         def g_ik(t):
-            return sf.switching(self.sd, t, self.dense(t))[i, k]
+            return self.ev.switching(t, self.dense(t))[i, k]
 
         return events.locate(g_ik, ta, tb, side, tol)
 
@@ -63,7 +63,7 @@ class ScipyDense:
         """Where switching function (i, k), on the side ``side`` at ta and tb (s), is off it
         in between (s), or nan (:func:`mbd.compiled.events.departure`, from ``guess``)."""
         def g_ik(t):
-            return sf.switching(self.sd, t, self.dense(t))[i, k]
+            return self.ev.switching(t, self.dense(t))[i, k]
 
         return events.lowest(g_ik, ta, tb, side, guess)
 
@@ -73,13 +73,13 @@ class ScipyStepper:
 
     name = "scipy"
 
-    def __init__(self, sd, method, rows, settings, exact, auto):
-        self.sd, self.method, self.settings = sd, method, settings
-        self.compile_time = warmup.first_right_hand_side(sd, compiled=False)
-        self.f = Integrand(sd, natural=not exact)
+    def __init__(self, ev, method, rows, settings, exact, auto):
+        self.ev, self.method, self.settings = ev, method, settings
+        self.compile_time = warmup.first_right_hand_side(ev, compiled=False)
+        self.f = Integrand(ev, natural=not exact)
         # a multistep method restarts once the projection moves the state further than its
         # own error tolerance would (restarting at every round-off drift keeps it at order 1)
-        self.drift_limit = 10.0 * settings.atol * sd.system.length_scale
+        self.drift_limit = 10.0 * settings.atol * ev.system.length_scale
         self.solver, self.armed, self.mask = None, None, None
         # the switching functions' values and rates (per s) at the last step's start, and
         # the times off their sides of those that left them within it (:meth:`dips`)
@@ -129,7 +129,7 @@ class ScipyStepper:
         self.last_dense = None
         if self.armed is not None:
             self.dip = np.full(armed.shape, np.nan)
-            self.g_start = sf.switching(self.sd, t, y)
+            self.g_start = self.ev.switching(t, y)
             ydot = getattr(self.solver, "f", None)       # BDF and LSODA keep none
             h = getattr(self.solver, "h_abs", None) or 1e-6 * (t_bound - t)
             self.rate_start = self.rates(t, y, self.g_start, events.RATE_SHARE * h,
@@ -154,8 +154,8 @@ class ScipyStepper:
         if not np.all(np.isfinite(solver.y)):
             raise BlewUp(solver.t, solver.y)
         if self.armed is not None:
-            g = sf.switching(self.sd, solver.t, solver.y)
-            across = events.crossed_mask(self.armed, g, self.sd.data.mode, self.mask)
+            g = self.ev.switching(solver.t, solver.y)
+            across = events.crossed_mask(self.armed, g, self.ev.data.mode, self.mask)
             # ... or left its side and came back within the step (before a crossing too)
             if self.dipped(g) or across:
                 return CROSSED
@@ -166,7 +166,7 @@ class ScipyStepper:
         moves at ydot: a difference over dt s along the motion, into the step
         (:func:`mbd.run.steppers.stepping.switching_rates`)."""
         with np.errstate(invalid="ignore"):     # inf - inf: a stop at infinity never turns
-            return (sf.switching(self.sd, t + dt, y + dt * ydot) - g) / dt
+            return (self.ev.switching(t + dt, y + dt * ydot) - g) / dt
 
     def dipped(self, g):
         """Whether an armed switching function, g at the last step's end, on its side at both
@@ -181,7 +181,7 @@ class ScipyStepper:
         if ydot is None:    # BDF, LSODA: dy/dt at the end from their (cheap) dense output
             ydot = (solver.y - solver.dense_output()(tb - dt)) / dt
         rate = self.rates(tb, solver.y, g, -dt, ydot)
-        sides = self.sd.data.mode["sides"]
+        sides = self.ev.data.mode["sides"]
         self.dip[:] = np.nan
         dense = None
         for i, k in zip(*np.nonzero(self.armed)):
@@ -212,7 +212,7 @@ class ScipyStepper:
         """The last step's dense output (:class:`ScipyDense`), made once per step (DOP853's
         costs three evaluations of the right-hand side)."""
         if self.last_dense is None:
-            self.last_dense = ScipyDense(self.sd, self.solver.dense_output())
+            self.last_dense = ScipyDense(self.ev, self.solver.dense_output())
         return self.last_dense
 
     def end_step(self):
@@ -220,11 +220,11 @@ class ScipyStepper:
         there (handed y and its derivative); a multistep method, once the projection moved
         it further than its tolerance would, must start a new piece there (returned)."""
         solver = self.solver
-        if not (self.sd.constrained and solver.status == "running"):
+        if not (self.ev.constrained and solver.status == "running"):
             return None
         if isinstance(solver, ONE_STEP) and self.near_constraints(solver.t, solver.y):
             return None     # as the compiled DOP853 loop: a negligible drift stays
-        y_on = projected(self.sd, solver.t, solver.y)
+        y_on = projected(self.ev, solver.t, solver.y)
         if isinstance(solver, ONE_STEP):
             solver.y = y_on
             solver.f = self.f(solver.t, y_on)
@@ -237,7 +237,7 @@ class ScipyStepper:
         away from change points (:func:`mbd.compiled.loopsolve.within_drift`, on the rank
         rule's record of the last evaluation, the step's own at y): left unprojected, as the
         compiled DOP853 loop leaves it."""
-        sf.refresh(self.sd, t, y)
+        self.ev.refresh(t, y)
         limit = loopsolve.DRIFT_SHARE * self.settings.atol
-        return bool(self.sd.call(statekernels.near_constraints, np.ascontiguousarray(y),
-                                 self.sd.data, limit))
+        return bool(self.ev.call(statekernels.near_constraints, np.ascontiguousarray(y),
+                                 self.ev.data, limit))

@@ -49,7 +49,7 @@ Functions.__doc__ = """The model as a compiled stepper calls it.
 rhs, switch, project, near : int
     The addresses of the right-hand side, the switching function, the projection onto the
     constraints and the test whether a state is near enough to them to stay unprojected
-    (:func:`mbd.compiled.statefunction.addresses`; near: 0 without constraints).
+    (:func:`mbd.run.evaluator.Evaluator.addresses`; near: 0 without constraints).
 constrained : bool
     Whether the state is projected after every step and at every output row.
 data : mbd.compiled.layout.Data
@@ -107,7 +107,7 @@ def failed_state(tmp):
 @njit(inline="always")
 def evaluate(f, t, y, dy, st, tmp):
     """dy = f(t, y), the model's right-hand side; a nonzero return (see
-    :mod:`mbd.compiled.statefunction`) keeps (t, y) in st.t_bad and tmp[FAILED_STATE] for the error
+    :mod:`mbd.run.evaluator`) keeps (t, y) in st.t_bad and tmp[FAILED_STATE] for the error
     message."""
     bad = call4(f.rhs, t, y, dy, f.data)
     st[0].nfev += 1
