@@ -121,6 +121,9 @@ class Bistop(CompiledLaw):
     'lower stop contact, damping ramp, zero: would pull'
     """
 
+    #: a picture colours it by its contact state
+    drawn_state = "contact"
+
     x1: float
     x2: float
     k: float
@@ -196,6 +199,11 @@ class Bistop(CompiledLaw):
     def states(self, x, v, t, sides, params):
         contact = np.where(sides[:, 0] < 0, -1, np.where(sides[:, 1] < 0, 1, 0))
         return {"contact": contact}
+
+    def stops(self):
+        """Its finite stop positions: (x1, x2), or (x1,) for an Impact (m or rad)."""
+        return tuple(float(x) for x in (self.x1, getattr(self, "x2", np.inf))
+                     if np.isfinite(x))
 
 
 @dataclass(frozen=True)

@@ -157,6 +157,9 @@ class ElastoBacklash(CompiledLaw):
     -2000.0
     """
 
+    #: a picture colours it by its contact state
+    drawn_state = "contact"
+
     c: float
     d: float
     b: float

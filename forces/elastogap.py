@@ -99,6 +99,9 @@ class ElastoGap(CompiledLaw):
     (0.0, 6.5)
     """
 
+    #: a picture colours it by its contact state
+    drawn_state = "contact"
+
     c: float
     d: float
     s_rel0: float = 0.0

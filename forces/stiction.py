@@ -97,6 +97,9 @@ class _StictionLaw(CompiledLaw):
     (-4.0, 4.0, 0.0)
     """
 
+    #: a picture colours it by its stuck state
+    drawn_state = "stuck"
+
     f_static: float
     f_kinetic: float
     d: float = 0.0

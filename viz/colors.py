@@ -15,16 +15,14 @@ Examples
 (True, True)
 """
 
-#: Law classes whose elements are coloured by their contact state.
-CONTACT_LAWS = ("ElastoGap", "ElastoBacklash", "ElastoBacklash2", "Bistop", "Impact")
+#: a contact element's colours (a law's ``drawn_state`` "contact", :class:`mbd.Law`)
 FREE_COLOR = (0.0, 0.75, 0.0)
 CONTACT_COLOR = (0.9, 0.0, 0.0)
 UNKNOWN_COLOR = (0.6, 0.6, 0.6)
 #: label backgrounds: a pale tint of the contact colours
 FREE_TINT = (0.9, 1.0, 0.9)
 CONTACT_TINT = (1.0, 0.86, 0.86)
-#: Law classes whose elements are coloured by whether they stick or slip.
-STICTION_LAWS = ("_StictionLaw",)
+#: a stiction element's colours (``drawn_state`` "stuck")
 STUCK_COLOR = (0.1, 0.35, 0.85)
 SLIP_COLOR = (1.0, 0.55, 0.0)
 STUCK_TINT = (0.86, 0.9, 1.0)

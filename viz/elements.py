@@ -20,12 +20,6 @@ from .colors import GEAR_COLOR, GEAR_TEETH_COLOR
 from .shapes import frame_of, polyline, transformed
 
 
-def law_name(fe):
-    """The class name of a force element's law, "" for one without a law."""
-    law = getattr(fe, "law", None)
-    return type(law).__name__ if law is not None else ""
-
-
 def locate(system, cs):
     """(owner body name or None, position (m), rotation) of a CS: in its body's link frame,
     or in the world for a ground CS."""
@@ -139,12 +133,17 @@ def joint_force_marker(system, fe, contact, length, drawn):
 
 
 def stop_limits(fe):
-    """The finite stop positions (m or rad) of a force element's law: a Bistop's (x1, x2),
-    an Impact's (x1,); () for any other law."""
-    if law_name(fe) not in ("Bistop", "Impact"):
-        return ()
-    return tuple(float(x) for x in (fe.law.x1, getattr(fe.law, "x2", np.inf))
-                 if np.isfinite(x))
+    """The finite stop positions (m or rad) a force element's law declares
+    (:meth:`mbd.Law.stops`: a Bistop's (x1, x2), an Impact's (x1,)); () for a law without
+    stops or an element without a law."""
+    law = getattr(fe, "law", None)
+    return tuple(law.stops()) if law is not None else ()
+
+
+def drawn_state(fe):
+    """The state a picture colours a force element by (:attr:`mbd.Law.drawn_state`:
+    "contact", "stuck"), or None."""
+    return getattr(getattr(fe, "law", None), "drawn_state", None)
 
 
 def stop_limit_marks(system, fe, length, drawn):

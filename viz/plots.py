@@ -399,8 +399,8 @@ def _force_series(result, forces):
         fe = system.force_elements[system.force_index[name]]
         quantity, unit = load_kind(fe)
         view = result.force(name)
-        # a bushing's value is [F; T] in A's axes: its |F| is of the world force alone
-        value = np.asarray(view.vector if fe.placement == "bushing" else view.value)
+        # a vector-valued load (a bushing's [F; T] in A's axes): |F| of the world force
+        value = np.asarray(view.vector if fe.vector_valued else view.value)
         if value.ndim == 2:
             label, value = f"{name} |F|", np.linalg.norm(value, axis=1)
         else:

@@ -55,12 +55,12 @@ import pyvista as pv
 
 from mbd.compiled import dynamics
 
-from .colors import (BUSHING_COLOR, CONTACT_COLOR, CONTACT_LAWS, FLOOR_COLOR, FLOOR_LINE_COLOR,
+from .colors import (BUSHING_COLOR, CONTACT_COLOR, FLOOR_COLOR, FLOOR_LINE_COLOR,
                      FREE_COLOR, GROUND_COLOR, JOINT_COLOR, LIMIT_COLOR, PALETTE, SLIP_COLOR,
-                     SPRING_COLOR, STICTION_LAWS, STUCK_COLOR, UNKNOWN_COLOR, contact_color,
+                     SPRING_COLOR, STUCK_COLOR, UNKNOWN_COLOR, contact_color,
                      contact_frame, stiction_color, stiction_frame)
 from .elements import (bushing_parts, ellipsoid, gear_parts, joint_force_marker,
-                       joint_markers, law_name, locate, stop_limit_marks)
+                       joint_markers, locate, stop_limit_marks, drawn_state)
 from .framing import floor_meshes, view_position
 from .naming import default_title, element_label
 from .overlay import FRAME_COLOR, Overlay
@@ -328,7 +328,7 @@ class Scene:
             self._add(mesh, owner, JOINT_COLOR)
 
     def _force(self, fe):
-        contact = law_name(fe) in CONTACT_LAWS
+        contact = drawn_state(fe) == "contact"
         placement = getattr(fe, "placement", "")
         if placement in ("line", "axial") and fe.cs_a is not None and fe.cs_b is not None:
             pts = coil_points(np.zeros(3), np.array([0.0, 0.0, 1.0]), 0.02 * self.length)
@@ -344,7 +344,7 @@ class Scene:
             if not self.markers:
                 return
             self._limits(fe)       # sized on the body alone, before its collar is added
-            stiction = law_name(fe) in STICTION_LAWS
+            stiction = drawn_state(fe) == "stuck"
             owner, p, mesh = joint_force_marker(
                 self.system, fe, contact or stiction, self.length, self._local_bounds)
             actor = self._add(mesh, owner, UNKNOWN_COLOR if contact or stiction

@@ -186,8 +186,7 @@ def _measured(system, what, full):
             raise ValueError(f"'{full}': a force element measures "
                              f"{', '.join(ELEMENT_QUANTITIES)}, got '{tail}'")
         index = system.force_index[head]
-        if system.force_elements[index].placement == "bushing" or getattr(
-                system.force_elements[index], "vector_valued", False):
+        if system.force_elements[index].vector_valued:
             raise ValueError(f"'{full}': force element '{head}' is not 1-D (a bushing or a "
                              "body spring-damper); measure the CSs it joins")
         return ("element", index, tail)

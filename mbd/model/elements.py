@@ -208,6 +208,10 @@ class Law:
 
     kind = None
     switch_names = ()
+    #: what a picture colours the element by: a key of :meth:`states`, "contact" (nonzero
+    #: while in contact: red, else green) or "stuck" (true while it sticks: blue, else
+    #: orange); None: drawn plainly
+    drawn_state = None
     #: the units of its parameters, for exchange (an FMU's parameters): name -> unit, "{F}"
     #: the force's (N or N.m) and "{L}" the coordinate's (m or rad) where they depend on it
     units = {}
@@ -251,6 +255,11 @@ class Law:
         """Per-row element state for ``result.force(name).state``: a dict of (n,) arrays, from
         the rows' law inputs, times, sides (n, SWITCHES) and parameters in use."""
         return {}
+
+    def stops(self):
+        """The finite positions (m or rad) at which the law stops its coordinate, which a
+        picture marks; () for a law without stops."""
+        return ()
 
     #: the name of the one mode of a law without branches
     SMOOTH = "smooth"
@@ -307,6 +316,10 @@ class ForceElement(Element):
 
     placement = None
     law = None
+    #: whether its load is a vector (a bushing's wrench, a body spring-damper's force), not
+    #: one value along a coordinate: a picture plots the magnitude of its world load, and a
+    #: sensor cannot read it as one number
+    vector_valued = False
     #: the units of the parameters its ``with_parameters`` changes, as :attr:`Law.units`
     units = {}
     joint = None

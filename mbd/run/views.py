@@ -122,7 +122,7 @@ class ForceView:
         self.x, self.xdot = rec["x"].copy(), rec["xdot"].copy()
         self.vector = rec["vector"].copy()
         self.scalar = rec["value"].copy()
-        self.value = self.vector if getattr(fe, "vector_valued", False) else self.scalar
+        self.value = self.vector if fe.vector_valued else self.scalar
         self.deflection = self.rate = None
         if fe.placement == "bushing":
             self.value = rec["wrench"].copy()

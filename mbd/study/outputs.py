@@ -89,10 +89,10 @@ class Output:
                 raise InputError(f"{where}: no force element '{name}'; the force elements "
                                  f"are: {', '.join(system.force_index) or 'none'}")
             fe = system.force_elements[system.force_index[name]]
-            if len(self.parts) == 4 and (not getattr(fe, "vector_valued", False)
+            if len(self.parts) == 4 and (not fe.vector_valued
                                          or int(self.parts[3]) > 2):
                 raise InputError(f"{where}: '{name}' has one value" if not
-                                 getattr(fe, "vector_valued", False) else
+                                 fe.vector_valued else
                                  f"{where}: a world component is 0, 1 or 2")
         elif kind == "body":
             name, cs = self.parts[1], self.parts[2]
@@ -127,7 +127,7 @@ class Output:
                 x = x[:, int(self.parts[3])]
         elif kind == "force":
             view = result.force(self.parts[1])
-            x = view.vector if view.element.placement == "bushing" else view.value
+            x = view.vector if view.element.vector_valued else view.value
             if x.ndim == 2:
                 x = x[:, int(self.parts[3])] if len(self.parts) == 4 else np.linalg.norm(x, axis=1)
         elif kind == "body":

@@ -158,6 +158,6 @@ def _output_unit(system, output):
         length = coordinate_unit(system, int(jm.v_index[k]))
         return length if parts[2] == "q" or not length else length + "/s"
     fe = system.force_elements[system.force_index[parts[1]]]
-    if getattr(fe, "vector_valued", False):
+    if fe.vector_valued:
         return "N"             # a 3-D element's world force on B (or a component of it)
     return element_units(system, fe)[0]
