@@ -1,6 +1,9 @@
 """The prescribed force: Actuator, a law of the core's kind ``constant`` (a value that does
 not depend on x or v, a constant or a function of time; :mod:`mbd.compiled.constant`)."""
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mbd.compiled.laws import CompiledLaw
 from mbd.model import values
@@ -9,6 +12,13 @@ from mbd.model.elements import Signal
 from mbd.model.values import finite as _finite
 
 from .checks import Signal as _Signal, check as _check, signal as _signal
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import numpy as np
+
+    from mbd.model.state import State
 
 
 @dataclass(frozen=True)
@@ -23,7 +33,7 @@ class Actuator(CompiledLaw):
     2.5
     """
 
-    value: _Signal
+    value: _Signal | Signal
 
     #: the parameters' units ({F}: N or N.m, {L}: m or rad, by the coordinate)
     units = {'value': '{F}'}
@@ -39,19 +49,19 @@ class Actuator(CompiledLaw):
             _check(self, "value", "finite", _finite)
 
     @property
-    def signal(self):
+    def signal(self) -> Callable[..., float] | None:
         """The function of time giving the value, or None for a constant or a signal."""
         return self.value if self.time_varying else None
 
     @property
-    def time_varying(self):
+    def time_varying(self) -> bool:
         return callable(self.value) and not isinstance(self.value, Signal)
 
-    def parameters(self, t=0.0, state=None):
+    def parameters(self, t: float = 0.0, state: State | None = None) -> tuple[float, ...]:
         if not self.time_varying:     # a constant, or a signal's value before the run
             return (float(self.value),)
         return (values.returned(self.value(t), self.name, "value(t)", t),)
 
-    def parameter_rows(self, T):
+    def parameter_rows(self, T: np.ndarray) -> np.ndarray | None:
         value = values.returned_rows(self.value, T) if self.time_varying else None
         return None if value is None else value[:, None]

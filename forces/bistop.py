@@ -1,6 +1,8 @@
 """Adams/MotionSolve BISTOP (seed 003) and its one-sided IMPACT, the law kind ``bistop``: a
 gap between two elastic stops whose damping ramps in over a penetration d and which never
 sticks."""
+from __future__ import annotations
+
 import math
 from dataclasses import dataclass, field
 
@@ -147,7 +149,7 @@ class Bistop(CompiledLaw):
         _check(self, "cmax", ">= 0 and finite", _nonneg)
         _check(self, "d", "> 0 and finite", _positive)
 
-    def mirrored(self, k, sides):
+    def mirrored(self, k: int, sides: np.ndarray) -> bool:
         # the ramp and clamp labels are written for the lower stop; the upper one mirrors them
         return k >= 2 and sides[1] < 0
 
@@ -165,7 +167,7 @@ class Bistop(CompiledLaw):
                f"{self.PUSHES if pushes else self.ZERO}"
 
     @property
-    def modes(self):
+    def modes(self) -> tuple[str, ...]:
         if self.k == 0.0 and self.cmax == 0.0:
             return (self.NO_FORCE,)
         stops = ("lower stop",) + (("upper stop",) if math.isfinite(self.x2) else ())
@@ -173,7 +175,7 @@ class Bistop(CompiledLaw):
             self._contact(stop, full, pushes) for stop in stops for full in (False, True)
             for pushes in (True, False)))
 
-    def branch(self, x, v=0.0, t=0.0):
+    def branch(self, x: float, v: float = 0.0, t: float = 0.0) -> str:
         """From the formula (SPEC §3.2): contact below x1 and above x2 (strictly), the STEP's
         constant part past the penetration d, and the max / min's branch."""
         if self.k == 0.0 and self.cmax == 0.0:
@@ -187,7 +189,7 @@ class Bistop(CompiledLaw):
             return self._contact("upper stop", x > x2 + d, raw < 0.0)
         return self.GAP
 
-    def mode(self, sides):
+    def mode(self, sides: np.ndarray) -> str:
         if self.k == 0.0 and self.cmax == 0.0:
             return self.NO_FORCE
         if sides[0] < 0:
@@ -196,7 +198,8 @@ class Bistop(CompiledLaw):
             return self._contact("upper stop", sides[2] > 0, sides[3] < 0)
         return self.GAP
 
-    def states(self, x, v, t, sides, params):
+    def states(self, x: np.ndarray, v: np.ndarray, t: np.ndarray, sides: np.ndarray,
+               params: np.ndarray) -> dict[str, np.ndarray]:
         contact = np.where(sides[:, 0] < 0, -1, np.where(sides[:, 1] < 0, 1, 0))
         return {"contact": contact}
 

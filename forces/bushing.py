@@ -2,8 +2,11 @@
 and dampers with a preload. It has no 1-D formula (its force is nan) and no switches;
 the core's bushing placement (:func:`mbd.compiled.forcekernels.bushing`) evaluates it from the row
 (stiffness, damping, preload)."""
+from __future__ import annotations
+
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 
 from mbd.compiled.jit.jitcache import njit
@@ -12,6 +15,13 @@ from mbd.model import values
 from mbd.compiled.registry import register
 from mbd.model.values import finite as _finite, nonnegative as _nonneg
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from numpy.typing import ArrayLike
+
+    from mbd.model.state import State
+
 #: a bushing's parameter vectors and the names of their components, in order: along, then
 #: about, CS A's x, y, z
 BUSHING_COMPONENTS = {"stiffness": ("kx", "ky", "kz", "kax", "kay", "kaz"),
@@ -19,7 +29,8 @@ BUSHING_COMPONENTS = {"stiffness": ("kx", "ky", "kz", "kax", "kay", "kaz"),
                       "preload": ("fx", "fy", "fz", "tx", "ty", "tz")}
 
 
-def check_six(what, name, value, rule, ok, error=ValueError):
+def check_six(what: str, name: str, value: ArrayLike, rule: str, ok: Callable[[float], bool],
+              error: type[Exception] = ValueError) -> tuple[float, ...]:
     """``value`` (bushing parameter ``name``) as a tuple of six floats that each meet
     ``rule``, else ``error`` naming ``what`` (the element), the parameter and its component,
     the rule and the value."""
@@ -68,5 +79,5 @@ class _BushingLaw(CompiledLaw):
             object.__setattr__(self, name, check_six(self.name, name, getattr(self, name),
                                                      rule, ok))
 
-    def parameters(self, t=0.0, state=None):
+    def parameters(self, t: float = 0.0, state: State | None = None) -> tuple[float, ...]:
         return self.stiffness + self.damping + self.preload

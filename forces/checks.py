@@ -1,16 +1,23 @@
 """The parameter checks the laws share: a real number meeting a rule, or a user function."""
-from typing import Callable, Union
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Union
 
 from numba import types
 from numba.core.dispatcher import Dispatcher
 
 from mbd.model import values
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from mbd.model.elements import Law
+
 #: a parameter that is a number or a Python function (of t, or of t and the state)
 Signal = Union[float, Callable[..., float]]
 
 
-def check(law, name, rule, ok):
+def check(law: Law, name: str, rule: str, ok: Callable[[float], bool]) -> None:
     """Validate field ``name`` of the (frozen) ``law`` and store it as a float: a real number
     (not a bool or a string, :func:`mbd.model.values.real`) meeting ``rule``, else ValueError
     naming the law, the parameter, the rule and the value."""
@@ -18,7 +25,7 @@ def check(law, name, rule, ok):
                                               rule, ok))
 
 
-def signal(law, name, forms):
+def signal(law: Law, name: str, forms: Sequence[str]) -> int:
     """How the function given for parameter ``name`` is called (1: ``f(t)``, 2:
     ``f(t, state)``), read once, on construction; ValueError naming the law when it cannot be
     called as one of ``forms``. A numba function (``@njit``) must be ``f(t)`` of a float

@@ -5,6 +5,8 @@ contact torque never pulls; ElastoBacklash also limits its damping so the torque
 Both share the parameter record and the switching functions; their force and which clamps
 are armed differ (``limited``: ElastoBacklash's min/max of the spring and damper torques).
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -177,11 +179,12 @@ class ElastoBacklash(CompiledLaw):
         _check(self, "b", ">= 0 and finite", _nonneg)
         _check(self, "phi_rel0", "finite", _finite)
 
-    def mirrored(self, k, sides):
+    def mirrored(self, k: int, sides: np.ndarray) -> bool:
         # the clamps' labels are written for the upper contact; the lower one mirrors them
         return k >= 2 and sides[1] < 0
 
-    def states(self, x, v, t, sides, params):
+    def states(self, x: np.ndarray, v: np.ndarray, t: np.ndarray, sides: np.ndarray,
+               params: np.ndarray) -> dict[str, np.ndarray]:
         if abs(self.b) <= B_EPS:     # no backlash: always engaged, on the twist's side
             return {"contact": np.where(np.asarray(x) - self.phi_rel0 < 0.0, -1, 1)}
         contact = np.where(sides[:, 0] < 0, 1, np.where(sides[:, 1] < 0, -1, 0))
@@ -202,14 +205,14 @@ class ElastoBacklash(CompiledLaw):
         return f"{side} contact, {self.LIMITED if limited and self.limited else self.DAMPER}"
 
     @property
-    def modes(self):
+    def modes(self) -> tuple[str, ...]:
         if abs(self.b) <= B_EPS:
             return (self.ENGAGED,)
         return (self.BACKLASH,) + tuple(dict.fromkeys(
             self._contact(side, zero, limited) for side in ("upper", "lower")
             for zero in (False, True) for limited in (False, True)))
 
-    def branch(self, x, v=0.0, t=0.0):
+    def branch(self, x: float, v: float = 0.0, t: float = 0.0) -> str:
         """From the formula (SPEC §3.2): contact past +-b/2 (strictly), then tau = 0 where the
         contact torque would pull, else (ElastoBacklash) the min / max's pick."""
         if abs(self.b) <= B_EPS:
@@ -223,7 +226,7 @@ class ElastoBacklash(CompiledLaw):
             return self._contact("lower", tc + dw >= 0.0, dw < tc)
         return self.BACKLASH
 
-    def mode(self, sides):
+    def mode(self, sides: np.ndarray) -> str:
         if abs(self.b) <= B_EPS:
             return self.ENGAGED
         if sides[0] < 0:

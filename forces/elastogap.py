@@ -1,7 +1,10 @@
 """Modelica Translational ElastoGap (seed 000), the law kind ``elastogap``: a spring-damper
 that acts only in contact and never pulls."""
+from __future__ import annotations
+
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 
 from mbd.compiled.laws import CompiledLaw
@@ -11,6 +14,9 @@ from mbd.compiled.registry import register
 from mbd.model.values import finite as _finite, nonnegative as _nonneg
 
 from .checks import check as _check
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: the parameter record: stiffness c (N/m^n), damping d (N s/m), unstretched length s_rel0
 #: (m), exponent n
@@ -119,7 +125,8 @@ class ElastoGap(CompiledLaw):
         _check(self, "s_rel0", "finite", _finite)
         _check(self, "n", ">= 1 and finite", lambda x: math.isfinite(x) and x >= 1.0)
 
-    def states(self, x, v, t, sides, params):
+    def states(self, x: np.ndarray, v: np.ndarray, t: np.ndarray, sides: np.ndarray,
+               params: np.ndarray) -> dict[str, np.ndarray]:
         return {"contact": sides[:, 0] < 0}
 
     #: the modes: out of contact, and in contact the clamp of the damping force d v between
@@ -129,13 +136,13 @@ class ElastoGap(CompiledLaw):
                          "contact, damping clamped at -f_c: never pulls")
 
     @property
-    def modes(self):
+    def modes(self) -> tuple[str, ...]:
         if self.c == 0.0:
             return (self.NO_FORCE,)
         return (self.FREE, self.CONTACT) if self.d == 0.0 else (
             self.FREE, self.LOW, self.WITHIN, self.HIGH)
 
-    def branch(self, x, v=0.0, t=0.0):
+    def branch(self, x: float, v: float = 0.0, t: float = 0.0) -> str:
         """From the formula (SPEC §3.2): contact while x < s_rel0, then which of f_c, d v,
         -f_c the clamp picks."""
         if self.c == 0.0:
@@ -147,7 +154,7 @@ class ElastoGap(CompiledLaw):
         fc, fd = -self.c * (self.s_rel0 - x) ** self.n, self.d * v
         return self.LOW if fd < fc else self.HIGH if fd >= -fc else self.WITHIN
 
-    def mode(self, sides):
+    def mode(self, sides: np.ndarray) -> str:
         if self.c == 0.0:
             return self.NO_FORCE
         if not sides[0] < 0:

@@ -9,7 +9,10 @@ gives a new element of the same class, name and placement with another law (as `
 --set`` does), and ``BodySpringDamper.with_parameters`` a new one with other k, b, r0
 (``Bushing.with_parameters`` likewise).
 """
+from __future__ import annotations
+
 import warnings
+from typing import TYPE_CHECKING
 
 from mbd.model.elements import ForceElement, Law
 from mbd.model.errors import ModelError
@@ -18,6 +21,12 @@ from mbd.model import values
 from .bushing import BUSHING_COMPONENTS, _BushingLaw, check_six
 from .linear import _BodySpringDamperLaw, _Linear
 from .stiction import _StictionLaw
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from mbd.model.builder import CS
+    from mbd.model.elements import Joint
 
 
 def _check_name(kind, name):
@@ -60,13 +69,13 @@ class JointForce(ForceElement):
 
     placement = "joint"
 
-    def __init__(self, name, joint, law, primitive=0):
+    def __init__(self, name: str, joint: Joint, law: Law, primitive: int = 0) -> None:
         self.name = _check_name("JointForce", name)
         self.joint = joint
         self.law = _check_law("JointForce", name, law)
         self.primitive = primitive
 
-    def with_law(self, law):
+    def with_law(self, law: Law) -> JointForce:
         """A new JointForce on the same joint and primitive, with the same name, and ``law``."""
         return type(self)(self.name, self.joint, law, self.primitive)
 
@@ -118,7 +127,8 @@ class JointStiction(JointForce):
     #: rad, by the coordinate)
     units = {'f_static': '{F}', 'f_kinetic': '{F}', 'd': '{F}.s/{L}'}
 
-    def __init__(self, name, joint, f_static, f_kinetic, d=0.0, primitive=0):
+    def __init__(self, name: str, joint: Joint, f_static: float, f_kinetic: float,
+                 d: float = 0.0, primitive: int = 0) -> None:
         name = _check_name("JointStiction", name)
         label = f"JointStiction '{name}'"
         f_s = _parameter(label, "f_static", f_static, "> 0 and finite", values.positive)
@@ -131,16 +141,16 @@ class JointStiction(JointForce):
                          primitive)
         self.f_static, self.f_kinetic, self.d = f_s, f_k, d
 
-    def parameters_text(self):
+    def parameters_text(self) -> str:
         return f"f_static={self.f_static!r}, f_kinetic={self.f_kinetic!r}, d={self.d!r}"
 
-    def with_parameters(self, **changes):
+    def with_parameters(self, **changes: float) -> JointStiction:
         """A new JointStiction on the same primitive, with the same name, and some of
         f_static, f_kinetic, d changed (validated as on construction)."""
         params = _changed(self, ("f_static", "f_kinetic", "d"), changes)
         return type(self)(self.name, self.joint, primitive=self.primitive, **params)
 
-    def with_law(self, law):
+    def with_law(self, law: Law) -> JointStiction:
         """A new JointStiction from a stiction law (another JointStiction's)."""
         if not isinstance(law, _StictionLaw):
             raise ModelError(f"{self.label()}: law must be a stiction law, got "
@@ -158,12 +168,12 @@ class LineForce(ForceElement):
 
     placement = "line"
 
-    def __init__(self, name, cs_a, cs_b, law):
+    def __init__(self, name: str, cs_a: CS, cs_b: CS, law: Law) -> None:
         self.name = _check_name(type(self).__name__, name)
         self.cs_a, self.cs_b = cs_a, cs_b
         self.law = _check_law(type(self).__name__, name, law)
 
-    def with_law(self, law):
+    def with_law(self, law: Law) -> LineForce:
         """A new element of this class between the same CSs, with the same name, and ``law``."""
         return type(self)(self.name, self.cs_a, self.cs_b, law)
 
@@ -179,12 +189,13 @@ class AxialForce(ForceElement):
 
     placement = "axial"
 
-    def __init__(self, name, cs_a, cs_b, law, axis=None):
+    def __init__(self, name: str, cs_a: CS, cs_b: CS, law: Law,
+                 axis: ArrayLike | None = None) -> None:
         self.name = _check_name("AxialForce", name)
         self.cs_a, self.cs_b, self.axis = cs_a, cs_b, axis   # build() checks the axis
         self.law = _check_law("AxialForce", name, law)
 
-    def with_law(self, law):
+    def with_law(self, law: Law) -> AxialForce:
         """A new AxialForce between the same CSs about the same axis, with the same name, and
         ``law``."""
         return type(self)(self.name, self.cs_a, self.cs_b, law, self.axis)
@@ -201,12 +212,13 @@ class RotationalForce(ForceElement):
 
     placement = "rotational"
 
-    def __init__(self, name, cs_a, cs_b, law, axis=None):
+    def __init__(self, name: str, cs_a: CS, cs_b: CS, law: Law,
+                 axis: ArrayLike | None = None) -> None:
         self.name = _check_name("RotationalForce", name)
         self.cs_a, self.cs_b, self.axis = cs_a, cs_b, axis   # build() checks the axis
         self.law = _check_law("RotationalForce", name, law)
 
-    def with_law(self, law):
+    def with_law(self, law: Law) -> RotationalForce:
         """A new RotationalForce between the same CSs about the same axis, with the same name,
         and ``law``."""
         return type(self)(self.name, self.cs_a, self.cs_b, law, self.axis)
@@ -243,7 +255,8 @@ class BodySpringDamper(LineForce):
     #: rad, by the coordinate)
     units = {'k': 'N/m', 'b': 'N.s/m', 'r0': 'm'}
 
-    def __init__(self, name, cs_a, cs_b, k, b, r0=0.0):
+    def __init__(self, name: str, cs_a: CS, cs_b: CS, k: float, b: float,
+                 r0: float = 0.0) -> None:
         name = _check_name("BodySpringDamper", name)
         label = f"BodySpringDamper '{name}'"
         # checked here, not by the law, so that every message names this element
@@ -256,16 +269,16 @@ class BodySpringDamper(LineForce):
         super().__init__(name, cs_a, cs_b, _BodySpringDamperLaw(c=k, d=b, x0=r0))
         self.k, self.b, self.r0 = k, b, r0
 
-    def parameters_text(self):
+    def parameters_text(self) -> str:
         return f"k={self.k!r}, b={self.b!r}, r0={self.r0!r}"
 
-    def with_parameters(self, **changes):
+    def with_parameters(self, **changes: float) -> BodySpringDamper:
         """A new BodySpringDamper between the same CSs, with the same name, and some of k, b,
         r0 changed; validated (ModelError) and warned about (b < 0) as on construction."""
         return type(self)(self.name, self.cs_a, self.cs_b, **_changed(self, ("k", "b", "r0"),
                                                                        changes))
 
-    def with_law(self, law):
+    def with_law(self, law: Law) -> BodySpringDamper:
         """A new BodySpringDamper from a linear law (Spring, Damper, SpringDamper or another
         element's law): k = c, b = d, r0 = x0."""
         if not isinstance(law, _Linear):
@@ -350,7 +363,8 @@ class Bushing(ForceElement):
     #: names of the components ``with_parameters`` takes, per parameter vector
     COMPONENTS = BUSHING_COMPONENTS
 
-    def __init__(self, name, cs_a, cs_b, stiffness, damping, preload=(0.0,) * 6):
+    def __init__(self, name: str, cs_a: CS, cs_b: CS, stiffness: ArrayLike, damping: ArrayLike,
+                 preload: ArrayLike = (0.0,) * 6) -> None:
         self.name = _check_name("Bushing", name)
         label = f"Bushing '{self.name}'"
         self.cs_a, self.cs_b = cs_a, cs_b
@@ -363,11 +377,11 @@ class Bushing(ForceElement):
                                  error=ModelError)
         self.law = _BushingLaw(self.stiffness, self.damping, self.preload)
 
-    def parameters_text(self):
+    def parameters_text(self) -> str:
         return (f"stiffness={list(self.stiffness)!r}, damping={list(self.damping)!r}, "
                 f"preload={list(self.preload)!r}")
 
-    def with_parameters(self, **changes):
+    def with_parameters(self, **changes: float | ArrayLike) -> Bushing:
         """A new Bushing between the same CSs, with the same name, and some parameters
         changed: whole vectors (``stiffness``, ``damping``, ``preload``) or single components
         (``kx`` ... ``kaz``, ``cx`` ... ``caz``, ``fx`` ... ``tz``); validated (ModelError) as
@@ -389,7 +403,7 @@ class Bushing(ForceElement):
                                 f"are: {known}")
         return type(self)(self.name, self.cs_a, self.cs_b, **vectors)
 
-    def with_law(self, law):
+    def with_law(self, law: Law) -> Bushing:
         """A new Bushing from another bushing's law."""
         if not isinstance(law, _BushingLaw):
             raise ModelError(f"{self.label()}: law must be a bushing's law, got "

@@ -10,7 +10,10 @@ derivative. ``table2d``'s record is the 2-D table's (:meth:`mbd.control.Table2D.
 header (nx, ny, the extrapolation), then the grid's x, y and z end to end; no switches either
 (its slopes jump across the grid lines).
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mbd.compiled import lawkernels as lk
 from mbd.compiled.jit.jitcache import njit
@@ -21,6 +24,9 @@ from mbd.control.tables import Table, Table2D
 from mbd.model.values import nonnegative as _nonneg
 
 from .checks import check as _check
+
+if TYPE_CHECKING:
+    from mbd.model.state import State
 
 #: the parameter record: the header, then x_i, y_i and the slopes d_i of the breakpoints
 PARAMETERS = (("n", "interpolation", "extrapolation", "d")
@@ -79,7 +85,7 @@ class TableForce(CompiledLaw):
         _check_table(self, Table)
         _check(self, "d", ">= 0 and finite", _nonneg)
 
-    def parameters(self, t=0.0, state=None):
+    def parameters(self, t: float = 0.0, state: State | None = None) -> tuple[float, ...]:
         return tuple(self.table.row(self.d))
 
 
@@ -136,7 +142,7 @@ class Table2DForce(CompiledLaw):
     def __post_init__(self):
         _check_table(self, Table2D)
 
-    def parameters(self, t=0.0, state=None):
+    def parameters(self, t: float = 0.0, state: State | None = None) -> tuple[float, ...]:
         return tuple(self.table.row())
 
 

@@ -1,7 +1,10 @@
 """Simscape Driveline Variable Rotational Spring (seed 004) and its translational twin, the
 law kind ``variable_spring``: a spring whose stiffness K (a constant, or a function of time
 or state) is held at K_min or above."""
+from __future__ import annotations
+
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -12,6 +15,11 @@ from mbd.compiled.registry import register
 from mbd.model.values import finite as _finite, positive as _positive
 
 from .checks import Signal as _Signal, check as _check, signal as _signal
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from mbd.model.state import State
 
 #: the parameter record: the stiffness in use K and its minimum K_min (N m/rad or N/m), the
 #: initial deformation theta_init (rad or m)
@@ -96,15 +104,15 @@ class VariableRotationalSpring(CompiledLaw):
         _check(self, "theta_init", "finite", _finite)
 
     @property
-    def signal(self):
+    def signal(self) -> Callable[..., float] | None:
         """The function giving K, or None for a constant K."""
         return self.K if callable(self.K) else None
 
     @property
-    def time_varying(self):
+    def time_varying(self) -> bool:
         return callable(self.K)
 
-    def stiffness(self, t, state=None):
+    def stiffness(self, t: float, state: State | None = None) -> float:
         """K at time t (s) and state, N m/rad (or N/m)."""
         arity = self._arity
         if arity == 0:
@@ -113,17 +121,18 @@ class VariableRotationalSpring(CompiledLaw):
             return values.returned(self.K(t, state), self.name, "K(t, state)", t)
         return values.returned(self.K(t), self.name, "K(t)", t)
 
-    def parameters(self, t=0.0, state=None):
+    def parameters(self, t: float = 0.0, state: State | None = None) -> tuple[float, ...]:
         return (self.stiffness(t, state), self.K_min, self.theta_init)
 
-    def parameter_rows(self, T):
+    def parameter_rows(self, T: np.ndarray) -> np.ndarray | None:
         K = values.returned_rows(self.K, T) if self._arity == 1 else None
         if K is None:
             return None
         return np.column_stack([K, np.full(len(K), self.K_min),
                                 np.full(len(K), self.theta_init)])
 
-    def states(self, x, v, t, sides, params):
+    def states(self, x: np.ndarray, v: np.ndarray, t: np.ndarray, sides: np.ndarray,
+               params: np.ndarray) -> dict[str, np.ndarray]:
         K_used = np.where(sides[:, 0] > 0, params[:, 0], params[:, 1])
         return {"K": K_used, "K_min_active": sides[:, 0] < 0}
 
@@ -131,14 +140,15 @@ class VariableRotationalSpring(CompiledLaw):
     K_IN_USE, K_MIN_IN_USE = "K in use", "K_min in use"
 
     @property
-    def modes(self):
+    def modes(self) -> tuple[str, ...]:
         return (self.K_IN_USE, self.K_MIN_IN_USE)
 
-    def branch(self, x, v=0.0, t=0.0, state=None):
+    def branch(self, x: float, v: float = 0.0, t: float = 0.0,
+               state: State | None = None) -> str:
         """From the formula (SPEC): K where K(t) >= K_min, else K_min."""
         return self.K_IN_USE if self.stiffness(t, state) >= self.K_min else self.K_MIN_IN_USE
 
-    def mode(self, sides):
+    def mode(self, sides: np.ndarray) -> str:
         return self.K_IN_USE if sides[0] > 0 else self.K_MIN_IN_USE
 
 

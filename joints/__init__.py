@@ -17,11 +17,24 @@ Examples
 >>> Universal("u", g, b["top"], axes=((1, 0, 0), (0, 1, 0))).nv
 2
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from mbd.model import values
 from mbd.model.elements import Joint, Primitive
 from mbd.model.errors import ModelError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from numpy.typing import ArrayLike
+    from scipy.spatial.transform import Rotation
+
+    from mbd.model.builder import CS
+    from mbd.model.elements import JointTarget
 
 __all__ = ["Weld", "Revolute", "Prismatic", "Spherical", "Universal", "Cylindrical", "Planar",
            "Gimbal", "SixDof", "Custom", "Primitive"]
@@ -46,7 +59,7 @@ class Weld(Joint):
 
     kind_name = "Weld"
 
-    def __init__(self, name, base, follower):
+    def __init__(self, name: str, base: CS, follower: CS) -> None:
         super().__init__(name, base, follower, [])
 
 
@@ -55,7 +68,8 @@ class Revolute(Joint):
 
     kind_name = "Revolute"
 
-    def __init__(self, name, base, follower, axis, q0=None, v0=None, exact=False):
+    def __init__(self, name: str, base: CS, follower: CS, axis: ArrayLike,
+                 q0: float | None = None, v0: float | None = None, exact: bool = False) -> None:
         super().__init__(name, base, follower, [("R", axis)], q0, v0, exact)
 
 
@@ -64,7 +78,8 @@ class Prismatic(Joint):
 
     kind_name = "Prismatic"
 
-    def __init__(self, name, base, follower, axis, q0=None, v0=None, exact=False):
+    def __init__(self, name: str, base: CS, follower: CS, axis: ArrayLike,
+                 q0: float | None = None, v0: float | None = None, exact: bool = False) -> None:
         super().__init__(name, base, follower, [("P", axis)], q0, v0, exact)
 
 
@@ -73,7 +88,8 @@ class Spherical(Joint):
 
     kind_name = "Spherical"
 
-    def __init__(self, name, base, follower, q0=None, v0=None, exact=False):
+    def __init__(self, name: str, base: CS, follower: CS, q0: Rotation | ArrayLike | None = None,
+                 v0: ArrayLike | None = None, exact: bool = False) -> None:
         super().__init__(name, base, follower, [("S", None)], q0, v0, exact)
 
 
@@ -82,7 +98,9 @@ class Universal(Joint):
 
     kind_name = "Universal"
 
-    def __init__(self, name, base, follower, axes, q0=None, v0=None, exact=False):
+    def __init__(self, name: str, base: CS, follower: CS, axes: ArrayLike,
+                 q0: ArrayLike | None = None, v0: ArrayLike | None = None,
+                 exact: bool = False) -> None:
         a = _axes(axes, 2, f"Universal '{name}'")
         super().__init__(name, base, follower, [("R", a[0]), ("R", a[1])], q0, v0, exact)
 
@@ -92,7 +110,9 @@ class Cylindrical(Joint):
 
     kind_name = "Cylindrical"
 
-    def __init__(self, name, base, follower, axis, q0=None, v0=None, exact=False):
+    def __init__(self, name: str, base: CS, follower: CS, axis: ArrayLike,
+                 q0: ArrayLike | None = None, v0: ArrayLike | None = None,
+                 exact: bool = False) -> None:
         super().__init__(name, base, follower, [("P", axis), ("R", axis)], q0, v0, exact)
 
 
@@ -102,7 +122,9 @@ class Planar(Joint):
 
     kind_name = "Planar"
 
-    def __init__(self, name, base, follower, axes, q0=None, v0=None, exact=False):
+    def __init__(self, name: str, base: CS, follower: CS, axes: ArrayLike,
+                 q0: ArrayLike | None = None, v0: ArrayLike | None = None,
+                 exact: bool = False) -> None:
         a = _axes(axes, 2, f"Planar '{name}'")
         normal = np.cross(a[0], a[1])
         super().__init__(name, base, follower,
@@ -115,7 +137,9 @@ class Gimbal(Joint):
 
     kind_name = "Gimbal"
 
-    def __init__(self, name, base, follower, axes=None, q0=None, v0=None, exact=False):
+    def __init__(self, name: str, base: CS, follower: CS, axes: ArrayLike | None = None,
+                 q0: ArrayLike | None = None, v0: ArrayLike | None = None,
+                 exact: bool = False) -> None:
         a = _base_axes(base) if axes is None else _axes(axes, 3, f"Gimbal '{name}'")
         super().__init__(name, base, follower, [("R", x) for x in a], q0, v0, exact)
 
@@ -130,7 +154,9 @@ class SixDof(Joint):
 
     kind_name = "SixDof"
 
-    def __init__(self, name, base, follower, q0=None, v0=None, exact=False):
+    def __init__(self, name: str, base: CS, follower: CS,
+                 q0: ArrayLike | Sequence[float | Rotation] | None = None,
+                 v0: ArrayLike | Sequence[ArrayLike] | None = None, exact: bool = False) -> None:
         axes = _base_axes(base)
         prims = [("P", axes[0]), ("P", axes[1]), ("P", axes[2]), ("S", None)]
         super().__init__(name, base, follower, prims, q0, v0, exact)
@@ -141,5 +167,8 @@ class Custom(Joint):
 
     kind_name = "Custom"
 
-    def __init__(self, name, base, follower, primitives, q0=None, v0=None, exact=False):
+    def __init__(self, name: str, base: CS, follower: CS,
+                 primitives: Iterable[Primitive | tuple[str, ArrayLike | None]],
+                 q0: JointTarget | None = None, v0: JointTarget | None = None,
+                 exact: bool = False) -> None:
         super().__init__(name, base, follower, primitives, q0, v0, exact)

@@ -5,9 +5,12 @@ force elements from :mod:`forces`, sensors, inputs and controllers from :mod:`mb
 ``build()`` it into a :class:`System`, ``simulate`` it into a :class:`Result`. See README.md
 for a tour.
 """
+from __future__ import annotations
+
 import os as _os
 import signal as _signal
 import sys as _sys
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 
 def _interrupted_while_starting(signum, frame):
@@ -44,11 +47,14 @@ from .analysis.linear import LinearModel, linearize
 from .study.sweeps import sweep
 from .exchange import export_fmu, from_urdf
 
+if _TYPE_CHECKING:
+    from typing import Any
+
 
 # The stage facades (DESIGN §9). A model builds into a System and a System runs: each method
 # calls a later stage than its class's, so it is bound here, where both stages are known,
 # rather than imported upward inside the method.
-def _build(self):
+def _build(self) -> System:
     """Validate everything and compile the model into an immutable :class:`~mbd.System`.
 
     Raises :class:`~mbd.ModelError` listing every problem found.
@@ -56,13 +62,13 @@ def _build(self):
     return _build_system(self)
 
 
-def _simulate(self, t_end, **options):
+def _simulate(self, t_end: float, **options: Any) -> Result:
     """Integrate from the initial state to ``t_end`` (s); see
     :func:`mbd.run.simulate.simulate`."""
     return _run_simulate(self, t_end, **options)
 
 
-def _start(self, **options):
+def _start(self, **options: Any) -> Simulation:
     """A live simulation from the initial state (a :class:`~mbd.run.live.Simulation`: set
     inputs, advance, read, save and restore, the result so far); options as
     :class:`mbd.run.live.Simulation` takes them."""

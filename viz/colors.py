@@ -14,6 +14,7 @@ Examples
 >>> contact_frame(0) == (FREE_COLOR, FREE_TINT), contact_frame(None) == (UNKNOWN_COLOR, None)
 (True, True)
 """
+from __future__ import annotations
 
 #: a contact element's colours (a law's ``drawn_state`` "contact", :class:`mbd.Law`)
 FREE_COLOR = (0.0, 0.75, 0.0)
@@ -45,7 +46,7 @@ GEAR_COLOR = (0.72, 0.6, 0.25)          # brass
 GEAR_TEETH_COLOR = (0.5, 0.4, 0.12)
 
 
-def contact_color(state):
+def contact_color(state: object) -> tuple[float, float, float]:
     """The colour of a contact state: None unknown (grey), falsy not in contact (green),
     truthy in contact (red)."""
     if state is None:
@@ -53,7 +54,7 @@ def contact_color(state):
     return CONTACT_COLOR if state else FREE_COLOR
 
 
-def stiction_color(state):
+def stiction_color(state: object) -> tuple[float, float, float]:
     """The colour of a stiction element: None unknown (grey), truthy stuck (blue), falsy
     slipping (orange)."""
     if state is None:
@@ -61,13 +62,15 @@ def stiction_color(state):
     return STUCK_COLOR if state else SLIP_COLOR
 
 
-def contact_frame(state):
+def contact_frame(state: object
+                  ) -> tuple[tuple[float, float, float], tuple[float, float, float] | None]:
     """(frame colour, background tint or None) of the label of a contact element in
     ``state`` (as :func:`contact_color`; no tint when unknown)."""
     return contact_color(state), None if state is None else CONTACT_TINT if state else FREE_TINT
 
 
-def stiction_frame(state):
+def stiction_frame(state: object
+                   ) -> tuple[tuple[float, float, float], tuple[float, float, float] | None]:
     """(frame colour, background tint or None) of the label of a stiction element in
     ``state`` (as :func:`stiction_color`; no tint when unknown)."""
     return stiction_color(state), None if state is None else STUCK_TINT if state else SLIP_TINT

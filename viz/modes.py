@@ -6,7 +6,10 @@ mechanism with loops stays closed in every frame. The frames are drawn as a Resu
 (:func:`viz.animate`), the force laws in the branches the operating state selects (a stop
 the mechanism rests on is drawn in contact throughout, as the linearization has it).
 """
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,6 +19,13 @@ from mbd.compiled import layout
 from mbd.run.evaluator import Evaluator
 
 from .render import GIF_SIZE, _animate
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Sequence
+    from typing import Any
+
+    from mbd.analysis.linearmodel import LinearModel, Mode
 
 __all__ = ["animate_mode", "mode_frames", "default_amplitude"]
 
@@ -47,7 +57,7 @@ def _units(system):
     return units
 
 
-def default_amplitude(linear, mode):
+def default_amplitude(linear: LinearModel, mode: Mode) -> float:
     """The amplitude (a factor on the mode's shape, whose largest entry is 1) that moves the
     coordinates at most 0.1 rad or 5 % of the model's length scale: the largest of
     |shape_i| / unit_i reaches one.
@@ -65,7 +75,8 @@ def default_amplitude(linear, mode):
     return 1.0 / worst if worst > 0.0 else ROTATION_AMPLITUDE
 
 
-def mode_frames(linear, k, amplitude=None, cycles=2, fps=30):
+def mode_frames(linear: LinearModel, k: int, amplitude: float | None = None, cycles: float = 2,
+                fps: float = 30) -> tuple[mbd.Result, Mode, float]:
     """The frames of mode ``k`` (0-based, as :meth:`mbd.LinearModel.modes` lists them) as a
     :class:`mbd.Result`: its rows are the frames, one per 1/fps s of playback.
 
@@ -168,7 +179,7 @@ def mode_frames(linear, k, amplitude=None, cycles=2, fps=30):
     return result, mode, amplitude
 
 
-def mode_title(linear, k, mode):
+def mode_title(linear: LinearModel, k: int, mode: Mode) -> tuple[str, str]:
     """(title, subtitle) of a picture of mode ``k``: the model and the mode, then its
     frequency (Hz), damping ratio and kind."""
     n = len(linear.modes())
@@ -182,8 +193,11 @@ def mode_title(linear, k, mode):
     return f"{linear.system.name}: mode {k + 1} of {n}", what
 
 
-def animate_mode(linear, k, path, amplitude=None, cycles=2, fps=30, size=GIF_SIZE,
-                 camera=None, progress=None, **scene_options):
+def animate_mode(linear: LinearModel, k: int, path: str | os.PathLike,
+                 amplitude: float | None = None, cycles: float = 2, fps: float = 30,
+                 size: tuple[int, int] = GIF_SIZE,
+                 camera: str | Sequence[Sequence[float]] | None = None,
+                 progress: bool | None = None, **scene_options: Any) -> int:
     """Write mode ``k`` of ``linear`` moving about its operating state as a GIF or an MP4
     (by the suffix of ``path``), rendered off-screen.
 

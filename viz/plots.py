@@ -26,11 +26,14 @@ True
 True
 >>> import shutil; shutil.rmtree(os.path.dirname(path))
 """
+from __future__ import annotations
+
 import contextlib
 import os
 import sys
 import textwrap
 from collections import namedtuple
+from typing import TYPE_CHECKING
 
 import matplotlib
 import numpy as np
@@ -48,6 +51,13 @@ if (sys.platform.startswith("linux") and not os.environ.get("DISPLAY")
 
 from matplotlib.figure import Figure  # noqa: E402  (after the backend choice)
 from matplotlib.lines import Line2D  # noqa: E402
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from matplotlib.axes import Axes
+
+    from mbd import Result
 
 __all__ = ["plot", "Series", "QUANTITIES"]
 
@@ -77,7 +87,10 @@ tuple) of the machines of ``system.machines`` it belongs to (two for an element 
 machines; None for a curve of the whole model, the energy)."""
 
 
-def plot(result, path=None, joints=None, forces=None, energy=True, events=True, show=False):
+def plot(result: Result, path: str | os.PathLike | None = None,
+         joints: str | Sequence[str] | None = None, forces: str | Sequence[str] | None = None,
+         energy: bool = True, events: bool = True,
+         show: bool = False) -> tuple[Figure, list[Axes]]:
     """Plot a run against time: stacked axes sharing the time axis, one quantity per axes.
 
     Each axes holds the curves of one quantity, and its unit is in its y label
@@ -201,7 +214,7 @@ def plot(result, path=None, joints=None, forces=None, energy=True, events=True, 
 
 
 @contextlib.contextmanager
-def figure(show):
+def figure(show: bool) -> Iterator[Figure]:
     """A constrained-layout figure to draw in: pyplot's when ``show`` (shown when the block
     ends, closed when it fails), else a plain ``Figure`` that pyplot does not track."""
     if not show:
@@ -495,7 +508,8 @@ def _draw_event_strip(ax, rows, colors):
               alignment="left")
 
 
-def save_png(fig, path, dpi=DPI, who="viz.plot"):
+def save_png(fig: Figure, path: str | os.PathLike, dpi: float = DPI,
+             who: str = "viz.plot") -> str | os.PathLike:
     """Write ``fig`` as PNG to ``path`` whole or not at all; ValueError naming the folder
     when it does not exist (``who``: the function, for the message)."""
     existing_folder(who, path)

@@ -3,11 +3,14 @@
 Everything off-screen works without a display (pyvista with EGL or OSMesa). Files are written
 whole or not at all: into a temporary file beside the target, moved into place at the end.
 """
+from __future__ import annotations
+
 import contextlib
 import inspect
 import math
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,10 +22,16 @@ from .colors import STATE_COLORS
 from .naming import existing_folder
 from .scene import RenderError, Scene
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["animate", "snapshot", "show", "frame_times", "RenderError"]
 
 
-def frame_times(result, fps=30, speed=1.0):
+def frame_times(result: Result, fps: float = 30, speed: float = 1.0) -> np.ndarray:
     """Times (s) of the frames of an animation of ``result``::
 
         t_k = t0 + k speed / fps,   k = 0 .. floor((t_end - t0) fps / speed)
@@ -45,7 +54,8 @@ def frame_times(result, fps=30, speed=1.0):
 GIF_MIN_DELAY = 2
 
 
-def gif_delays(times, t_end, speed=1.0, loop=False):
+def gif_delays(times: ArrayLike, t_end: float, speed: float = 1.0,
+               loop: bool = False) -> np.ndarray:
     """The delays (whole centiseconds, as a GIF stores them) of frames at simulated times
     ``times`` (s) of a run ending at ``t_end`` (s), played at ``speed``, whose sum is the
     playback's length to the nearest 10 ms: frame k is on screen from boundary b_k to
@@ -130,8 +140,10 @@ def _format(path):
 GIF_SIZE = (800, 600)
 
 
-def animate(result, path, fps=30, speed=1.0, size=GIF_SIZE, camera=None, progress=None,
-            **scene_options):
+def animate(result: Result, path: str | os.PathLike, fps: float = 30, speed: float = 1.0,
+            size: tuple[int, int] = GIF_SIZE,
+            camera: str | Sequence[Sequence[float]] | None = None,
+            progress: bool | None = None, **scene_options: Any) -> int:
     """Render ``result`` off-screen into an animated GIF or an MP4 file.
 
     Parameters
@@ -311,7 +323,10 @@ def _scene_options(who, options):
                         f"{', '.join(known)}")
 
 
-def snapshot(system_or_result, path, t=None, size=(640, 480), camera=None, **scene_options):
+def snapshot(system_or_result: System | Result, path: str | os.PathLike, t: float | None = None,
+             size: tuple[int, int] = (640, 480),
+             camera: str | Sequence[Sequence[float]] | None = None,
+             **scene_options: Any) -> np.ndarray:
     """Write one PNG picture: a System at its initial state, or a Result at time ``t``
     (default its first time), with the camera fitted as in :func:`animate`.
 
@@ -354,7 +369,8 @@ def _has_display():
     return True
 
 
-def show(result_or_system, size=(1024, 768), camera=None, **scene_options):
+def show(result_or_system: Result | System, size: tuple[int, int] = (1024, 768),
+         camera: str | Sequence[Sequence[float]] | None = None, **scene_options: Any) -> None:
     """Open an interactive window: a Result with a time slider, or a System at its initial
     state. Without a display raises RenderError at once (use :func:`animate` or
     :func:`snapshot` instead)."""

@@ -50,6 +50,10 @@ The Scene owns the plotter, the annotations and the frame updates; the element d
 :mod:`viz.elements` (meshes), the colours :mod:`viz.colors`, the floor and the named views
 :mod:`viz.framing`.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyvista as pv
 
@@ -65,6 +69,13 @@ from .framing import floor_meshes, view_position
 from .naming import default_title, element_label
 from .overlay import FRAME_COLOR, Overlay
 from .shapes import Mesh, coil_points, polyline, pose_matrix, transformed, triad
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from numpy.typing import ArrayLike
+
+    from mbd import Result, System
 
 
 #: the most force elements a picture labels by default (``Scene(labels=None)``)
@@ -149,9 +160,12 @@ class Scene:
         The floor's plane and grid actors (empty until :meth:`fit`, or without a floor).
     """
 
-    def __init__(self, system, show_cs=False, trails=(), size=(640, 480), off_screen=True,
-                 lighting=True, background="white", annotations=True, title=None,
-                 floor=True, markers=None, labels=None):
+    def __init__(self, system: System, show_cs: bool = False,
+                 trails: Sequence[tuple[str, str]] = (), size: tuple[int, int] = (640, 480),
+                 off_screen: bool = True, lighting: bool = True,
+                 background: str | Sequence[float] = "white", annotations: bool = True,
+                 title: str | tuple[str, str] | None = None, floor: bool = True,
+                 markers: bool | None = None, labels: bool | None = None) -> None:
         self.system = system
         try:
             width, height = (int(n) if float(n) == int(n) else 0 for n in size)
@@ -384,7 +398,8 @@ class Scene:
         link = self.system.bodies[owner].link
         return pl[link] + Rl[link] @ p, Rl[link] @ R
 
-    def set_state(self, q, contact=None, t=None):
+    def set_state(self, q: np.ndarray, contact: Mapping[str, object] | None = None,
+                  t: float | None = None) -> None:
         """Move everything to the joint positions ``q`` (nq,); ``contact`` maps contact-law
         elements to their state (nonzero/True: in contact) and stiction elements to whether
         they stick, missing ones are grey; ``t`` (s) is the time shown, None none."""
@@ -422,7 +437,7 @@ class Scene:
                 elif name in self.stiction_actors:
                     self.overlay.set_frame(name, *stiction_frame(state))
 
-    def body_points(self, Rl, pl):
+    def body_points(self, Rl: np.ndarray, pl: np.ndarray) -> dict[str, np.ndarray]:
         """{body name: (8 k, 3) world points}: the corners of the boxes of the k parts drawn
         on each body (its shapes or ellipsoid, joint markers, washers, collars), placed by
         the link poses ``Rl`` (nl, 3, 3) and ``pl`` (nl, 3); bodies with nothing drawn
@@ -451,7 +466,7 @@ class Scene:
             return pl[link] + Rl[link] @ p
         return self._cs_world(how[1], Rl, pl)[0]
 
-    def state_at(self, result, t):
+    def state_at(self, result: Result, t: float) -> tuple[np.ndarray, dict[str, bool]]:
         """(q, contact) of ``result`` at time ``t`` (s): q interpolated linearly between the
         two rows around t (quaternions sign-aligned, then normalized); the contact state of
         the last row at or before t. Contact changes only at events and every event time is
@@ -475,7 +490,7 @@ class Scene:
         contact = {name: bool(np.asarray(c[i]) != 0) for name, c in self._contact.items()}
         return q, contact
 
-    def update(self, result, row=None, t=None):
+    def update(self, result: Result, row: int | None = None, t: float | None = None) -> None:
         """Move everything to row ``row`` of ``result``, or to time ``t`` (interpolated)."""
         if (row is None) == (t is None):
             raise ValueError("Scene.update: give exactly one of row and t")
@@ -511,7 +526,8 @@ class Scene:
 
     # ------------------------------------------------------------------------- camera
 
-    def motion_bounds(self, result=None, q=None):
+    def motion_bounds(self, result: Result | None = None,
+                      q: np.ndarray | None = None) -> tuple[float, ...]:
         """(xmin, xmax, ymin, ymax, zmin, zmax) of everything drawn, over every row of
         ``result`` (or at ``q``)."""
         pts = list(self._static_points)
@@ -534,7 +550,7 @@ class Scene:
         lo, hi = pts.min(axis=0), pts.max(axis=0)
         return tuple(np.column_stack([lo, hi]).ravel())
 
-    def up(self):
+    def up(self) -> np.ndarray:
         """The world's up direction (unit): against the first nonzero gravity of the
         machines' environments, else +z."""
         for machine in self.system.machines:
@@ -544,7 +560,7 @@ class Scene:
                 return -g / n
         return np.array([0.0, 0.0, 1.0])
 
-    def lay_floor(self, bounds):
+    def lay_floor(self, bounds: Sequence[float]) -> None:
         """Lay the floor (replacing an earlier one): a light plane with a grid of round
         spacing, square to :meth:`up`, 2 % of the drawing's size under the box ``bounds``
         (xmin, xmax, ymin, ymax, zmin, zmax) and a quarter wider than it each way."""
@@ -558,7 +574,8 @@ class Scene:
             self.plotter.add_mesh(plane, color=FLOOR_COLOR, lighting=False),
             self.plotter.add_mesh(grid, color=FLOOR_LINE_COLOR, line_width=1, lighting=False)]
 
-    def set_camera(self, camera=None, bounds=None):
+    def set_camera(self, camera: str | Sequence[Sequence[float]] | None = None,
+                   bounds: Sequence[float] | None = None) -> None:
         """Aim the camera: ``camera`` None or "iso" (isometric), "xy", "xz", "yz" (looking along
         -z, +y, -x) fitted to ``bounds``; or a pyvista camera position
         ``[(position), (focal point), (view up)]``."""
@@ -583,7 +600,9 @@ class Scene:
         if self.overlay is not None:
             self.overlay.relayout()
 
-    def fit(self, result=None, camera=None, q=None):
+    def fit(self, result: Result | None = None,
+            camera: str | Sequence[Sequence[float]] | None = None,
+            q: np.ndarray | None = None) -> None:
         """Lay the floor under the whole motion of ``result`` (or the state ``q``), set the
         camera for it and render."""
         bounds = self.motion_bounds(result, q)
@@ -593,13 +612,13 @@ class Scene:
 
     # ------------------------------------------------------------------------- pictures
 
-    def render(self):
+    def render(self) -> None:
         try:
             self.plotter.render()
         except Exception as err:
             raise RenderError(f"rendering failed ({type(err).__name__}: {err})") from err
 
-    def screenshot(self):
+    def screenshot(self) -> np.ndarray:
         """The current picture as an (height, width, 3) uint8 array."""
         try:
             self.plotter.render()   # screenshot() alone may return the last picture again
@@ -607,7 +626,7 @@ class Scene:
         except Exception as err:
             raise RenderError(f"rendering failed ({type(err).__name__}: {err})") from err
 
-    def project(self, points):
+    def project(self, points: ArrayLike) -> np.ndarray:
         """Pixel coordinates (n, 2) = (column, row) of world points (n, 3) in the picture
         (rows counted from the top, as in ``screenshot``)."""
         ren = self.plotter.renderer
@@ -620,7 +639,7 @@ class Scene:
             out.append((x, h - 1 - y))   # display y runs bottom-up, image rows top-down
         return np.array(out)
 
-    def close(self):
+    def close(self) -> None:
         if self.overlay is not None:
             self.overlay.close()
         self.plotter.close()

@@ -31,8 +31,11 @@ Examples
 >>> fig.axes[1].get_ylabel()                  # the colorbar
 'peak (N)'
 """
+from __future__ import annotations
+
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib import colormaps
@@ -43,6 +46,13 @@ from matplotlib.transforms import blended_transform_factory
 from mbd.study.table import LEADING, OK
 
 from . import plots  # (its import also picks the Agg backend where there is no display)
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Mapping, Sequence
+
+    import pandas
+    from matplotlib.figure import Figure
 
 __all__ = ["plot_study"]
 
@@ -61,8 +71,10 @@ FAILED_BAND = 0.04
 TICKED_VALUES = 12
 
 
-def plot_study(table, output, x, y=None, path=None, where=None, log=(), title=None,
-               show=False, units=None):
+def plot_study(table: pandas.DataFrame, output: str, x: str, y: str | None = None,
+               path: str | os.PathLike | None = None, where: Mapping[str, float] | None = None,
+               log: Sequence[str] = (), title: str | None = None, show: bool = False,
+               units: Mapping[str, str] | None = None) -> Figure:
     """Plot one output of a study against one parameter (lines) or two (a filled map).
 
     Parameters

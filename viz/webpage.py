@@ -33,11 +33,14 @@ named ``body:NAME``, its matrix the link pose), ``camera``, ``setTime(t)``, ``ti
 ``play()``, ``pause()``, ``playing()``, ``signal(name)`` and ``fit(aspect)`` (the first view
 again).
 """
+from __future__ import annotations
+
 import base64
 import contextlib
 import html as html_text
 import json
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyvista as pv
@@ -55,6 +58,12 @@ from .plots import _force_series, _joint_series
 from .scene import Scene
 from .shapes import surface_of
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from mbd import Result, System
+
 ASSETS = os.path.join(os.path.dirname(__file__), "webassets")
 #: the camera's vertical view angle, degrees (pyvista's default, so the framing is the GIF's)
 VIEW_ANGLE = 30.0
@@ -65,7 +74,8 @@ FIT_FILL = 0.85
 MAX_SIGNALS = 12
 
 
-def html(source, path, signals=None, show_cs=False, title=None, markers=None):
+def html(source: Result | System, path: str | os.PathLike, signals: Sequence[str] | None = None,
+         show_cs: bool = False, title: str | None = None, markers: bool | None = None) -> str:
     """Write the run ``source`` (a Result; a System: its initial state) as ONE self-contained
     HTML page at ``path``, whole or not at all.
 
@@ -108,7 +118,7 @@ def html(source, path, signals=None, show_cs=False, title=None, markers=None):
     return path
 
 
-def notebook(source, height=640, **options):
+def notebook(source: Result | System, height: int = 640, **options: Any) -> _Inline:
     """The page of :func:`html` inline in Jupyter: an object whose ``_repr_html_`` is an
     ``<iframe>`` holding it (``height`` pixels); ``options`` as :func:`html`'s."""
     system, result = _system_and_result(source)

@@ -286,7 +286,8 @@ def _active(system, ev, t, q):
     return out
 
 
-def equilibrium(system, q0=None, t=0.0, tol=1e-10, max_iterations=50):
+def equilibrium(system: "System", q0: dict[str, object] | None = None,  # noqa: F821
+                t: float = 0.0, tol: float = 1e-10, max_iterations: int = 50) -> Equilibrium:
     """The static equilibrium of ``system`` nearest its start pose (SPEC §6).
 
     Parameters

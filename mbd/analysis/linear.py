@@ -525,7 +525,9 @@ def _jacobian(f, x0, steps, columns=()):
     return J, worst
 
 
-def linearize(system, state, inputs=(), outputs=(), controller_states=None):
+def linearize(system: "System", state: State,  # noqa: F821
+              inputs: list[str] | tuple[str, ...] = (), outputs: list[str] | tuple[str, ...] = (),
+              controller_states: np.ndarray | list[float] | None = None) -> LinearModel:
     """The :class:`LinearModel` of ``system`` about ``state`` (an :class:`mbd.State`: an
     equilibrium's, or any consistent state), continuous controllers in the loop.
 

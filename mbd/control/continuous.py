@@ -1,6 +1,9 @@
 """Continuous controllers (SPEC §9): their states integrated with the mechanism's, their
 outputs functions of the state at every instant; see :mod:`mbd.control.controllers`."""
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import types
@@ -13,6 +16,17 @@ from .controllers import (Controller, _limits, _matrix, _state_space, pid_output
 from .signals import STATE_KINDS, Sensor, quantity
 from .tables import Table2D
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+    from numpy.typing import ArrayLike
+
+    from ..model.controls import ControlElement
+    from ..system.system import System
+    from .controllers import InputLike
+    from .signals import Input
+    from .tables import Table
+
 
 class Continuous(Controller):
     """What a continuous controller has: ``derivative(t, x, u) -> (x', y)`` (s, its states,
@@ -21,31 +35,32 @@ class Continuous(Controller):
 
     continuous = True
 
-    def initial_state(self):
+    def initial_state(self) -> np.ndarray:
         return self.x0.copy()
 
-    def compiled_form(self):
+    def compiled_form(self) -> tuple[Callable, np.ndarray] | None:
         """(its kind's kernel, its parameter row) for the compiled right-hand side
         (:mod:`mbd.compiled.controlkernels`), or None where it is evaluated from Python."""
         return None
 
-    def describe(self):
+    def describe(self) -> str:
         text = super().describe()
         if self.compiled_form() is None:
             return text.replace("continuous", "continuous, evaluated from Python", 1)
         return text
 
-    def why_not_finite(self, u):
+    def why_not_finite(self, u: np.ndarray) -> str | None:
         """Why its output is not finite at the inputs u, in words (a table's value asked
         outside its breakpoints), or None where it does not know."""
         return None
 
-    def derivative(self, t, x, u):
+    def derivative(self, t: float, x: np.ndarray,
+                   u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(x' (n_states,), y (outputs,)) at time t (s), state x and inputs u."""
         raise NotImplementedError(f"{type(self).__name__} defines no derivative(t, x, u) -> "
                                   "(x', y), which a continuous controller must")
 
-    def check(self, system, controls):
+    def check(self, system: System, controls: Mapping[str, ControlElement]) -> list[str]:
         problems = super().check(system, controls)
         if problems:
             return problems
@@ -94,8 +109,12 @@ class PID(Continuous):
         Conditional integration while clipped (default True).
     """
 
-    def __init__(self, name, measured, setpoint=0.0, kp=0.0, ki=0.0, kd=0.0, tf=0.0,
-                 rate=None, limits=(-np.inf, np.inf), anti_windup=True):
+    def __init__(self, name: str, measured: Sensor | Input | str | float,
+                 setpoint: Sensor | Input | str | float = 0.0, kp: float = 0.0,
+                 ki: float = 0.0, kd: float = 0.0, tf: float = 0.0,
+                 rate: Sensor | str | None = None,
+                 limits: tuple[float, float] = (-np.inf, np.inf),
+                 anti_windup: bool = True) -> None:
         super().__init__(name, (setpoint, measured), 1)
         self.setpoint = setpoint
         for gain, value in (("kp", kp), ("ki", ki), ("kd", kd)):
@@ -116,7 +135,8 @@ class PID(Continuous):
         self.n_states = 2 if self.filtered else 1
         self.x0 = np.zeros(self.n_states)
 
-    def derivative(self, t, x, u):
+    def derivative(self, t: float, x: np.ndarray,
+                   u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         e = u[0] - u[1]
         if self.filtered:
             rate_of_filter = (e - x[1]) / self.tf
@@ -130,7 +150,7 @@ class PID(Continuous):
             xdot[1] = rate_of_filter
         return xdot, np.array([y])
 
-    def compiled_form(self):
+    def compiled_form(self) -> tuple[Callable, np.ndarray]:
         lo, hi = self.limits
         return ck.KERNELS["pid"], np.array([self.kp, self.ki, self.kd, self.tf, lo, hi,
                                             float(self.anti_windup)])
@@ -150,7 +170,8 @@ class StateSpace(Continuous):
         The start state (default zeros).
     """
 
-    def __init__(self, name, A, B, C, D, inputs, x0=None):
+    def __init__(self, name: str, A: ArrayLike, B: ArrayLike, C: ArrayLike, D: ArrayLike,
+                 inputs: Sequence[InputLike], x0: ArrayLike | None = None) -> None:
         self.A, self.B, self.C, self.D = _state_space(name, A, B, C, D)
         super().__init__(name, inputs, self.D.shape[0])
         if len(self.inputs) != self.D.shape[1]:
@@ -160,10 +181,11 @@ class StateSpace(Continuous):
         n = self.n_states = self.A.shape[0]
         self.x0 = np.zeros(n) if x0 is None else _matrix(x0, f"{self.label()}: x0", (n,))
 
-    def derivative(self, t, x, u):
+    def derivative(self, t: float, x: np.ndarray,
+                   u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self.A @ x + self.B @ u, self.C @ x + self.D @ u
 
-    def compiled_form(self):
+    def compiled_form(self) -> tuple[Callable, np.ndarray]:
         return ck.KERNELS["state_space"], np.concatenate(
             [self.A.ravel(), self.B.ravel(), self.C.ravel(), self.D.ravel()])
 
@@ -188,7 +210,9 @@ class ContinuousController(Continuous):
     outputs : int
     """
 
-    def __init__(self, name, function, inputs, x0=(), outputs=1):
+    def __init__(self, name: str,
+                 function: Callable[[float, np.ndarray, np.ndarray], tuple[ArrayLike, ArrayLike]],
+                 inputs: Sequence[InputLike], x0: ArrayLike = (), outputs: int = 1) -> None:
         super().__init__(name, inputs, outputs)
         if not callable(function):
             raise ValueError(f"{self.label()}: function must be callable f(t, x, u) -> "
@@ -199,7 +223,8 @@ class ContinuousController(Continuous):
         self.n_states = self.x0.size
         self._kernel = None
 
-    def derivative(self, t, x, u):
+    def derivative(self, t: float, x: np.ndarray,
+                   u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         xdot, y = self.function(t, x.copy(), u.copy())
         return np.asarray(xdot, dtype=float), np.asarray(y, dtype=float)
 
@@ -208,7 +233,7 @@ class ContinuousController(Continuous):
         state["_kernel"] = None      # compiled for this process: made again where needed
         return state
 
-    def compiled_form(self):
+    def compiled_form(self) -> tuple[Callable, np.ndarray] | None:
         """A numba function's kernel (made once; see :meth:`check` for its signature), or None
         for a Python function."""
         if not isinstance(self.function, Dispatcher):
@@ -217,7 +242,7 @@ class ContinuousController(Continuous):
             self._kernel = ck.user_kernel(self.function, self.n_states, self.outputs)
         return self._kernel, np.zeros(0)
 
-    def check(self, system, controls):
+    def check(self, system: System, controls: Mapping[str, ControlElement]) -> list[str]:
         problems = super().check(system, controls)
         if isinstance(self.function, Dispatcher):
             problem = numba_signature_problem(self.function, len(self.inputs))
@@ -242,7 +267,8 @@ class Gain(Continuous):
         (p,) added to the output (default zeros).
     """
 
-    def __init__(self, name, K, inputs, offset=0.0):
+    def __init__(self, name: str, K: ArrayLike, inputs: Sequence[InputLike],
+                 offset: ArrayLike = 0.0) -> None:
         K = np.atleast_2d(np.asarray(K, dtype=float))
         super().__init__(name, inputs, K.shape[0])
         self.K = _matrix(K, f"{self.label()}: K", K.shape)
@@ -254,10 +280,11 @@ class Gain(Continuous):
         self.initial_output = self.offset.copy()
         self.x0 = np.zeros(0)
 
-    def derivative(self, t, x, u):
+    def derivative(self, t: float, x: np.ndarray,
+                   u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return x, self.K @ u + self.offset
 
-    def compiled_form(self):
+    def compiled_form(self) -> tuple[Callable, np.ndarray]:
         return ck.KERNELS["gain"], np.concatenate([self.K.ravel(), self.offset])
 
 
@@ -280,7 +307,8 @@ class Lookup(Continuous):
     #: its parameter holding a table, whose points an override may change
     tables = ("table",)
 
-    def __init__(self, name, table, input):
+    def __init__(self, name: str, table: Table | Table2D,
+                 input: InputLike | Sequence[InputLike]) -> None:
         two = isinstance(table, Table2D)
         pair = isinstance(input, (tuple, list))
         super().__init__(name, tuple(input) if two and pair else (input,), 1)
@@ -301,10 +329,11 @@ class Lookup(Continuous):
             (table.x[0], table.y[0]) if two else (table.x[0],))
         self.initial_output = np.array([table(*start)])
 
-    def derivative(self, t, x, u):
+    def derivative(self, t: float, x: np.ndarray,
+                   u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return x, np.array([self.table(u[0], u[1]) if self.two else self.table(u[0])])
 
-    def why_not_finite(self, u):
+    def why_not_finite(self, u: np.ndarray) -> str | None:
         """Its table's own words where u lies outside its breakpoints with
         extrapolate='error' (naming the table, the value and its range), and the input."""
         try:
@@ -315,11 +344,11 @@ class Lookup(Continuous):
             return f"{err}; {inputs} {names}"
         return None
 
-    def compiled_form(self):
+    def compiled_form(self) -> tuple[Callable, np.ndarray]:
         return ck.KERNELS["lookup2d" if self.two else "lookup"], self.table.row()
 
 
-def numba_signature_problem(function, n_inputs):
+def numba_signature_problem(function: Dispatcher, n_inputs: int) -> str:
     """What is wrong with a user's numba controller ``function(t, x, u) -> (x', y)`` (t a
     float, x and u float64 arrays, x' and y float64 arrays), or "" when it compiles for that
     and returns two 1-D arrays. ``n_inputs`` (for the message) is the length of u."""

@@ -27,7 +27,10 @@ This module holds what every controller has (:class:`Controller`, :class:`Output
 checks they share; the kinds are in :mod:`mbd.control.discrete` and
 :mod:`mbd.control.continuous`.
 """
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,19 +40,33 @@ from ..model.controls import ControlElement
 from ..model.elements import Signal
 from .signals import Input, Sensor, components, quantity, size
 
+# the PID helpers' ``pid`` (a PID or a DiscretePID, whose modules import this one) is hinted
+# Any: imports form no cycle, type-only imports too (DESIGN §9, tests/test_layout.py)
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import TypeAlias
+
+    from numpy.typing import ArrayLike
+
+    from ..system.system import System
+
+    #: one input of a controller (see the module): a Sensor, an Input, a controller or one
+    #: of its outputs, the name of one of them, or a number (a constant)
+    InputLike: TypeAlias = "Sensor | Input | Controller | Output | str | float"
+
 
 class Output(Signal):
     """Output k of a controller, as a signal (``controller[k]``)."""
 
-    def __init__(self, controller, k):
+    def __init__(self, controller: Controller, k: int) -> None:
         self.controller, self.k = controller, k
 
     @property
-    def initial(self):
+    def initial(self) -> float:
         return float(self.controller.initial_output[self.k])
 
     @property
-    def key(self):
+    def key(self) -> str:
         return f"{self.controller.name}[{self.k}]"
 
     def __repr__(self):
@@ -69,7 +86,8 @@ class Controller(ControlElement, Signal):
     #: whether its output reads its inputs directly (no state between them)
     feedthrough = True
 
-    def __init__(self, name, inputs, outputs, initial_output=None):
+    def __init__(self, name: str, inputs: InputLike | Sequence[InputLike], outputs: int,
+                 initial_output: ArrayLike | None = None) -> None:
         self.name = name
         if isinstance(inputs, (str, Signal, Sensor)) or not np.iterable(inputs):
             inputs = (inputs,)
@@ -80,23 +98,24 @@ class Controller(ControlElement, Signal):
                                       (self.outputs,))
 
     @property
-    def initial(self):
+    def initial(self) -> float:
         return float(self.initial_output[0])
 
     @property
-    def key(self):
+    def key(self) -> str:
         return f"{self.name}[0]"
 
-    def __getitem__(self, k):
+    def __getitem__(self, k: int) -> Output:
         if not (isinstance(k, int) and 0 <= k < self.outputs):
             raise IndexError(f"{self.label()} has {self.outputs} output(s), got [{k!r}]")
         return Output(self, k)
 
-    def initial_state(self):
+    def initial_state(self) -> np.ndarray:
         """The state before the first sample (a float array)."""
         return np.zeros(0)
 
-    def resolve(self, controls):
+    def resolve(self, controls: Mapping[str, ControlElement]
+                ) -> list[Sensor | Input | Output | float]:
         """Each input as a Sensor, an Input, an Output or a float; ValueError naming the one
         that is none of them."""
         out = []
@@ -124,7 +143,7 @@ class Controller(ControlElement, Signal):
                                  "controller (or the name of one) or a finite number")
         return out
 
-    def check(self, system, controls):
+    def check(self, system: System, controls: Mapping[str, ControlElement]) -> list[str]:
         try:
             resolved = self.resolve(controls)
         except ValueError as err:
@@ -138,7 +157,7 @@ class Controller(ControlElement, Signal):
                 problems += _vector_input(self, system, item)
         return problems + loop_problems(self, controls)
 
-    def describe(self):
+    def describe(self) -> str:
         names = ", ".join(str(getattr(i, "name", i)) for i in self.inputs)
         timing = f"sampled every {self.period:g} s" if self.period else "continuous"
         values_ = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.settable
@@ -150,7 +169,7 @@ class Controller(ControlElement, Signal):
         return f"{type(self).__name__}({self.name!r})"
 
 
-def output_named(controllers, name):
+def output_named(controllers: Mapping[str, ControlElement], name: str) -> Output | None:
     """The controller output that ``name`` names, as outputs are named everywhere (the held
     values' keys, a linear model's outputs, a live simulation's reads): ``"pid"`` (its
     output 0) or ``"pid[k]"`` (output k, from 0); an :class:`Output` of a controller of
@@ -198,7 +217,8 @@ def _vector_input(controller, system, sensor):
             f"components ({', '.join(repr(c) for c in names)})"]
 
 
-def loop_problems(controller, controls):
+def loop_problems(controller: Controller,
+                  controls: Mapping[str, ControlElement]) -> list[str]:
     """An algebraic loop through ``controller`` (every controller passes its inputs straight
     to its output): the cycle named, or nothing."""
     path = [controller]
@@ -268,7 +288,7 @@ def _state_space(name, A, B, C, D):
             _matrix(C, f"{where}: C", (p, n)), _matrix(D, f"{where}: D", (p, m)))
 
 
-def pid_output(pid, e, integral, d):
+def pid_output(pid: Any, e: float, integral: float, d: float) -> tuple[float, bool]:
     """(the output clip(kp e + integral + d, lo, hi), whether the integral may grow) of the
     PID ``pid`` (kp, ki, limits, anti_windup) at the error e: the law of
     :func:`mbd.compiled.controlkernels.pid_output`, the compiled kernel's own, run as Python
@@ -277,7 +297,7 @@ def pid_output(pid, e, integral, d):
     return pid_law.py_func(pid.kp, pid.ki, lo, hi, pid.anti_windup, e, integral, d)
 
 
-def rate_input(pid, rate):
+def rate_input(pid: Any, rate: Sensor | str | None) -> tuple:
     """The input a PID's derivative adds when it reads the measured quantity's rate:
     ``(rate,)`` (after (setpoint, measured); read by :func:`rate_derivative`), or () with
     ``rate`` None. ``pid`` (:class:`mbd.control.PID` or :class:`mbd.control.DiscretePID`)
@@ -294,7 +314,7 @@ def rate_input(pid, rate):
     return (rate,)
 
 
-def rate_derivative(pid, u):
+def rate_derivative(pid: Any, u: np.ndarray) -> float:
     """The derivative term of a PID that reads the measured quantity's rate r = u[2] (inputs
     [setpoint, measured, rate], :func:`rate_input`), the setpoint taken constant::
 

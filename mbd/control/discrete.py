@@ -1,12 +1,24 @@
 """Digital controllers (SPEC §9): called exactly at t0 + k T, their outputs held between
 samples (zero-order hold), each with its own state; see :mod:`mbd.control.controllers`."""
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..model import values
 from .controllers import (Controller, _limits, _matrix, _period, _state_space, pid_output,
                           rate_derivative, rate_input)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from numpy.typing import ArrayLike
+
+    from ..model.elements import Signal
+    from .controllers import InputLike
+    from .signals import Input, Sensor
 
 
 class DiscretePID(Controller):
@@ -59,8 +71,12 @@ class DiscretePID(Controller):
     array([10.])
     """
 
-    def __init__(self, name, measured, setpoint=0.0, kp=0.0, ki=0.0, kd=0.0, period=None,
-                 tf=0.0, rate=None, limits=(-np.inf, np.inf), anti_windup=True):
+    def __init__(self, name: str, measured: Sensor | Signal | str,
+                 setpoint: float | Sensor | Input | str = 0.0, kp: float = 0.0, ki: float = 0.0,
+                 kd: float = 0.0, period: float | None = None, tf: float = 0.0,
+                 rate: Sensor | str | None = None,
+                 limits: tuple[float, float] = (-np.inf, np.inf),
+                 anti_windup: bool = True) -> None:
         super().__init__(name, (setpoint, measured), 1)
         self.setpoint = setpoint
         for gain, value in (("kp", kp), ("ki", ki), ("kd", kd)):
@@ -76,11 +92,11 @@ class DiscretePID(Controller):
 
     settable = ("kp", "ki", "kd", "tf", "period", "setpoint")
 
-    def initial_state(self):
+    def initial_state(self) -> np.ndarray:
         # [integral I, filtered derivative d, last error, whether a sample was taken]
         return np.zeros(4)
 
-    def update(self, t, x, u):
+    def update(self, t: float, x: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(x_{k+1}, y_k) of the sample at t (s) in state x with the inputs u = [setpoint,
         measured] (and the measured rate, with ``rate``)."""
         integral, d, e_prev, started = x
@@ -115,7 +131,8 @@ class DiscreteStateSpace(Controller):
         The state before the first sample (default zeros).
     """
 
-    def __init__(self, name, A, B, C, D, inputs, period, x0=None):
+    def __init__(self, name: str, A: ArrayLike, B: ArrayLike, C: ArrayLike, D: ArrayLike,
+                 inputs: Sequence[InputLike], period: float, x0: ArrayLike | None = None) -> None:
         self.A, self.B, self.C, self.D = _state_space(name, A, B, C, D)
         super().__init__(name, inputs, self.D.shape[0])
         if len(self.inputs) != self.D.shape[1]:
@@ -127,10 +144,10 @@ class DiscreteStateSpace(Controller):
         n = self.A.shape[0]
         self.x0 = np.zeros(n) if x0 is None else _matrix(x0, f"{self.label()}: x0", (n,))
 
-    def initial_state(self):
+    def initial_state(self) -> np.ndarray:
         return self.x0.copy()
 
-    def update(self, t, x, u):
+    def update(self, t: float, x: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self.A @ x + self.B @ u, self.C @ x + self.D @ u
 
 
@@ -153,7 +170,10 @@ class DiscreteController(Controller):
         How many outputs it has.
     """
 
-    def __init__(self, name, function, inputs, period, x0=(), outputs=1):
+    def __init__(self, name: str,
+                 function: Callable[[float, np.ndarray, np.ndarray], tuple[ArrayLike, ArrayLike]],
+                 inputs: Sequence[InputLike], period: float, x0: ArrayLike = (),
+                 outputs: int = 1) -> None:
         super().__init__(name, inputs, outputs)
         if not callable(function):
             raise ValueError(f"{self.label()}: function must be callable f(t, x, u) -> "
@@ -164,9 +184,9 @@ class DiscreteController(Controller):
         x0 = np.atleast_1d(np.asarray(x0, dtype=float))
         self.x0 = _matrix(x0, f"{self.label()}: x0", x0.shape)
 
-    def initial_state(self):
+    def initial_state(self) -> np.ndarray:
         return self.x0.copy()
 
-    def update(self, t, x, u):
+    def update(self, t: float, x: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         x_next, y = self.function(t, x.copy(), u.copy())
         return np.asarray(x_next, dtype=float), np.asarray(y, dtype=float)

@@ -39,13 +39,23 @@ A sensor names a measured quantity with the names the analyses use (SPEC §6, §
 ``result.sensor(name)`` gives (n,) for a scalar quantity and (n, k) for a vector one; a
 controller's input is one number: a vector sensor is refused there (measure a component).
 """
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 from ..compiled import layout
 from ..model import values
 from ..model.errors import renamed_link
 from ..model.controls import ControlElement
 from ..model.elements import Signal
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from ..model.builder import CS
+    from ..model.elements import ForceElement, Law
+    from ..system.system import System
 
 #: the quantities of a CS: position, velocity and the body's angular velocity, world axes
 CS_QUANTITIES = {"x": ("position", 0), "y": ("position", 1), "z": ("position", 2),
@@ -92,7 +102,7 @@ FORMS = ("JOINT.q|v (JOINT.qK|vK of a joint of several)",
          "ELEMENT.value|x|xdot", "energy", "WHAT[k] (a component of a vector)")
 
 
-def quantity(system, what):
+def quantity(system: System, what: str) -> tuple:
     """What ``what`` measures in ``system``.
 
     Parameters
@@ -232,7 +242,7 @@ def _reference(system, ref, full):
                      f"{sorted(system.grounds)}, the bodies {sorted(system.bodies)}")
 
 
-def cs_of(system, name):
+def cs_of(system: System, name: str) -> CS:
     """The CS (a :class:`mbd.model.builder.CS`) a reference name of :func:`quantity` names:
     a ground's name or ``"BODY.CS"``."""
     if name in system.grounds:
@@ -241,7 +251,7 @@ def cs_of(system, name):
     return system.bodies[body].body[cs]
 
 
-def size(found):
+def size(found: tuple) -> int:
     """How many numbers a quantity (a tuple of :func:`quantity`) is: 1, or a vector's 4
     (quaternion) or 3 (rotation vector)."""
     if found[0] == "orientation" and found[4] is None:
@@ -249,7 +259,7 @@ def size(found):
     return 1
 
 
-def components(what, found):
+def components(what: str, found: tuple) -> list[str]:
     """The names of the scalar components of vector quantity ``what`` (its tuple ``found``):
     ``"arm.tip.quaternion@base.mount"`` -> ``["arm.tip.qw@base.mount", ...]``."""
     measured, at, ref = what.partition("@")
@@ -276,14 +286,14 @@ def _component(system, what):
     return found[:4] + (int(index),) + found[5:]
 
 
-def coordinate_unit(system, i):
+def coordinate_unit(system: System, i: int) -> str:
     """The unit of joint velocity coordinate ``i`` of ``system``'s tree: "m" on a prismatic
     primitive, else "rad" (a coordinate's rate is in it per second)."""
     link = next(link for link in system.tree if link["vadr"] <= i < link["vadr"] + link["nd"])
     return "m" if link["jtype"] == layout.PRISMATIC else "rad"
 
 
-def element_units(system, element):
+def element_units(system: System, element: ForceElement) -> tuple[str, str]:
     """(force unit, coordinate unit) of a 1-D force element of ``system``: ("N", "m") on a
     translational coordinate or line, ("N.m", "rad") on a rotational one."""
     if element.placement == "joint":
@@ -294,7 +304,8 @@ def element_units(system, element):
     return ("N", "m") if length == "m" else ("N.m", "rad")
 
 
-def force_units(system, element):
+def force_units(system: System,
+                element: ForceElement) -> tuple[ForceElement | Law, dict[str, str]]:
     """(owner, {parameter: unit}): what holds a force element's parameters (the element
     where it takes its own, else its law) and the units it declares (``units``), ``{F}`` and
     ``{L}`` read for the element's coordinate."""
@@ -306,7 +317,7 @@ def force_units(system, element):
     return owner, {param: unit.format(F=force, L=length) for param, unit in declared.items()}
 
 
-def unit(system, what):
+def unit(system: System, what: str) -> str:
     """The unit of measured quantity ``what`` in ``system`` (see :func:`quantity`): "m",
     "rad", "m/s", "rad/s", "m/s^2", "rad/s^2", "1" (a quaternion), "N", "N.m" or "J"."""
     found = quantity(system, what)
@@ -358,13 +369,13 @@ class Sensor(ControlElement):
 
     role = "sensor"
 
-    def __init__(self, name, what):
+    def __init__(self, name: str, what: str) -> None:
         self.name, self.what = name, what
 
-    def describe(self):
+    def describe(self) -> str:
         return f"{self.label()}: measures {self.what}"
 
-    def check(self, system, controls):
+    def check(self, system: System, controls: Mapping[str, ControlElement]) -> list[str]:
         try:
             quantity(system, self.what)
         except ValueError as err:
@@ -400,18 +411,19 @@ class Input(ControlElement, Signal):
 
     settable = ("value",)
 
-    def __init__(self, name, value=0.0, unit="", description=""):
+    def __init__(self, name: str, value: float = 0.0, unit: str = "",
+                 description: str = "") -> None:
         self.name = name
         self.initial = values.real(value, f"Input '{name}': value", "finite",
                                    math.isfinite)
         self.unit, self.description = str(unit), str(description)
 
     @property
-    def key(self):
+    def key(self) -> str:
         """The name of the held value it is (:mod:`mbd.run.controls`)."""
         return self.name
 
-    def describe(self):
+    def describe(self) -> str:
         unit = f" {self.unit}" if self.unit else ""
         return f"{self.label()}: starts at {self.initial!r}{unit}"
 

@@ -8,13 +8,21 @@ a rectangular grid (:class:`Table2D`, bilinear), a force law of (x, v)
 A table's points can be changed by name (``--set stop.table.y2=450``, sweeps, an FMU's
 parameters): :meth:`Table.with_point` and :meth:`Table2D.with_point` make the new table,
 checked by its constructor."""
+from __future__ import annotations
+
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..compiled import lawkernels as lk
 from ..compiled.jit.jitcache import njit
 from ..compiled.layout import MAX_PARAMS
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from numpy.typing import ArrayLike
 
 #: how a table interpolates between its breakpoints
 KINDS = ("linear", "pchip", "cubic")
@@ -51,7 +59,8 @@ class Table:
     #: the most breakpoints a table holds (they live in a law's parameter row)
     MAX_POINTS = lk.MAX_TABLE
 
-    def __init__(self, x, y, kind="linear", extrapolate="hold", name="table"):
+    def __init__(self, x: ArrayLike, y: ArrayLike, kind: str = "linear",
+                 extrapolate: str = "hold", name: str = "table") -> None:
         self.name = str(name)
         where = f"Table '{self.name}'"
         x, y = (np.array(v, dtype=float).ravel() for v in (x, y))
@@ -87,13 +96,13 @@ class Table:
         self._row = self.row()
         self._compiled = None
 
-    def points(self):
+    def points(self) -> dict[str, float]:
         """{point: value}: the breakpoints ``xK`` and values ``yK`` (K = 0 to n - 1), the
         names :meth:`with_point` (and ``--set ELEMENT.PARAM.POINT=VALUE``) takes."""
         return {**{f"x{k}": float(v) for k, v in enumerate(self.x)},
                 **{f"y{k}": float(v) for k, v in enumerate(self.y)}}
 
-    def with_point(self, point, value):
+    def with_point(self, point: str, value: float) -> Table:
         """A new table like this one (kind, extrapolation, name) with breakpoint ``xK`` or
         value ``yK`` set to ``value``; checked as the constructor checks a table.
 
@@ -121,7 +130,7 @@ class Table:
         (x if axis == "x" else y)[k] = _number(value, f"{where}: {point}")
         return Table(x, y, kind=self.kind, extrapolate=self.extrapolate, name=self.name)
 
-    def row(self, damping=0.0):
+    def row(self, damping: float = 0.0) -> np.ndarray:
         """The parameter row the compiled formula reads (MAX_PARAMS floats): the header (n,
         interpolation, extrapolation, ``damping``), then x, y and the slopes."""
         row = np.zeros(MAX_PARAMS)
@@ -134,7 +143,7 @@ class Table:
             self.x, self.y, self.slopes
         return row
 
-    def __call__(self, u):
+    def __call__(self, u: ArrayLike) -> float | np.ndarray:
         """The value at u (a number or an array): a float, or an array of u's shape."""
         us = np.asarray(u, dtype=float)
         out = np.empty(us.size)
@@ -147,7 +156,7 @@ class Table:
         return float(out[0]) if us.ndim == 0 else out.reshape(us.shape)
 
     @property
-    def compiled_function(self):
+    def compiled_function(self) -> Callable[[float], float]:
         """This table as a numba function of one float (made once): a law parameter given the
         table as a function of time runs it compiled inside the right-hand side."""
         if self._compiled is None:
@@ -160,7 +169,7 @@ class Table:
             self._compiled = table_of_time
         return self._compiled
 
-    def integral(self, u):
+    def integral(self, u: float) -> float:
         """The integral of the table from 0 to u (a number; hold or linear extrapolation)."""
         return float(lk.table_integral(self._row, float(u)) - lk.table_integral(self._row, 0.0))
 
@@ -201,7 +210,8 @@ class Table2D:
     (1.5, [1.5, 2.0])
     """
 
-    def __init__(self, x, y, z, extrapolate="hold", name="table"):
+    def __init__(self, x: ArrayLike, y: ArrayLike, z: ArrayLike, extrapolate: str = "hold",
+                 name: str = "table") -> None:
         self.name = str(name)
         where = f"Table2D '{self.name}'"
         x, y = (np.array(v, dtype=float).ravel() for v in (x, y))
@@ -238,7 +248,7 @@ class Table2D:
         self.x, self.y, self.z, self.extrapolate = x, y, z, extrapolate
         self._row = self.row()
 
-    def row(self):
+    def row(self) -> np.ndarray:
         """The parameter row the compiled formula reads (MAX_PARAMS floats): the header (nx,
         ny, extrapolation), then x, y and z row by row (z[i, j] at i ny + j), zeros after."""
         row = np.zeros(MAX_PARAMS)
@@ -251,7 +261,7 @@ class Table2D:
         row[h + nx + ny:h + nx + ny + nx * ny] = self.z.ravel()
         return row
 
-    def __call__(self, u, w):
+    def __call__(self, u: ArrayLike, w: ArrayLike) -> float | np.ndarray:
         """The value at (u, w) (numbers or arrays, broadcast together): a float, or an array
         of the broadcast shape."""
         us, ws = np.broadcast_arrays(np.asarray(u, dtype=float), np.asarray(w, dtype=float))
@@ -270,7 +280,7 @@ class Table2D:
                                  "(extrapolate='error')")
         return float(out[0]) if us.ndim == 0 else out.reshape(us.shape)
 
-    def points(self):
+    def points(self) -> dict[str, float]:
         """{point: value}: the breakpoints ``xI``, ``yJ`` and the values ``zI_J``, the names
         :meth:`with_point` (and ``--set ELEMENT.PARAM.POINT=VALUE``) takes."""
         out = {f"x{i}": float(v) for i, v in enumerate(self.x)}
@@ -279,7 +289,7 @@ class Table2D:
                     for j in range(len(self.y))})
         return out
 
-    def with_point(self, point, value):
+    def with_point(self, point: str, value: float) -> Table2D:
         """A new table like this one (extrapolation, name) with breakpoint ``xI`` or ``yJ``,
         or value ``zI_J``, set to ``value``; checked as the constructor checks a table.
 

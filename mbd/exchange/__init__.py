@@ -2,10 +2,22 @@
 and URDF import (:mod:`mbd.exchange.urdf`). The packaging libraries (pythonfmu3, pythonfmu:
 the extra ``mbd[fmi]``) are imported only when an FMU is made or run; the URDF reader
 (yourdfpy: ``mbd[urdf]``) only when a URDF is read."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .fmu import export_fmu
 
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Sequence
+    from typing import Any
 
-def from_urdf(path, package_dirs=(), floating=False, limits="stops", name=None, **options):
+    from ..model.builder import Model
+
+
+def from_urdf(path: str | os.PathLike, package_dirs: Sequence[str] = (), floating: bool = False,
+              limits: str = "stops", name: str | None = None, **options: Any) -> Model:
     """The :class:`mbd.Model` of the robot a URDF file describes: see
     :func:`mbd.exchange.urdf.from_urdf`."""
     # imported here: the importer makes joints and force elements, whose packages import

@@ -9,6 +9,8 @@ the model with the mbd installed where it runs (its modelDescription says so): t
 binary calls into the Python of the process that loads it (a Python master such as FMPy), or
 into a libpython the host loads.
 """
+from __future__ import annotations
+
 import hashlib
 import json
 import keyword
@@ -19,9 +21,13 @@ import subprocess
 import sys
 import tempfile
 import warnings
+from typing import TYPE_CHECKING
 
 from ..model import files
 from ..model.errors import InputError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 #: what the modelDescription says the FMU needs
 REQUIREMENT = ("Needs, where it runs, Python {python} with mbd (pip install mbd[fmi]) and "
@@ -55,7 +61,8 @@ class {identifier}(_Behaviour, {slave}):
 '''
 
 
-def export_fmu(script, path, fmi=3, sets=()):
+def export_fmu(script: str | os.PathLike, path: str | os.PathLike, fmi: int = 3,
+               sets: Sequence[str] = ()) -> str:
     """Export the model of a model script as an FMI co-simulation FMU.
 
     Parameters

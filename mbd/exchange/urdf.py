@@ -54,8 +54,11 @@ What a URDF holds becomes mbd's own elements, with the URDF's names:
 
 Units are SI, as URDF's. The URDF is read by yourdfpy (the optional extra ``mbd[urdf]``).
 """
+from __future__ import annotations
+
 import os
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -68,6 +71,11 @@ from ..model.errors import ModelError
 from ..model.shapes import Box, Cylinder, Mesh, Sphere
 from .urdfstarts import STARTS, Robot, StartOutsideLimits, outside_limits, outside_text
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from ..model.builder import Model
+
 #: the URDF joint types mbd reads (``fixed`` merges the child into the parent's body)
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 
@@ -76,9 +84,12 @@ JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "plan
 #: reached m or rad): stiff enough to hold a robot arm's links within ~1 mrad under gravity
 STOP = {"k": 1e5, "e": 1.0, "cmax": 1e3, "d": 1e-3}
 
-def from_urdf(path, package_dirs=(), floating=False, limits="stops", name=None,
-              environment=None, stop=None, dynamics=True, lock=(), mimic=True, q0=None,
-              start="checked"):
+def from_urdf(path: str | os.PathLike, package_dirs: Sequence[str] = (), floating: bool = False,
+              limits: str = "stops", name: str | None = None,
+              environment: Environment | None = None, stop: Mapping[str, float] | None = None,
+              dynamics: bool = True, lock: Sequence[str] | Mapping[str, float] = (),
+              mimic: bool = True, q0: Mapping[str, float] | None = None,
+              start: str = "checked") -> Model:
     """The :class:`mbd.Model` of the robot described by the URDF file ``path``.
 
     Parameters

@@ -5,6 +5,10 @@ joint coordinate is zero. Nothing is checked against physics here beyond what is
 store a value; :meth:`Model.build` checks every rule at once and reports all problems in one
 :class:`~mbd.model.errors.ModelError`.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from scipy.spatial.transform import Rotation
 
@@ -12,6 +16,20 @@ from . import values
 from .elements import Element
 from .errors import ModelError
 from .rotations import as_rotation_matrix
+
+# what simulate returns (an mbd.Result, the run stage's) is hinted Any: imports point down the
+# stages, type-only imports too (DESIGN §9, tests/test_layout.py)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    from numpy.typing import ArrayLike
+
+    from .shapes import Shape
+
+    _E = TypeVar("_E", bound=Element)
+    _S = TypeVar("_S", bound=Shape)
+    #: an orientation: a scipy Rotation, a 3x3 rotation matrix or a unit quaternion (w, x, y, z)
+    Orientation = Rotation | ArrayLike
 
 
 class Environment:
@@ -40,7 +58,8 @@ class Environment:
     array([ 0.  ,  0.  , -9.81])
     """
 
-    def __init__(self, gravity, rtol=1e-8, atol=1e-10, assembly_tolerance=1e-9):
+    def __init__(self, gravity: ArrayLike, rtol: float = 1e-8, atol: float = 1e-10,
+                 assembly_tolerance: float = 1e-9) -> None:
         self.gravity = _vector3(gravity, "Environment: gravity")
         self.rtol, self.atol = values.tolerances(rtol, atol, "Environment", error=ModelError)
         self.assembly_tolerance = values.real(assembly_tolerance,
@@ -68,7 +87,8 @@ class CS:
         Axes in world coordinates of the reference configuration (columns are the CS's x, y, z).
     """
 
-    def __init__(self, owner, name, position, rotation=None):
+    def __init__(self, owner: Body | Ground | None, name: str, position: ArrayLike,
+                 rotation: Orientation | None = None) -> None:
         self.owner = owner
         self.name = name
         if owner is self:
@@ -81,12 +101,12 @@ class CS:
         self.rotation = _orientation(rotation, f"{what}: orientation")
 
     @property
-    def model(self):
+    def model(self) -> Model:
         """The model this CS belongs to."""
         return self.owner.model
 
     @property
-    def full_name(self):
+    def full_name(self) -> str:
         """``body.cs`` for a body's CS, the ground's name for a ground."""
         return self.name if self.owner is self else f"{self.owner.name}.{self.name}"
 
@@ -100,7 +120,9 @@ class Ground(CS):
     #: the URDF link this ground is, where from_urdf named it otherwise (:func:`mbd.model.errors.renamed_link`)
     urdf_link = None
 
-    def __init__(self, model, name, at=(0.0, 0.0, 0.0), environment=None, orientation=None):
+    def __init__(self, model: Model, name: str, at: ArrayLike = (0.0, 0.0, 0.0),
+                 environment: Environment | None = None,
+                 orientation: Orientation | None = None) -> None:
         self._model = model
         self.environment = environment
         self.shapes = []   # shapes for pictures, fixed in the world; the core never reads them
@@ -110,10 +132,10 @@ class Ground(CS):
                              f"got {type(environment).__name__}")
 
     @property
-    def model(self):
+    def model(self) -> Model:
         return self._model
 
-    def add_shape(self, shape):
+    def add_shape(self, shape: _S) -> _S:
         """Attach a shape (:mod:`mbd.model.shapes`, e.g. a robot base's ``Mesh``), placed in this
         ground's CS and fixed in the world; the dynamics ignore it. Returns the shape."""
         self.shapes.append(shape)
@@ -133,7 +155,9 @@ class Body:
     #: the URDF link this body is, where from_urdf named it otherwise (:func:`mbd.model.errors.renamed_link`)
     urdf_link = None
 
-    def __init__(self, model, name, mass, cg, inertia, cs=None, weightless=False):
+    def __init__(self, model: Model, name: str, mass: float, cg: ArrayLike, inertia: ArrayLike,
+                 cs: dict[str, ArrayLike | tuple[ArrayLike, Orientation]] | None = None,
+                 weightless: bool = False) -> None:
         self.model = model
         self.name = name
         # a mass of 0 with a rotational inertia is refused at build() unless meant
@@ -159,7 +183,7 @@ class Body:
         if "cg" not in self.frames:
             self.frames["cg"] = CS(self, "cg", self.cg)
 
-    def add_cs(self, name, position, orientation=None):
+    def add_cs(self, name: str, position: ArrayLike, orientation: Orientation | None = None) -> CS:
         """Add a CS at ``position`` (world, reference configuration, m) and return it."""
         if not isinstance(name, str) or not name:
             raise ModelError(f"body '{self.name}': a CS name must be a non-empty string, got {name!r}")
@@ -168,7 +192,7 @@ class Body:
         self.frames[name] = CS(self, name, position, orientation)
         return self.frames[name]
 
-    def add_shape(self, shape, cs="cg"):
+    def add_shape(self, shape: _S, cs: str = "cg") -> _S:
         """Attach a shape (:mod:`mbd.model.shapes`, e.g. ``mbd.Box``, which is ``viz.Box``),
         placed in the CS named ``cs``; the dynamics ignore it. Returns the shape."""
         if cs not in self.frames:
@@ -177,7 +201,7 @@ class Body:
         self.shapes.append((shape, cs))
         return shape
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> CS:
         try:
             return self.frames[name]
         except KeyError:
@@ -218,7 +242,7 @@ class Model:
     "Adams' BISTOP example, seed 003"
     """
 
-    def __init__(self, name="model", description=""):
+    def __init__(self, name: str = "model", description: str = "") -> None:
         self.name = name
         self.description = description
         self.grounds = []
@@ -226,26 +250,30 @@ class Model:
         self.elements = []  # joints and force elements, in the order added
 
     @property
-    def description(self):
+    def description(self) -> str:
         """Free text about the model (str, "" for none)."""
         return self._description
 
     @description.setter
-    def description(self, text):
+    def description(self, text: str) -> None:
         # checked where it is set, so a later build() or mbd check never meets a non-string
         if not isinstance(text, str):
             raise ModelError(f"model '{self.name}': description must be a string (free text), "
                              f"got {type(text).__name__} {text!r}")
         self._description = text
 
-    def add_ground(self, name, at=(0.0, 0.0, 0.0), environment=None, orientation=None):
+    def add_ground(self, name: str, at: ArrayLike = (0.0, 0.0, 0.0),
+                   environment: Environment | None = None,
+                   orientation: Orientation | None = None) -> Ground:
         """Add a ground: a CS fixed in the world at ``at`` (m), optionally carrying the
         machine's environment. Returns the ground, usable wherever a CS is expected."""
         ground = Ground(self, _check_name(name, "ground"), at, environment, orientation)
         self.grounds.append(ground)
         return ground
 
-    def add_body(self, name, mass, cg, inertia, cs=None, weightless=False):
+    def add_body(self, name: str, mass: float, cg: ArrayLike, inertia: ArrayLike,
+                 cs: dict[str, ArrayLike | tuple[ArrayLike, Orientation]] | None = None,
+                 weightless: bool = False) -> Body:
         """Add a rigid body and return it.
 
         Parameters
@@ -272,7 +300,7 @@ class Model:
         self.bodies.append(body)
         return body
 
-    def add(self, element):
+    def add(self, element: _E) -> _E:
         """Add a joint, force element, motion driver, gear, sensor, input or controller and
         return it."""
         if not isinstance(element, Element):
@@ -283,7 +311,7 @@ class Model:
 
     # build() is a later stage's: bound by the package face (mbd/__init__.py), DESIGN §9
 
-    def simulate(self, t_end, **options):
+    def simulate(self, t_end: float, **options: Any) -> Any:
         """``model.build().simulate(t_end, **options)``."""
         return self.build().simulate(t_end, **options)
 

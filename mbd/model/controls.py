@@ -1,10 +1,18 @@
 """The contract of the control elements (``mbd.control``) the core consumes: the
 :class:`ControlElement` (a sensor, an input, a controller; the values they hold are
 signals, :class:`mbd.model.elements.Signal`)."""
+from __future__ import annotations
+
 import functools
 import inspect
+from typing import TYPE_CHECKING, Any
 
 from .elements import Element
+
+# the System a check reads (a later stage's) is hinted Any: imports point down the stages,
+# type-only imports too (DESIGN §9, tests/test_layout.py)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 class ControlElement(Element):
@@ -45,7 +53,7 @@ class ControlElement(Element):
             init(self, *args, **kwargs)
         cls.__init__ = recording
 
-    def with_parameters(self, **changes):
+    def with_parameters(self, **changes: Any) -> ControlElement:
         """A new element like this one with the numbers ``changes`` (from :attr:`settable`)
         or new tables (from :attr:`tables`), made and checked by its constructor."""
         known = tuple(self.settable) + tuple(self.tables)
@@ -55,14 +63,14 @@ class ControlElement(Element):
                              f"settable parameters are: {', '.join(known) or 'none'}")
         return type(self)(**{**self._arguments, **changes})
 
-    def describe(self):
+    def describe(self) -> str:
         """One line for a report: what it is and its parameters."""
         return self.label()
 
-    def check(self, system, controls):
+    def check(self, system: Any, controls: Mapping[str, ControlElement]) -> list[str]:
         """The problems (list of str) of this element in ``system`` with the other control
         elements ``controls`` (name -> element); empty when it is well formed."""
         return []
 
-    def label(self):
+    def label(self) -> str:
         return f"{type(self).__name__} '{self.name}'"

@@ -3,11 +3,28 @@
 Concrete joints live in the ``joints`` package and concrete force elements in ``forces``; the
 core knows only these contracts (DESIGN §1).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import values
 from .errors import ModelError
+
+# a CS (mbd.model.builder, which imports this module) is hinted Any: imports point down the
+# stages and form no cycle, type-only imports too (DESIGN §9, tests/test_layout.py)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    from numpy.typing import ArrayLike
+    from scipy.spatial.transform import Rotation
+
+    from .state import State
+
+    #: a joint's q0 or v0 (see :class:`Joint`): a number, a Rotation or quaternion, an
+    #: angular velocity, one entry per primitive, or a flat array of all coordinates
+    JointTarget = ArrayLike | Rotation | Sequence[ArrayLike | Rotation]
 
 #: Primitive kinds: revolute (1 rotational dof), prismatic (1 translational), spherical (3).
 PRIMITIVE_KINDS = ("R", "P", "S")
@@ -33,7 +50,7 @@ class Signal:
     def __float__(self):
         return float(self.initial)
 
-    def label(self):
+    def label(self) -> str:
         return f"signal {self!r}"
 
 
@@ -44,7 +61,7 @@ class Primitive:
     primitives before it in the joint. Its length must be nonzero; it is stored normalized.
     """
 
-    def __init__(self, kind, axis=None):
+    def __init__(self, kind: str, axis: ArrayLike | None = None) -> None:
         if kind not in PRIMITIVE_KINDS:
             raise ModelError(f"primitive kind must be one of {PRIMITIVE_KINDS}, got {kind!r}")
         self.kind = kind
@@ -55,15 +72,15 @@ class Primitive:
             self.raw_axis = values.real_array(axis, what, size=3, error=ModelError)
 
     @property
-    def nq(self):
+    def nq(self) -> int:
         return 4 if self.kind == "S" else 1
 
     @property
-    def nv(self):
+    def nv(self) -> int:
         return 3 if self.kind == "S" else 1
 
     @property
-    def axis(self):
+    def axis(self) -> np.ndarray | None:
         """The unit axis (world, reference configuration), None for a spherical primitive."""
         if self.raw_axis is None:
             return None
@@ -101,7 +118,10 @@ class Joint(Element):
 
     kind_name = "Joint"
 
-    def __init__(self, name, base, follower, primitives, q0=None, v0=None, exact=False):
+    def __init__(self, name: str, base: Any, follower: Any,
+                 primitives: Iterable[Primitive | tuple[str, ArrayLike | None]],
+                 q0: JointTarget | None = None, v0: JointTarget | None = None,
+                 exact: bool = False) -> None:
         if not isinstance(name, str) or not name:
             raise ModelError(f"{self.kind_name}: name must be a non-empty string, got {name!r}")
         self.name = name
@@ -127,25 +147,25 @@ class Joint(Element):
         self.exact = values.flag(exact, f"{self.label()}: exact", error=ModelError)
 
     @property
-    def nq(self):
+    def nq(self) -> int:
         """Number of position coordinates (a quaternion counts 4)."""
         return sum(p.nq for p in self.primitives)
 
     @property
-    def nv(self):
+    def nv(self) -> int:
         """Number of velocity coordinates (degrees of freedom)."""
         return sum(p.nv for p in self.primitives)
 
-    def label(self):
+    def label(self) -> str:
         return f"{self.kind_name} '{self.name}'"
 
-    def initial_q(self, q0=None):
+    def initial_q(self, q0: JointTarget | None = None) -> np.ndarray:
         """The flat initial coordinates (nq,) from ``q0`` (or the joint's own); ModelError on
         a malformed value."""
         value = self.q0 if q0 is None else q0
         return self._flatten(value, position=True)
 
-    def initial_v(self, v0=None):
+    def initial_v(self, v0: JointTarget | None = None) -> np.ndarray:
         """The flat initial velocities (nv,)."""
         value = self.v0 if v0 is None else v0
         return self._flatten(value, position=False)
@@ -217,23 +237,23 @@ class Law:
     units = {}
 
     @property
-    def code(self):
+    def code(self) -> int | None:
         """The compiled formula's code (int), None for a law of no registered kind."""
         return None if self.kind is None else self.kind.code
 
-    def signals(self):
+    def signals(self) -> list[tuple[int, str, Signal]]:
         """[(slot, parameter name, signal)]: the parameters of its kind's record given a
         :class:`Signal` (an Input, a controller's output), whose values the run holds."""
         names = getattr(self.kind, "parameters", ())
         return [(slot, name, getattr(self, name)) for slot, name in enumerate(names)
                 if isinstance(getattr(self, name, None), Signal)]
 
-    def parameters(self, t=0.0, state=None):
+    def parameters(self, t: float = 0.0, state: State | None = None) -> tuple[float, ...]:
         """The parameter row (at most ``MAX_PARAMS`` floats) at time t (s) and ``state``: the
         kind's parameters, by name."""
         return tuple(getattr(self, name) for name in self.kind.parameters)
 
-    def parameter_rows(self, T):
+    def parameter_rows(self, T: np.ndarray) -> np.ndarray | None:
         """The parameter rows (n, at most ``MAX_PARAMS``) at the times T (n,) s, each what
         :meth:`parameters` gives there, in one call where the law's parameters are a function
         of time that answers for an array (:func:`mbd.model.values.returned_rows`); None
@@ -241,17 +261,19 @@ class Law:
         return None
 
     @property
-    def time_varying(self):
+    def time_varying(self) -> bool:
         """True when the parameters depend on time or state (Python callables: slow path)."""
         return False
 
-    def energy(self, x, params, sides=None):
+    def energy(self, x: ArrayLike, params: np.ndarray,
+               sides: np.ndarray | None = None) -> np.ndarray:
         """Potential energy (J) stored at the rows ``x`` (n,), with the parameter rows in use
         ``params`` (n, MAX_PARAMS) and the sides (n, LAW_SWITCHES; by default all +1); zeros
         for a law without one."""
         return np.zeros_like(np.asarray(x, dtype=float))
 
-    def states(self, x, v, t, sides, params):
+    def states(self, x: np.ndarray, v: np.ndarray, t: np.ndarray, sides: np.ndarray,
+               params: np.ndarray) -> dict[str, np.ndarray]:
         """Per-row element state for ``result.force(name).state``: a dict of (n,) arrays, from
         the rows' law inputs, times, sides (n, SWITCHES) and parameters in use."""
         return {}
@@ -265,25 +287,25 @@ class Law:
     SMOOTH = "smooth"
 
     @property
-    def modes(self):
+    def modes(self) -> tuple[str, ...]:
         """The names of its modes (its formula's branches) with these parameters; a law
         without branches has one, :attr:`SMOOTH`. A mode changes exactly where the event log
         says a switch happened (docs/adding-an-element.md)."""
         return (self.SMOOTH,)
 
-    def branch(self, x, v=0.0, t=0.0):
+    def branch(self, x: float, v: float = 0.0, t: float = 0.0) -> str:
         """The mode (one of :attr:`modes`) the law's formula is in at the coordinate x (m or
         rad), its rate v and time t (s): written from the formula itself (SPEC §3.2), not from
         the switching functions, so that a test can check the run's modes and its event log
         against it."""
         return self.SMOOTH
 
-    def mode(self, sides):
+    def mode(self, sides: np.ndarray) -> str:
         """The mode (one of :attr:`modes`) the run integrates in with the sides ``sides``
         (LAW_SWITCHES,) of a result row: read from the sides of the armed functions only."""
         return self.SMOOTH
 
-    def describe(self, k, side, sides=None):
+    def describe(self, k: int, side: float, sides: np.ndarray | None = None) -> str:
         """What switching function k's new ``side`` means in the mode ``sides``, for the event
         log."""
         if k < len(self.switch_names):
@@ -293,7 +315,7 @@ class Law:
             return self.switch_names[k][0 if negative else 1]
         return f"switch {k} -> {'-' if side < 0 else '+'}"
 
-    def mirrored(self, k, sides):
+    def mirrored(self, k: int, sides: np.ndarray) -> bool:
         """True when, in the mode ``sides``, switching function k's sides mean the opposite of
         ``switch_names[k]`` (a clamp written for one contact side, met on the other)."""
         return False
@@ -329,16 +351,16 @@ class ForceElement(Element):
     axis = None
 
     @property
-    def endpoints(self):
+    def endpoints(self) -> tuple[Any, Any]:
         if self.placement == "joint":
             j = self.joint
             return (getattr(j, "base", None), getattr(j, "follower", None))
         return (self.cs_a, self.cs_b)
 
-    def label(self):
+    def label(self) -> str:
         return f"{type(self).__name__} '{self.name}'"
 
-    def parameters_text(self):
+    def parameters_text(self) -> str:
         """The element's parameters as a user gives them, for messages: its law's, e.g.
         ``Spring(c=10000.0, x0=0.0)``."""
         return repr(self.law)
@@ -403,7 +425,10 @@ class MotionDriver(Element):
     (1.0, 2.0, 0.0)
     """
 
-    def __init__(self, name, joint, position, velocity=None, acceleration=None, primitive=0):
+    def __init__(self, name: str, joint: Joint, position: float | Callable[[float], float],
+                 velocity: Callable[[float], float] | None = None,
+                 acceleration: Callable[[float], float] | None = None,
+                 primitive: int = 0) -> None:
         if not isinstance(name, str) or not name:
             raise ModelError(f"MotionDriver: name must be a non-empty string, got {name!r}")
         self.name = name
@@ -428,10 +453,10 @@ class MotionDriver(Element):
         self.velocity = velocity
         self.acceleration = acceleration
 
-    def label(self):
+    def label(self) -> str:
         return f"MotionDriver '{self.name}'"
 
-    def motion(self, t):
+    def motion(self, t: float) -> tuple[float, float, float]:
         """(q, dq/dt, d2q/dt2) at time t (s).
 
         Each value the user's functions return must be a real, finite number
@@ -497,8 +522,8 @@ class GearConstraint(Element):
     -5.0
     """
 
-    def __init__(self, name, joint_a, joint_b, ratio, primitive_a=0, primitive_b=0,
-                 offset=0.0):
+    def __init__(self, name: str, joint_a: Joint, joint_b: Joint, ratio: float,
+                 primitive_a: int = 0, primitive_b: int = 0, offset: float = 0.0) -> None:
         if not isinstance(name, str) or not name:
             raise ModelError(f"GearConstraint: name must be a non-empty string, got {name!r}")
         self.name = name
@@ -509,28 +534,28 @@ class GearConstraint(Element):
         self.offset = values.real(offset, f"{self.label()}: offset", "finite (rad or m)",
                                   np.isfinite, error=ModelError)
 
-    def label(self):
+    def label(self) -> str:
         return f"GearConstraint '{self.name}'"
 
     @property
-    def sides(self):
+    def sides(self) -> tuple[tuple[Joint, int], tuple[Joint, int]]:
         """((joint_a, primitive_a), (joint_b, primitive_b)): the two coordinates it ties."""
         return ((self.joint_a, self.primitive_a), (self.joint_b, self.primitive_b))
 
     @property
-    def endpoints(self):
+    def endpoints(self) -> tuple[Any, ...]:
         """The followers of its two joints: a gear between machines makes them one composite
         machine (SPEC §1), as a force element does."""
         return tuple(getattr(j, "follower", None) for j in (self.joint_a, self.joint_b))
 
-    def motion(self, t):
+    def motion(self, t: float) -> tuple[float, float, float]:
         """(offset, 0, 0): q_b - ratio q_a is held at the offset at every time t (s)."""
         return self.offset, 0.0, 0.0
 
-    def parameters_text(self):
+    def parameters_text(self) -> str:
         return f"ratio={self.ratio!r}"
 
-    def with_parameters(self, **changes):
+    def with_parameters(self, **changes: float) -> GearConstraint:
         """A new GearConstraint on the same primitives, with the same name, and ``ratio``
         changed (as ``mbd run --set mesh.ratio=4`` and sweeps do)."""
         unknown = sorted(set(changes) - {"ratio"})

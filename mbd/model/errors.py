@@ -1,5 +1,15 @@
 """The errors a user of mbd meets: a model that cannot be built, a run that failed, an
 analysis without an answer."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+# a Result (the run stage), a Model and a System are hinted Any or object: imports point down
+# the stages and form no cycle, type-only imports too (DESIGN §9, tests/test_layout.py)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from .state import State
 
 
 class InputError(Exception):
@@ -14,7 +24,7 @@ class ModelError(ValueError):
     Each problem names the element, the rule it breaks and the offending value.
     """
 
-    def __init__(self, problems):
+    def __init__(self, problems: str | Iterable[str]) -> None:
         if isinstance(problems, str):
             problems = [problems]
         self.problems = list(problems)
@@ -29,7 +39,7 @@ class SimulationError(RuntimeError):
     """A run that failed; ``result`` holds everything computed up to the failure, ``t`` the
     time reached (s)."""
 
-    def __init__(self, message, result=None, t=None):
+    def __init__(self, message: str, result: Any = None, t: float | None = None) -> None:
         super().__init__(message)
         self.result = result
         self.t = t
@@ -41,12 +51,12 @@ class AnalysisError(RuntimeError):
     """An analysis without an answer (no static equilibrium: the message names the
     coordinates that run away and the residual); ``state`` holds the last state reached."""
 
-    def __init__(self, message, state=None):
+    def __init__(self, message: str, state: State | None = None) -> None:
         super().__init__(message)
         self.state = state
 
 
-def renamed_link(name, holder):
+def renamed_link(name: str, holder: object) -> str:
     """The end of a "no body 'NAME'" message where NAME is a URDF link that
     :func:`mbd.from_urdf` named ``NAME_link`` (a joint of the URDF has its name, and an mbd
     model names bodies and joints in one namespace), else "".

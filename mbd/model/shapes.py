@@ -14,14 +14,26 @@ the rule and the value::
         ...
     ValueError: Sphere: radius must be > 0 and finite, got -0.1
 """
+from __future__ import annotations
+
 import math
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
-def positive(kind, name, value):
+    import pyvista
+    from numpy.typing import ArrayLike
+
+    #: a colour: a matplotlib/pyvista colour name or hex string, or an RGB(A) sequence
+    Color = str | Sequence[float]
+
+
+def positive(kind: str, name: str, value: object) -> float:
     """``value`` as a float that is > 0 and finite.
 
     Parameters
@@ -79,7 +91,7 @@ def _opacity(kind, opacity):
 _SURFACE = None
 
 
-def register_surface(convert):
+def register_surface(convert: Callable[[Shape], Any]) -> None:
     """Say how a shape becomes a surface: ``convert(shape)`` gives the surface of a built-in
     shape (a ``pyvista.PolyData`` in the CS's coordinates, m) for :meth:`Shape.polydata`.
 
@@ -97,11 +109,11 @@ class Shape:
     A shape of the user's own subclasses this and gives its surface by :meth:`polydata`.
     """
 
-    def __init__(self, color=None, opacity=1.0):
+    def __init__(self, color: Color | None = None, opacity: float = 1.0) -> None:
         self.color = color
         self.opacity = _opacity(type(self).__name__, opacity)
 
-    def polydata(self):
+    def polydata(self) -> pyvista.PolyData:
         """The surface as a ``pyvista.PolyData`` in the local coordinates of its CS (m): a
         built-in shape's as :mod:`viz` draws it (importing viz registers how); a shape of the
         user's own overrides this method."""
@@ -128,8 +140,8 @@ class Box(Shape):
     (2.0, 1.0, 0.5)
     """
 
-    size: tuple
-    color: object = None
+    size: Sequence[float]
+    color: Color | None = None
     opacity: float = 1.0
 
     def __post_init__(self):
@@ -154,8 +166,8 @@ class _Axial(Shape):
 
     radius: float
     length: float
-    axis: tuple = (0.0, 0.0, 1.0)
-    color: object = None
+    axis: Sequence[float] = (0.0, 0.0, 1.0)
+    color: Color | None = None
     opacity: float = 1.0
 
     def __post_init__(self):
@@ -176,7 +188,7 @@ class Sphere(Shape):
     """A sphere of ``radius`` (m) centred on the CS origin."""
 
     radius: float
-    color: object = None
+    color: Color | None = None
     opacity: float = 1.0
 
     def __post_init__(self):
@@ -225,12 +237,12 @@ class Mesh(Shape):
     ((4, 3), (4, 3), None)
     """
 
-    path: object = None
-    scale: object = 1.0
-    color: object = None
+    path: str | os.PathLike | None = None
+    scale: float | Sequence[float] = 1.0
+    color: Color | None = None
     opacity: float = 1.0
-    vertices: object = field(default=None, repr=False, kw_only=True)
-    faces: object = field(default=None, repr=False, kw_only=True)
+    vertices: ArrayLike | None = field(default=None, repr=False, kw_only=True)
+    faces: ArrayLike | None = field(default=None, repr=False, kw_only=True)
 
     def __post_init__(self):
         _set(self, opacity=_opacity("Mesh", self.opacity))
@@ -259,7 +271,7 @@ class Mesh(Shape):
         _set(self, path=path, scale=scale, vertices=vertices, faces=faces)
 
     @property
-    def mirrored(self):
+    def mirrored(self) -> bool:
         """Whether the scale mirrors the mesh (an odd number of negative factors)."""
         return float(np.prod(np.broadcast_to(self.scale, 3))) < 0.0
 

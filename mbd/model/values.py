@@ -19,12 +19,20 @@ Traceback (most recent call last):
     ...
 ValueError: Spring: c must be >= 0 and finite, got -1.0
 """
+from __future__ import annotations
+
 import inspect
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.spatial.transform import Rotation
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from numpy.typing import ArrayLike
 
 #: The smallest relative tolerance an integrator can honour in double precision (scipy's own
 #: floor): 100 times the machine epsilon, about 2.2e-14.
@@ -38,22 +46,22 @@ QUATERNION_TOLERANCE = 1e-9
 _BOOLS = (bool, np.bool_)
 
 
-def finite(x):
+def finite(x: float) -> bool:
     """The rule "finite" (for :func:`real`'s ``ok``)."""
     return math.isfinite(x)
 
 
-def nonnegative(x):
+def nonnegative(x: float) -> bool:
     """The rule ">= 0 and finite"."""
     return math.isfinite(x) and x >= 0.0
 
 
-def positive(x):
+def positive(x: float) -> bool:
     """The rule "> 0 and finite"."""
     return math.isfinite(x) and x > 0.0
 
 
-def is_real(value):
+def is_real(value: object) -> bool:
     """True for a real number (see the module docstring): not a bool, a string, a complex
     number, None or an array of more than a number."""
     if isinstance(value, _BOOLS):
@@ -64,8 +72,9 @@ def is_real(value):
             and value.dtype.kind in "iuf")
 
 
-def real(value, what, rule=None, ok=None, error=ValueError, type_error=None,
-         expected="a real number"):
+def real(value: object, what: str, rule: str | None = None,
+         ok: Callable[[float], bool] | None = None, error: type[Exception] = ValueError,
+         type_error: type[Exception] | None = None, expected: str = "a real number") -> float:
     """``value`` as a float when it is a real number that meets the rule.
 
     Parameters
@@ -106,8 +115,10 @@ def _has_bool(value):
     return False
 
 
-def real_array(value, what, size=None, shape=None, expected=None, error=ValueError,
-               type_error=None):
+def real_array(value: object, what: str, size: int | None = None,
+               shape: Sequence[int] | None = None, expected: str | None = None,
+               error: type[Exception] = ValueError,
+               type_error: type[Exception] | None = None) -> np.ndarray:
     """``value`` as a float array when it holds real numbers only (no bool, string, complex or
     None), reshaped to ``shape`` when given, else flat when ``size`` is given.
 
@@ -139,13 +150,14 @@ def real_array(value, what, size=None, shape=None, expected=None, error=ValueErr
     return arr
 
 
-def vector3(value, what, error=ValueError):
+def vector3(value: ArrayLike, what: str, error: type[Exception] = ValueError) -> np.ndarray:
     """Three real numbers (any shape of 3 elements) as a float array (3,); not checked for
     finiteness."""
     return real_array(value, what, size=3, error=error)
 
 
-def unit_quaternion(value, what, error=ValueError):
+def unit_quaternion(value: Rotation | ArrayLike, what: str,
+                    error: type[Exception] = ValueError) -> np.ndarray:
     """A scalar-first unit quaternion (4,) from a scipy ``Rotation`` or 4 real numbers whose
     norm is 1 to within :data:`QUATERNION_TOLERANCE` (the round-off is then removed).
 
@@ -169,7 +181,8 @@ def unit_quaternion(value, what, error=ValueError):
     return q / n
 
 
-def flag(value, what, allow_none=False, error=TypeError):
+def flag(value: object, what: str, allow_none: bool = False,
+         error: type[Exception] = TypeError) -> bool | None:
     """``value`` as a bool when it is True or False (a numpy bool too), or None when
     ``allow_none``; anything else (1, "yes") is refused rather than read as true."""
     if value is None and allow_none:
@@ -180,7 +193,8 @@ def flag(value, what, allow_none=False, error=TypeError):
     return bool(value)
 
 
-def tolerances(rtol, atol, what, error=ValueError, type_error=None):
+def tolerances(rtol: float, atol: float, what: str, error: type[Exception] = ValueError,
+               type_error: type[Exception] | None = None) -> tuple[float, float]:
     """The integration tolerances ``(rtol, atol)`` as floats, each checked (the one rule for
     the Environment's and ``simulate``'s tolerances).
 
@@ -206,7 +220,7 @@ def tolerances(rtol, atol, what, error=ValueError, type_error=None):
 ROW_CHECKS = 16
 
 
-def returned_rows(fn, T):
+def returned_rows(fn: Callable[[np.ndarray], object], T: ArrayLike) -> np.ndarray | None:
     """``fn`` of the times T (n,) s in one call, where it answers for an array as it does for
     each time: its (n,) float values, or None.
 
@@ -241,7 +255,7 @@ def returned_rows(fn, T):
     return rows
 
 
-def user_function(fn, what, forms):
+def user_function(fn: Callable[..., object], what: str, forms: Sequence[str]) -> int:
     """How a user's function is called: 1 for ``f(t)``, 2 for ``f(t, state)`` (two or more
     parameters, where ``forms`` offers both), read once from its signature; 1 where the
     signature cannot be read. ``ValueError`` naming ``what`` when it cannot be called so (a
@@ -264,7 +278,7 @@ def user_function(fn, what, forms):
     return arity
 
 
-def returned(value, who, call, t):
+def returned(value: object, who: str, call: str, t: float) -> float:
     """The value a user's function returned at time ``t`` (s), as a float.
 
     It must be a real, finite number (a numpy scalar or an array of one number will do);

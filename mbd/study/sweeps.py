@@ -26,6 +26,8 @@ after every finished run, and each run's full result is ``runs/<run>.npz`` besid
 a second sweep into the same folder skips the runs it finds there
 (keyed by their parameters), so an interrupted study resumes where it stopped.
 """
+from __future__ import annotations
+
 import concurrent.futures
 import io
 import multiprocessing
@@ -34,6 +36,7 @@ import os
 import pickle
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from ..run.evaluator import Evaluator
 from ..model import validate
@@ -46,6 +49,16 @@ from .cases import Source, cases, fingerprint, parameter_name, run_key
 from .outputs import outputs_of
 from .table import LEADING, OK, RUNS, TRAILING, Table, cell, manifest
 from .units import study_units
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
+
+    import pandas
+    from dask.distributed import Client
+
+    from ..model.builder import Model
+    from ..run.result import Result
 
 #: the least wall time between two rewrites of the table on disk while runs finish, s
 TABLE_INTERVAL = 0.5
@@ -136,8 +149,13 @@ def prepare(source, t_end, options):
 
 # ----------------------------------------------------------------------------- the sweep
 
-def sweep(model_source, grid, t_end=None, outputs=None, scheduler=None, out=None,
-          workers=None, progress=None, retry_failed=False, **options):
+def sweep(model_source: str | os.PathLike | Callable[[], Model],
+          grid: Mapping[str, Sequence] | Sequence[Mapping[str, object]],
+          t_end: float | None = None,
+          outputs: Mapping[str, str | Callable[[Result], float]] | None = None,
+          scheduler: str | Client | None = None, out: str | os.PathLike | None = None,
+          workers: int | None = None, progress: bool | None = None, retry_failed: bool = False,
+          **options: Any) -> pandas.DataFrame:
     """Run a model once per case of ``grid`` and tabulate named outputs (SPEC §7).
 
     Parameters
