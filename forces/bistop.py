@@ -203,7 +203,7 @@ class Bistop(CompiledLaw):
         contact = np.where(sides[:, 0] < 0, -1, np.where(sides[:, 1] < 0, 1, 0))
         return {"contact": contact}
 
-    def stops(self):
+    def stops(self) -> tuple[float, ...]:
         """Its finite stop positions: (x1, x2), or (x1,) for an Impact (m or rad)."""
         return tuple(float(x) for x in (self.x1, getattr(self, "x2", np.inf))
                      if np.isfinite(x))

@@ -27,6 +27,8 @@ held.
 """
 from dataclasses import dataclass, field
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.integrate import solve_ivp
 
@@ -38,6 +40,9 @@ from ..model import validate, values
 from ..model.errors import AnalysisError
 from .linear import Dynamics, _linear_model, controllers_with_states, static_refusal
 from ..model.state import State
+
+if TYPE_CHECKING:     # (a hint only: the system stage is below, imported for types)
+    from ..system.system import System
 
 #: Newton's step, at most this many radians (or length scales) per iteration
 MAX_STEP = 0.5
@@ -286,7 +291,7 @@ def _active(system, ev, t, q):
     return out
 
 
-def equilibrium(system: "System", q0: dict[str, object] | None = None,  # noqa: F821
+def equilibrium(system: "System", q0: dict[str, object] | None = None,
                 t: float = 0.0, tol: float = 1e-10, max_iterations: int = 50) -> Equilibrium:
     """The static equilibrium of ``system`` nearest its start pose (SPEC §6).
 

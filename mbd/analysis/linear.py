@@ -27,6 +27,8 @@ at (q, v, x_c) and x_c' is the controllers' own. Their operating values are the 
 start states. An Input feeding a controller moves x_c' too (B has rows for x_c); outputs may
 name a controller's states ("pid.x0") and outputs ("pid", "ss[1]").
 """
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..compiled import assembly, constant, dynamics
@@ -40,6 +42,9 @@ from ..control import Controller, Input, Sensor
 from ..control.controllers import output_named
 from ..run.controls import Controls, Reader
 from .linearmodel import LinearModel
+
+if TYPE_CHECKING:     # (a hint only: the system stage is below, imported for types)
+    from ..system.system import System
 
 
 # ----------------------------------------------------------------------------- derivatives
@@ -525,7 +530,7 @@ def _jacobian(f, x0, steps, columns=()):
     return J, worst
 
 
-def linearize(system: "System", state: State,  # noqa: F821
+def linearize(system: "System", state: State,
               inputs: list[str] | tuple[str, ...] = (), outputs: list[str] | tuple[str, ...] = (),
               controller_states: np.ndarray | list[float] | None = None) -> LinearModel:
     """The :class:`LinearModel` of ``system`` about ``state`` (an :class:`mbd.State`: an

@@ -278,7 +278,7 @@ class Law:
         the rows' law inputs, times, sides (n, SWITCHES) and parameters in use."""
         return {}
 
-    def stops(self):
+    def stops(self) -> tuple[float, ...]:
         """The finite positions (m or rad) at which the law stops its coordinate, which a
         picture marks; () for a law without stops."""
         return ()
