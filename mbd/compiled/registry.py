@@ -386,3 +386,75 @@ register, seal, kinds, kind, modules, code, locking, digest = (
 # every cached kernel's key holds the kinds' sources and generated modules (sealing on first
 # use)
 jitcache.guard_also(digest)
+
+
+# ---------------------------------------------------------------------- controller kinds
+
+class ControllerKind:
+    """A continuous controller kind (SPEC §9): one module of :mod:`mbd.control` (``pid.py``)
+    registers it with one line, ``KIND = register_controller("pid", PARAMETERS, kernel)``, as
+    a law kind registers itself.
+
+    Its formula is one ``@njit`` function of the kind's module, called by its compiled
+    ``kernel(v, data, i) -> int64`` (:mod:`mbd.compiled.controlkernels`: the controller's
+    inputs gathered into its ``CONTROL`` record, then the formula, then the checks) and, as
+    its ``py_func``, by the controller's Python ``derivative``: one formula for both paths.
+    The run writes the kernel's address into the record (:meth:`address`), and the
+    right-hand side calls it there: the core names no kind.
+
+    Attributes
+    ----------
+    name : str
+    parameters : tuple of str
+        What its parameter row (``CONTROL.params``) holds, in order (a matrix: its name, the
+        entries by rows).
+    kernel : numba dispatcher
+    """
+
+    def __init__(self, name, parameters, kernel):
+        self.name, self.parameters, self.kernel = name, tuple(parameters), kernel
+        self._addresses = {}
+
+    def address(self, signature):
+        """The address of the kernel compiled for ``signature`` (compiled, or loaded from the
+        cache, on first use; remembered for the process)."""
+        found = self._addresses.get(signature)
+        if found is None:
+            found = self._addresses[signature] = native.address(self.kernel, signature)
+        return found
+
+    def __repr__(self):
+        return f"<controller kind {self.name!r}>"
+
+
+#: the registered controller kinds by name
+CONTROLLER_KINDS = {}
+
+
+def register_controller(name, parameters, kernel):
+    """Register a controller kind (:class:`ControllerKind`) and return it.
+
+    Raises
+    ------
+    ValueError
+        For a name registered already.
+    """
+    if name in CONTROLLER_KINDS:
+        raise ValueError(f"controller kind '{name}' is registered already")
+    found = CONTROLLER_KINDS[name] = ControllerKind(name, parameters, kernel)
+    return found
+
+
+def controller_kind(name):
+    """The registered controller kind ``name``.
+
+    Raises
+    ------
+    KeyError
+        Naming the registered kinds.
+    """
+    try:
+        return CONTROLLER_KINDS[name]
+    except KeyError:
+        raise KeyError(f"no controller kind '{name}'; the kinds are "
+                       f"{sorted(CONTROLLER_KINDS)}") from None

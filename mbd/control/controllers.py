@@ -24,17 +24,17 @@ no state between them is an algebraic loop: ``build()`` names the cycle (every c
 here is taken to pass its inputs straight through).
 
 This module holds what every controller has (:class:`Controller`, :class:`Output`) and the
-checks they share; the kinds are in :mod:`mbd.control.discrete` and
-:mod:`mbd.control.continuous`.
+checks they share; the kinds are one module each (:mod:`mbd.control.pid`,
+:mod:`mbd.control.statespace`, :mod:`mbd.control.gain`, :mod:`mbd.control.lookup`,
+:mod:`mbd.control.user`), continuous ones on :class:`mbd.control.continuous.Continuous`.
 """
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..compiled.controlkernels import pid_output as pid_law
 from ..model import values
 from ..model.controls import ControlElement
 from ..model.elements import Signal
@@ -286,43 +286,6 @@ def _state_space(name, A, B, C, D):
     n = int(round(np.sqrt(np.asarray(A, dtype=float).size)))
     return (_matrix(A, f"{where}: A", (n, n)), _matrix(B, f"{where}: B", (n, m)),
             _matrix(C, f"{where}: C", (p, n)), _matrix(D, f"{where}: D", (p, m)))
-
-
-def pid_output(pid: Any, e: float, integral: float, d: float) -> tuple[float, bool]:
-    """(the output clip(kp e + integral + d, lo, hi), whether the integral may grow) of the
-    PID ``pid`` (kp, ki, limits, anti_windup) at the error e: the law of
-    :func:`mbd.compiled.controlkernels.pid_output`, the compiled kernel's own, run as Python
-    (its ``py_func``): one formula for both paths."""
-    lo, hi = pid.limits
-    return pid_law.py_func(pid.kp, pid.ki, lo, hi, pid.anti_windup, e, integral, d)
-
-
-def rate_input(pid: Any, rate: Sensor | str | None) -> tuple:
-    """The input a PID's derivative adds when it reads the measured quantity's rate:
-    ``(rate,)`` (after (setpoint, measured); read by :func:`rate_derivative`), or () with
-    ``rate`` None. ``pid`` (:class:`mbd.control.PID` or :class:`mbd.control.DiscretePID`)
-    has its ``tf`` (s) checked: a filter tf > 0 makes its derivative from the error itself,
-    and a rate given with it would be ignored, so that is refused (ValueError naming the
-    controller, the rule and the value)."""
-    if rate is None:
-        return ()
-    if pid.tf > 0.0:
-        raise ValueError(f"{pid.label()}: rate= needs tf = 0 (the derivative is then "
-                         f"-kd rate); with a derivative filter tf = {pid.tf!r} s it is made "
-                         "from the error and rate would be ignored: give rate with tf = 0, "
-                         "or tf > 0 without rate")
-    return (rate,)
-
-
-def rate_derivative(pid: Any, u: np.ndarray) -> float:
-    """The derivative term of a PID that reads the measured quantity's rate r = u[2] (inputs
-    [setpoint, measured, rate], :func:`rate_input`), the setpoint taken constant::
-
-        D = kd (setpoint' - r) = -kd r
-
-    in the output's unit (kd in output unit per error unit and s, r in error unit per s);
-    0 with kd = 0, whatever r."""
-    return -pid.kd * u[2] if pid.kd != 0.0 else 0.0
 
 
 def _period(owner, period):

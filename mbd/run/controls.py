@@ -224,7 +224,7 @@ class Controls:
             return
         signature = types.int64(types.float64[::1], native.typeof(ev.data), types.int64)
         for i, (c, entry) in enumerate(zip(self.continuous, self.program.entries)):
-            kernel, params = c.compiled_form()
+            kind, params = c.compiled_form()
             R = control[i]
             R["n_in"], R["n_out"], R["n_states"] = len(entry.sources), c.outputs, c.n_states
             R["state_at"] = self.slices[c.name].start
@@ -236,7 +236,7 @@ class Controls:
             R["n_bind"] = len(entry.bindings)
             for b, (element, slot, k) in enumerate(entry.bindings):
                 R["bind_element"][b], R["bind_slot"][b], R["bind_output"][b] = element, slot, k
-            R["address"] = native.address(kernel, signature)
+            R["address"] = kind.address(signature)
 
     def failure_message(self, data, status, t):
         """What the compiled controller that made the right-hand side's ``status`` (see

@@ -152,6 +152,11 @@ class Result:
                                           self.t, self.state_rows(), lambda: self.sides)
         return self._evaluation
 
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_evaluation"] = None     # compiled data and what it worked out: made again
+        return state
+
     def __len__(self):
         return len(self.t)
 

@@ -190,7 +190,7 @@ def _fourbar_at(v0):
     from tests.mbd.test_loops import fourbar
     system = fourbar(crank=dict(q0=0.7, v0=v0, exact=True))
     run, y = prepare(system, 1.0)
-    return run.sd, y
+    return run.ev, y
 
 
 def _near(sd, y, limit):

@@ -16,6 +16,8 @@ function).
 
 :func:`borrowed` gives views of arrays that hold no reference to them, for the hot path.
 """
+from types import FunctionType
+
 import numpy as np
 from numba import typeof as _numba_typeof
 from numba import types
@@ -175,3 +177,25 @@ def borrowed(typingctx, value):
     def codegen(context, builder, signature, args):
         return _borrow(context, builder, signature.args[0], args[0])
     return value(value), codegen
+
+
+def python_twin(function):
+    """The Python twin of a compiled (``@njit``) ``function``: its own Python code, with
+    every compiled function it calls replaced by that one's twin in turn. A formula written
+    once runs compiled in the kernels and as this twin from Python (a controller's
+    ``derivative`` when the run steps from Python), with no compilation and no second copy
+    of it. Made once per function (remembered)."""
+    found = _TWINS.get(function)
+    if found is None:
+        py = function.py_func
+        names = dict(py.__globals__)
+        for name in py.__code__.co_names:      # the globals its code reads
+            value = names.get(name)
+            if hasattr(value, "py_func") and value is not function:
+                names[name] = python_twin(value)
+        found = _TWINS[function] = FunctionType(py.__code__, names, py.__name__,
+                                                py.__defaults__, py.__closure__)
+    return found
+
+
+_TWINS = {}      # compiled function -> its Python twin
