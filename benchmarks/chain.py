@@ -28,7 +28,7 @@ import numpy as np
 
 import mbd
 from joints import Revolute
-from mbd.compiled import kernels, layout, statekernels
+from mbd.compiled import articulated, jointspace, kinematics, layout, statekernels
 from mbd.run.evaluator import Evaluator
 from mbd.compiled.jit.jitcache import njit
 from mbd.run.simulate import rhs_function
@@ -66,28 +66,28 @@ def median_time(fn, repeats, inner):
 @njit()
 def _repeat_aba_world(n, q, v, tau, tree, links, scratch, qdd):
     for _ in range(n):
-        kernels.link_transforms(q, tree, links, scratch)
-        kernels.aba_world(v, tau, tree, links, scratch, qdd)
+        kinematics.link_transforms(q, tree, links, scratch)
+        articulated.aba_world(v, tau, tree, links, scratch, qdd)
 
 
 @njit()
 def _repeat_aba_link(n, q, v, tau, tree, links, scratch, qdd):
     for _ in range(n):
-        kernels.link_velocities(q, v, tree, links, scratch)
-        kernels.aba(v, tau, tree, links, scratch, qdd)
+        kinematics.link_velocities(q, v, tree, links, scratch)
+        articulated.aba(v, tau, tree, links, scratch, qdd)
 
 
 @njit()
 def _repeat_crba(n, q, v, tau, tree, links, scratch, qdd, H, rhs):
     for _ in range(n):
-        kernels.link_velocities(q, v, tree, links, scratch)
+        kinematics.link_velocities(q, v, tree, links, scratch)
         for k in range(qdd.shape[0]):
             qdd[k] = 0.0
-        kernels.rnea(qdd, tree, links, scratch, rhs)
+        jointspace.rnea(qdd, tree, links, scratch, rhs)
         for k in range(rhs.shape[0]):
             rhs[k] = tau[k] - rhs[k]
-        kernels.crba(tree, links, scratch, H)
-        kernels.cholesky_solve(H, rhs, qdd)
+        jointspace.crba(tree, links, scratch, H)
+        jointspace.cholesky_solve(H, rhs, qdd)
 
 
 @njit()

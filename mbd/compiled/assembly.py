@@ -11,7 +11,7 @@ a System, and evaluate the constraint rows with the compiled kernels.
 import numpy as np
 import scipy.linalg
 
-from . import kernels, layout, loopkernels, loopsolve
+from . import kinematics, layout, loopkernels, loopsolve
 from .jit import native
 from ..model.errors import SimulationError
 
@@ -41,7 +41,7 @@ def mobility(tree, closures, nq, nv, cut_joints, gears=None, gear_names=()):
     if nc:
         links = layout.records(layout.LINK_STATE, len(tree))
         scratch = layout.records(layout.SCRATCH, 1)
-        kernels.link_transforms(q, tree, links, scratch)
+        kinematics.link_transforms(q, tree, links, scratch)
         loopkernels.closure_rows(tree, links, scratch, closures, G, g)
     if ng:
         loopkernels.driver_rows(q, gears, nc, G, g)
@@ -58,7 +58,7 @@ def mobility(tree, closures, nq, nv, cut_joints, gears=None, gear_names=()):
 def normalized(tree, q):
     """q with unit quaternions (a copy)."""
     out = np.empty(len(q))
-    kernels.normalize_quaternions(np.ascontiguousarray(q, dtype=float), tree, out)
+    kinematics.normalize_quaternions(np.ascontiguousarray(q, dtype=float), tree, out)
     return out
 
 
@@ -125,14 +125,14 @@ class Rows:
         q = np.ascontiguousarray(q, dtype=float)
         v = np.ascontiguousarray(v, dtype=float)
         G, b, g = np.zeros((self.m, s.nv)), np.zeros(self.m), np.zeros(self.m)
-        kinematics = (q, v, data.tree, data.links, data.scratch)
+        velocities = (q, v, data.tree, data.links, data.scratch)
         rows = (q, v, data.tree, data.links, data.scratch, data.closures, data.drivers, G, b, g)
         if self.entries is None:
             # called through their entry points: numba's dispatch types every record array
             # at every call, most of an assembly's Newton step
-            self.entries = (native.entry(kernels.link_velocities, kinematics),
+            self.entries = (native.entry(kinematics.link_velocities, velocities),
                             native.entry(loopkernels.constraint_rows, rows))
-        self.entries[0](*kinematics)
+        self.entries[0](*velocities)
         self.entries[1](*rows)
         w = G @ v
         nc = 6 * len(s.cut_joints)

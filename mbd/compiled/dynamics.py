@@ -1,7 +1,8 @@
 """Kinematic and dynamic quantities at one state, as free functions of (system, q, v).
 
-These are the Python doors to the compiled kernels (:mod:`mbd.compiled.kernels`); each call makes
-its own scratch, so use them for analysis and tests, not inside an integrator loop. The tree's
+These are the Python doors to the compiled kernels (:mod:`mbd.compiled.kinematics`,
+:mod:`mbd.compiled.jointspace`, :mod:`mbd.compiled.articulated`); each call makes its own
+scratch, so use them for analysis and tests, not inside an integrator loop. The tree's
 dynamics ignore force elements and constraints (:func:`mbd.run.evaluator.reactions_at`
 evaluates the whole mechanism: force elements in the branches the state selects, loops and
 drivers closed).
@@ -20,7 +21,7 @@ Examples
 """
 import numpy as np
 
-from . import kernels, layout
+from . import articulated, jointspace, kinematics, layout
 
 
 class _Door:
@@ -32,13 +33,13 @@ class _Door:
         self.scratch = layout.records(layout.SCRATCH, 1)
         q = np.asarray(q, dtype=float).reshape(system.nq)
         self.q = np.empty(system.nq)
-        kernels.normalize_quaternions(np.ascontiguousarray(q), system.tree, self.q)
+        kinematics.normalize_quaternions(np.ascontiguousarray(q), system.tree, self.q)
         self.v = (np.zeros(system.nv) if v is None
                   else np.ascontiguousarray(v, dtype=float).reshape(system.nv))
         self.nv = system.nv
 
     def kinematics(self):
-        kernels.link_velocities(self.q, self.v, self.tree, self.links, self.scratch)
+        kinematics.link_velocities(self.q, self.v, self.tree, self.links, self.scratch)
         return self
 
 
@@ -46,7 +47,7 @@ def mass_matrix(system, q):
     """Joint-space mass matrix H(q) (nv, nv) by the composite-rigid-body algorithm."""
     d = _Door(system, q).kinematics()
     H = np.zeros((system.nv, system.nv))
-    kernels.crba(d.tree, d.links, d.scratch, H)
+    jointspace.crba(d.tree, d.links, d.scratch, H)
     return H
 
 
@@ -62,8 +63,8 @@ def inverse_dynamics(system, q, v, qdd, fext=None):
     if fext is not None:
         d.links["fext"] = fext
     tau = np.zeros(system.nv)
-    kernels.rnea(np.ascontiguousarray(qdd, dtype=float).reshape(system.nv), d.tree, d.links,
-                 d.scratch, tau)
+    jointspace.rnea(np.ascontiguousarray(qdd, dtype=float).reshape(system.nv), d.tree,
+                    d.links, d.scratch, tau)
     return tau
 
 
@@ -86,31 +87,31 @@ def accelerations(system, q, v, tau=None, method="aba", fext=None):
     tau = np.ascontiguousarray(tau)
     qdd = np.zeros(system.nv)
     if method == "tree":
-        method = "aba" if kernels.slides(system.tree) else "aba-world"
+        method = "aba" if articulated.slides(system.tree) else "aba-world"
     if method == "aba":
-        kernels.aba(d.v, tau, d.tree, d.links, d.scratch, qdd)
+        articulated.aba(d.v, tau, d.tree, d.links, d.scratch, qdd)
     elif method == "aba-world":
-        kernels.aba_world(d.v, tau, d.tree, d.links, d.scratch, qdd)
+        articulated.aba_world(d.v, tau, d.tree, d.links, d.scratch, qdd)
     else:
         rhs = np.zeros(system.nv)
-        kernels.rnea(qdd, d.tree, d.links, d.scratch, rhs)
+        jointspace.rnea(qdd, d.tree, d.links, d.scratch, rhs)
         H = np.zeros((system.nv, system.nv))
-        kernels.crba(d.tree, d.links, d.scratch, H)
-        kernels.cholesky_solve(H, np.ascontiguousarray(tau - rhs), qdd)
+        jointspace.crba(d.tree, d.links, d.scratch, H)
+        jointspace.cholesky_solve(H, np.ascontiguousarray(tau - rhs), qdd)
     return qdd
 
 
 def energy(system, q, v):
     """(kinetic, potential) energy, J; gravity potential is zero at the world origin."""
     d = _Door(system, q, v).kinematics()
-    T, V = kernels.energies(d.tree, d.links, d.scratch)
+    T, V = jointspace.energies(d.tree, d.links, d.scratch)
     return float(T), float(V)
 
 
 def link_poses(system, q):
     """World rotation matrices (n_links, 3, 3) and origins (n_links, 3) of every link."""
     d = _Door(system, q)
-    kernels.link_transforms(d.q, d.tree, d.links, d.scratch)
+    kinematics.link_transforms(d.q, d.tree, d.links, d.scratch)
     return np.transpose(d.links["E0"], (0, 2, 1)).copy(), d.links["p0"].copy()
 
 

@@ -19,7 +19,7 @@ code   placement   x, xdot                                    load
 The loads are exactly power-consistent (load . velocity = F xdot), so a conservative law
 conserves energy. Each element's records are in :mod:`mbd.compiled.layout` (``ELEMENT``,
 ``ELEMENT_STATE``, ``MODE``); every kernel here runs on the kinematics that
-:func:`mbd.compiled.kernels.link_velocities` left in the link records.
+:func:`mbd.compiled.kinematics.link_velocities` left in the link records.
 
 A line element's direction u = r/|r| reverses where B passes through A (|r| = 0 with v != 0),
 a jump in the force unless the law's value is zero there. It is the placement's own switch

@@ -18,7 +18,7 @@ matrix passes zeros. The solve and the projection on these rows are
 """
 import numpy as np
 
-from . import kernels
+from . import kinematics
 from .jit.jitcache import njit
 from .layout import PRISMATIC, REVOLUTE, SPHERICAL
 
@@ -35,7 +35,7 @@ def _jacobian_add(tree, links, scratch, k, p, sign, G, row):
         E0 = S.E0
         d0, d1, d2 = p[0] - S.p0[0], p[1] - S.p0[1], p[2] - S.p0[2]
         for c in range(L.nd):
-            kernels.S_column(L, c, col)
+            kinematics.S_column(L, c, col)
             # world [w; v at the link origin], then v at p = v_o + w x (p - p_o)
             w0 = E0[0, 0] * col[0] + E0[1, 0] * col[1] + E0[2, 0] * col[2]
             w1 = E0[0, 1] * col[0] + E0[1, 1] * col[1] + E0[2, 1] * col[2]
@@ -86,7 +86,7 @@ def _path_clear(tree, k, G, row):
 def closure_rows(tree, links, scratch, closures, G, g):
     """The closures' rows of G (6 nc, nv) on their paths' coordinates (the others are not
     touched) and their position residual g, on the poses of
-    :func:`mbd.compiled.kernels.link_transforms`."""
+    :func:`mbd.compiled.kinematics.link_transforms`."""
     sc = scratch[0]
     Rf, pf = sc.Rf, sc.p
     for c in range(closures.shape[0]):
@@ -143,7 +143,7 @@ def _point_acceleration(links, k, p, out_w, out_a):
 def closure_gamma(links, scratch, closures, gamma):
     """gamma (6 nc): the closures' relative velocity-product accelerations (G qdd + gamma is
     the relative acceleration), on the kinematics and ``avp`` of
-    :func:`mbd.compiled.kernels.velocity_products`."""
+    :func:`mbd.compiled.kinematics.velocity_products`."""
     sc = scratch[0]
     we, ae, wf, af = sc.a[:3], sc.a[3:], sc.b[:3], sc.b[3:]
     for c in range(closures.shape[0]):
@@ -178,11 +178,11 @@ def driver_rows(q, drivers, row0, G, g):
 def constraint_rows(q, v, tree, links, scratch, closures, drivers, G, b, g):
     """Every constraint row at (q, v): G, the right side b of G qdd = b (closures: -gamma;
     drivers: the prescribed acceleration) and the position residual g, on the kinematics of
-    :func:`mbd.compiled.kernels.link_velocities` (the links' ``avp`` are computed here)."""
+    :func:`mbd.compiled.kinematics.link_velocities` (the links' ``avp`` are computed here)."""
     nc = 6 * closures.shape[0]
     if nc:
         closure_rows(tree, links, scratch, closures, G, g)
-        kernels.velocity_products(tree, links)
+        kinematics.velocity_products(tree, links)
         closure_gamma(links, scratch, closures, b)
         for a in range(nc):
             b[a] = -b[a]

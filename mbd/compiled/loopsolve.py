@@ -30,11 +30,11 @@ a cost that grows about linearly with bodies and loops. Three steps, each local:
    out-of-plane equations, the second of two parallel cranks, a window's equations at a
    change point. The factors are K's block LDL^T, applied as directions and weights.
 
-**The rank rule** (one rule, :func:`rank_of`): a direction of a group counts when its
-singular value is above RANK_TOLERANCE times its group's largest row norm in the metric, i.e.
-when what the equation adds beyond those before it is above RANK_TOLERANCE of its own size
-(the measure ``strength``, a relative singular value). It fixes the run's rank r at the
-assembled start.
+**The rank rule** (one rule, :func:`mbd.compiled.sparsefactor.rank_of`): a direction of a
+group counts when its singular value is above RANK_TOLERANCE times its group's largest row
+norm in the metric, i.e. when what the equation adds beyond those before it is above
+RANK_TOLERANCE of its own size (the measure ``strength``, a relative singular value). It
+fixes the run's rank r at the assembled start.
 
 **Change points** (a parallelogram's links collinear for an instant: the rank drops, the
 motion goes on smoothly). The solve keeps the run's r strongest directions however weak the
@@ -69,14 +69,16 @@ metric, with the same code.
 
 All arrays are flat: the structure is one int64 array ``Data.pattern``
 (:func:`mbd.compiled.loopstructure.pattern`, made at the start of a run) and the floats one buffer
-``Data.loopbuf`` (:func:`views`).
+``Data.loopbuf`` (:func:`mbd.compiled.sparsebuffer.views`).
 """
 import numpy as np
 
-from . import kernels, loopkernels
+from . import kinematics, loopkernels
 from .jit.jitcache import njit
 from .loopstructure import P_CFIRST, P_CNU, P_NC, P_SIDX, P_SPTR
-from .sparsekernels import factor, rank_of, refactor, solve, strongest_threshold, views
+from .sparsebuffer import views
+from .sparsefactor import factor, rank_of, refactor, strongest_threshold
+from .sparsesolve import solve
 
 #: the rank rule: a direction counts when its strength exceeds this (see the module docstring)
 RANK_TOLERANCE = 1e-6
@@ -189,7 +191,7 @@ def dynamics(V_, pat, loop, drivers, tree, links, scratch):
 @njit()
 def _rows(q, V_, pat, tree, links, scratch, closures, drivers):
     """The constraint rows V_.G and position residuals V_.g at q (poses computed here)."""
-    kernels.link_transforms(q, tree, links, scratch)
+    kinematics.link_transforms(q, tree, links, scratch)
     loopkernels.closure_rows(tree, links, scratch, closures, V_.G, V_.g)
     loopkernels.driver_rows(q, drivers, 6 * closures.shape[0], V_.G, V_.g)
 
@@ -238,7 +240,7 @@ def project(y, nq, nv, tree, links, scratch, closures, drivers, buf, pat, loop):
     m = G.shape[0]
     q = y[:nq]
     v = y[nq:nq + nv]
-    kernels.normalize_quaternions(q, tree, q)
+    kinematics.normalize_quaternions(q, tree, q)
     for j in range(nv):
         f[j] = 0.0
     L = loop[0]

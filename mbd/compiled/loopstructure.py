@@ -77,7 +77,7 @@ Fronts = namedtuple("Fronts", "cgloc cbmap optr oidx chptr chidx cboff rows cols
 
 
 def fronts(order, upper, sizes, coordinate_groups):
-    """The fronts of the multifrontal QR (:func:`mbd.compiled.sparsekernels.factor`), one per
+    """The fronts of the multifrontal QR (:func:`mbd.compiled.sparsefactor.factor`), one per
     group in the elimination ``order``. The front of the group g at position p has g's
     columns first, then those of its later neighbours ``upper[g]`` in that list's order; its
     rows are the tree coordinates whose first group (in the order) is g (``optr``/``oidx``),

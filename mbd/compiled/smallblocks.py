@@ -1,5 +1,5 @@
-"""Compiled dense algebra of small blocks, for the sparse constrained solve
-(:mod:`mbd.compiled.sparsekernels`): the Householder QR of a cut joint's chain columns (6 x 6
+"""Compiled dense algebra of small blocks, for the sparse constrained solve's factorization
+(:mod:`mbd.compiled.sparsefactor`): the Householder QR of a cut joint's chain columns (6 x 6
 at most) and of a front of the multifrontal QR on a subset of its columns, and the one-sided
 (Hestenes) Jacobi rotation of a few rows until they are orthogonal (Golub & Van Loan, Matrix
 Computations, §5.1 and §8.6.3)."""

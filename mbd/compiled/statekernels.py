@@ -14,7 +14,8 @@ index + 1 of a force element whose load direction is undefined; or a negative co
 """
 import numpy as np
 
-from . import controlkernels, forcekernels, kernels, loopkernels, loopsolve, sparsekernels
+from . import (articulated, controlkernels, forcekernels, jointspace, kinematics, loopkernels,
+               loopsolve, sparsebuffer)
 from .jit.jitcache import njit
 from .jit.native import borrowed
 from .layout import NATURAL_MODE, RECORDS, SWITCHING
@@ -33,8 +34,8 @@ def _start(y, dy, data):
     nq = q.shape[0]
     nv = data.tau.shape[0]
     v = y[nq:nq + nv]
-    kernels.normalize_quaternions(y[:nq], data.tree, q)
-    kernels.quaternion_rates(q, v, data.tree, dy[:nq])
+    kinematics.normalize_quaternions(y[:nq], data.tree, q)
+    kinematics.quaternion_rates(q, v, data.tree, dy[:nq])
     return q, v, dy[nq:nq + nv]
 
 
@@ -56,7 +57,7 @@ def _work_rates(v, dy, data, constrained):
         nd = data.drivers.shape[0]
         if nd:
             m = 6 * data.closures.shape[0] + nd
-            lam = sparsekernels.views(data.loopbuf, data.pattern).lam
+            lam = sparsebuffer.views(data.loopbuf, data.pattern).lam
             for k in range(nd):
                 D = data.drivers[k]
                 power = lam[m - nd + k] * (v[D.v_index] - D.ratio * v[D.coupled_v])
@@ -71,8 +72,8 @@ def tree_free_world(t, y, dy, data):
     """dy/dt of a tree without force elements or prismatic primitives (world-frame ABA)."""
     y, dy, data = borrowed((y, dy, data))     # (see _start)
     q, v, acc = _start(y, dy, data)
-    kernels.link_transforms(q, data.tree, data.links, data.scratch)
-    kernels.aba_world(v, data.tau, data.tree, data.links, data.scratch, acc)
+    kinematics.link_transforms(q, data.tree, data.links, data.scratch)
+    articulated.aba_world(v, data.tau, data.tree, data.links, data.scratch, acc)
     return 0
 
 
@@ -81,8 +82,8 @@ def tree_free_link(t, y, dy, data):
     """dy/dt of a tree without force elements (link-frame ABA: links may slide away)."""
     y, dy, data = borrowed((y, dy, data))     # (see _start)
     q, v, acc = _start(y, dy, data)
-    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
-    kernels.aba(v, data.tau, data.tree, data.links, data.scratch, acc)
+    kinematics.link_velocities(q, v, data.tree, data.links, data.scratch)
+    articulated.aba(v, data.tau, data.tree, data.links, data.scratch, acc)
     return 0
 
 
@@ -96,7 +97,7 @@ def _loads(q, v, data, controlled):
         failed = controlkernels.evaluate(v, data)
         if failed != 0:
             return failed
-    kernels.clear_loads(data.links, data.tau)
+    kinematics.clear_loads(data.links, data.tau)
     return forcekernels.element_loads(q, v, data.elements, data.estate, data.mode, data.links,
                                       data.scratch, data.tau)
 
@@ -110,12 +111,12 @@ def _tree_forced(t, y, dy, data, link_frame, controlled):
     if controlled:
         controlkernels.take(t, y, data)
     q, v, acc = _start(y, dy, data)
-    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
+    kinematics.link_velocities(q, v, data.tree, data.links, data.scratch)
     bad = _loads(q, v, data, controlled)
     if link_frame:
-        kernels.aba(v, data.tau, data.tree, data.links, data.scratch, acc)
+        articulated.aba(v, data.tau, data.tree, data.links, data.scratch, acc)
     else:
-        kernels.aba_world(v, data.tau, data.tree, data.links, data.scratch, acc)
+        articulated.aba_world(v, data.tau, data.tree, data.links, data.scratch, acc)
     _work_rates(v, dy, data, False)
     if controlled:
         controlkernels.give(dy, data)
@@ -158,11 +159,11 @@ def _solve(q, v, data, acc):
     Returns the rank rule's verdict, or 1 where the accelerations are not finite (a trial
     state too far out: they are NaN then, for the integrator's error control to reject)."""
     nv = v.shape[0]
-    V_ = sparsekernels.views(data.loopbuf, data.pattern)
+    V_ = sparsebuffer.views(data.loopbuf, data.pattern)
     z = V_.x
     for k in range(nv):
         z[k] = 0.0
-    kernels.rnea(z, data.tree, data.links, data.scratch, V_.f)     # C
+    jointspace.rnea(z, data.tree, data.links, data.scratch, V_.f)     # C
     for k in range(nv):
         V_.f[k] = data.tau[k] - V_.f[k]                            # f = tau - C
     loopkernels.constraint_rows(q, v, data.tree, data.links, data.scratch, data.closures,
@@ -195,7 +196,7 @@ def _constrained_at(y, dy, data, forced, controlled):
     ``forced``, compiled controllers where ``controlled``); compiled once, called up to twice
     per evaluation (not inlined)."""
     q, v, acc = _start(y, dy, data)
-    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
+    kinematics.link_velocities(q, v, data.tree, data.links, data.scratch)
     bad = _loads(q, v, data, controlled) if forced else 0
     return _constrained(q, v, acc, dy, data, bad)
 
@@ -212,7 +213,7 @@ def _constrained_rhs(y, dy, data, forced, controlled=False):
             not data.loop[0].smallest < loopsolve.NEAR_CROSSING:
         return bad
     nq, nv = data.q.shape[0], data.tau.shape[0]
-    yp = sparsekernels.views(data.loopbuf, data.pattern).yp
+    yp = sparsebuffer.views(data.loopbuf, data.pattern).yp
     for i in range(nq + nv):
         yp[i] = y[i]
     if projection(yp, data) != 0:       # not onto the branch here: as it is
@@ -263,8 +264,8 @@ def elements_at(y, g, data, task):
     q = data.q
     nq = q.shape[0]
     v = y[nq:nq + data.tau.shape[0]]
-    kernels.normalize_quaternions(y[:nq], data.tree, q)
-    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
+    kinematics.normalize_quaternions(y[:nq], data.tree, q)
+    kinematics.link_velocities(q, v, data.tree, data.links, data.scratch)
     if task != RECORDS:      # (the loads evaluate them for the records)
         controlkernels.evaluate(v, data)     # the laws' parameters that controllers give
     if task == SWITCHING:
@@ -297,7 +298,7 @@ def elements_and_locks(y, g, data, task):
     q = data.q
     v = y[q.shape[0]:q.shape[0] + data.tau.shape[0]]
     _loads(q, v, data, True)
-    V_ = sparsekernels.views(data.loopbuf, data.pattern)
+    V_ = sparsebuffer.views(data.loopbuf, data.pattern)
     _solve(q, v, data, V_.x)     # the accelerations into work (only lam is wanted)
     m = 6 * data.closures.shape[0] + nd
     for k in range(nd):
@@ -332,7 +333,7 @@ def near_constraints(y, data, limit):
     y, data = borrowed((y, data))
     q = data.q
     nq = q.shape[0]
-    kernels.normalize_quaternions(y[:nq], data.tree, q)
+    kinematics.normalize_quaternions(y[:nq], data.tree, q)
     near = loopsolve.within_drift(q, y[nq:nq + data.tau.shape[0]], data.tree, data.links,
                                   data.scratch, data.closures, data.drivers, data.loopbuf,
                                   data.pattern, data.loop, limit)
@@ -361,7 +362,7 @@ def constraint_forces(data, out):
     world [moment; force] on its chain's end (the follower feels minus that, moment about the
     chain's end), then the drivers' forces along their coordinates."""
     m = out.shape[0]
-    lam = sparsekernels.views(data.loopbuf, data.pattern).lam
+    lam = sparsebuffer.views(data.loopbuf, data.pattern).lam
     for k in range(m):
         out[k] = lam[k]
     return 0
@@ -378,14 +379,14 @@ def transmitted_loads(y, dy, data, lam, tau):
     nq = q.shape[0]
     nv = data.tau.shape[0]
     tree, links, scratch, closures = data.tree, data.links, data.scratch, data.closures
-    kernels.link_velocities(q, y[nq:nq + nv], tree, links, scratch)
+    kinematics.link_velocities(q, y[nq:nq + nv], tree, links, scratch)
     for sign in (1.0, -1.0):       # on for RNEA, then off again: fext keeps the elements' loads
         for c in range(closures.shape[0]):
             p = links[closures[c].end].p0
             _add_closure_force(links, closures[c].end, sign, lam, c, p)
             _add_closure_force(links, closures[c].base, -sign, lam, c, p)
         if sign > 0.0:
-            kernels.rnea(dy[nq:nq + nv], tree, links, scratch, tau)
+            jointspace.rnea(dy[nq:nq + nv], tree, links, scratch, tau)
     return 0
 
 
@@ -405,8 +406,8 @@ def controls_at(t, y, data):
     q = data.q
     nq = q.shape[0]
     v = y[nq:nq + data.tau.shape[0]]
-    kernels.normalize_quaternions(y[:nq], data.tree, q)
-    kernels.link_velocities(q, v, data.tree, data.links, data.scratch)
+    kinematics.normalize_quaternions(y[:nq], data.tree, q)
+    kinematics.link_velocities(q, v, data.tree, data.links, data.scratch)
     controlkernels.take(t, y, data)
     return controlkernels.evaluate(v, data)
 
@@ -422,8 +423,8 @@ def kinematics_rows(Y, data, R, p, V, E):
     nv = data.tau.shape[0]
     links = data.links
     for n in range(Y.shape[0]):
-        kernels.normalize_quaternions(Y[n, :nq], data.tree, q)
-        kernels.link_velocities(q, Y[n, nq:nq + nv], data.tree, links, data.scratch)
+        kinematics.normalize_quaternions(Y[n, :nq], data.tree, q)
+        kinematics.link_velocities(q, Y[n, nq:nq + nv], data.tree, links, data.scratch)
         for i in range(links.shape[0]):
             for a in range(3):
                 p[i, n, a] = links[i].p0[a]
@@ -431,4 +432,4 @@ def kinematics_rows(Y, data, R, p, V, E):
                     R[i, n, a, b] = links[i].E0[b, a]
             for k in range(6):
                 V[i, n, k] = links[i].vel[k]
-        E[n, 0], E[n, 1] = kernels.energies(data.tree, links, data.scratch)
+        E[n, 0], E[n, 1] = jointspace.energies(data.tree, links, data.scratch)

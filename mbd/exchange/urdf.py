@@ -70,14 +70,12 @@ from ..model.elements import GearConstraint
 from ..model.errors import ModelError
 from ..model.shapes import Box, Cylinder, Mesh, Sphere
 from .urdfstarts import STARTS, Robot, StartOutsideLimits, outside_limits, outside_text
+from .urdftree import UrdfTree, origin_matrix, unit_axis
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from ..model.builder import Model
-
-#: the URDF joint types mbd reads (``fixed`` merges the child into the parent's body)
-JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 
 #: the default end stop of a limited joint (:class:`forces.Bistop`'s parameters: stiffness
 #: N/m or N m/rad, exponent, the most damping N s/m or N m s/rad, the penetration where it is
@@ -181,148 +179,16 @@ def from_urdf(path: str | os.PathLike, package_dirs: Sequence[str] = (), floatin
                      mimic, q0, start).model(name, environment)
 
 
-class _Importer:
-    """One URDF's links, joints and visuals, made into a Model."""
+class _Importer(UrdfTree):
+    """One URDF's links, joints and visuals, made into a Model (the tree they hang on:
+    :class:`mbd.exchange.urdftree.UrdfTree`)."""
 
     def __init__(self, robot, path, package_dirs, floating, limits, stop, dynamics, lock,
                  mimic, q0=None, start="checked"):
-        self.robot, self.path, self.floating = robot, path, floating
-        self.limits, self.stop, self.dynamics, self.mimic = limits, stop, dynamics, mimic
+        self.limits, self.stop, self.dynamics, self.start = limits, stop, dynamics, start
         self.package_dirs = [os.fspath(d) for d in package_dirs]
-        self.links = {link.name: link for link in robot.links}
-        self.joints = {joint.name: joint for joint in robot.joints}
-        # an mbd model names bodies, grounds and joints in one namespace, a URDF its links and
-        # its joints in two: a link named as a joint is body (or ground) LINK_link
-        taken = set(self.links) | set(self.joints) | {"root_joint"}
-        self.body_name = {}
-        for link in self.links:
-            name = link
-            if link in self.joints or (floating and link == "root_joint"):
-                name = f"{link}_link"
-                while name in taken:
-                    name += "_"
-                taken.add(name)
-            self.body_name[link] = name
         self.problems = []
-        self.root = self._tree()
-        self.locked = self._locks(lock)
-        self.starts, self.start = self._starts(q0), start
-        self.pose = self._poses()
-        # each link's body: the topmost link fixed to it (the root's group is the ground)
-        self.owner = {}
-        for link in self._order():
-            joint = self.parent_joint.get(link)
-            self.owner[link] = (self.owner[joint.parent] if joint is not None
-                                and self._fixed(joint) else link)
-
-    # --------------------------------------------------------------------------- the tree
-
-    def _tree(self):
-        """The root link; refuses a link moved by two joints and unknown joint types."""
-        self.parent_joint, self.children = {}, {name: [] for name in self.links}
-        for joint in self.robot.joints:
-            if joint.type not in JOINT_TYPES:
-                raise ModelError(f"URDF joint '{joint.name}': type '{joint.type}' is not one "
-                                 f"mbd reads ({', '.join(JOINT_TYPES)})")
-            for end in (joint.parent, joint.child):
-                if end not in self.links:
-                    raise ModelError(f"URDF joint '{joint.name}': no link '{end}'")
-            if joint.child in self.parent_joint:
-                other = self.parent_joint[joint.child].name
-                raise ModelError(f"URDF link '{joint.child}' is the child of two joints, "
-                                 f"'{other}' and '{joint.name}': a kinematic loop, which URDF "
-                                 "cannot express (a URDF is a tree); close it in mbd with a "
-                                 "joint added to the model")
-            self.parent_joint[joint.child] = joint
-            self.children[joint.parent].append(joint)
-        roots = [name for name in self.links if name not in self.parent_joint]
-        if not roots:
-            raise ModelError(f"URDF {self.path}: every link is the child of a joint, so the "
-                             "joints close a kinematic loop, which URDF cannot express (a URDF "
-                             "is a tree with one root link); close it in mbd with a joint "
-                             "added to the model")
-        if len(roots) != 1:
-            raise ModelError(f"URDF {self.path}: {len(roots)} root links {roots} (links no "
-                             "joint moves); a URDF is one tree")
-        return roots[0]
-
-    def _locks(self, lock):
-        """{joint name: position} of the locked joints: those ``lock`` names and, with
-        mimics read, the joints that mimic a locked one (where the mimic puts them)."""
-        given = dict(lock) if isinstance(lock, dict) else {name: 0.0 for name in lock}
-        movable = [j.name for j in self.robot.joints
-                   if j.type in ("revolute", "continuous", "prismatic")]
-        unknown = [name for name in given if name not in movable]
-        if unknown:
-            raise ModelError(f"from_urdf: lock names {unknown}, which are no revolute, "
-                             f"continuous or prismatic joints of the robot; those are {movable}")
-        locked = {}
-        for name, value in given.items():
-            try:
-                locked[name] = float(value)
-            except (TypeError, ValueError):
-                raise ModelError(f"from_urdf: lock['{name}'] must be a number (rad or m), got "
-                                 f"{value!r}") from None
-        while self.mimic:          # a mimic of a locked joint (of a mimic of one, ...) is locked
-            more = {j.name: float(1.0 if j.mimic.multiplier is None else j.mimic.multiplier)
-                    * locked[j.mimic.joint] + float(j.mimic.offset or 0.0)
-                    for j in self.robot.joints if j.mimic is not None and j.name in movable
-                    and j.mimic.joint in locked and j.name not in locked}
-            if not more:
-                break
-            locked.update(more)
-        return locked
-
-    def _starts(self, q0):
-        """{joint name: start (rad or m)} from ``q0``: revolute, continuous and prismatic
-        joints that are not locked, each a real number."""
-        given = {} if q0 is None else q0
-        if not isinstance(given, dict):
-            raise ModelError(f"from_urdf: q0 must be a dict {{joint name: rad or m}}, got "
-                             f"{q0!r}")
-        movable = [j.name for j in self.robot.joints
-                   if j.type in ("revolute", "continuous", "prismatic")
-                   and j.name not in self.locked]
-        unknown = [name for name in given if name not in movable]
-        if unknown:
-            raise ModelError(f"from_urdf: q0 names {unknown}, which are no unlocked revolute, "
-                             f"continuous or prismatic joints of the robot; those are "
-                             f"{movable}")
-        starts = {}
-        for name, value in given.items():
-            if isinstance(value, (bool, np.bool_)) or not np.isfinite(
-                    _number_or_nan(value)):
-                raise ModelError(f"from_urdf: q0['{name}'] must be a finite number (rad or "
-                                 f"m), got {value!r}")
-            starts[name] = float(value)
-        return starts
-
-    def _fixed(self, joint):
-        """True for a joint that joins its links rigidly: a fixed or a locked one."""
-        return joint.type == "fixed" or joint.name in self.locked
-
-    def _order(self):
-        """The links, parents before children."""
-        order, stack = [], [self.root]
-        while stack:
-            link = stack.pop()
-            order.append(link)
-            stack.extend(joint.child for joint in reversed(self.children[link]))
-        if len(order) != len(self.links):
-            loose = sorted(set(self.links) - set(order))
-            raise ModelError(f"URDF links {loose} are not reached from the root "
-                             f"'{self.root}': a kinematic loop, which URDF cannot express")
-        return order
-
-    def _poses(self):
-        """Each link's frame in the world at q = 0 (4x4), the root's at the origin."""
-        pose = {self.root: np.eye(4)}
-        for link in self._order()[1:]:
-            joint = self.parent_joint[link]
-            pose[link] = pose[joint.parent] @ _matrix(joint.origin)
-            if joint.name in self.locked:      # turned or slid to where it is locked
-                pose[link] = pose[link] @ _motion(joint, self.locked[joint.name])
-        return pose
+        super().__init__(robot, path, floating, lock, mimic, q0)
 
     # --------------------------------------------------------------------------- the model
 
@@ -405,7 +271,7 @@ class _Importer:
             if inertial is None:
                 continue
             m = float(inertial.mass or 0.0)
-            T = self.pose[name] @ _matrix(inertial.origin)
+            T = self.pose[name] @ origin_matrix(inertial.origin)
             I_local = np.array(inertial.inertia, dtype=float)
             problem = _inertia_problem(m, I_local)
             if problem:
@@ -462,7 +328,7 @@ class _Importer:
 
     def _joint(self, joint, base, follower, frame):
         """The mbd joint of a movable URDF joint."""
-        axis = frame[:3, :3] @ _unit_axis(joint)
+        axis = frame[:3, :3] @ unit_axis(joint)
         q0 = self.starts.get(joint.name, 0.0)
         if joint.type in ("revolute", "continuous"):
             return Revolute(joint.name, base, follower, axis=axis, q0=q0)
@@ -471,7 +337,7 @@ class _Importer:
         if joint.type == "planar":
             # in the joint frame: the axis least aligned with the URDF axis, on the plane (x
             # for the usual axis z: q = (x, y, phi) in the joint frame, as Pinocchio's)
-            local = _unit_axis(joint)
+            local = unit_axis(joint)
             e = np.eye(3)[int(np.argmin(np.abs(local)))]
             a0 = e - np.dot(e, local) * local
             a0 = frame[:3, :3] @ (a0 / np.linalg.norm(a0))
@@ -532,7 +398,7 @@ class _Importer:
             else:                       # a mesh: yourdfpy reads no other geometry
                 shape = Mesh(self._mesh_file(link, geometry.mesh.filename),
                              scale=_scale(geometry.mesh.scale), color=color)
-            frame = self.pose[link] @ _matrix(visual.origin)
+            frame = self.pose[link] @ origin_matrix(visual.origin)
             if body is None:
                 model.add_ground(f"{link}_visual{k}", at=frame[:3, 3],
                                  orientation=frame[:3, :3]).add_shape(shape)
@@ -575,14 +441,6 @@ class _Importer:
         raise err
 
 
-def _number_or_nan(value):
-    """``value`` as a float, or nan when it is no real number."""
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return float("nan")
-
-
 def _check_robot_element(path):
     """Refuse, by name, a file whose XML is no ``<robot name=...>`` with links (yourdfpy
     would fail with a bare ``KeyError: 'name'`` or read an empty robot)."""
@@ -601,32 +459,6 @@ def _check_robot_element(path):
     if root.find("link") is None:
         raise ModelError(f"from_urdf: {path}: robot '{root.get('name')}' has no <link>")
 
-
-def _matrix(origin):
-    """A URDF origin (a 4x4 matrix, or None) as a 4x4 matrix."""
-    return np.eye(4) if origin is None else np.asarray(origin, dtype=float)
-
-
-def _motion(joint, value):
-    """The 4x4 motion of a revolute, continuous or prismatic ``joint`` at ``value`` (rad or
-    m), in its frame."""
-    axis = _unit_axis(joint)
-    T = np.eye(4)
-    if joint.type == "prismatic":
-        T[:3, 3] = value * axis
-    else:                               # Rodrigues' formula
-        K = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]],
-                      [-axis[1], axis[0], 0.0]])
-        T[:3, :3] = np.eye(3) + np.sin(value) * K + (1.0 - np.cos(value)) * K @ K
-    return T
-
-
-def _unit_axis(joint):
-    axis = np.array([1.0, 0.0, 0.0] if joint.axis is None else joint.axis, dtype=float)
-    norm = np.linalg.norm(axis)
-    if not norm > 0.0:
-        raise ModelError(f"URDF joint '{joint.name}': axis {axis.tolist()} has no direction")
-    return axis / norm
 
 
 def _cs(body, name, frame):

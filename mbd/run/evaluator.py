@@ -30,7 +30,7 @@ before each evaluation, from Python.
 import numpy as np
 from numba import types
 
-from ..compiled import assembly, forcekernels, lawkernels, layout, registry, sparsekernels
+from ..compiled import assembly, forcekernels, lawkernels, layout, registry, sparsebuffer
 from ..compiled.jit import native
 from ..compiled.layout import NATURAL_MODE, RECORDS, SWITCHING
 from ..compiled.statekernels import (constrained_forced, constrained_free, constraint_forces,
@@ -87,7 +87,7 @@ class Evaluator:
         self.data = layout.make_data(system.tree, system.elements, system.closures,
                                      system.driver_table, system.nq, system.nv,
                                      system.loop_pattern.copy(),
-                                     sparsekernels.buffer_size(system.loop_pattern),
+                                     sparsebuffer.buffer_size(system.loop_pattern),
                                      continuous_controllers(system))
         self.data.loop[0]["projection_tol"] = (1e-12 * system.length_scale
                                                if projection_tol is None else projection_tol)

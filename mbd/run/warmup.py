@@ -26,8 +26,8 @@ import numpy as np
 from numba import types
 from numba.core import event as numba_event
 
-from ..compiled import (events, forcekernels, kernels, layout, loopkernels, loopstructure,
-                        registry, rowkernels, statekernels)
+from ..compiled import (articulated, events, forcekernels, kinematics, layout, loopkernels,
+                        loopstructure, registry, rowkernels, statekernels)
 from ..compiled.jit import native
 from .steppers import dop853, radau, steplocate, stepping
 
@@ -95,12 +95,12 @@ def _signatures():
     out["radau_dense_value"] = (radau.dense_value, (f8, f8, f8, y, m, y))
     out["crossed_mask"] = (events.crossed_mask, (mask, m, records(data.mode), mask))
     out["armed"] = (forcekernels.armed, (records(data.elements), records(data.mode), mask))
-    out["aba_world"] = (kernels.aba_world, (y, y, tree, links, scratch, y))
-    out["aba"] = (kernels.aba, (y, y, tree, links, scratch, y))
+    out["aba_world"] = (articulated.aba_world, (y, y, tree, links, scratch, y))
+    out["aba"] = (articulated.aba, (y, y, tree, links, scratch, y))
     # the kernels Python calls directly (assembly, the laws called alone, mbd.compiled.dynamics)
-    out["normalize_quaternions"] = (kernels.normalize_quaternions, (y, tree, y))
-    out["link_transforms"] = (kernels.link_transforms, (y, tree, links, scratch))
-    out["link_velocities"] = (kernels.link_velocities, (y, y, tree, links, scratch))
+    out["normalize_quaternions"] = (kinematics.normalize_quaternions, (y, tree, y))
+    out["link_transforms"] = (kinematics.link_transforms, (y, tree, links, scratch))
+    out["link_velocities"] = (kinematics.link_velocities, (y, y, tree, links, scratch))
     out["constraint_rows"] = (loopkernels.constraint_rows, (y, y, tree, links, scratch,
                                                            records(data.closures),
                                                            records(data.drivers), m, y, y))

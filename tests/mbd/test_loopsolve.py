@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 from forces import JointForce, Spring
-from mbd.compiled import assembly, kernels, loopsolve, loopstructure, smallblocks, statekernels
+from mbd.compiled import (assembly, jointspace, kinematics, loopsolve, loopstructure, smallblocks,
+                          statekernels)
 from mbd.run.evaluator import Evaluator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -102,12 +103,12 @@ def dense_solve(system, sd, y):
     sd.derivative(0.0, y)              # the element loads into tau (as the solve sees them)
     tau = d.tau.copy()
     G, b, _, _ = assembly.Rows(system, d)(0.0, q, v)
-    kernels.link_velocities(q, v, d.tree, d.links, d.scratch)
+    kinematics.link_velocities(q, v, d.tree, d.links, d.scratch)
     H = np.zeros((nv, nv))
-    kernels.crba(d.tree, d.links, d.scratch, H)
+    jointspace.crba(d.tree, d.links, d.scratch, H)
     C = np.zeros(nv)
-    kernels.link_velocities(q, v, d.tree, d.links, d.scratch)
-    kernels.rnea(np.zeros(nv), d.tree, d.links, d.scratch, C)
+    kinematics.link_velocities(q, v, d.tree, d.links, d.scratch)
+    jointspace.rnea(np.zeros(nv), d.tree, d.links, d.scratch, C)
     f = tau - C
     U, s, Vt = np.linalg.svd(G)
     r = loopsolve.numerical_rank(s, G.shape[0])

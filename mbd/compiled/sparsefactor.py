@@ -1,119 +1,21 @@
-"""Compiled kernels of the sparse constrained solve (:mod:`mbd.compiled.loopsolve` says what it
-solves and why; this module is its algebra): the views of its buffer, Featherstone's LTDL
-factorization of the tree's mass matrix and its solves (Table 6.3), the rows in the metric's
-coordinates ``W = P L^-1 D^-1/2`` on the groups' supports, their multifrontal QR with the pivot
-directions' strengths (the block LDL^T factors of ``K = W W^T = P H^-1 P^T``, found without
-forming K), and the solve of the factored KKT system. The dense fronts and small blocks (a cut
-joint's chain columns) are factored by :mod:`mbd.compiled.smallblocks`.
+"""Compiled factorization of the sparse constrained solve (:mod:`mbd.compiled.loopsolve` says
+what it solves and why; this module and :mod:`mbd.compiled.sparsesolve` are its algebra):
+Featherstone's LTDL factorization of the tree's mass matrix (Table 6.3), the rows in the
+metric's coordinates ``W = P L^-1 D^-1/2`` on the groups' supports, their multifrontal QR with
+the pivot directions' strengths (the block LDL^T factors of ``K = W W^T = P H^-1 P^T``, found
+without forming K), and the rank the strengths give. It works in the buffer's views
+(:mod:`mbd.compiled.sparsebuffer`); the dense fronts and small blocks (a cut joint's chain
+columns) are factored by :mod:`mbd.compiled.smallblocks`.
 """
-from collections import namedtuple
-
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
-from . import kernels
+from . import jointspace
 from .jit.jitcache import njit
-from .jit.native import borrowed
 from .smallblocks import front_qr, householder_qr, orthogonal_rows
 from .loopstructure import (P_CBMAP, P_CBOFF, P_CFIRST, P_CGIDX, P_CGLOC, P_CGPTR, P_CHAIN,
-                            P_CHIDX, P_CHPTR, P_CNU, P_CPAR, P_DCH, P_FC, P_FR, P_GOFF, P_GROW,
-                            P_GSIZE, P_MR, P_NC, P_ND, P_NG, P_NQ, P_NV, P_OIDX, P_OPTR, P_PERM,
-                            P_POOL, P_SIDX, P_SPTR, P_UIDX, P_UPTR)
-
-
-Views = namedtuple("Views", "H f G b g lam K Z QT R Wk ck kscale piv front pool passed hv act "
-                            "dw xp x y bh mu A W e ix yp")
-
-
-@njit()
-def _sizes(pat):
-    """The lengths of the buffer's arrays, in :func:`views`' order: the one layout that
-    :func:`buffer_size` and :func:`views` both read."""
-    nv, nc, nd, ng, mr = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_NG], pat[P_MR]
-    m = 6 * nc + nd
-    return (nv * nv, nv, m * nv, m, m, m, mr * mr, m * nv, 36 * nc, 36 * nc, 36 * ng, 6 * ng,
-            ng, mr, pat[P_FR] * pat[P_FC], pat[P_POOL], ng, pat[P_FR], pat[P_FC],
-            12 * max(nd, 1), nv, nv, nv, m, mr, 36, 36, 6, 6, pat[P_NQ] + nv)
-
-
-def buffer_size(pat):
-    """Floats in the solve's buffer for the structure ``pat``."""
-    return int(sum(_sizes(pat)))
-
-
-@njit(inline="always")
-def _take(buf, o, n):
-    """buf[o:o + n] and the offset after it."""
-    return buf[o:o + n], o + n
-
-
-@njit()
-def views(buf, pat):
-    """The solve's buffer as named arrays: H (nv, nv; its upper triangle on the tree's
-    pattern holds H, then L and D), f (nv) applied force, G (m, nv) rows (rotated in place by
-    the factorization), b (m), g (m) position residual, lam (m) constraint forces; K (mr, mr),
-    Z (m, nv), per cut joint Q^T (6, 6) and R (6, 6), per group its pivot directions Wk (6, 6:
-    rows w_k) with their inverse weights ck (6) and its scale, the pivots' strengths piv
-    (mr), the multifrontal QR's front (FR, FC), its pool of rows passed up (their count per
-    front in ``passed``), a Householder vector hv (FR) and the front's active columns act
-    (FC), the driver rows' chain weights dw (nd, 2,
-    6), the solution xp (nv), work x (nv) and y (nv), the rotated right side bh (m), the
-    groups' multipliers mu (mr), the small blocks' work A, W (6, 6), e, ix (6), and a state
-    yp (nq + nv) to project."""
-    nv, nc, nd, mr = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_MR]
-    m = 6 * nc + nd
-    s = _sizes(pat)
-    buf = borrowed(buf)     # views that count no references (the buffer outlives them)
-    H, o = _take(buf, 0, s[0])
-    f, o = _take(buf, o, s[1])
-    G, o = _take(buf, o, s[2])
-    b, o = _take(buf, o, s[3])
-    g, o = _take(buf, o, s[4])
-    lam, o = _take(buf, o, s[5])
-    K, o = _take(buf, o, s[6])
-    Z, o = _take(buf, o, s[7])
-    QT, o = _take(buf, o, s[8])
-    R, o = _take(buf, o, s[9])
-    Wk, o = _take(buf, o, s[10])
-    ck, o = _take(buf, o, s[11])
-    kscale, o = _take(buf, o, s[12])
-    piv, o = _take(buf, o, s[13])
-    front, o = _take(buf, o, s[14])
-    pool, o = _take(buf, o, s[15])
-    passed, o = _take(buf, o, s[16])
-    hv, o = _take(buf, o, s[17])
-    act, o = _take(buf, o, s[18])
-    dw, o = _take(buf, o, s[19])
-    xp, o = _take(buf, o, s[20])
-    x, o = _take(buf, o, s[21])
-    y, o = _take(buf, o, s[22])
-    bh, o = _take(buf, o, s[23])
-    mu, o = _take(buf, o, s[24])
-    A, o = _take(buf, o, s[25])
-    W, o = _take(buf, o, s[26])
-    e, o = _take(buf, o, s[27])
-    ix, o = _take(buf, o, s[28])
-    yp, o = _take(buf, o, s[29])
-    # the blocks as strided views: a reshape calls numba's helper that checks it needs no
-    # copy, eleven times per evaluation
-    return Views(_rows_of(H, nv, nv), f, _rows_of(G, m, nv), b, g, lam, _rows_of(K, mr, mr),
-                 _rows_of(Z, m, nv), _blocks_of(QT, nc, 6, 6), _blocks_of(R, nc, 6, 6),
-                 _blocks_of(Wk, pat[P_NG], 6, 6), ck, kscale, piv,
-                 _rows_of(front, pat[P_FR], pat[P_FC]),
-                 pool, passed, hv, act, _blocks_of(dw, max(nd, 1), 2, 6), xp, x, y, bh, mu,
-                 _rows_of(A, 6, 6), _rows_of(W, 6, 6), e, ix, yp)
-
-
-@njit(inline="always")
-def _rows_of(a, n0, n1):
-    """The contiguous a (n0 n1) as an (n0, n1) matrix (a view)."""
-    return as_strided(a, (n0, n1), (8 * n1, 8))
-
-
-@njit(inline="always")
-def _blocks_of(a, n0, n1, n2):
-    """The contiguous a (n0 n1 n2) as (n0, n1, n2) blocks (a view)."""
-    return as_strided(a, (n0, n1, n2), (8 * n1 * n2, 8 * n2, 8))
+                            P_CHIDX, P_CHPTR, P_CNU, P_CPAR, P_DCH, P_GOFF, P_GROW, P_GSIZE, P_MR,
+                            P_NC, P_ND, P_NG, P_NV, P_OIDX, P_OPTR, P_PERM, P_SIDX, P_SPTR, P_UIDX,
+                            P_UPTR)
 
 
 # ----------------------------------------------------------------------------- the tree
@@ -143,32 +45,6 @@ def ltdl(H, pat):
             H[i, k] = a
             i = cpar[i]
     return True
-
-
-@njit()
-def _h_solve(H, pat, x):
-    """x := H^-1 x on the tree's coordinates, from :func:`ltdl`'s factors (chain entries
-    untouched)."""
-    nv = pat[P_NV]
-    cpar = pat[pat[P_CPAR]:pat[P_CPAR] + nv]
-    chain = pat[pat[P_CHAIN]:pat[P_CHAIN] + nv]
-    for i in range(nv - 1, -1, -1):
-        if chain[i] >= 0:
-            continue
-        j = cpar[i]
-        while j >= 0:
-            x[j] -= H[j, i] * x[i]
-            j = cpar[j]
-    for i in range(nv):
-        if chain[i] < 0:
-            x[i] /= H[i, i]
-    for i in range(nv):
-        if chain[i] >= 0:
-            continue
-        j = cpar[i]
-        while j >= 0:
-            x[i] -= H[j, i] * x[j]
-            j = cpar[j]
 
 
 # ----------------------------------------------------------------------------- factorization
@@ -329,8 +205,8 @@ def _eliminate(V_, pat, threshold, soft):
     (Dp_g as its directions w_k, rows of Wk[g], and weights phi_k / sigma_k^2, ck; F_gh in
     K's block (g, h)); the rest of each row, ``sqrt(1 - phi_k) r_kh``, and the rows of C are
     passed up to the front of g's first later neighbour. These are the factors of the block
-    LDL^T of K with pivot pseudo-inverses Dp_g (:func:`_k_solve`). Returns how many
-    directions it kept."""
+    LDL^T of K with pivot pseudo-inverses Dp_g (:func:`mbd.compiled.sparsesolve._k_solve`).
+    Returns how many directions it kept."""
     K, Wk, ck, kscale, piv = V_.K, V_.Wk, V_.ck, V_.kscale, V_.piv
     front, pool, passed, hv, act = V_.front, V_.pool, V_.passed, V_.hv, V_.act
     ng = pat[P_NG]
@@ -430,7 +306,7 @@ def factor(V_, pat, drivers, tree, links, scratch, threshold, mass_metric=True, 
     :func:`_eliminate`), or -1 where the mass matrix or a chain is degenerate."""
     H = V_.H
     if mass_metric:
-        kernels.crba_upper(tree, links, scratch, H)
+        jointspace.crba_upper(tree, links, scratch, H)
         if not ltdl(H, pat):
             return -1
     else:
@@ -480,162 +356,3 @@ def rank_of(V_, pat, threshold):
         else:
             strongest = max(strongest, piv[a])
     return kept, weakest, strongest
-
-
-# ----------------------------------------------------------------------------- solve
-
-@njit()
-def solve(V_, pat, drivers, f, b, x, lam):
-    """x (nv) and lam (m) of the factored KKT system for the applied force f (nv) and the
-    right side b (m, in the rows' original basis). A row that holds one coordinate alone (a
-    motion driver, a stiction lock that sticks) sets its acceleration exactly, not to
-    round-off."""
-    G, H, mu = V_.G, V_.H, V_.mu
-    nv, nc, nd, ng = pat[P_NV], pat[P_NC], pat[P_ND], pat[P_NG]
-    chain = pat[pat[P_CHAIN]:]
-    cnu = pat[pat[P_CNU]:]
-    gsize, goff, grow = pat[pat[P_GSIZE]:], pat[pat[P_GOFF]:], pat[pat[P_GROW]:]
-    sptr, sidx = pat[pat[P_SPTR]:], pat[pat[P_SIDX]:]
-    _rotated_right_side(V_, pat, f, b, lam)
-    # f~ = f + the chains' known forces on the tree; x0 = H^-1 f~
-    for i in range(nv):
-        x[i] = f[i] if chain[i] < 0 else 0.0
-    for c in range(nc):
-        for a in range(sptr[c], sptr[c + 1]):
-            j = sidx[a]
-            for i in range(cnu[c]):
-                x[j] += G[6 * c + i, j] * lam[6 * c + i]
-    ftil = V_.y
-    for i in range(nv):
-        ftil[i] = x[i]
-    _h_solve(H, pat, x)
-    # r = b' - P x0 into mu, then K mu = r by the block factors
-    for g in range(ng):
-        for a in range(gsize[g]):
-            row = grow[g] + a
-            s = V_.bh[row]
-            for e in range(sptr[g], sptr[g + 1]):
-                s -= G[row, sidx[e]] * x[sidx[e]]
-            mu[goff[g] + a] = s
-    _k_solve(V_, pat, mu)
-    # x = H^-1 (f~ + P^T mu)
-    for i in range(nv):
-        x[i] = ftil[i]
-    for g in range(ng):
-        for a in range(gsize[g]):
-            row, w = grow[g] + a, mu[goff[g] + a]
-            for e in range(sptr[g], sptr[g + 1]):
-                x[sidx[e]] += G[row, sidx[e]] * w
-    _h_solve(H, pat, x)
-    for k in range(nd):
-        D = drivers[k]
-        if D.active > 0.0 and (D.ratio == 0.0 or D.coupled_v == D.v_index) and \
-                chain[D.v_index] < 0:
-            x[D.v_index] = b[6 * nc + k] / (D.active * (1.0 - (D.ratio if D.coupled_v ==
-                                                                D.v_index else 0.0)))
-    _chains(V_, pat, x, lam)
-
-
-@njit(inline="always")
-def _rotated_right_side(V_, pat, f, b, lam):
-    """bh (m) = the right side b in the rotated basis (a driver's row less its chains' parts);
-    lam's top rows hold mu'_top = -R^-T f_u for each cut joint's chain."""
-    QT, R, dw, bh = V_.QT, V_.R, V_.dw, V_.bh
-    nc, nd = pat[P_NC], pat[P_ND]
-    cfirst, cnu, dch = pat[pat[P_CFIRST]:], pat[pat[P_CNU]:], pat[pat[P_DCH]:]
-    for c in range(nc):
-        for i in range(6):
-            s = 0.0
-            for k in range(6):
-                s += QT[c, i, k] * b[6 * c + k]
-            bh[6 * c + i] = s
-        nu, f0 = cnu[c], cfirst[c]
-        for i in range(nu):
-            s = -f[f0 + i]
-            for j in range(i):
-                s -= R[c, j, i] * lam[6 * c + j]
-            lam[6 * c + i] = s / R[c, i, i]
-    for k in range(nd):
-        row = 6 * nc + k
-        bh[row] = b[row]
-        for slot in range(2):
-            c = dch[2 * k + slot]
-            if c >= 0:
-                for i in range(cnu[c]):
-                    bh[row] -= dw[k, slot, i] * bh[6 * c + i]
-
-
-@njit(inline="always")
-def _k_solve(V_, pat, mu):
-    """mu := K^-1 mu by the block factors of K that :func:`_eliminate` left (unit factor F,
-    each pivot's inverse as its directions Wk and weights ck), in the elimination order
-    ``perm``."""
-    Wk, ck, F, tmp = V_.Wk, V_.ck, V_.K, V_.e
-    ng = pat[P_NG]
-    gsize, goff = pat[pat[P_GSIZE]:], pat[pat[P_GOFF]:]
-    perm, uptr, uidx = pat[pat[P_PERM]:], pat[pat[P_UPTR]:], pat[pat[P_UIDX]:]
-    for p in range(ng):
-        g = perm[p]
-        og, s = goff[g], gsize[g]
-        for e in range(uptr[p], uptr[p + 1]):
-            h = uidx[e]
-            oh = goff[h]
-            for b_ in range(gsize[h]):
-                acc = 0.0
-                for a in range(s):
-                    acc += F[og + a, oh + b_] * mu[og + a]
-                mu[oh + b_] -= acc
-        for k in range(s):
-            part = 0.0
-            for a in range(s):
-                part += Wk[g, k, a] * mu[og + a]
-            tmp[k] = ck[6 * g + k] * part
-        for a in range(s):
-            acc = 0.0
-            for k in range(s):
-                acc += tmp[k] * Wk[g, k, a]
-            mu[og + a] = acc
-    for p in range(ng - 1, -1, -1):
-        g = perm[p]
-        og, s = goff[g], gsize[g]
-        for e in range(uptr[p], uptr[p + 1]):
-            h = uidx[e]
-            oh = goff[h]
-            for a in range(s):
-                acc = 0.0
-                for b_ in range(gsize[h]):
-                    acc += F[og + a, oh + b_] * mu[oh + b_]
-                mu[og + a] -= acc
-
-
-@njit(inline="always")
-def _chains(V_, pat, x, lam):
-    """The chains' accelerations from R u'' = bh_top - (top rows) x, their multipliers, and
-    lam in the world basis (the drivers' rows first, from the groups' mu)."""
-    G, QT, R, dw, bh, mu, tmp = V_.G, V_.QT, V_.R, V_.dw, V_.bh, V_.mu, V_.e
-    nc, nd = pat[P_NC], pat[P_ND]
-    cfirst, cnu, goff = pat[pat[P_CFIRST]:], pat[pat[P_CNU]:], pat[pat[P_GOFF]:]
-    sptr, sidx, dch = pat[pat[P_SPTR]:], pat[pat[P_SIDX]:], pat[pat[P_DCH]:]
-    for k in range(nd):
-        lam[6 * nc + k] = mu[goff[nc + k]]
-    for c in range(nc):
-        nu, f0, r0 = cnu[c], cfirst[c], 6 * c
-        for i in range(nu - 1, -1, -1):
-            s = bh[r0 + i]
-            for a in range(sptr[c], sptr[c + 1]):
-                s -= G[r0 + i, sidx[a]] * x[sidx[a]]
-            for j in range(i + 1, nu):
-                s -= R[c, i, j] * x[f0 + j]
-            x[f0 + i] = s / R[c, i, i]
-        for i in range(6):
-            tmp[i] = lam[r0 + i] if i < nu else mu[goff[c] + i - nu]
-        for k in range(nd):       # the drivers' share of the top multipliers
-            for slot in range(2):
-                if dch[2 * k + slot] == c:
-                    for i in range(nu):
-                        tmp[i] -= dw[k, slot, i] * lam[6 * nc + k]
-        for i in range(6):
-            s = 0.0
-            for k in range(6):
-                s += QT[c, k, i] * tmp[k]
-            lam[r0 + i] = s
