@@ -240,7 +240,7 @@ def main(repeats=5):
     # a force output, for the notes: Result.force recomputes the element row by row
     result = module.build_model().build().simulate(T_END, **options)
     t0 = time.perf_counter()
-    result.force("slot").value
+    _ = result.force("slot").value
     force_s = time.perf_counter() - t0
     rows_out = len(result.t)
 

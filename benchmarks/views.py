@@ -80,11 +80,11 @@ def main():
              f"{ROUNDS}). Machine: {os.cpu_count()} cores.", ""]
     for name, system, kwargs in cases():
         result = system.simulate(**kwargs)         # compile and warm up
-        run = median_time(lambda: system.simulate(**kwargs))
-        each = {view: median_time(lambda f=f: f(fresh(result)))
+        run = median_time(lambda system=system, kwargs=kwargs: system.simulate(**kwargs))
+        each = {view: median_time(lambda f=f, result=result: f(fresh(result)))
                 for view, f in views(result).items()}
-        every = median_time(lambda: [f(r) for r in [fresh(result)]
-                                     for f in views(result).values()])
+        every = median_time(lambda result=result: [f(r) for r in [fresh(result)]
+                                                   for f in views(result).values()])
         lines += [f"## {name}", "",
                   f"run: {run * 1e3:.0f} ms; every view of its result: {every * 1e3:.0f} ms "
                   f"= **{every / run:.0%} of the run**", "",

@@ -113,7 +113,7 @@ def main(t_end=T_END):
     print(f"{len(result.events)} events ({len(expected)} in the closed form)")
     print("  t [s]         closed form    what                              X [mm]   "
           "friction [N]")
-    for event, (t_cf, what_cf, x_cf) in zip(result.events, expected):
+    for event, (t_cf, what_cf, _) in zip(result.events, expected):
         row = np.flatnonzero(result.t == event.t)[0]        # every event has an output row
         mark = "" if event.what == what_cf else f"   (closed form: {what_cf})"
         print(f"  {event.t:.9f}   {t_cf:.9f}    {event.what:32s}  {1e3 * x[row]:7.3f}  "

@@ -498,7 +498,7 @@ class Scene:
             t = result.t[row]
         q, contact = self.state_at(result, t)
         self.set_state(q, contact, t=float(np.clip(t, result.t[0], result.t[-1])))
-        for key, (actor, line) in self.trail_lines.items():
+        for key, (_, line) in self.trail_lines.items():
             path = self._trail_paths[key]
             n = int(np.searchsorted(result.t, t, side="right"))
             Rl, pl = self._poses

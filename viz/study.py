@@ -263,7 +263,7 @@ def _parameters(table, output, x, y):
     try:
         import pandas
     except ImportError:        # pragma: no cover - pandas is a dependency of mbd
-        raise TypeError("plot_study: needs pandas (the table is a pandas.DataFrame)")
+        raise TypeError("plot_study: needs pandas (the table is a pandas.DataFrame)") from None
     if not isinstance(table, pandas.DataFrame):
         raise TypeError("plot_study: table must be the pandas.DataFrame mbd.sweep returns, "
                         f"got {type(table).__name__}")

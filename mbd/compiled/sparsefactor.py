@@ -142,7 +142,7 @@ def _front_rows(V_, pat, p, nc):
     """Front p's rows (returns how many): its own coordinates' rows of W^T = (Z D^-1/2)^T,
     then the rows its children passed up, each at its columns in the front."""
     front, pool, passed, Z, H = V_.front, V_.pool, V_.passed, V_.Z, V_.H
-    gsize, grow, perm = pat[pat[P_GSIZE]:], pat[pat[P_GROW]:], pat[pat[P_PERM]:]
+    gsize, grow = pat[pat[P_GSIZE]:], pat[pat[P_GROW]:]
     uptr, uidx, cbmap = pat[pat[P_UPTR]:], pat[pat[P_UIDX]:], pat[pat[P_CBMAP]:]
     cgptr, cgidx, cgloc = pat[pat[P_CGPTR]:], pat[pat[P_CGIDX]:], pat[pat[P_CGLOC]:]
     optr, oidx = pat[pat[P_OPTR]:], pat[pat[P_OIDX]:]

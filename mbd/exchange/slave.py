@@ -238,8 +238,8 @@ def fmi2_model(Fmi2Slave):
         def do_step(self, current_time, step_size):
             return self.advance(current_time, step_size)
 
-        def to_xml(self, model_options=dict()):
-            root = super().to_xml(model_options)
+        def to_xml(self, model_options=None):
+            root = super().to_xml({} if model_options is None else model_options)
             names = sorted({v["unit"] for v in self.spec["variables"] if v["unit"]})
             if names:
                 units = root.makeelement("UnitDefinitions", {})

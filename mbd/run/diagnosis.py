@@ -268,7 +268,7 @@ def dominant_force(ev, t, y):
         return None
     k = int(np.argmax(np.abs(rates)))
     best = None
-    for i, fe in enumerate(s.force_elements):
+    for i in range(len(s.force_elements)):
         # the acceleration is affine in each force: its part, the difference between the
         # element's present force held and none (the other forces alike in both)
         held = _frozen(ev, i, t, y).derivative(t, y)[0][s.nq:n]

@@ -55,11 +55,15 @@ R_A = Rotation.from_euler("xyz", [0.3, -0.5, 0.8]).as_matrix()
 MOUNT = np.array([0.12, -0.07, 0.09])
 
 
+#: defaults read, never written
+ZERO3, ZERO6, IDENTITY = np.zeros(3), np.zeros(6), Rotation.identity()
+
+
 def skew(r):
     return np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
 
 
-def one_body(name, stiffness=K6, damping=C6, preload=np.zeros(6), R=R_A, mount=MOUNT,
+def one_body(name, stiffness=K6, damping=C6, preload=ZERO6, R=R_A, mount=MOUNT,
              gravity=0.0, inertia=INERTIA, q0=None, v0=None):
     """A body (CG at the origin) on a SixDof from a ground at the origin, held by a Bushing
     from a ground CS A at ``mount`` with axes R to the body's CS B drawn on A (undeflected)."""
@@ -81,8 +85,7 @@ def rows(system, states):
     return mbd.Result(system, np.zeros(len(y)), np.array(y))
 
 
-def sixdof_state(translation, rotation=Rotation.identity(), velocity=np.zeros(3),
-                 omega=np.zeros(3)):
+def sixdof_state(translation, rotation=IDENTITY, velocity=ZERO3, omega=ZERO3):
     """SixDof (q, v) from the CG's translation and velocity (world = the base's axes), the
     body's orientation and its angular velocity (world; v takes it in the body's axes)."""
     w, x, y, z = np.roll(rotation.as_quat(), 1)

@@ -202,7 +202,7 @@ def test_body_spring_damper_loads_enter_newton_euler(seed):
     dv = dy[system.nq:]
     # every load (point, force) on each body
     loads = {"A": [], "B": []}
-    for name, (ba, csa, bb, csb) in elements.items():
+    for ba, csa, bb, csb in elements.values():
         pA, vA = _end_point(system, ends, ba, csa, s.q, s.v)
         pB, vB = _end_point(system, ends, bb, csb, s.q, s.v)
         F = bsd_force(pA, vA, pB, vB, k, b, r0)

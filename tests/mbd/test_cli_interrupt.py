@@ -5,38 +5,14 @@ second Ctrl-C while writing leaves what was written whole. Driven deterministica
 run is interrupted at a chosen integrator step (monkeypatched), as test_cli.py's
 interrupt test does."""
 import numpy as np
-import pytest
 from PIL import Image
 
 import mbd
 import viz.plots
 from mbd.cli import run as cli_run
-from mbd.run import pieceloop
-from mbd.run.steppers.compiled import CompiledStepper
 from mbd.run.simulate import output_times
-from scipy import integrate
 
 from .test_cli import PENDULUM
-
-
-@pytest.fixture
-def interrupted_at_step(monkeypatch):
-    """Make the run raise KeyboardInterrupt at integrator step ``n`` (set the returned dict's
-    "at")."""
-    calls = {"n": 0, "at": 6}
-    step, advance = integrate.DOP853.step, CompiledStepper.advance
-
-    def interrupt(real):
-        def wrapped(*args, **kwargs):
-            calls["n"] += 1
-            if calls["n"] == calls["at"]:
-                raise KeyboardInterrupt
-            return real(*args, **kwargs)
-        return wrapped
-    monkeypatch.setattr(integrate.DOP853, "step", interrupt(step))
-    monkeypatch.setattr(CompiledStepper, "advance", interrupt(advance))
-    monkeypatch.setattr(pieceloop.Run, "BATCH", 1)
-    return calls
 
 
 def system():

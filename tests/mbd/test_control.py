@@ -235,7 +235,7 @@ def test_without_a_horizon_rows_are_the_times_advanced_to():
     system = gap_slider()
     whole = system.simulate(0.5, output_step=0.05)
     sim = system.start()
-    for k in range(1, 11):
+    for _ in range(1, 11):
         sim.step(0.05)
     r = sim.result()
     assert len(r.t) == 11

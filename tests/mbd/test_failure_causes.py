@@ -246,7 +246,7 @@ def test_stability_boundaries_are_the_methods_own():
         A[:, :min(n, tableau.shape[1])] = tableau[:n, :n]
         b = np.asarray(method.B)[:n]
 
-        def R(z):
+        def R(z, n=n, A=A, b=b):
             term, total = np.ones(n), 1.0
             for k in range(n):
                 total += z ** (k + 1) * (b @ term)

@@ -51,7 +51,7 @@ def test_a_million_seconds_at_a_microsecond_is_refused_before_anything_is_alloca
     columns = system.nq + system.nv + evaluator.work_size(system)
     assert columns == 3
     # the table: rows x columns x 8 bytes, 1e12 x 24 B = 21.8 TiB
-    assert f"table of 3 columns (nq + nv + work accumulators = 1 + 1 + 1) takes 21.8 TiB" in text
+    assert "table of 3 columns (nq + nv + work accumulators = 1 + 1 + 1) takes 21.8 TiB" in text
     assert sim._size(rows * columns * 8) == "21.8 TiB"
     assert "this machine's memory" in text
     assert "larger output_step" in text and "shorter t_end" in text

@@ -131,7 +131,7 @@ def test_a_python_function_that_fails_at_a_row_is_named():
     result = system.simulate(0.3, output_step=0.01)
     late = Result(system, result.t + 0.05, result.state_rows(), sides=result.sides)
     with pytest.raises(UserFunctionError) as info:
-        late.force("spring").value
+        _ = late.force("spring").value
     assert "spring" in info.value.element and info.value.t > 0.3
 
 

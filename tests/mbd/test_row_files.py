@@ -13,7 +13,6 @@ from mbd.cli import run as cli_run
 from mbd.run import outputrows, rowfiles
 
 from .test_cli import PENDULUM
-from .test_cli_interrupt import interrupted_at_step  # noqa: F401  (a fixture)
 from .test_control import slider
 
 

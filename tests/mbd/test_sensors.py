@@ -212,7 +212,7 @@ def test_relative_quantities_are_world_differences_in_the_reference_axes():
     parts = {"x": "x", "v": "vx", "w": "wx", "a": "ax"}
     sensors = []
     for key, first in parts.items():
-        for k, axis in enumerate("xyz"):
+        for axis in "xyz":
             tail = first[:-1] + axis
             sensors.append((f"{key}{axis}", f"arm.tip.{tail}@cart.mount"))
     sensors += [("own", "arm.tip.z@arm.pivot"), ("ownx", "arm.tip.x@arm.pivot")]

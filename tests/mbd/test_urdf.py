@@ -228,7 +228,7 @@ def test_dynamics_equal_pinocchios(robot):
     nw = evaluator.work_size(system)
     rng = np.random.default_rng(20240528)
     worst = {}
-    for k in range(20):
+    for _ in range(20):
         q, v = pair.random_state(rng)
         tau = 10.0 * rng.normal(size=system.nv)     # N m or N: of gravity's order
         T, Tdot = pair.transform(q, v)
@@ -277,7 +277,7 @@ def test_panda_mimic_gear_holds_and_matches_the_reduced_dynamics():
     f1, f2 = system.joints["panda_finger_joint1"], system.joints["panda_finger_joint2"]
     rng = np.random.default_rng(7)
     worst = 0.0
-    for k in range(5):
+    for _ in range(5):
         q, v = pair.random_state(rng)
         q[f2.q_index], v[f2.v_index] = q[f1.q_index], v[f1.v_index]   # on the constraint
         M, b, _ = pair.pinocchio(q, v, np.zeros(system.nv))
@@ -522,7 +522,7 @@ def worst_of_20_states(pair, methods=("aba",)):
     system = pair.system
     rng = np.random.default_rng(3)
     worst = 0.0
-    for k in range(20):
+    for _ in range(20):
         q, v = pair.random_state(rng)
         tau = rng.normal(size=system.nv)
         T, Tdot = pair.transform(q, v)

@@ -208,7 +208,7 @@ def test_joints_driven_into_their_limits_rest_there_pressed_in_by_torque_over_k(
     g = ref.gravity(q_end)
     k = STOP["k"]
     assert np.abs(res.v[-1]).max() < 1e-6                  # at rest
-    for name, (_, _, lower, upper, d, f) in JOINTS.items():
+    for name, (_, _, _, upper, _, f) in JOINTS.items():
         i = system.joints[name].q_index[0]
         p = q_end[i] - upper
         assert 0.0 < p < 1e-3, (name, p)                     # in the stop, by a little
