@@ -25,9 +25,10 @@ states are not unknowns here. Simulate the closed loop to rest and linearize its
 (:func:`mbd.linearize` takes them), or find the plant's equilibrium with their actuators
 held.
 """
-from dataclasses import dataclass, field
+from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -41,8 +42,9 @@ from ..model.errors import AnalysisError
 from .linear import Dynamics, _linear_model, controllers_with_states, static_refusal
 from ..model.state import State
 
-if TYPE_CHECKING:     # (a hint only: the system stage is below, imported for types)
+if TYPE_CHECKING:     # (hints only: the system stage is below, imported for types)
     from ..system.system import System
+    from .linearmodel import LinearModel
 
 #: Newton's step, at most this many radians (or length scales) per iteration
 MAX_STEP = 0.5
@@ -82,11 +84,11 @@ class Equilibrium:
     iterations: int
     method: str
     stable: bool
-    active: dict
-    linear: object
-    system: object = field(repr=False, default=None)
+    active: dict[str, dict[str, Any]]
+    linear: LinearModel
+    system: System | None = field(repr=False, default=None)
 
-    def coordinates(self):
+    def coordinates(self) -> dict[str, float | np.ndarray]:
         """Joint name -> its coordinates at rest (a float for one coordinate, else an
         array: a spherical primitive's unit quaternion w, x, y, z)."""
         out = {}
@@ -95,7 +97,7 @@ class Equilibrium:
             out[name] = float(q[0]) if len(q) == 1 else q.copy()
         return out
 
-    def table(self):
+    def table(self) -> str:
         """A text for people: the coordinates at rest, the residual, stability, branches."""
         s = self.system
         lines = [f"equilibrium of '{s.name}' at t = {self.state.t:g} s ({self.method}, "

@@ -1,9 +1,18 @@
 """The results of a linearization (:mod:`mbd.analysis.linear`): the linear model and its
 modes."""
+from __future__ import annotations
+
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg
+
+if TYPE_CHECKING:     # (hints only: the model and system stages are below)
+    from scipy.signal import StateSpace
+
+    from ..model.state import State
+    from ..system.system import System
 
 
 @dataclass
@@ -21,38 +30,38 @@ class Mode:
     """
 
     eigenvalue: complex
-    shape: dict = field(default_factory=dict)
+    shape: dict[str, complex] = field(default_factory=dict)
     stability_tolerance: float = 0.0
 
     @property
-    def frequency(self):
+    def frequency(self) -> float:
         """Undamped natural frequency |lambda| / 2 pi, Hz."""
         return abs(self.eigenvalue) / (2.0 * np.pi)
 
     @property
-    def damped_frequency(self):
+    def damped_frequency(self) -> float:
         """|Im lambda| / 2 pi, Hz (0 for a real eigenvalue)."""
         return abs(self.eigenvalue.imag) / (2.0 * np.pi)
 
     @property
-    def damping_ratio(self):
+    def damping_ratio(self) -> float:
         """-Re lambda / |lambda| (1 or more: no oscillation; negative: growing; nan for
         lambda = 0)."""
         r = abs(self.eigenvalue)
         return -self.eigenvalue.real / r + 0.0 if r > 0 else float("nan")
 
     @property
-    def growth_rate(self):
+    def growth_rate(self) -> float:
         """Re lambda, 1/s (> 0: the mode grows)."""
         return self.eigenvalue.real
 
     @property
-    def stable(self):
+    def stable(self) -> bool:
         """False when the mode grows (Re lambda above the model's stability tolerance)."""
         return self.eigenvalue.real <= self.stability_tolerance
 
     @property
-    def kind(self):
+    def kind(self) -> str:
         """"oscillating", "decaying" (a real negative eigenvalue: overdamped, or the falling
         half of a saddle), "growing", "neutral" (a zero eigenvalue: a free
         coordinate without stiffness)."""
@@ -102,22 +111,22 @@ class LinearModel:
     M: np.ndarray
     K: np.ndarray
     Cd: np.ndarray
-    state_names: list
-    input_names: list
-    output_names: list
-    system: object = None
-    state: object = None
-    coordinates: list = field(default_factory=list)
-    T: np.ndarray = None
+    state_names: list[str]
+    input_names: list[str]
+    output_names: list[str]
+    system: System | None = None
+    state: State | None = None
+    coordinates: list[str] = field(default_factory=list)
+    T: np.ndarray | None = None
     error: float = 0.0
-    independent: np.ndarray = None
+    independent: np.ndarray | None = None
     controller_states: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
-    def dof(self):
+    def dof(self) -> int:
         return self.M.shape[0]
 
-    def to_scipy(self):
+    def to_scipy(self) -> StateSpace:
         """The model as a :class:`scipy.signal.StateSpace` (continuous time)."""
         import scipy.signal
         B = self.B if self.B.shape[1] else np.zeros((len(self.A), 1))
@@ -126,18 +135,18 @@ class LinearModel:
             else self.D
         return scipy.signal.StateSpace(self.A, B, C, D)
 
-    def eigenvalues(self):
+    def eigenvalues(self) -> np.ndarray:
         """The eigenvalues of A (2 dof + nc), 1/s."""
         return np.linalg.eigvals(self.A) if len(self.A) else np.zeros(0, dtype=complex)
 
-    def stability_tolerance(self, lams=None):
+    def stability_tolerance(self, lams: np.ndarray | None = None) -> float:
         """The real part above which an eigenvalue counts as growing: round-off and the
         derivative's error relative to the fastest eigenvalue."""
         lams = self.eigenvalues() if lams is None else lams
         top = float(np.abs(lams).max(initial=0.0))
         return 1e-8 * top + 1e-6 * np.sqrt(max(self.error, 0.0)) + 1e-12
 
-    def modes(self):
+    def modes(self) -> list[Mode]:
         """The modes (a list of :class:`Mode`), sorted by undamped frequency: one per
         conjugate pair of eigenvalues and one per real eigenvalue (with controllers' states,
         the closed loop's)."""
@@ -181,11 +190,11 @@ class LinearModel:
         return dict(zip(self.coordinates, shape))
 
     @property
-    def stable(self):
+    def stable(self) -> bool:
         """True when no mode grows."""
         return all(m.stable for m in self.modes())
 
-    def table(self):
+    def table(self) -> str:
         """The modes as a text table: frequency, damping, stability, largest coordinate."""
         rows = [f"{'mode':>4}  {'f (Hz)':>12}  {'f damped (Hz)':>13}  {'damping':>9}  "
                 f"{'Re (1/s)':>11}  {'kind':<11}  largest coordinate"]

@@ -16,7 +16,10 @@ for both integration loops (the compiled one and scipy's):
 
 Every switch goes into the log as an :class:`Event`.
 """
-from collections import deque, namedtuple
+from __future__ import annotations
+
+from collections import deque
+from typing import NamedTuple
 
 import numpy as np
 from numba import types
@@ -25,8 +28,14 @@ from numba.extending import overload
 from .jit.jitcache import njit
 from .jit.native import call2f
 
-Event = namedtuple("Event", "t element what")
-Event.__doc__ = """A switch in the event log: time t (s), the force element's name, what changed."""
+
+class Event(NamedTuple):
+    """A switch in the event log: time t (s), the force element's name, what changed."""
+
+    t: float
+    element: str
+    what: str
+
 
 #: the unit round-off of a float (np.finfo, a microsecond a call, read once)
 EPS = np.finfo(float).eps

@@ -1,17 +1,25 @@
 """A result's CSV: the table written whole (its grid times as the decimals they are made of),
 its units in the file beside it, and both read back (:func:`read_csv`, ``mbd.read_csv``).
 :meth:`mbd.Result.to_csv` writes through :func:`write_csv`."""
+from __future__ import annotations
+
 import decimal
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..model.files import atomic_open
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["read_csv", "time_texts", "units_path", "write_csv"]
 
 
-def units_path(path):
+def units_path(path: str | os.PathLike) -> str:
     """The file beside a result's CSV that gives its columns' units: ``run.csv`` ->
     ``run.units.csv`` (a path not ending in ``.csv`` gets ``.units.csv`` added)."""
     path = os.fspath(path)
@@ -23,7 +31,8 @@ def units_path(path):
 CSV_BLOCK = 10_000
 
 
-def write_csv(path, names, units, table, event_times=()):
+def write_csv(path: str | os.PathLike, names: Sequence[str], units: Sequence[str],
+              table: np.ndarray, event_times: ArrayLike = ()) -> str | os.PathLike:
     """Write ``table`` (rows, columns; the first column the time, s) under the column
     ``names`` to the CSV ``path``, then their ``units`` to :func:`units_path`, each whole or
     not at all (the units after the table: a CSV that cannot be written leaves no units
@@ -43,7 +52,7 @@ def write_csv(path, names, units, table, event_times=()):
     return path
 
 
-def read_csv(path):
+def read_csv(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """Read a CSV written by :meth:`Result.to_csv` (or by ``mbd run``), with its units.
 
     Parameters
@@ -95,7 +104,7 @@ def read_csv(path):
     return {name: table[:, k] for k, name in enumerate(names)}, units
 
 
-def time_texts(t, event_times=()):
+def time_texts(t: ArrayLike, event_times: ArrayLike = ()) -> list[str]:
     """The texts of a time column (s): the times of the output grid as the decimals it is
     made of, every other time (an event's, t_end, where a run stopped) in the shortest form
     that reads back as the same double.

@@ -1,12 +1,24 @@
 """The mechanism evaluated at rows of states: :class:`Evaluation`, what a Result's views and a
 sensor read at a sample are computed from (each quantity through the
 :class:`mbd.run.evaluator.Evaluator`, worked out when first asked for and kept)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..compiled import layout
 from ..compiled.rowkernels import rotate_rows
 from ..model.errors import renamed_link
 from .views import BodyView, ForceView, JointView, ReactionView
+
+if TYPE_CHECKING:     # (hints only: the model stage is below, the evaluator beside)
+    from collections.abc import Callable
+
+    from numpy.typing import ArrayLike
+
+    from ..model.builder import CS
+    from .evaluator import Evaluator, RowInputs, Wrenches
 
 
 class Evaluation:
@@ -34,7 +46,8 @@ class Evaluation:
         Views of y's joint positions and velocities.
     """
 
-    def __init__(self, evaluator, t, y, sides=None):
+    def __init__(self, evaluator: Evaluator, t: ArrayLike, y: np.ndarray,
+                 sides: np.ndarray | Callable[[], np.ndarray] | None = None) -> None:
         self.evaluator, self.system = evaluator, evaluator.system
         self.t = np.asarray(t, dtype=float)
         self.y = y
@@ -45,7 +58,7 @@ class Evaluation:
         self._records = self._params = self._inputs = None
 
     @property
-    def sides(self):
+    def sides(self) -> np.ndarray:
         """The force laws' branches at every row (n, nf, SWITCHES)."""
         if self._sides is None:
             self._sides = np.ones((len(self.t), len(self.system.force_elements),
@@ -56,16 +69,16 @@ class Evaluation:
 
     # ------------------------------------------------------------------ kinematics
 
-    def link_poses(self):
+    def link_poses(self) -> tuple[np.ndarray, np.ndarray]:
         """(R (n, n_links, 3, 3), p (n, n_links, 3)): every link's rotation and origin,
         world, m."""
         return self._tree()[:2]
 
-    def link_velocities(self):
+    def link_velocities(self) -> np.ndarray:
         """Every link's spatial velocity [w; v] (n, n_links, 6), link axes, rad/s and m/s."""
         return self._tree()[2]
 
-    def tree_energies(self):
+    def tree_energies(self) -> np.ndarray:
         """[kinetic, gravitational] energy of the bodies (n, 2), J."""
         return self._tree()[3]
 
@@ -75,7 +88,7 @@ class Evaluation:
             self._kinematics = self.evaluator.kinematics(self.y[:, :nq + nv])
         return self._kinematics
 
-    def link_accelerations(self):
+    def link_accelerations(self) -> np.ndarray:
         """Every link's spatial acceleration [alpha; a] (n, n_links, 6) in link coordinates
         (a: of the link-fixed point at the link origin, the spatial vector's linear part),
         from the right-hand side at each row (the forces, constraints and held signals of the
@@ -91,7 +104,7 @@ class Evaluation:
                 self._reactions = (wrenches, values)
         return self._accelerations
 
-    def cs_frame(self, cs):
+    def cs_frame(self, cs: CS) -> tuple[np.ndarray, np.ndarray]:
         """(R (n, 3, 3), p (n, 3)) of a CS (a body's or a ground): its axes (columns) and
         origin in world coordinates at every row, m."""
         link, local_p, local_R = self.system.cs_placement(cs)
@@ -101,7 +114,7 @@ class Evaluation:
         R, p = self.link_poses()
         return R[:, link] @ local_R, p[:, link] + R[:, link] @ local_p
 
-    def cs_motion(self, cs, view):
+    def cs_motion(self, cs: CS, view: str) -> np.ndarray:
         """A CS's motion at every row (n, 3), world axes: ``view`` "position" (m) or
         "velocity" (m/s) of its origin, "acceleration" (m/s^2) of its origin,
         "angular_velocity" (rad/s) or "angular_acceleration" (rad/s^2) of what carries it
@@ -127,7 +140,7 @@ class Evaluation:
             local = w if view == "angular_velocity" else v
         return rotate_rows(R, local)
 
-    def cs_rotations(self, cs):
+    def cs_rotations(self, cs: CS) -> np.ndarray:
         """World orientation matrices (n, 3, 3) of a CS over the rows."""
         link, _, local = self.system.cs_placement(cs)
         if link < 0:
@@ -137,7 +150,7 @@ class Evaluation:
 
     # ------------------------------------------------------------------ forces and reactions
 
-    def reactions(self):
+    def reactions(self) -> tuple[Wrenches, dict[str, np.ndarray]]:
         """({joint: (force (n, 3), moment (n, 3))}, {driver or gear: (n,)}): what every joint
         transmits (world, N and N m about the follower CS's origin) and every driver and gear
         applies (:meth:`mbd.run.evaluator.Evaluator.reaction_rows`)."""
@@ -148,14 +161,14 @@ class Evaluation:
             self._reactions = (wrenches, values)
         return self._reactions
 
-    def force_records(self):
+    def force_records(self) -> np.ndarray:
         """Per row and element: an ``ELEMENT_STATE`` record (:mod:`mbd.compiled.layout`)."""
         if self._records is None:
             self._records, self._params = self.evaluator.record_rows(
                 self.t, self.y, self.sides, self._row_inputs())
         return self._records
 
-    def force_params(self, index):
+    def force_params(self, index: int) -> np.ndarray:
         """Force element ``index``'s parameter rows in use (n, MAX_PARAMS): evaluated per row
         where they change, else a read-only view of its one row."""
         self.force_records()
@@ -164,7 +177,7 @@ class Evaluation:
         return np.broadcast_to(self.system.elements["params"][index],
                                (len(self.t), layout.MAX_PARAMS))
 
-    def _row_inputs(self):
+    def _row_inputs(self) -> RowInputs | None:
         """What Python gives at every row (:meth:`mbd.run.evaluator.Evaluator.row_inputs`),
         worked out once for the records and the reactions (none with held signals: those
         rows are evaluated from Python)."""
@@ -174,7 +187,7 @@ class Evaluation:
 
     # ------------------------------------------------------------------ named views
 
-    def joint(self, name):
+    def joint(self, name: str) -> JointView:
         """The coordinates of joint ``name`` (a JointView)."""
         try:
             return JointView(self, self.system.joints[name])
@@ -182,7 +195,7 @@ class Evaluation:
             raise KeyError(f"no joint '{name}'; the joints are {sorted(self.system.joints)}") \
                 from None
 
-    def body(self, name):
+    def body(self, name: str) -> BodyView:
         """The motion of body ``name`` (a BodyView)."""
         try:
             return BodyView(self, self.system.bodies[name])
@@ -190,7 +203,7 @@ class Evaluation:
             raise KeyError(f"no body '{name}'{renamed_link(name, self.system)}; the bodies are "
                            f"{sorted(self.system.bodies)}") from None
 
-    def force(self, name):
+    def force(self, name: str) -> ForceView:
         """The force element ``name`` (a ForceView)."""
         index = self.system.force_index
         if name not in index:
@@ -198,7 +211,7 @@ class Evaluation:
                            f"{sorted(index)}")
         return ForceView(self, index[name])
 
-    def reaction(self, name):
+    def reaction(self, name: str) -> ReactionView:
         """The reaction of joint, motion driver or gear ``name``: a ReactionView."""
         s = self.system
         drivers = {d.name for d in s.drivers}
@@ -215,7 +228,7 @@ class Evaluation:
                             torque=rotate_rows(R, M, transpose=True),
                             unique=name not in s.joints_with_redundancy)
 
-    def energies(self):
+    def energies(self) -> np.ndarray:
         """[kinetic, potential] energy (n, 2), J: the potential of gravity (zero at the world
         origin) plus what the force elements' springs store."""
         out = self.tree_energies().copy()
@@ -223,6 +236,6 @@ class Evaluation:
             out[:, 1] += self.force(name).energy
         return out
 
-    def energy(self):
+    def energy(self) -> np.ndarray:
         """Total mechanical energy (n,), J."""
         return self.energies().sum(axis=1)

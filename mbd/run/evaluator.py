@@ -27,6 +27,10 @@ all of them. Parameters given as Python functions (a stiffness K(t)), the signal
 values and motion drivers' motions are written into the data by :meth:`Evaluator.refresh`
 before each evaluation, from Python.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from numba import types
 
@@ -42,6 +46,21 @@ from ..compiled.statekernels import (constrained_forced, constrained_free, const
 from ..model.state import State
 from . import evaluatorrows
 from .userfunctions import motion, parameter_row
+
+# what writes the held signals (an mbd.run.controls.Controls, whose module imports this one)
+# is hinted Any: type-only imports form no cycle either (DESIGN §9, tests/test_layout.py)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from numpy.typing import ArrayLike
+
+    from ..system.system import System
+
+    #: what Python gives at every row (:func:`mbd.run.evaluatorrows.row_inputs`): (P,
+    #: varying, D, prescribed)
+    RowInputs = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    #: {joint name: (force, moment)}, world, N and N m
+    Wrenches = dict[str, tuple[np.ndarray, np.ndarray]]
 
 #: the integrator's entry addresses, per kind of mechanism and data types (one process)
 _ADDRESSES = {}
@@ -82,7 +101,8 @@ class Evaluator:
         Whether the element records hold their law kinds' addresses.
     """
 
-    def __init__(self, system, projection_tol=None, laws=True, held=None):
+    def __init__(self, system: System, projection_tol: float | None = None, laws: bool = True,
+                 held: Any = None) -> None:
         self.system, self.held = system, held
         self.data = layout.make_data(system.tree, system.elements, system.closures,
                                      system.driver_table, system.nq, system.nv,
@@ -108,17 +128,17 @@ class Evaluator:
 
     # ------------------------------------------------------------------ compiled calls
 
-    def install_laws(self):
+    def install_laws(self) -> None:
         """The element records' law and measure addresses (:func:`install_laws`), once."""
         if not self.laws_installed:
             install_laws(self.data.elements)
             self.laws_installed = True
 
     @property
-    def nq(self):
+    def nq(self) -> int:
         return self.system.nq
 
-    def call(self, function, *args):
+    def call(self, function: Callable[..., Any], *args: Any) -> Any:
         """``function(*args)``, a compiled function called through its entry point for these
         argument types (:func:`mbd.compiled.jit.native.entry`, looked up once per data and
         function: the types of a System's data never change, and numba's dispatch would
@@ -130,18 +150,18 @@ class Evaluator:
         return found(*args)
 
     @property
-    def switching_function(self):
+    def switching_function(self) -> Callable[..., Any]:
         """The compiled switching function for the integrator (a no-op without elements)."""
         if self.system.locks:
             return elements_and_locks
         return elements_at if self.data.elements.shape[0] else no_switching
 
     @property
-    def projection_function(self):
+    def projection_function(self) -> Callable[..., Any]:
         """The compiled projection for the integrator (a no-op for a tree)."""
         return projection if self.constrained else no_projection
 
-    def addresses(self):
+    def addresses(self) -> tuple[int, int, int, int]:
         """(right-hand side, switching function, projection, drift test): the addresses of
         the compiled functions the integrator calls for this mechanism
         (:mod:`mbd.compiled.jit.native`; compiled, or loaded from the cache, on first use,
@@ -163,7 +183,7 @@ class Evaluator:
 
     # ------------------------------------------------------------------ one state
 
-    def refresh(self, t, y):
+    def refresh(self, t: float, y: np.ndarray) -> None:
         """Write the parameters given as Python functions, the signals' values (``held``)
         and the drivers' motions at (t, y).
 
@@ -186,7 +206,8 @@ class Evaluator:
                 drivers[k]["position"], drivers[k]["velocity"], drivers[k]["acceleration"] = \
                     motion(d, t)
 
-    def derivative(self, t, y, dy=None):
+    def derivative(self, t: float, y: ArrayLike,
+                   dy: np.ndarray | None = None) -> tuple[np.ndarray, int]:
         """(dy/dt at (t, y), status): the compiled right-hand side in the current mode, after
         :meth:`refresh`. ``status``: 0, or what failed (:mod:`mbd.compiled.statekernels`)."""
         y = np.ascontiguousarray(y, dtype=float)
@@ -197,7 +218,7 @@ class Evaluator:
             self.held.state_derivative(t, y, dy)      # the rates of controllers from Python
         return dy, status
 
-    def switching(self, t, y, g=None):
+    def switching(self, t: float, y: ArrayLike, g: np.ndarray | None = None) -> np.ndarray:
         """The switching functions (nf, SWITCHES) at (t, y) in the current mode."""
         y = np.ascontiguousarray(y, dtype=float)
         g = np.zeros((len(self.system.force_elements), layout.SWITCHES)) if g is None else g
@@ -205,7 +226,7 @@ class Evaluator:
         self.call(self.switching_function, y, g, self.data, SWITCHING)
         return g
 
-    def natural_mode(self, t, y):
+    def natural_mode(self, t: float, y: ArrayLike) -> None:
         """Set the data's mode to the branches the state (t, y) selects."""
         if not self.system.force_elements:
             return
@@ -214,7 +235,7 @@ class Evaluator:
         self.call(elements_at, y, np.zeros((len(self.system.force_elements), layout.SWITCHES)),
                   self.data, NATURAL_MODE)
 
-    def next_mode(self, t, y, i, k):
+    def next_mode(self, t: float, y: ArrayLike, i: int, k: int) -> None:
         """Move element i's sides in the data's mode to its kind's next mode after its
         switching function k crossed at (t, y) (by default: to k's other side)."""
         self.switching(t, y)       # the element's x and rate at the crossing
@@ -222,7 +243,7 @@ class Evaluator:
         lawkernels.next_mode(E["law"], E["params"], X["x"], X["xdot"],
                              self.data.mode[i]["sides"], k)
 
-    def armed(self, sides=None):
+    def armed(self, sides: np.ndarray | None = None) -> np.ndarray:
         """Boolean mask (nf, SWITCHES) of the switching functions that can change a branch in
         the current mode (or the mode with the given ``sides``)."""
         data = self.data
@@ -236,7 +257,8 @@ class Evaluator:
         self.call(forcekernels.armed, data.elements, mode, out)
         return out
 
-    def records(self, t, y, sides, out=None):
+    def records(self, t: float, y: ArrayLike, sides: np.ndarray,
+                out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The element records (nf ELEMENT_STATE records) at (t, y) in the branches ``sides``
         (nf, SWITCHES), and the parameter rows in use; a sticking stiction element's value is
         its lock's force. The records are written into ``out`` when given (a row of a
@@ -260,7 +282,7 @@ class Evaluator:
                 out[i]["value"] = forces[i]
         return out, self.data.elements["params"]
 
-    def set_locks(self, sides):
+    def set_locks(self, sides: np.ndarray) -> bool:
         """Hold the rate of every stiction element that sticks in the mode ``sides`` (nf,
         SWITCHES) by its lock row, and release the others; when that changes the rows, the
         run's rank is taken again at the next evaluation. Returns whether it did."""
@@ -275,7 +297,7 @@ class Evaluator:
             self.data.loop[0]["rank"] = -1
         return changed
 
-    def lock_forces(self):
+    def lock_forces(self) -> dict[int, float]:
         """{stiction element index: the force (N) or torque (N m) its lock applied on its
         coordinate in the last constrained evaluation} (zero for one that slips)."""
         s = self.system
@@ -283,7 +305,8 @@ class Evaluator:
         self.call(constraint_forces, self.data, lam)
         return dict(zip(s.locks, lam[s.n_rows - len(s.locks):].tolist()))
 
-    def reactions(self, t, y, sides):
+    def reactions(self, t: float, y: ArrayLike,
+                  sides: ArrayLike) -> tuple[Wrenches, dict[str, float], int]:
         """Every joint's and driver's reaction at (t, y) in the branches ``sides``.
 
         Returns ``(wrenches, drivers, status)``: wrenches[name] = (force, moment) (world, N
@@ -296,7 +319,7 @@ class Evaluator:
         return ({name: (F[0], M[0]) for name, (F, M) in wrenches.items()},
                 {name: float(value[0]) for name, value in drivers.items()}, status)
 
-    def residuals(self, t, q, v):
+    def residuals(self, t: float, q: np.ndarray, v: np.ndarray) -> tuple[float, float]:
         """(max |g|, max |G v - rates|): how far (t, q, v) is from the constraints (m or rad,
         m/s or rad/s); zeros for a tree."""
         s = self.system
@@ -307,7 +330,7 @@ class Evaluator:
 
     # ------------------------------------------------------------------ rows of states
 
-    def kinematics(self, Y):
+    def kinematics(self, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(R (n, nl, 3, 3), p (n, nl, 3), V (n, nl, 6), E (n, 2)) at the rows Y (n, nq +
         nv): every link's rotation and origin (world, m), spatial velocity (link axes, rad/s
         and m/s) and [kinetic, gravitational] energy (J). R, p and V are views of link-major
@@ -319,20 +342,25 @@ class Evaluator:
         self.call(kinematics_rows, np.ascontiguousarray(Y, dtype=float), self.data, R, p, V, E)
         return R.transpose(1, 0, 2, 3), p.transpose(1, 0, 2), V.transpose(1, 0, 2), E
 
-    def row_inputs(self, T, Y):
+    def row_inputs(self, T: np.ndarray, Y: np.ndarray) -> RowInputs:
         """What Python gives at every row (:func:`mbd.run.evaluatorrows.row_inputs`)."""
         return evaluatorrows.row_inputs(self, T, Y)
 
-    def record_rows(self, T, Y, SIDES, inputs=None):
+    def record_rows(self, T: np.ndarray, Y: np.ndarray, SIDES: np.ndarray,
+                    inputs: RowInputs | None = None) -> tuple[np.ndarray, dict[int, np.ndarray]]:
         """The element records at every row (:func:`mbd.run.evaluatorrows.record_rows`)."""
         return evaluatorrows.record_rows(self, T, Y, SIDES, inputs)
 
-    def reaction_rows(self, T, Y, SIDES, R=None, p=None, accelerations=False, inputs=None):
+    def reaction_rows(self, T: ArrayLike, Y: ArrayLike, SIDES: ArrayLike,
+                      R: np.ndarray | None = None, p: np.ndarray | None = None,
+                      accelerations: bool = False, inputs: RowInputs | None = None
+                      ) -> tuple[Wrenches, dict[str, np.ndarray], np.ndarray | None, int]:
         """:meth:`reactions` at every row (:func:`mbd.run.evaluatorrows.reaction_rows`)."""
         return evaluatorrows.reaction_rows(self, T, Y, SIDES, R, p, accelerations, inputs)
 
 
-def reactions_at(system, state, sides=None):
+def reactions_at(system: System, state: State, sides: np.ndarray | None = None
+                 ) -> tuple[Wrenches, dict[str, float]]:
     """What every joint transmits and every motion driver applies at ``state`` (an
     :class:`mbd.State`), the force laws in the branches ``sides`` (nf, SWITCHES; default:
     the ones the state selects).
@@ -350,7 +378,7 @@ def reactions_at(system, state, sides=None):
     return wrenches, drivers
 
 
-def variant(system):
+def variant(system: System) -> Callable[..., Any]:
     """The compiled right-hand side for ``system``'s kind of mechanism."""
     forced = len(system.force_elements) > 0
     sliding = bool(np.any(system.tree["jtype"] == layout.PRISMATIC))
@@ -365,18 +393,18 @@ def variant(system):
     return tree_free_link if sliding else tree_free_world
 
 
-def continuous_controllers(system):
+def continuous_controllers(system: System) -> int:
     """How many continuous controllers ``system`` has (a ``CONTROL`` record each)."""
     return sum(1 for c in system.controls if c.continuous)
 
 
-def work_size(system):
+def work_size(system: System) -> int:
     """How many work accumulators a run's state carries after [q, v]: one per force element,
     then one per motion driver (J, the work each has done on the mechanism)."""
     return len(system.force_elements) + len(system.drivers)
 
 
-def state_labels(system):
+def state_labels(system: System) -> list[str]:
     """What every entry of a run's state y = [q, v, W] is, for messages: "joint 'hinge' q",
     "joint 'free' v3", "work of 'spring'"."""
     labels = [""] * (system.nq + system.nv)
@@ -388,7 +416,7 @@ def state_labels(system):
     return labels + [f"work of '{e.name}'" for e in (*system.force_elements, *system.drivers)]
 
 
-def install_laws(elements):
+def install_laws(elements: np.ndarray) -> None:
     """Write into every element record the address of its law kind's kernel entry in this
     process, and of its placement's measure when that is compiled apart (each compiled, or
     loaded from the cache, the first time it is used)."""

@@ -13,7 +13,10 @@ the sample due there is taken before :meth:`Simulation.advance_to` returns, even
 earlier advance's step had already reached that end (:attr:`mbd.run.pieceloop.Run.reached`):
 after ``advance_to(t)`` the state, the reads and the samples are one run's at t.
 """
+from __future__ import annotations
+
 import copy
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,12 +31,18 @@ from .result import Result
 from .settings import MAX_STEPS
 from .simulate import prepare
 
+if TYPE_CHECKING:     # (hints only: the model and system stages are below)
+    from scipy.integrate import OdeSolver
+
+    from ..model.elements import JointTarget
+    from ..system.system import System
+
 
 class Snapshot:
     """A live simulation's state at one instant (:meth:`Simulation.save`): restored, the run
     repeats bit for bit."""
 
-    def __init__(self, **parts):
+    def __init__(self, **parts: Any) -> None:
         self.__dict__.update(parts)
 
     def __repr__(self):
@@ -51,9 +60,13 @@ class Simulation:
         The state there (q, v).
     """
 
-    def __init__(self, system, t_end=None, output_step=None, t0=0.0, q0=None, v0=None,
-                 rtol=None, atol=None, method="DOP853", max_step=np.inf,
-                 exact_switching=True, compiled=None, max_steps=MAX_STEPS):
+    def __init__(self, system: System, t_end: float | None = None,
+                 output_step: float | None = None, t0: float = 0.0,
+                 q0: dict[str, JointTarget] | None = None,
+                 v0: dict[str, JointTarget] | None = None, rtol: float | None = None,
+                 atol: float | None = None, method: str | type[OdeSolver] = "DOP853",
+                 max_step: float = np.inf, exact_switching: bool = True,
+                 compiled: bool | None = None, max_steps: int = MAX_STEPS) -> None:
         if t_end is None and output_step is not None:
             raise ValueError("start: output_step needs t_end (the rows are t0, t0 + "
                              "output_step, ..., t_end); without t_end a row is written at "
@@ -78,12 +91,12 @@ class Simulation:
     # ------------------------------------------------------------------ time
 
     @property
-    def state(self):
+    def state(self) -> State:
         """The state at :attr:`t`: an :class:`mbd.State` (q, v)."""
         s = self.system
         return State(self.t, self.y[:s.nq].copy(), self.y[s.nq:s.nq + s.nv].copy())
 
-    def advance_to(self, t):
+    def advance_to(self, t: float) -> State:
         """Integrate to time t (s), events inside exact, the controllers' samples due at t
         taken (as one run takes them); returns the state there."""
         t = values.real(t, "advance_to: t", f">= the time reached, {self.t!r} s, and <= "
@@ -93,7 +106,7 @@ class Simulation:
             self.run.guarded(self._advance, t)
         return self.state
 
-    def step(self, dt):
+    def step(self, dt: float) -> State:
         """Integrate dt (s) on from the time reached; returns the state there."""
         dt = values.real(dt, "step: dt", "> 0 and finite", lambda x: 0.0 < x < np.inf)
         return self.advance_to(self.t + dt)
@@ -148,7 +161,7 @@ class Simulation:
 
     # ------------------------------------------------------------------ inputs and reading
 
-    def set_input(self, name, value):
+    def set_input(self, name: str, value: float) -> None:
         """Hold Input ``name`` at ``value`` from the time reached on (until set again)."""
         inputs = [n for n, c in self.named.items() if isinstance(c, Input)]
         if not isinstance(self.named.get(name), Input):
@@ -163,7 +176,7 @@ class Simulation:
         if self.run.locks:       # a stuck joint may break free under the new load
             self.y = self.run.guarded(self.run.locks.settle, self.t, self.y)
 
-    def read(self, name):
+    def read(self, name: str) -> float | np.ndarray:
         """The value at the time reached of a sensor, an input or a controller's output,
         named as everywhere else (``"pid"``: its output 0, ``"ctrl[1]"``: output 1), or of
         any measured quantity (``"hinge.q"``, ``"arm.tip.z"``; see
@@ -195,7 +208,7 @@ class Simulation:
 
     # ------------------------------------------------------------------ snapshots and result
 
-    def save(self):
+    def save(self) -> Snapshot:
         """A :class:`Snapshot` of the run at the time reached (a piece boundary from now on, so
         that the run goes on from it exactly as a restored one does)."""
         self._commit()
@@ -207,7 +220,7 @@ class Simulation:
                         logged=None if run.logged is None else run.logged.copy(),
                         controls=None if run.controls is None else run.controls.snapshot())
 
-    def restore(self, snapshot):
+    def restore(self, snapshot: Snapshot) -> None:
         """Go back (or forth) to the instant of ``snapshot`` (from :meth:`save` of this
         simulation)."""
         if not isinstance(snapshot, Snapshot):
@@ -228,7 +241,7 @@ class Simulation:
                 setattr(run.controls, name, getattr(saved, name))
             run.controls.apply(run.ev, self.t, self.y)
 
-    def result(self):
+    def result(self) -> Result:
         """The rows up to the time reached, as a :class:`mbd.Result`."""
         result = self.run.result()
         keep = np.flatnonzero(result.t <= self.t)

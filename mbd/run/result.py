@@ -14,6 +14,10 @@ array([0.  , 0.25, 0.5 ])
 >>> r.joint("hinge").q.shape, r.body("bob").position("cg").shape
 ((3,), (3, 3))
 """
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
@@ -29,6 +33,14 @@ from .evaluator import Evaluator, work_size
 from .failures import Failed
 from .views import (BodyView, ControllerView, EnergyBalance, ForceView, JointView,
                     ReactionView, contact_intervals)
+
+if TYPE_CHECKING:     # (hints only: the system stage is below, mbd.run.controls beside)
+    from collections.abc import Iterable
+
+    from numpy.typing import ArrayLike
+
+    from ..system.system import System
+    from .controls import Controls
 
 __all__ = ["Result", "Event", "JointView", "BodyView", "ForceView", "ControllerView",
            "ReactionView",
@@ -64,7 +76,10 @@ class Result:
         for a run that was not stopped. ``stopped_at`` is the time it reached, s.
     """
 
-    def __init__(self, system, t, y, events=(), stats=None, sides=None, controls=None):
+    def __init__(self, system: System, t: ArrayLike, y: ArrayLike, events: Iterable[Event] = (),
+                 stats: dict[str, Any] | None = None,
+                 sides: np.ndarray | SideRuns | None = None,
+                 controls: Controls | None = None) -> None:
         t = np.asarray(t, dtype=float)
         width = system.nq + system.nv
         y = np.asarray(y, dtype=float)
@@ -74,8 +89,11 @@ class Result:
                    events=events, stats=stats, sides=sides, controls=controls)
 
     @classmethod
-    def of_parts(cls, system, t, q, v, work, controller_states, events=(), stats=None,
-                 sides=None, controls=None):
+    def of_parts(cls, system: System, t: ArrayLike, q: np.ndarray, v: np.ndarray,
+                 work: np.ndarray | None, controller_states: np.ndarray | None,
+                 events: Iterable[Event] = (), stats: dict[str, Any] | None = None,
+                 sides: np.ndarray | SideRuns | None = None,
+                 controls: Controls | None = None) -> Result:
         """A Result that holds these arrays themselves, not copies (a run's rows, assembled
         once: :mod:`mbd.run.outputrows`): t (n,) s, q (n, nq), v (n, nv), work (n, nf + nd) J
         or None, the continuous controllers' states (n, their count) or None (zeros), sides
@@ -129,21 +147,21 @@ class Result:
         return text + ">"
 
     @property
-    def sides(self):
+    def sides(self) -> np.ndarray:
         """The side of every switching function at every row (n, nf, SWITCHES): the branch of
         every force law (see :mod:`mbd.compiled.lawkernels`)."""
         if self._sides is None:      # a run's: kept as runs of equal rows until now
             self._sides = self._side_runs.all(len(self.t))
         return self._sides
 
-    def sides_of(self, rows):
+    def sides_of(self, rows: ArrayLike) -> np.ndarray:
         """:attr:`sides` of some rows (indices), without the whole array."""
         if self._sides is None:
             return self._side_runs.rows(np.asarray(rows))
         return self._sides[rows]
 
     @property
-    def evaluation(self):
+    def evaluation(self) -> Evaluation:
         """The rows' :class:`mbd.run.evaluation.Evaluation` (made on first use): what the
         views are computed from, through an :class:`mbd.run.evaluator.Evaluator` with the
         run's held signals."""
@@ -160,11 +178,11 @@ class Result:
     def __len__(self):
         return len(self.t)
 
-    def joint(self, name):
+    def joint(self, name: str) -> JointView:
         """The coordinates of joint ``name`` over the run (a JointView)."""
         return self.evaluation.joint(name)
 
-    def sensor(self, name):
+    def sensor(self, name: str) -> np.ndarray:
         """Sensor ``name``'s quantity at every row: (n,) for a scalar quantity, (n, 4) for a
         quaternion [w, x, y, z] and (n, 3) for a rotation vector (rad), in the units and
         axes :mod:`mbd.control.signals` gives.
@@ -179,7 +197,7 @@ class Result:
             raise KeyError(f"no sensor '{name}'; the sensors are {sorted(sensors) or 'none'}")
         return controls.Reader(self.system, sensors[name].what).rows(self.evaluation)
 
-    def controller(self, name):
+    def controller(self, name: str) -> ControllerView:
         """Discrete controller ``name``'s samples (a ControllerView)."""
         controls = self.controls
         samples = getattr(controls, "samples", {})
@@ -199,7 +217,7 @@ class Result:
                                   t=err.t) from None
         return ControllerView(name, list(zip(self.t, rows[:, controls.slices[name]], u, out)))
 
-    def state_rows(self):
+    def state_rows(self) -> np.ndarray:
         """The rows as the run's state had them (n, width): [q (nq), v (nv), W (the work
         accumulators, J; zeros for rows made without them), the continuous controllers'
         states] (a new array)."""
@@ -207,7 +225,7 @@ class Result:
             (len(self.t), work_size(self.system)))
         return np.hstack([self.q, self.v, work, self.controller_states])
 
-    def input(self, name):
+    def input(self, name: str) -> np.ndarray:
         """The value Input ``name`` held at every row (n,)."""
         inputs = {c.name: c for c in self.system.controls if isinstance(c, Input)}
         if name not in inputs:
@@ -217,36 +235,36 @@ class Result:
         j = self.controls.column[name]
         return np.array([self.controls.held_at(t)[j] for t in self.t])
 
-    def force(self, name):
+    def force(self, name: str) -> ForceView:
         """The force element ``name`` over the run (a ForceView)."""
         return self.evaluation.force(name)
 
-    def reaction(self, name):
+    def reaction(self, name: str) -> ReactionView:
         """The reaction of joint, motion driver or gear ``name`` over the run: a
         ReactionView."""
         return self.evaluation.reaction(name)
 
-    def body(self, name):
+    def body(self, name: str) -> BodyView:
         """The motion of body ``name`` (a BodyView)."""
         return self.evaluation.body(name)
 
-    def kinetic_energy(self):
+    def kinetic_energy(self) -> np.ndarray:
         """Kinetic energy (n,), J."""
         return self._energies()[:, 0]
 
-    def potential_energy(self):
+    def potential_energy(self) -> np.ndarray:
         """Potential energy (n,), J: gravity (zero at the world origin) plus the springs of the
         force elements."""
         return self._energies()[:, 1]
 
-    def energy(self):
+    def energy(self) -> np.ndarray:
         """Total mechanical energy (n,), J: kinetic plus potential."""
         return self._energies().sum(axis=1)
 
     def _energies(self):
         return self.evaluation.energies()
 
-    def energy_balance(self):
+    def energy_balance(self) -> EnergyBalance:
         """The run's :class:`EnergyBalance`: kinetic and gravitational energy against the work
         of every force element, motion driver and gear, with what each element stored, and
         what the passive ones dissipated and the sources supplied.
@@ -281,7 +299,7 @@ class Result:
         return EnergyBalance(self.t, E[:, 0] - E[0, 0], E[:, 1] - E[0, 1], work, stored,
                              roles)
 
-    def columns(self):
+    def columns(self) -> tuple[list[str], np.ndarray]:
         """(names, table): every exported column — time, joint q and v, body CG positions,
         energies and the work of every force element and motion driver — as a list of names
         and an (n, k) array (their units: :meth:`column_units`)."""
@@ -289,7 +307,7 @@ class Result:
         names = [name for group in groups for name in group[0]]
         return names, np.column_stack([c for group in groups for c in group[2]()])
 
-    def column_units(self):
+    def column_units(self) -> list[str]:
         """The SI unit of every column of :meth:`columns`, in its order: "s" (t), "m" or
         "rad" (a joint's q, by its primitive; "1" for a component of a spherical
         primitive's unit quaternion), "m/s" or "rad/s" (its v), "m" (CG positions), "J"
@@ -319,7 +337,7 @@ class Result:
             groups.append((names, ["J"] * len(names), lambda: list(self.work.T)))
         return groups
 
-    def to_csv(self, path):
+    def to_csv(self, path: str | os.PathLike) -> str | os.PathLike:
         """Write every column (see :meth:`columns`) to a CSV file, and their units beside it,
         each whole or not at all.
 
@@ -337,7 +355,8 @@ class Result:
         return csvfiles.write_csv(path, names, self.column_units(), table,
                                   [e.t for e in self.events])
 
-    def to_npz(self, path, columns=True):
+    def to_npz(self, path: str | os.PathLike | BinaryIO,
+               columns: bool = True) -> str | os.PathLike | BinaryIO:
         """Write the run to a NumPy .npz file, whole or not at all.
 
         Every column of :meth:`columns` is an array of its own under its name (``"t"``,
@@ -383,7 +402,7 @@ class Result:
             np.savez(fh, **arrays)
         return path
 
-    def event_arrays(self):
+    def event_arrays(self) -> dict[str, np.ndarray]:
         """The event log as arrays, as :meth:`to_npz` writes it: ``event_t`` (s),
         ``event_element`` and ``event_what`` (strings), and ``events``, its (t, element,
         what) rows in an object array."""
@@ -408,20 +427,21 @@ class SideRuns:
     A few arrays instead of nf x SWITCHES numbers a row (for a long run, more than its
     state)."""
 
-    def __init__(self, starts, values):
+    def __init__(self, starts: ArrayLike, values: ArrayLike) -> None:
         self.starts = np.asarray(starts, dtype=np.int64)
         self.values = np.asarray(values, dtype=float)
 
-    def rows(self, rows):
+    def rows(self, rows: ArrayLike) -> np.ndarray:
         """The sides of rows ``rows`` (indices), (len(rows), nf, SWITCHES)."""
         return self.values[np.searchsorted(self.starts, rows, side="right") - 1]
 
-    def all(self, n):
+    def all(self, n: int) -> np.ndarray:
         """The sides of rows 0 ... n - 1 (the first run starts at 0), (n, nf, SWITCHES)."""
         return np.repeat(self.values, np.diff(np.append(self.starts, n)), axis=0)
 
 
-def row_parts(system, width, controls=None):
+def row_parts(system: System, width: int, controls: Controls | None = None
+              ) -> tuple[slice, slice, slice | None, slice | None]:
     """Where a row of ``width`` values (the run's state: [q, v, W, the continuous controllers'
     states], or a prefix) holds each part: slices of q, v, work and the controllers' states;
     work is None for a row of q and v alone (unless the system has no accumulators: then

@@ -1,15 +1,30 @@
 """The named views of a Result: a joint's coordinates, a body's motion, a force element, a
 controller's samples, a reaction, the energy balance (each computed when asked for, from the
 rows' :class:`mbd.run.evaluation.Evaluation`)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..compiled.rowkernels import rotate_rows, rotations
+
+# the rows a view reads (an mbd.run.evaluation.Evaluation, whose module imports this one) are
+# hinted Any: type-only imports form no cycle either (DESIGN §9, tests/test_layout.py)
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from numpy.typing import ArrayLike
+    from scipy.spatial.transform import Rotation
+
+    from ..model.builder import CS
+    from ..system.system import BodyMap, JointMap
 
 
 class JointView:
     """A joint's coordinates over the run: ``q`` (n,) or (n, nq), ``v`` (n,) or (n, nv)."""
 
-    def __init__(self, rows, jm):
+    def __init__(self, rows: Any, jm: JointMap) -> None:
         self.name = jm.joint.name
         self.joint = jm.joint
         q = rows.q[:, jm.q_index]
@@ -21,7 +36,7 @@ class JointView:
 class BodyView:
     """A body's motion over the run, in world coordinates."""
 
-    def __init__(self, rows, bm):
+    def __init__(self, rows: Any, bm: BodyMap) -> None:
         self._rows = rows
         self._map = bm
         self.name = bm.body.name
@@ -33,7 +48,7 @@ class BodyView:
             raise ValueError(f"body '{body.name}': {frame!r} is not one of its CSs")
         return self._map.cs_local(frame)
 
-    def position(self, cs="cg"):
+    def position(self, cs: str | CS = "cg") -> np.ndarray:
         """World position of a CS origin (n, 3), m; default the CG."""
         p_local, _ = self._cs(cs)
         R, p = self._rows.link_poses()
@@ -41,18 +56,18 @@ class BodyView:
         return p[:, link] + R[:, link] @ p_local
 
     @property
-    def rotation(self):
+    def rotation(self) -> Rotation:
         """The body's orientation relative to its drawing pose: a scipy Rotation of n."""
         R, _ = self._rows.link_poses()
         return rotations(R[:, self._map.link] @ self._map.rotation.T)
 
-    def cs_rotation(self, cs):
+    def cs_rotation(self, cs: str | CS) -> Rotation:
         """World orientation of a CS (its axes): a scipy Rotation of n."""
         _, R_local = self._cs(cs)
         R, _ = self._rows.link_poses()
         return rotations(R[:, self._map.link] @ R_local)
 
-    def velocity(self, cs="cg"):
+    def velocity(self, cs: str | CS = "cg") -> np.ndarray:
         """World velocity of a CS origin (n, 3), m/s."""
         p_local, _ = self._cs(cs)
         R, _ = self._rows.link_poses()
@@ -61,7 +76,7 @@ class BodyView:
         return rotate_rows(R[:, self._map.link], local)
 
     @property
-    def angular_velocity(self):
+    def angular_velocity(self) -> np.ndarray:
         """World angular velocity (n, 3), rad/s."""
         R, _ = self._rows.link_poses()
         V = self._rows.link_velocities()[:, self._map.link]
@@ -75,7 +90,8 @@ class ControllerView:
     continuous one's at every row: ``t`` the rows' times, ``x`` its states, ``u`` its inputs,
     ``y`` its outputs."""
 
-    def __init__(self, name, samples):
+    def __init__(self, name: str,
+                 samples: Sequence[tuple[float, ArrayLike, ArrayLike, ArrayLike]]) -> None:
         self.name = name
         self.t = np.array([s[0] for s in samples])
         k = len(samples)
@@ -113,7 +129,7 @@ class ForceView:
         Potential energy stored in the element, J (worked out when first read).
     """
 
-    def __init__(self, rows, index):
+    def __init__(self, rows: Any, index: int) -> None:
         fe = rows.system.force_elements[index]
         rec = rows.force_records()[:, index]
         params = rows.force_params(index)
@@ -133,19 +149,19 @@ class ForceView:
         self._t = rows.t
 
     @property
-    def mode(self):
+    def mode(self) -> np.ndarray:
         """The law's mode per row (n,) of str, one of ``law.modes``: the branch the run
         integrated in, read from the row's sides (an event's row: the mode after it)."""
         law, sides = self.element.law, self._energy_inputs[1]
         return np.array([law.mode(row) for row in sides])
 
     @property
-    def energy(self):
+    def energy(self) -> np.ndarray:
         """Potential energy stored in the element per row (n,), J (worked out when read)."""
         params, sides = self._energy_inputs
         return self.element.law.energy(self.x, params, sides)
 
-    def contacts(self):
+    def contacts(self) -> list[tuple[float, float, int]]:
         """[(t_begin, t_end, side)] of every contact of a gap, backlash or stop element (side:
         -1 lower/+1 upper for BISTOP and backlash, -1 for ElastoGap's one side); t_end is nan
         for a contact still going at the end. Exact event times with exact switching."""
@@ -156,7 +172,7 @@ class ForceView:
                                  else contact)
 
 
-def contact_intervals(t, contact):
+def contact_intervals(t: np.ndarray, contact: ArrayLike) -> list[tuple[float, float, int]]:
     """[(t_begin, t_end, side)] of the runs where ``contact`` (per row) is nonzero; side is its
     sign, t_end is nan for a contact still going at the last row. With exact switching the
     rows include the event times, so the intervals are exact."""
@@ -190,7 +206,9 @@ class ReactionView:
         the loop-closing (cut) joint (see ``system.report()``).
     """
 
-    def __init__(self, name, force=None, torque=None, value=None, unique=True):
+    def __init__(self, name: str, force: np.ndarray | None = None,
+                 torque: np.ndarray | None = None, value: np.ndarray | None = None,
+                 unique: bool = True) -> None:
         self.name = name
         self.force, self.torque, self.value, self.unique = force, torque, value, unique
 
@@ -283,7 +301,9 @@ class EnergyBalance:
     ...
     """
 
-    def __init__(self, t, kinetic, gravity, work, stored, roles=None):
+    def __init__(self, t: np.ndarray, kinetic: np.ndarray, gravity: np.ndarray,
+                 work: Mapping[str, np.ndarray], stored: Mapping[str, np.ndarray],
+                 roles: Mapping[str, str] | None = None) -> None:
         self.t, self.kinetic, self.gravity = t, kinetic, gravity
         self.work, self.stored = work, stored
         total = sum(work.values(), np.zeros_like(t))
@@ -312,28 +332,28 @@ class EnergyBalance:
                 self.dissipated[name], self.supplied[name] = zero, -outflow
 
     @property
-    def total_stored(self):
+    def total_stored(self) -> np.ndarray:
         """(n,) J: the change of the energy stored in the elements' springs."""
         return sum(self.stored.values(), np.zeros_like(self.t))
 
     @property
-    def total_dissipated(self):
+    def total_dissipated(self) -> np.ndarray:
         """(n,) J: what the passive elements took out since the first row."""
         return sum(self.dissipated.values(), np.zeros_like(self.t))
 
     @property
-    def total_supplied(self):
+    def total_supplied(self) -> np.ndarray:
         """(n,) J: what the sources (drivers, actuators, ...) put in since the first row."""
         return sum(self.supplied.values(), np.zeros_like(self.t))
 
     @property
-    def relative_residual(self):
+    def relative_residual(self) -> float:
         """The largest |residual| over the run relative to :attr:`scale` (0 when nothing
         moved)."""
         worst = float(np.abs(self.residual).max(initial=0.0))
         return worst / self.scale if self.scale > 0.0 else worst
 
-    def totals(self, row=-1):
+    def totals(self, row: int = -1) -> tuple[float, float, float, float, float, float]:
         """The balance at a row in its engineering terms, J: (kinetic, gravity, stored,
         dissipated, supplied, residual) with kinetic + gravity + stored + dissipated -
         supplied = residual (see the class for which element goes where)."""
@@ -344,7 +364,7 @@ class EnergyBalance:
         return (float(self.kinetic[k]), float(self.gravity[k]), float(stored), float(lost),
                 float(fed), float(self.residual[k]))
 
-    def summary(self):
+    def summary(self) -> str:
         """The balance over the run (at the last row) in one line, J."""
         kinetic, gravity, stored, lost, fed, residual = self.totals()
         return (f"kinetic {kinetic:+.6g} + gravity {gravity:+.6g} + stored in springs "
@@ -352,7 +372,7 @@ class EnergyBalance:
                 f"{residual:.2g} J (largest residual {self.relative_residual:.1e} of the "
                 f"largest term)")
 
-    def lines(self):
+    def lines(self) -> list[str]:
         """Per force element, motion driver and gear over the run (at the last row), one
         line each: its work and where the balance books it, J."""
         out = []

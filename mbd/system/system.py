@@ -5,9 +5,12 @@ The result is an immutable :class:`System`: the records the compiled kernels rea
 own modules: :mod:`mbd.model.validate` (every rule, each problem named), :mod:`mbd.system.topology`
 (machines, spanning tree, layout) and :mod:`mbd.compiled.assembly` (the mobility of closed loops).
 """
+from __future__ import annotations
+
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +23,11 @@ from ..model.builder import Body
 from ..model.state import State
 from .topology import Machine, cs_placement
 
+if TYPE_CHECKING:     # (hints only: the model stage is below)
+    from ..model.builder import CS, Ground, Model
+    from ..model.controls import ControlElement
+    from ..model.elements import ForceElement, JointTarget, MotionDriver
+
 __all__ = ["State", "Machine", "JointMap", "DriverMap", "BodyMap", "System", "build"]
 
 
@@ -28,7 +36,7 @@ class JointMap:
     """Where a joint lives in the arrays: its links and q/v indices in joint order."""
 
     joint: Joint
-    links: tuple
+    links: tuple[int, ...]
     q_index: np.ndarray
     v_index: np.ndarray
     reversed: bool
@@ -39,21 +47,21 @@ class DriverMap:
     """A row on joint coordinates and the q/v indices of its primitive: a motion driver (the
     primitive it drives) or a gear (its output primitive, b)."""
 
-    driver: object
+    driver: MotionDriver | GearConstraint
     q_index: int
     v_index: int
 
     @property
-    def name(self):
+    def name(self) -> str:
         return self.driver.name
 
     @property
-    def prescribed(self):
+    def prescribed(self) -> bool:
         """True for a motion driver (its motion is a Python function of time), False for a
         gear (its row's motion is zero)."""
         return not isinstance(self.driver, GearConstraint)
 
-    def motion(self, t):
+    def motion(self, t: float) -> tuple[float, float, float]:
         return self.driver.motion(t)
 
 
@@ -66,7 +74,7 @@ class BodyMap:
     origin: np.ndarray
     rotation: np.ndarray
 
-    def cs_local(self, cs):
+    def cs_local(self, cs: CS) -> tuple[np.ndarray, np.ndarray]:
         """(position, rotation) of a CS of this body in its link frame."""
         return self.rotation.T @ (cs.position - self.origin), self.rotation.T @ cs.rotation
 
@@ -106,56 +114,56 @@ class System:
     nq: int
     nv: int
     dof: int
-    machines: list
-    joints: dict
-    bodies: dict
-    grounds: dict
-    force_elements: list
+    machines: list[Machine]
+    joints: dict[str, JointMap]
+    bodies: dict[str, BodyMap]
+    grounds: dict[str, Ground]
+    force_elements: list[ForceElement]
     rtol: float
     atol: float
     elements: np.ndarray
     closures: np.ndarray
     driver_table: np.ndarray
-    link_names: list = field(default_factory=list)
-    cut_joints: list = field(default_factory=list)
+    link_names: list[str] = field(default_factory=list)
+    cut_joints: list[str] = field(default_factory=list)
     length_scale: float = 1.0
-    drivers: list = field(default_factory=list)
-    redundant: list = field(default_factory=list)
-    locks: list = field(default_factory=list)
-    controls: tuple = ()
+    drivers: list[DriverMap] = field(default_factory=list)
+    redundant: list[str] = field(default_factory=list)
+    locks: list[int] = field(default_factory=list)
+    controls: tuple[ControlElement, ...] = ()
     description: str = ""
 
     @cached_property
-    def loop_pattern(self):
+    def loop_pattern(self) -> np.ndarray:
         """The structure of the constrained solve (int64,
         :func:`mbd.compiled.loopstructure.pattern`), worked out once per system (a small
         model's run spent a third of its time on it): copy it before writing."""
         return loopstructure.pattern(self.tree, self.closures, self.driver_table, self.nv)
 
     @property
-    def n_rows(self):
+    def n_rows(self) -> int:
         """Constraint rows of a constrained evaluation: six per cut joint, then one per motion
         driver, gear and stiction lock (the ``driver_table``)."""
         return 6 * len(self.cut_joints) + len(self.driver_table)
 
     @property
-    def constrained(self):
+    def constrained(self) -> bool:
         """Whether the dynamics solve constraint rows (loops, drivers, gears or locks)."""
         return self.n_rows > 0
 
     @property
-    def redundant_rows(self):
+    def redundant_rows(self) -> int:
         """Number of redundant closure equations (their reactions are not unique)."""
         return len(self.redundant)
 
     @property
-    def joints_with_redundancy(self):
+    def joints_with_redundancy(self) -> set[str]:
         """Names of the joints in loops that have redundant closure equations."""
         cuts = {c for c in self.cut_joints if any(r.startswith(f"joint '{c}':")
                                                   for r in self.redundant)}
         return {name for c in cuts for name in self.loop_joints(c)}
 
-    def loop_joints(self, cut):
+    def loop_joints(self, cut: str) -> list[str]:
         """Names of the joints in the loop the cut joint ``cut`` closes: the cut joint, then
         the tree joints from its two sides up to their common ancestor."""
         parent = self.tree["parent"]
@@ -177,21 +185,22 @@ class System:
                 names.append(name)
         return names
 
-    def cs_placement(self, cs):
+    def cs_placement(self, cs: CS) -> tuple[int, np.ndarray, np.ndarray]:
         """(link, position, rotation) of a CS in its link's frame
         (:func:`mbd.system.topology.cs_placement`)."""
         return cs_placement(self.bodies, cs)
 
     @property
-    def force_index(self):
+    def force_index(self) -> dict[str, int]:
         """Force element name -> its row in the element records."""
         return {fe.name: i for i, fe in enumerate(self.force_elements)}
 
     @property
-    def n_links(self):
+    def n_links(self) -> int:
         return self.tree.shape[0]
 
-    def initial_state(self, q0=None, v0=None, t0=0.0):
+    def initial_state(self, q0: dict[str, JointTarget] | None = None,
+                      v0: dict[str, JointTarget] | None = None, t0: float = 0.0) -> State:
         """The State from the joints' q0/v0, overridden by ``q0``/``v0`` dicts by joint name."""
         q0 = q0 or {}
         v0 = v0 or {}
@@ -225,7 +234,7 @@ class System:
                                                   (sensors, "sensor"), (inputs, "input")) if n]
         return f"<mbd.System '{self.name}': {', '.join(parts)}>"
 
-    def report(self):
+    def report(self) -> str:
         """A text for people: machines, sizes, loops, redundant equations, drivers."""
         lines = [f"system '{self.name}': {len(self.machines)} machine(s), nq={self.nq}, "
                  f"nv={self.nv}, dof={self.dof}"]
@@ -277,7 +286,7 @@ def _check_locks(stictions, joint_maps):
         seen[slot] = fe
 
 
-def build(model):
+def build(model: Model) -> System:
     """Validate ``model`` and compile it into a :class:`System` (raises ModelError listing
     every problem found)."""
     problems = []
@@ -328,7 +337,7 @@ def _degenerate(body):
     return body.mass == 0.0 or moments[0] <= 16.0 * np.finfo(float).eps * moments[2]
 
 
-def check_inertia(system):
+def check_inertia(system: System) -> None:
     """Every joint must move some inertia. With a massless body, a point mass or a thin rod in
     the model, the tree's mass matrix (the cut joints' own coordinates, massless by design, left
     out) must be positive definite at a generic position: raises ModelError naming the joints

@@ -10,14 +10,20 @@ Link frames: all links of one joint share one frame convention: origin at the jo
 CS, axes those of that CS, both in the reference configuration. Tree transforms therefore carry
 only the constant offsets of the drawing; all motion is in the joint transforms.
 """
+from __future__ import annotations
+
 from collections import namedtuple
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..compiled import lawkernels, layout
 from ..model.builder import Body, Ground
 from ..model.validate import is_cs_of
+
+if TYPE_CHECKING:     # (a hint only: the model stage is below)
+    from ..model.builder import Environment
 
 _PRIMITIVE_CODE = {"R": layout.REVOLUTE, "P": layout.PRISMATIC, "S": layout.SPHERICAL}
 _PLACEMENT_CODE = {"joint": layout.JOINT, "line": layout.LINE, "axial": layout.AXIAL,
@@ -33,13 +39,13 @@ class Machine:
     """
 
     index: int
-    bodies: tuple
-    grounds: tuple
-    joints: tuple
-    environment: object
+    bodies: tuple[str, ...]
+    grounds: tuple[str, ...]
+    joints: tuple[str, ...]
+    environment: Environment | None
     composite: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return (f"machine {self.index} (composite {self.composite}): bodies {list(self.bodies)}, "
                 f"grounds {list(self.grounds)}, joints {list(self.joints)}")
 
