@@ -3,7 +3,7 @@
 made them, ``<name>.rows/``; a tree before that wrote a .npz: the table is too large for a
 quick CSV) and draws their plot.
 
-The model: a pendulum turning freely against an ElastoGap stop (``tests/mbd/test_cli.py``'s
+The model: a pendulum turning freely against an ElastoGap stop (``tests/mbd/cli/test_cli.py``'s
 PENDULUM), T_END = 3000 s at OUTPUT_STEP = 1e-4 s (a grid of 30 M rows: the run is far from
 its end when it is stopped). ``mbd run --progress`` is started with its stderr piped; SIGINT
 is sent ``--after`` seconds (default 1) after its progress bar first shows, and the wall time
@@ -114,7 +114,7 @@ def main():
     lines = ["# Ctrl-C far into a long run: SIGINT to exit", "",
              f"`python benchmarks/interrupt.py` on {os.cpu_count()} cores (shared), the median "
              f"of {args.rounds} rounds: `mbd run` of a 3000 s run at 1e-4 s output step "
-             f"(tests/mbd/test_cli.py's stop pendulum), SIGINT {args.after:g} s after its "
+             f"(tests/mbd/cli/test_cli.py's stop pendulum), SIGINT {args.after:g} s after its "
              "progress bar first showed; the rows computed are kept (a .npz, or since the rows "
              "go to disk as the run makes them, its rows folder), with their plot.", "",
              "| tree | rows written | SIGINT -> exit, s (median) | every round, s |",

@@ -34,7 +34,7 @@ COVERED_APART = {"engine_mount": "test_engine_mount.py",
                  "pd_pendulum": "test_control_examples.py",
                  "rubber_stop": "test_table_and_stepping_examples.py",
                  "external_controller": "test_table_and_stepping_examples.py",
-                 "gearbox_fmu": "mbd/test_fmu.py",
+                 "gearbox_fmu": "mbd/exchange/test_fmu.py",
                  "ur5_backlash_pid": "test_urdf_example.py"}
 #: every example script (each with a gallery row and a picture)
 ALL_EXAMPLES = COVERED | set(COVERED_APART)
@@ -247,13 +247,13 @@ def test_pendulum_matches_exact_solution(capsys):
 def test_tumbling_handle_flips_at_the_torque_free_tops_period():
     """The handle (principal moments 1, 2, 3 kg m^2 about x, y, z as drawn; body-axis
     angular velocity (0.01, 4, 0) rad/s at t = 0) against the torque-free top (Landau &
-    Lifshitz, Mechanics §37; ``flip_period`` of tests/mbd/test_reference_cases.py): |L|^2 and
+    Lifshitz, Mechanics §37; ``flip_period`` of tests/mbd/run/test_reference_cases.py): |L|^2 and
     2 T conserved in body axes; the intermediate component w_y goes as sn, starting at its
     extreme (w_z = 0), so it changes sign at T/4 and 3 T/4 of the flip period T (12.78 s
     here); the CG falls freely, z = v0 t - g t^2 / 2."""
     from scipy.interpolate import CubicSpline
 
-    from tests.mbd.test_reference_cases import flip_period
+    from tests.mbd.run.test_reference_cases import flip_period
     result = load("tumbling_handle").main(t_end=12.0)
     body = result.body("handle")
     w = body.rotation.inv().apply(body.angular_velocity)     # body axes
