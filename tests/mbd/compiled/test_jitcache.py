@@ -69,8 +69,8 @@ class Tree:
     def __init__(self, root, cache_dir=None):
         self.root = root
         self.env = {k: v for k, v in os.environ.items()
-                    if k not in ("NUMBA_CACHE_DIR", "NUMBA_CACHE_LOCATOR_CLASSES",
-                                 "NUMBA_DISABLE_JIT")}
+                    if k not in ("MBD_CACHE_DIR", "NUMBA_CACHE_DIR",
+                                 "NUMBA_CACHE_LOCATOR_CLASSES", "NUMBA_DISABLE_JIT")}
         self.env.update(PYTHONDONTWRITEBYTECODE="1",            # no stale .pyc of an edited b.py
                         XDG_CACHE_HOME=str(root / "user-cache"))  # numba's user-wide cache dir
         if cache_dir is not None:

@@ -29,6 +29,7 @@ def cache(tmp_path, monkeypatch):
 
     Nothing is compiled while it is set: numba reads $NUMBA_CACHE_DIR again at every
     compilation, and would keep looking for every kernel's cached code in tmp_path."""
+    monkeypatch.delenv("MBD_CACHE_DIR", raising=False)     # (it would come first)
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
     monkeypatch.delenv(registry.MODULES, raising=False)
     return tmp_path / "numba" / "mbd"
