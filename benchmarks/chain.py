@@ -29,8 +29,8 @@ import numpy as np
 import mbd
 from joints import Revolute
 from mbd.compiled import articulated, jointspace, kinematics, layout, statekernels
-from mbd.run.evaluator import Evaluator
 from mbd.compiled.jit.jitcache import njit
+from mbd.run.evaluator import Evaluator
 from mbd.run.simulate import rhs_function
 
 

@@ -31,11 +31,11 @@ import statistics
 import time
 
 import numpy as np
+import scipy.integrate
+import scipy.signal
 from numba import njit
 
 import mbd
-import scipy.integrate
-import scipy.signal
 from forces import Actuator, JointForce, Spring, TableForce, VariableRotationalSpring
 from joints import Revolute
 

@@ -31,6 +31,7 @@ sys.path.insert(0, HERE)
 import chain  # noqa: E402
 import models  # noqa: E402
 import peers  # noqa: E402
+
 from mbd.model.files import atomic_open  # noqa: E402
 
 

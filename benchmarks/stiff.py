@@ -89,16 +89,17 @@ from scipy.spatial.transform import Rotation
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import mbd  # noqa: E402
 from chain import build_chain  # noqa: E402
+from run import versions  # noqa: E402
+
+import mbd  # noqa: E402
 from forces import Bushing, JointForce, SpringDamper  # noqa: E402
 from joints import Revolute, SixDof  # noqa: E402
-from mbd.run.steppers.scipy import Integrand
+from mbd.model.files import atomic_open  # noqa: E402
 from mbd.run import evaluator  # noqa: E402
 from mbd.run.evaluator import Evaluator  # noqa: E402
-from mbd.model.files import atomic_open  # noqa: E402
 from mbd.run.simulate import rhs_function  # noqa: E402
-from run import versions  # noqa: E402
+from mbd.run.steppers.scipy import Integrand
 
 GRAVITY = 9.81
 TOLS = [10.0 ** (-k / 4) for k in range(8, 49)]           # 1e-2 ... 1e-12, quarter decades

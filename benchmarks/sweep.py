@@ -51,8 +51,10 @@ import time
 import numpy as np
 
 import mbd
-from mbd.study import cases as study_cases, scripts, sweeps as study
 from mbd.model.files import atomic_open
+from mbd.study import cases as study_cases
+from mbd.study import scripts
+from mbd.study import sweeps as study
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODEL = os.path.join(os.path.dirname(HERE), "examples", "bistop_slot.py")

@@ -209,6 +209,7 @@ def same_robot(system, pin_model, pin_data, mj_model, mj_data, states):
     """Assert that the three tools model the same robot (see the module); returns the notes."""
     import mujoco
     import pinocchio as pin
+
     from mbd.compiled import dynamics
     from mbd.run.evaluator import Evaluator
     assert system.nq == pin_model.nq == mj_model.nq == 39, (system.nq, pin_model.nq,
@@ -366,6 +367,7 @@ def evaluation_costs(system, pin_model, pin_data, mj_model, mj_data, states):
     statistics."""
     import mujoco
     import pinocchio as pin
+
     from mbd.run.evaluator import Evaluator
     ev = Evaluator(system)
     Y = np.ascontiguousarray(np.hstack([states.q, states.v]))

@@ -25,10 +25,11 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests" / "viz"))
 
-from mbd.cli import demo                     # noqa: E402
-from mbd.model.files import atomic_open      # noqa: E402
-from mbd.run.result import Result            # noqa: E402
-from test_web import chain                   # noqa: E402
+from test_web import chain  # noqa: E402
+
+from mbd.cli import demo  # noqa: E402
+from mbd.model.files import atomic_open  # noqa: E402
+from mbd.run.result import Result  # noqa: E402
 
 ROUNDS = 3
 

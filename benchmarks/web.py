@@ -27,10 +27,11 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests" / "viz"))
 
-import viz                                   # noqa: E402
-from mbd.cli import demo                     # noqa: E402
-from playwright.sync_api import sync_playwright   # noqa: E402
-from test_web import chain                   # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+from test_web import chain  # noqa: E402
+
+import viz  # noqa: E402
+from mbd.cli import demo  # noqa: E402
 
 ROUNDS = 5
 

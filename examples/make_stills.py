@@ -107,6 +107,7 @@ def mode_still(module, name, path, size=SIZE, camera=None):
     """The example's first mode about its equilibrium, at its largest deflection, drawn with
     the title viz.animate_mode gives it; returns the path."""
     import numpy as np
+
     import viz
     from viz.modes import mode_frames, mode_title
     linear = _first_mode(module)
@@ -181,9 +182,10 @@ def web_viewer(path=None, t=2.2, size=(1000, 720)):
     import shutil
     import tempfile
 
+    from playwright.sync_api import sync_playwright
+
     import viz
     from mbd.cli import demo
-    from playwright.sync_api import sync_playwright
     path = pathlib.Path(path or IMAGES / "web_viewer.png")
     result = demo.build_model().build().simulate(demo.T_END, output_step=demo.OUTPUT_STEP,
                                                  rtol=demo.RTOL, atol=demo.ATOL)

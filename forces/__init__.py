@@ -39,17 +39,23 @@ Traceback (most recent call last):
 ValueError: ElastoGap: n must be >= 1 and finite, got 0.5
 """
 # the law kinds, one module each, registered with mbd.compiled.registry on import
+from . import bushing, stiction  # noqa: F401  (the Bushing's and JointStiction's laws)
 from .actuator import Actuator
 from .bistop import Bistop, Impact
-from . import bushing  # noqa: F401  (the Bushing placement's law)
 from .elastobacklash import ElastoBacklash, ElastoBacklash2
 from .elastogap import ElastoGap
 from .linear import Damper, Spring, SpringDamper
-from . import stiction  # noqa: F401  (the JointStiction placement's law)
+from .placements import (
+                         AxialForce,
+                         BodySpringDamper,
+                         Bushing,
+                         JointForce,
+                         JointStiction,
+                         LineForce,
+                         RotationalForce,
+)
 from .table import Table2DForce, TableForce
 from .variablespring import VariableRotationalSpring, VariableTranslationalSpring
-from .placements import (AxialForce, BodySpringDamper, Bushing, JointForce, JointStiction,
-                         LineForce, RotationalForce)
 
 __all__ = ["Spring", "Damper", "SpringDamper", "Actuator", "ElastoGap", "ElastoBacklash",
            "ElastoBacklash2", "Bistop", "Impact", "VariableRotationalSpring",

@@ -5,13 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mbd.compiled.constant import KIND
 from mbd.compiled.laws import CompiledLaw
 from mbd.model import values
-from mbd.compiled.constant import KIND
 from mbd.model.elements import Signal
 from mbd.model.values import finite as _finite
 
-from .checks import Signal as _Signal, check as _check, signal as _signal
+from .checks import Signal as _Signal
+from .checks import check as _check
+from .checks import signal as _signal
 
 if TYPE_CHECKING:
     from collections.abc import Callable

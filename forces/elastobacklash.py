@@ -11,10 +11,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mbd.compiled.laws import CompiledLaw
 from mbd.compiled.jit.jitcache import njit
+from mbd.compiled.laws import CompiledLaw
 from mbd.compiled.registry import register
-from mbd.model.values import finite as _finite, nonnegative as _nonneg, positive as _positive
+from mbd.model.values import finite as _finite
+from mbd.model.values import nonnegative as _nonneg
+from mbd.model.values import positive as _positive
 
 from .checks import check as _check
 

@@ -6,12 +6,12 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-
-from mbd.compiled.laws import CompiledLaw
 from mbd.compiled.jit.jitcache import njit
 from mbd.compiled.lawkernels import spow
+from mbd.compiled.laws import CompiledLaw
 from mbd.compiled.registry import register
-from mbd.model.values import finite as _finite, nonnegative as _nonneg
+from mbd.model.values import finite as _finite
+from mbd.model.values import nonnegative as _nonneg
 
 from .checks import check as _check
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING
 
+from mbd.model import values
 from mbd.model.elements import ForceElement, Law
 from mbd.model.errors import ModelError
-from mbd.model import values
 
 from .bushing import BUSHING_COMPONENTS, _BushingLaw, check_six
 from .linear import _BodySpringDamperLaw, _Linear

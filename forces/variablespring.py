@@ -8,13 +8,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mbd.compiled.laws import CompiledLaw
-from mbd.model import values
 from mbd.compiled.jit.jitcache import njit
+from mbd.compiled.laws import CompiledLaw
 from mbd.compiled.registry import register
-from mbd.model.values import finite as _finite, positive as _positive
+from mbd.model import values
+from mbd.model.values import finite as _finite
+from mbd.model.values import positive as _positive
 
-from .checks import Signal as _Signal, check as _check, signal as _signal
+from .checks import Signal as _Signal
+from .checks import check as _check
+from .checks import signal as _signal
 
 if TYPE_CHECKING:
     from collections.abc import Callable

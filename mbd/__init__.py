@@ -27,25 +27,44 @@ if (_sys.argv and (_sys.argv[0] == "-m" or _os.path.basename(_sys.argv[0]) in ("
         and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler):
     _signal.signal(_signal.SIGINT, _interrupted_while_starting)
 
-from .model.elements import (Element, ForceElement, GearConstraint, Joint, Law, MotionDriver,
-                             Primitive)
-from .model.errors import AnalysisError, InputError, ModelError, SimulationError
-from .model.builder import CS, Body, Environment, Ground, Model
-from .model.shapes import Box, Capsule, Cylinder, Mesh, Sphere
-from .model.state import State
-from .compiled.events import Event
-from .system.system import Machine, System, build as _build_system
-from .control import (PID, ContinuousController, DiscreteController, DiscretePID,
-                      DiscreteStateSpace, Gain, Input, Lookup, Sensor, StateSpace, Table,
-                      Table2D)
-from .run.csvfiles import read_csv
-from .run.result import ForceView, Result
-from .run.simulate import simulate as _run_simulate
-from .run.live import Simulation, Snapshot
 from .analysis.equilibrium import Equilibrium, equilibrium
 from .analysis.linear import LinearModel, linearize
-from .study.sweeps import sweep
+from .compiled.events import Event
+from .control import (
+    PID,
+    ContinuousController,
+    DiscreteController,
+    DiscretePID,
+    DiscreteStateSpace,
+    Gain,
+    Input,
+    Lookup,
+    Sensor,
+    StateSpace,
+    Table,
+    Table2D,
+)
 from .exchange import export_fmu, from_urdf
+from .model.builder import CS, Body, Environment, Ground, Model
+from .model.elements import (
+    Element,
+    ForceElement,
+    GearConstraint,
+    Joint,
+    Law,
+    MotionDriver,
+    Primitive,
+)
+from .model.errors import AnalysisError, InputError, ModelError, SimulationError
+from .model.shapes import Box, Capsule, Cylinder, Mesh, Sphere
+from .model.state import State
+from .run.csvfiles import read_csv
+from .run.live import Simulation, Snapshot
+from .run.result import ForceView, Result
+from .run.simulate import simulate as _run_simulate
+from .study.sweeps import sweep
+from .system.system import Machine, System
+from .system.system import build as _build_system
 
 if _TYPE_CHECKING:
     from typing import Any

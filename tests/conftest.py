@@ -11,10 +11,16 @@ import os
 
 from hypothesis import settings
 
-from tests.perturb import (PerturbedModule, perturbation, pytest_addoption,  # noqa: F401
-                           pytest_collect_file, pytest_collection_modifyitems,
-                           pytest_configure, pytest_fixture_setup,
-                           pytest_runtest_protocol)
+from tests.perturb import (  # noqa: F401
+    PerturbedModule,
+    perturbation,
+    pytest_addoption,
+    pytest_collect_file,
+    pytest_collection_modifyitems,
+    pytest_configure,
+    pytest_fixture_setup,
+    pytest_runtest_protocol,
+)
 
 settings.register_profile("ci", derandomize=True, print_blob=True, deadline=None)
 if os.environ.get("CI"):

@@ -276,3 +276,13 @@ def test_the_house_checker_sees_a_cycle_closed_inside_a_function(tmp_path):
     graph, where = import_graph(tmp_path)
     assert graph["mbd.exchange.urdf"] == {"mbd.model.shapes"}
     assert cycle_in(graph) is None and upward_imports(graph, where) == []
+
+
+def test_the_linter_finds_nothing():
+    """ruff (pyflakes, import order, bugbear: pyproject.toml's [tool.ruff]) over the whole
+    tree, as CI runs it."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", str(ROOT)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]

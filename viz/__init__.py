@@ -32,6 +32,8 @@ def _headless_window():
 
 _headless_window()
 
+# matplotlib's backend is chosen before VTK is loaded: plots first
+# isort: off
 from .plots import plot  # noqa: E402  (after the window's choice, before VTK is loaded)
 from .study import plot_study  # noqa: E402
 from .render import RenderError, animate, frame_times, show, snapshot  # noqa: E402
@@ -39,6 +41,7 @@ from .modes import animate_mode  # noqa: E402
 from .scene import Scene  # noqa: E402
 from .shapes import Box, Capsule, Cylinder, Mesh, Sphere  # noqa: E402
 from .webpage import html, notebook  # noqa: E402
+# isort: on
 
 __all__ = ["plot", "plot_study", "animate", "animate_mode", "snapshot", "show", "frame_times",
            "RenderError", "Scene", "Box", "Cylinder", "Sphere", "Capsule", "Mesh", "html",

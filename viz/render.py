@@ -230,7 +230,7 @@ def _animate(result, path, fps, speed, size, camera, progress, loop, scene_optio
 
 
 def _write_gif(scene, result, times, speed, loop, tmp, bar):
-    from PIL import Image   # Pillow comes with matplotlib
+    from PIL import Image  # Pillow comes with matplotlib
     palette, shots = _gif_palette(scene, result, times)
     frames = []
     for k, t in enumerate(times):

@@ -59,12 +59,35 @@ import pyvista as pv
 
 from mbd.compiled import dynamics
 
-from .colors import (BUSHING_COLOR, CONTACT_COLOR, FLOOR_COLOR, FLOOR_LINE_COLOR,
-                     FREE_COLOR, GROUND_COLOR, JOINT_COLOR, LIMIT_COLOR, PALETTE, SLIP_COLOR,
-                     SPRING_COLOR, STUCK_COLOR, UNKNOWN_COLOR, contact_color,
-                     contact_frame, stiction_color, stiction_frame)
-from .elements import (bushing_parts, ellipsoid, gear_parts, joint_force_marker,
-                       joint_markers, locate, stop_limit_marks, drawn_state)
+from .colors import (
+    BUSHING_COLOR,
+    CONTACT_COLOR,
+    FLOOR_COLOR,
+    FLOOR_LINE_COLOR,
+    FREE_COLOR,
+    GROUND_COLOR,
+    JOINT_COLOR,
+    LIMIT_COLOR,
+    PALETTE,
+    SLIP_COLOR,
+    SPRING_COLOR,
+    STUCK_COLOR,
+    UNKNOWN_COLOR,
+    contact_color,
+    contact_frame,
+    stiction_color,
+    stiction_frame,
+)
+from .elements import (
+    bushing_parts,
+    drawn_state,
+    ellipsoid,
+    gear_parts,
+    joint_force_marker,
+    joint_markers,
+    locate,
+    stop_limit_marks,
+)
 from .framing import floor_meshes, view_position
 from .naming import default_title, element_label
 from .overlay import FRAME_COLOR, Overlay

@@ -49,8 +49,16 @@ from scipy.spatial.transform import Rotation
 from mbd.compiled import dynamics
 from mbd.model.files import atomic_path
 
-from .colors import (CONTACT_COLOR, FLOOR_COLOR, FLOOR_LINE_COLOR, FREE_COLOR, SLIP_COLOR,
-                     SPRING_COLOR, STUCK_COLOR, UNKNOWN_COLOR)
+from .colors import (
+    CONTACT_COLOR,
+    FLOOR_COLOR,
+    FLOOR_LINE_COLOR,
+    FREE_COLOR,
+    SLIP_COLOR,
+    SPRING_COLOR,
+    STUCK_COLOR,
+    UNKNOWN_COLOR,
+)
 from .elements import locate
 from .framing import floor_meshes, view_position
 from .naming import default_title, existing_folder

@@ -34,13 +34,13 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..compiled import assembly, dynamics
-from ..run.evaluator import Evaluator
 from ..control.signals import coordinate_unit
-from . import coordinates
 from ..model import validate, values
 from ..model.errors import AnalysisError
-from .linear import Dynamics, _linear_model, controllers_with_states, static_refusal
 from ..model.state import State
+from ..run.evaluator import Evaluator
+from . import coordinates
+from .linear import Dynamics, _linear_model, controllers_with_states, static_refusal
 
 if TYPE_CHECKING:     # (hints only: the system stage is below, imported for types)
     from ..system.system import System
@@ -224,18 +224,18 @@ def _relax(statics, q, t):
         chart = statics.recentre(q)
         idx, scale = chart.independent, chart.scale[chart.independent]
 
-        def flow(_, z):
+        def flow(_, z, chart=chart, idx=idx):
             return statics.acceleration(chart.position(z))[idx]
 
-        def left(_, z):
+        def left(_, z, scale=scale):
             return leave - np.abs(z / scale).max(initial=0.0)
         left.terminal = True
 
-        def rest(_, z):
+        def rest(_, z, scale=scale):
             return np.abs(flow(0, z) / scale).max(initial=0.0) - 1e-9 * a0
         rest.terminal = True
 
-        def away(_, z):
+        def away(_, z, moved=moved, chart=chart):
             total = moved.copy()
             total += chart.T @ z
             return RUNAWAY - np.abs(total / chart.scale).max(initial=0.0)

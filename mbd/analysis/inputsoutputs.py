@@ -10,11 +10,11 @@ controllers' states (:func:`controller_state_names`). ``dyn`` is the linearizati
 import numpy as np
 
 from ..compiled import assembly, constant, dynamics
-from . import coordinates
-from ..model.errors import renamed_link
 from ..control import Controller, Input, Sensor
 from ..control.controllers import output_named
+from ..model.errors import renamed_link
 from ..run.controls import Reader
+from . import coordinates
 
 
 def controller_state_names(controls):

@@ -32,15 +32,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..compiled import assembly, dynamics
-from ..run import evaluator
-from ..run.evaluator import Evaluator
-from . import coordinates
+from ..control import Controller
 from ..model import values
 from ..model.state import State
-from ..control import Controller
+from ..run import evaluator
 from ..run.controls import Controls
-from .inputsoutputs import (controller_state_names, held_inputs, input_columns, output_function,
-                            with_held)
+from ..run.evaluator import Evaluator
+from . import coordinates
+from .inputsoutputs import (
+    controller_state_names,
+    held_inputs,
+    input_columns,
+    output_function,
+    with_held,
+)
 from .linearmodel import LinearModel
 
 if TYPE_CHECKING:     # (a hint only: the system stage is below, imported for types)

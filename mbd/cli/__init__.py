@@ -89,10 +89,14 @@ from numba.core import event as ev
 
 from .. import _interrupted_while_starting
 from ..model.errors import AnalysisError, InputError, ModelError, SimulationError
+
 # the loading, --set and run-settings rules live in mbd.study.scripts (mbd.sweep uses them too);
 # they are part of the command line's face (tests and scripts use them from here)
 from ..study.scripts import apply_setting, load_script, model_of, run_settings
-from . import analysis as analyses, fmu as exporting, run as running, sweep as sweeping
+from . import analysis as analyses
+from . import fmu as exporting
+from . import run as running
+from . import sweep as sweeping
 from .run import INTERRUPTED
 
 __all__ = ["main", "argument_parser", "apply_setting", "load_script", "model_of",

@@ -118,8 +118,8 @@ def _start_at_rest(system, t):
     """The start state at rest: the joints' q0 (loops assembled, drivers at their positions
     at t), v = 0."""
     from ..compiled import assembly
-    from ..run.evaluator import Evaluator
     from ..model.state import State
+    from ..run.evaluator import Evaluator
     start = system.initial_state(t0=t)
     q = assembly.normalized(system.tree, start.q)
     zero = np.zeros(system.nv)

@@ -27,8 +27,14 @@ import numpy as np
 
 import mbd
 import viz
-from forces import (BodySpringDamper, Bistop, ElastoBacklash, ElastoGap, JointForce,
-                    VariableRotationalSpring)
+from forces import (
+    Bistop,
+    BodySpringDamper,
+    ElastoBacklash,
+    ElastoGap,
+    JointForce,
+    VariableRotationalSpring,
+)
 from joints import Prismatic, Revolute
 
 T_END = 5.0            # s

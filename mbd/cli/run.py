@@ -15,7 +15,6 @@ from ..model.files import atomic_open
 from ..study.scripts import output_folder, run_settings
 from .common import is_urdf, load, written
 
-
 #: exit status of an interrupted run (128 + SIGINT, as shells report it)
 INTERRUPTED = 130
 #: the most values (rows x columns) a run that stopped early still writes as a CSV: its text

@@ -11,9 +11,9 @@ a System, and evaluate the constraint rows with the compiled kernels.
 import numpy as np
 import scipy.linalg
 
+from ..model.errors import SimulationError
 from . import kinematics, layout, loopkernels, loopsolve
 from .jit import native
-from ..model.errors import SimulationError
 
 _ROW_NAMES = ("rotation about world x", "rotation about world y", "rotation about world z",
               "translation along world x", "translation along world y",

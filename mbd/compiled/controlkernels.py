@@ -28,8 +28,8 @@ import math
 
 from .forcekernels import _point
 from .jit.jitcache import njit
-from .layout import (CS_ANGULAR_VELOCITY, CS_POSITION, CS_VELOCITY, JOINT_Q, JOINT_V, OUTPUT)
 from .jit.native import call3
+from .layout import CS_ANGULAR_VELOCITY, CS_POSITION, CS_VELOCITY, JOINT_Q, JOINT_V, OUTPUT
 
 #: what a kernel returns when its outputs or state rates are not finite, or (a user's
 #: function) when the rates or outputs it returned have the wrong size

@@ -41,10 +41,27 @@ from . import lawkernels
 from .jit import native
 from .jit.jitcache import njit
 from .jit.native import call1f
-from .layout import (AXIAL, BUSHING, DAMPING, ELEMENT, ELEMENT_STATE, JOINT, LAW_ARMED,
-                     LAW_FORCE, LAW_NATURAL_SIDES, LAW_ODD_AT_ZERO, LAW_SWITCHING, LINE,
-                     LINK_STATE, PLACEMENT_SWITCH, PRELOAD, ROTATIONAL, SCRATCH, STIFFNESS,
-                     records)
+from .layout import (
+    AXIAL,
+    BUSHING,
+    DAMPING,
+    ELEMENT,
+    ELEMENT_STATE,
+    JOINT,
+    LAW_ARMED,
+    LAW_FORCE,
+    LAW_NATURAL_SIDES,
+    LAW_ODD_AT_ZERO,
+    LAW_SWITCHING,
+    LINE,
+    LINK_STATE,
+    PLACEMENT_SWITCH,
+    PRELOAD,
+    ROTATIONAL,
+    SCRATCH,
+    STIFFNESS,
+    records,
+)
 
 #: a line element restarts its piece where r turns this far from its reference (cos 60 deg)
 REFERENCE_CONE = 0.5

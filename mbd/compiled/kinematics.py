@@ -30,7 +30,6 @@ from .jit.jitcache import njit
 from .layout import PRISMATIC, REVOLUTE, SPHERICAL
 from .spatial import crossm, quat_to_matrix, xmotion
 
-
 # ----------------------------------------------------------------------------- motion subspace
 
 @njit(inline="always")

@@ -22,7 +22,6 @@ from . import kinematics
 from .jit.jitcache import njit
 from .layout import PRISMATIC, REVOLUTE, SPHERICAL
 
-
 # ----------------------------------------------------------------------------- closure rows
 
 @njit()

@@ -46,8 +46,7 @@ from numba import types
 from ..model import files
 from . import layout
 from .jit import jitcache, native
-from .layout import (LAW_ARMED, LAW_FORCE, LAW_NATURAL_SIDES, LAW_SWITCHES, LAW_SWITCHING,
-                     MAX_PARAMS)
+from .layout import LAW_ARMED, LAW_FORCE, LAW_NATURAL_SIDES, LAW_SWITCHES, LAW_SWITCHING, MAX_PARAMS
 
 #: the entry-point group under which element packages declare themselves (pyproject.toml)
 GROUP = "mbd.elements"

@@ -15,8 +15,8 @@ from scipy.spatial.transform import Rotation
 
 from .forcekernels import quaternion_of
 from .jit.jitcache import njit
-from .layout import RECORDS
 from .jit.native import call2, call4, call5
+from .layout import RECORDS
 
 
 @njit(inline="always")

@@ -11,7 +11,6 @@ from .jit.jitcache import njit
 from .jit.native import borrowed
 from .loopstructure import P_FC, P_FR, P_MR, P_NC, P_ND, P_NG, P_NQ, P_NV, P_POOL
 
-
 Views = namedtuple("Views", "H f G b g lam K Z QT R Wk ck kscale piv front pool passed hv act "
                             "dw xp x y bh mu A W e ix yp")
 

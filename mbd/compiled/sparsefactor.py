@@ -11,12 +11,36 @@ import numpy as np
 
 from . import jointspace
 from .jit.jitcache import njit
+from .loopstructure import (
+    P_CBMAP,
+    P_CBOFF,
+    P_CFIRST,
+    P_CGIDX,
+    P_CGLOC,
+    P_CGPTR,
+    P_CHAIN,
+    P_CHIDX,
+    P_CHPTR,
+    P_CNU,
+    P_CPAR,
+    P_DCH,
+    P_GOFF,
+    P_GROW,
+    P_GSIZE,
+    P_MR,
+    P_NC,
+    P_ND,
+    P_NG,
+    P_NV,
+    P_OIDX,
+    P_OPTR,
+    P_PERM,
+    P_SIDX,
+    P_SPTR,
+    P_UIDX,
+    P_UPTR,
+)
 from .smallblocks import front_qr, householder_qr, orthogonal_rows
-from .loopstructure import (P_CBMAP, P_CBOFF, P_CFIRST, P_CGIDX, P_CGLOC, P_CGPTR, P_CHAIN,
-                            P_CHIDX, P_CHPTR, P_CNU, P_CPAR, P_DCH, P_GOFF, P_GROW, P_GSIZE, P_MR,
-                            P_NC, P_ND, P_NG, P_NV, P_OIDX, P_OPTR, P_PERM, P_SIDX, P_SPTR, P_UIDX,
-                            P_UPTR)
-
 
 # ----------------------------------------------------------------------------- the tree
 

@@ -5,8 +5,25 @@ and a right side (:func:`solve`), by the tree's LTDL factors and the block LDL^T
 (:mod:`mbd.compiled.sparsebuffer`), the cut joints' chains solved last.
 """
 from .jit.jitcache import njit
-from .loopstructure import (P_CFIRST, P_CHAIN, P_CNU, P_CPAR, P_DCH, P_GOFF, P_GROW, P_GSIZE,
-                            P_NC, P_ND, P_NG, P_NV, P_PERM, P_SIDX, P_SPTR, P_UIDX, P_UPTR)
+from .loopstructure import (
+    P_CFIRST,
+    P_CHAIN,
+    P_CNU,
+    P_CPAR,
+    P_DCH,
+    P_GOFF,
+    P_GROW,
+    P_GSIZE,
+    P_NC,
+    P_ND,
+    P_NG,
+    P_NV,
+    P_PERM,
+    P_SIDX,
+    P_SPTR,
+    P_UIDX,
+    P_UPTR,
+)
 
 
 @njit()

@@ -14,12 +14,19 @@ index + 1 of a force element whose load direction is undefined; or a negative co
 """
 import numpy as np
 
-from . import (articulated, controlkernels, forcekernels, jointspace, kinematics, loopkernels,
-               loopsolve, sparsebuffer)
+from . import (
+    articulated,
+    controlkernels,
+    forcekernels,
+    jointspace,
+    kinematics,
+    loopkernels,
+    loopsolve,
+    sparsebuffer,
+)
 from .jit.jitcache import njit
 from .jit.native import borrowed
 from .layout import NATURAL_MODE, RECORDS, SWITCHING
-
 
 
 @njit(inline="always")

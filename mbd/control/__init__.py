@@ -9,10 +9,10 @@ from .controllers import Controller, Output
 from .gain import Gain
 from .lookup import Lookup
 from .pid import PID, DiscretePID
-from .statespace import DiscreteStateSpace, StateSpace
-from .user import ContinuousController, DiscreteController
 from .signals import Input, Sensor, quantity
+from .statespace import DiscreteStateSpace, StateSpace
 from .tables import Table, Table2D
+from .user import ContinuousController, DiscreteController
 
 __all__ = ["Controller", "Continuous", "ContinuousController", "DiscreteController",
            "DiscretePID", "DiscreteStateSpace", "Gain", "Input", "Lookup", "Output", "PID",

@@ -46,9 +46,9 @@ from typing import TYPE_CHECKING
 
 from ..compiled import layout
 from ..model import values
-from ..model.errors import renamed_link
 from ..model.controls import ControlElement
 from ..model.elements import Signal
+from ..model.errors import renamed_link
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

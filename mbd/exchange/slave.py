@@ -131,7 +131,7 @@ def _start(variable):
 def fmi3_model(Fmi3Slave):
     """The FMI 3.0 behaviour over pythonfmu3's ``Fmi3Slave`` (given, so that this module
     imports without pythonfmu3)."""
-    from pythonfmu3 import Fmi3Causality, Fmi3Status, Fmi3StepResult, Fmi3Variability, Float64
+    from pythonfmu3 import Float64, Fmi3Causality, Fmi3Status, Fmi3StepResult, Fmi3Variability
     from pythonfmu3.unit import Unit
 
     from .variables import base_units

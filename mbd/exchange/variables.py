@@ -18,10 +18,10 @@ import math
 import re
 
 from ..control import Controller, Input, Sensor, Table, Table2D
-from ..control.signals import components, quantity, size, unit as quantity_unit
+from ..control.signals import components, force_units, quantity, size
+from ..control.signals import unit as quantity_unit
 from ..model.elements import ForceElement, Joint
 from ..study.scripts import law_parameters
-from ..control.signals import force_units
 from ..study.units import joint_unit, table_point_unit
 
 

@@ -9,10 +9,10 @@ import numpy as np
 from scipy import integrate
 
 from . import values
+from .builder import CS, Body, Ground
 from .controls import ControlElement
 from .elements import ForceElement, GearConstraint, Joint, Law, MotionDriver
 from .errors import ModelError
-from .builder import CS, Body, Ground
 
 
 def element_label(el):

@@ -27,17 +27,26 @@ the laws that read them.
 import bisect
 
 import numpy as np
-
 from numba import types
 from scipy.spatial.transform import Rotation
 
-from ..compiled import controlkernels as ck, statekernels
+from ..compiled import controlkernels as ck
+from ..compiled import statekernels
+from ..compiled.jit import native
+from ..compiled.layout import (
+    CS_ANGULAR_VELOCITY,
+    CS_POSITION,
+    CS_VELOCITY,
+    HELD,
+    JOINT_Q,
+    JOINT_V,
+    MAX_CONTROL_IO,
+    MAX_CONTROL_PARAMS,
+    OUTPUT,
+)
+from ..control import Controller, Input, Output, Sensor, quantity, signals
 from .evaluation import Evaluation
 from .evaluator import Evaluator
-from ..compiled.jit import native
-from ..compiled.layout import (CS_ANGULAR_VELOCITY, CS_POSITION, CS_VELOCITY, HELD, JOINT_Q,
-                               JOINT_V, MAX_CONTROL_IO, MAX_CONTROL_PARAMS, OUTPUT)
-from ..control import Controller, Input, Output, Sensor, quantity, signals
 from .failures import Failed
 
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..compiled import constant, lawkernels, layout
+from ..control.signals import coordinate_unit, force_units
 from . import evaluator
 from .evaluator import Evaluator
-from ..control.signals import coordinate_unit, force_units
 
 #: a model is called stiff for an explicit method where its fastest mode's h |lambda| (h the
 #: mean accepted step over the last batch) reaches this share of the method's stability

@@ -37,12 +37,25 @@ from numba import types
 from ..compiled import assembly, forcekernels, lawkernels, layout, registry, sparsebuffer
 from ..compiled.jit import native
 from ..compiled.layout import NATURAL_MODE, RECORDS, SWITCHING
-from ..compiled.statekernels import (constrained_forced, constrained_free, constraint_forces,
-                                     controlled_constrained, controlled_tree_link,
-                                     controlled_tree_world, elements_and_locks, elements_at,
-                                     kinematics_rows, near_constraints, no_projection,
-                                     no_switching, projection, tree_forced_link,
-                                     tree_forced_world, tree_free_link, tree_free_world)
+from ..compiled.statekernels import (
+    constrained_forced,
+    constrained_free,
+    constraint_forces,
+    controlled_constrained,
+    controlled_tree_link,
+    controlled_tree_world,
+    elements_and_locks,
+    elements_at,
+    kinematics_rows,
+    near_constraints,
+    no_projection,
+    no_switching,
+    projection,
+    tree_forced_link,
+    tree_forced_world,
+    tree_free_link,
+    tree_free_world,
+)
 from ..model.state import State
 from . import evaluatorrows
 from .userfunctions import motion, parameter_row

@@ -10,9 +10,8 @@ too small for double precision, a state that blew up and the unstable mode behin
 """
 import numpy as np
 
-from . import diagnosis
 from ..compiled import controlkernels, loopsolve, statekernels
-from . import evaluator
+from . import diagnosis, evaluator
 
 #: a state entry past this (in SI units) has blown up, whatever made the integrator stop
 HUGE = 1e100

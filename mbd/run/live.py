@@ -25,8 +25,8 @@ from ..control.controllers import output_named
 from ..model import values
 from ..model.state import State
 from .controls import Reader
-from .failures import projected
 from .evaluator import Evaluator
+from .failures import projected
 from .result import Result
 from .settings import MAX_STEPS
 from .simulate import prepare

@@ -28,7 +28,6 @@ from .failures import Failed, projected
 from .result import Result, SideRuns, row_parts
 from .rowfiles import RowFiles
 
-
 #: rows per block of storage: large enough that the blocks of millions of rows are a few
 #: hundred arrays, small enough that a short run's first block costs little (its pages are
 #: only touched as rows are written)

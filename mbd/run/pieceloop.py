@@ -18,20 +18,20 @@ import time
 import numpy as np
 
 from ..compiled import events
-from .evaluator import Evaluator
-from .userfunctions import UserFunctionError
 from ..compiled.jit import interrupts
-from . import failures
 from ..model.errors import SimulationError
+from . import failures
+from .controls import Controls
+from .evaluator import Evaluator
 from .failures import BlewUp, Failed, IntegratorFailed, Singular, Undefined
+from .locks import Locks
+from .outputrows import OutputRows
+from .pieceevents import PieceEvents
+from .progress import ProgressBar
 from .steppers import collocation, dop853
 from .steppers.scipy import ONE_STEP
-from .locks import Locks
-from .pieceevents import PieceEvents
-from .outputrows import OutputRows
-from .progress import ProgressBar
-from .controls import Controls
 from .steppers.stepping import CHANGE_POINT, CROSSED, DONE, JUMPED, NONSTIFF, STIFF
+from .userfunctions import UserFunctionError
 
 
 class Run(PieceEvents):

@@ -31,8 +31,15 @@ from . import controls, csvfiles
 from .evaluation import Evaluation
 from .evaluator import Evaluator, work_size
 from .failures import Failed
-from .views import (BodyView, ControllerView, EnergyBalance, ForceView, JointView,
-                    ReactionView, contact_intervals)
+from .views import (
+    BodyView,
+    ControllerView,
+    EnergyBalance,
+    ForceView,
+    JointView,
+    ReactionView,
+    contact_intervals,
+)
 
 if TYPE_CHECKING:     # (hints only: the system stage is below, mbd.run.controls beside)
     from collections.abc import Iterable

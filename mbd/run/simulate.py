@@ -13,14 +13,15 @@ import numpy as np
 from scipy import integrate
 
 from ..compiled import assembly, layout
-from . import evaluator
-from .evaluator import Evaluator
-from . import pieceloop
-from .steppers.compiled import CompiledStepper, blocker as loop_blocker
-from .steppers.scipy import Integrand, ScipyStepper
 from ..model import validate
-from .progress import ProgressBar, enabled as _progress_enabled
+from . import evaluator, pieceloop
+from .evaluator import Evaluator
+from .progress import ProgressBar
+from .progress import enabled as _progress_enabled
 from .settings import MAX_STEPS, Settings
+from .steppers.compiled import CompiledStepper
+from .steppers.compiled import blocker as loop_blocker
+from .steppers.scipy import Integrand, ScipyStepper
 
 METHODS = {"RK23": integrate.RK23, "RK45": integrate.RK45, "DOP853": integrate.DOP853,
            "Radau": integrate.Radau, "BDF": integrate.BDF, "LSODA": integrate.LSODA}

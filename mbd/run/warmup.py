@@ -26,8 +26,18 @@ import numpy as np
 from numba import types
 from numba.core import event as numba_event
 
-from ..compiled import (articulated, events, forcekernels, kinematics, layout, loopkernels,
-                        loopstructure, registry, rowkernels, statekernels)
+from ..compiled import (
+    articulated,
+    events,
+    forcekernels,
+    kinematics,
+    layout,
+    loopkernels,
+    loopstructure,
+    registry,
+    rowkernels,
+    statekernels,
+)
 from ..compiled.jit import native
 from .steppers import dop853, radau, steplocate, stepping
 

@@ -2,9 +2,7 @@
 a function of a Result)."""
 import numpy as np
 
-from ..model.errors import renamed_link
-from ..model.errors import InputError
-
+from ..model.errors import InputError, renamed_link
 
 #: the reductions of an output over a run's rows ("REDUCTION:QUANTITY")
 REDUCTIONS = ("final", "max", "min", "mean", "absmax")

@@ -22,10 +22,9 @@ import numpy as np
 
 from ..compiled import lawkernels
 from ..control.tables import Table, Table2D
-from ..model.elements import ForceElement, Joint
-from ..model.errors import InputError, ModelError
 from ..model.builder import Model
-from ..model.errors import renamed_link
+from ..model.elements import ForceElement, Joint
+from ..model.errors import InputError, ModelError, renamed_link
 
 # ----------------------------------------------------------------------------- loading
 

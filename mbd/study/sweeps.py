@@ -38,11 +38,12 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from ..run.evaluator import Evaluator
 from ..model import validate
 from ..model.errors import InputError, ModelError, SimulationError
 from ..model.files import atomic_open
-from ..run import progress as progressbar, warmup
+from ..run import progress as progressbar
+from ..run import warmup
+from ..run.evaluator import Evaluator
 from ..run.simulate import METHODS
 from . import scripts
 from .cases import Source, cases, fingerprint, parameter_name, run_key

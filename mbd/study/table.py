@@ -8,7 +8,6 @@ import zipfile
 from ..model.errors import InputError
 from ..model.files import atomic_open
 
-
 #: the table's columns after the parameters and before the outputs, and after the outputs
 LEADING, TRAILING = ("run", "status"), ("t_reached", "wall_s", "result")
 

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..compiled import assembly, dynamics, loopstructure, registry
-from . import topology
 from ..model import validate
+from ..model.builder import Body
 from ..model.elements import GearConstraint, Joint
 from ..model.errors import ModelError
-from ..model.builder import Body
 from ..model.state import State
+from . import topology
 from .topology import Machine, cs_placement
 
 if TYPE_CHECKING:     # (hints only: the model stage is below)

@@ -11,8 +11,16 @@ import mbd
 from forces import JointForce, VariableRotationalSpring
 from joints import Revolute
 
-from .test_reference_examples import (C, D, GAP0, elastogap_model, lower_chain_exact,
-                                      mass_motion, row, upper_chain_exact)
+from .test_reference_examples import (
+    GAP0,
+    C,
+    D,
+    elastogap_model,
+    lower_chain_exact,
+    mass_motion,
+    row,
+    upper_chain_exact,
+)
 
 #: these tests assert accuracy bounds (closed forms, reference values, balances): run again
 #: on a perturbed problem under --perturb (tests/perturb.py)

@@ -20,9 +20,20 @@ import numpy as np
 import pytest
 
 import mbd
-from forces import (Actuator, Bistop, Damper, ElastoBacklash, ElastoBacklash2, ElastoGap, Impact,
-                    JointForce, Spring, SpringDamper, VariableRotationalSpring,
-                    VariableTranslationalSpring)
+from forces import (
+    Actuator,
+    Bistop,
+    Damper,
+    ElastoBacklash,
+    ElastoBacklash2,
+    ElastoGap,
+    Impact,
+    JointForce,
+    Spring,
+    SpringDamper,
+    VariableRotationalSpring,
+    VariableTranslationalSpring,
+)
 from joints import Revolute
 from mbd.compiled import lawkernels
 from mbd.compiled.layout import LAW_SWITCHES
@@ -1026,7 +1037,7 @@ def test_a_laws_energy_over_no_rows_and_over_a_view_of_many():
     import numpy as np
 
     from forces import Spring
-    from mbd.compiled import laws, lawkernels, layout
+    from mbd.compiled import lawkernels, laws, layout
     law = Spring(c=2.0)
     assert law.energy(np.zeros(0), np.zeros((0, layout.MAX_PARAMS))).shape == (0,)
     n = 2 * laws.ENERGY_BLOCK + 17

@@ -22,8 +22,17 @@ import numpy as np
 import pytest
 
 import mbd
-from forces import (Bistop, ElastoBacklash, ElastoBacklash2, ElastoGap, Impact, JointForce,
-                    Spring, SpringDamper, VariableTranslationalSpring)
+from forces import (
+    Bistop,
+    ElastoBacklash,
+    ElastoBacklash2,
+    ElastoGap,
+    Impact,
+    JointForce,
+    Spring,
+    SpringDamper,
+    VariableTranslationalSpring,
+)
 from joints import Prismatic, Revolute
 
 C = 100.0           # N/m (N m/rad): the contacts' stiffness

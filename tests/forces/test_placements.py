@@ -34,9 +34,20 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 import mbd
-from forces import (Actuator, AxialForce, Bistop, BodySpringDamper, ElastoBacklash, ElastoGap,
-                    JointForce, LineForce, RotationalForce, Spring, SpringDamper)
-from joints import Cylindrical, Prismatic, Revolute, Spherical, SixDof, Universal
+from forces import (
+    Actuator,
+    AxialForce,
+    Bistop,
+    BodySpringDamper,
+    ElastoBacklash,
+    ElastoGap,
+    JointForce,
+    LineForce,
+    RotationalForce,
+    Spring,
+    SpringDamper,
+)
+from joints import Cylindrical, Prismatic, Revolute, SixDof, Spherical, Universal
 from mbd.compiled import dynamics, registry
 from mbd.run.evaluator import Evaluator
 

@@ -15,9 +15,20 @@ import math
 import pytest
 
 import mbd
-from forces import (Actuator, Bistop, Damper, ElastoBacklash, ElastoBacklash2, ElastoGap,
-                    Impact, JointForce, JointStiction, Spring, SpringDamper,
-                    VariableTranslationalSpring)
+from forces import (
+    Actuator,
+    Bistop,
+    Damper,
+    ElastoBacklash,
+    ElastoBacklash2,
+    ElastoGap,
+    Impact,
+    JointForce,
+    JointStiction,
+    Spring,
+    SpringDamper,
+    VariableTranslationalSpring,
+)
 from joints import Prismatic
 
 C = 100.0                       # N/m: every contact's stiffness

@@ -14,8 +14,7 @@ from scipy.linalg import expm
 from scipy.optimize import brentq
 
 import mbd
-from forces import (AxialForce, ElastoBacklash, ElastoGap, JointForce, RotationalForce,
-                    SpringDamper)
+from forces import AxialForce, ElastoBacklash, ElastoGap, JointForce, RotationalForce, SpringDamper
 from joints import Prismatic, Revolute
 
 #: these tests assert accuracy bounds (closed forms, reference values, balances): run again

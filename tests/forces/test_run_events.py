@@ -21,8 +21,8 @@ import pytest
 import mbd
 from forces import BodySpringDamper, ElastoGap, JointForce, Spring, VariableRotationalSpring
 from joints import Prismatic, Revolute
-
 from tests.mbd.run.test_loops import A4, B4, C4, D4, fourbar
+
 from .test_events import K_MIN, oscillating_stiffness, spring_rotor
 
 #: these tests assert accuracy bounds (closed forms, reference values, balances): run again

@@ -4,8 +4,18 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 import mbd
-from joints import (Custom, Cylindrical, Gimbal, Planar, Prismatic, Revolute, SixDof, Spherical,
-                    Universal, Weld)
+from joints import (
+    Custom,
+    Cylindrical,
+    Gimbal,
+    Planar,
+    Prismatic,
+    Revolute,
+    SixDof,
+    Spherical,
+    Universal,
+    Weld,
+)
 from mbd.compiled import dynamics
 
 G = mbd.Environment(gravity=(0.0, 0.0, -9.81))

@@ -19,8 +19,17 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 import mbd
-from joints import (Custom, Cylindrical, Gimbal, Prismatic, Revolute, SixDof, Spherical,
-                    Universal, Weld)
+from joints import (
+    Custom,
+    Cylindrical,
+    Gimbal,
+    Prismatic,
+    Revolute,
+    SixDof,
+    Spherical,
+    Universal,
+    Weld,
+)
 
 #: The joint kinds random_tree can draw, by name.
 KINDS = ("Revolute", "Prismatic", "Spherical", "Universal", "Cylindrical", "Gimbal", "SixDof",

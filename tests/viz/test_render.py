@@ -49,6 +49,7 @@ def test_gifs_are_800_by_600_unless_told(tmp_path):
     too small to read): viz.animate's and viz.animate_mode's defaults, and the GIF of
     ``mbd run --animate`` / ``mbd demo`` (mbd.cli.run writes it). Read back from the file."""
     import inspect
+
     from mbd.cli import run as cli_run
     from viz.modes import animate_mode
     for function in (animate, animate_mode):
@@ -301,6 +302,7 @@ def test_snapshot_writes_a_png_of_the_system(tmp_path):
 
 def test_shapes_sit_in_their_cs_and_the_default_is_the_inertia_ellipsoid(tmp_path):
     from scipy.spatial.transform import Rotation
+
     from viz.shapes import Capsule, Cylinder, Mesh, Sphere
     assert np.allclose(Capsule(0.1, 0.8).polydata().bounds, [-.1, .1, -.1, .1, -.5, .5])
     assert np.allclose(Cylinder(0.1, 0.8, axis=(1, 0, 0)).polydata().bounds,

@@ -7,11 +7,11 @@ refusals of a table with no runs and of units that are not a dict.
 import numpy as np
 import pandas as pd
 import pytest
-from matplotlib.colors import LogNorm
 from matplotlib.collections import QuadMesh
+from matplotlib.colors import LogNorm
 
+from tests.viz.test_study import EMPTY, FAILED, PEAK, E, K, lines, peak, study
 from viz.study import plot_study
-from tests.viz.test_study import E, EMPTY, FAILED, K, PEAK, lines, peak, study
 
 
 def quadmesh(fig):

@@ -16,13 +16,13 @@ import sys
 
 import numpy as np
 import pytest
+from playwright.sync_api import sync_playwright
 
 import mbd
 import viz
 from joints import Revolute
 from mbd.cli import demo
 from mbd.study.scripts import load_script, model_of
-from playwright.sync_api import sync_playwright
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
 TOL = 1e-5       # m: float32 poses in the page
@@ -73,8 +73,9 @@ class Page:
 
     def picture(self):
         """The canvas as an (h, w, 3) uint8 array."""
-        from PIL import Image
         import io
+
+        from PIL import Image
         png = self.page.locator("#scene").screenshot()
         return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
 

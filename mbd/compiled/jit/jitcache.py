@@ -36,10 +36,13 @@ import shutil
 import tempfile
 
 import numba
-from numba.core.caching import (CompileResultCacheImpl, FunctionCache, IndexDataCacheFile,
-                                _CacheLocator)
+from numba.core.caching import (
+    CompileResultCacheImpl,
+    FunctionCache,
+    IndexDataCacheFile,
+    _CacheLocator,
+)
 from numba.core.dispatcher import Dispatcher
-
 
 
 def _top_package(path):

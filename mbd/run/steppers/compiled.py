@@ -10,9 +10,8 @@ import numpy as np
 from numba import types
 from scipy import integrate
 
-from .. import evaluator
 from ...compiled.jit import native
-from .. import controls, warmup
+from .. import controls, evaluator, warmup
 from ..failures import BlewUp, Failed, IntegratorFailed, raise_status
 from . import dop853, radau, steplocate, stepping
 from .scipy import COMPILED_METHODS

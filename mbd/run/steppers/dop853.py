@@ -32,16 +32,41 @@ import numpy as np
 from scipy.integrate._ivp import dop853_coefficients as _tableau
 
 from ...compiled.jit.jitcache import njit
-from ...compiled.loopsolve import DRIFT_SHARE
 from ...compiled.jit.native import borrowed, call2, call3, call4
-from .changepoints import JUMP_STRICTNESS, handing_back, place, plan, widest_gap
+from ...compiled.loopsolve import DRIFT_SHARE
 from ..settings import weight
-from .stepping import (CROSSED, DENSE_DOP853, DONE, FAILED, JUMPED, NEW, NONFINITE, PAUSED,
-                       PIECE, SCREEN_CROSSED, SCREEN_FAILED, SCREEN_NOTHING, SCREEN_READY, SLOPE,
-                       STAGE,
-                       START, STEPPED, STIFF, TOO_SMALL, any_armed, controlled, crossed,
-                       departures, evaluate, initial_step, project_end, project_row,
-                       start_turns, turned)
+from .changepoints import JUMP_STRICTNESS, handing_back, place, plan, widest_gap
+from .stepping import (
+    CROSSED,
+    DENSE_DOP853,
+    DONE,
+    FAILED,
+    JUMPED,
+    NEW,
+    NONFINITE,
+    PAUSED,
+    PIECE,
+    SCREEN_CROSSED,
+    SCREEN_FAILED,
+    SCREEN_NOTHING,
+    SCREEN_READY,
+    SLOPE,
+    STAGE,
+    START,
+    STEPPED,
+    STIFF,
+    TOO_SMALL,
+    any_armed,
+    controlled,
+    crossed,
+    departures,
+    evaluate,
+    initial_step,
+    project_end,
+    project_row,
+    start_turns,
+    turned,
+)
 
 #: Runge–Kutta matrix, nodes, weights, error and dense-output coefficients (16 stages with the
 #: three extra ones of the dense output)

@@ -41,19 +41,58 @@ import numpy as np
 from ...compiled import layout
 from ...compiled.jit.jitcache import njit
 from ...compiled.jit.native import call3
-from .collocation import (C, E, EPS, ERROR_ORDER, MAX_FACTOR, MIN_FACTOR, NEWTON_MAXITER, P,
-                          collocation, dense_value, end_slope, factor_newton, jacobian,
-                          predict_factor, pymax, pymin, spectral_radius)
-from .changepoints import approaching, place, plan, widest_gap
-from .lu import lu_solve
 from ..settings import weight
+from .changepoints import approaching, place, plan, widest_gap
+from .collocation import (
+    EPS,
+    ERROR_ORDER,
+    MAX_FACTOR,
+    MIN_FACTOR,
+    NEWTON_MAXITER,
+    C,
+    E,
+    P,
+    collocation,
+    dense_value,
+    end_slope,
+    factor_newton,
+    jacobian,
+    predict_factor,
+    pymax,
+    pymin,
+    spectral_radius,
+)
 from .dop853 import STIFF_BOUND, STIFF_EVERY
-from .stepping import (CHANGE_POINT, CROSSED, DENSE_RADAU, DONE, FAILED, NEW, NONFINITE,
-                       NONSTIFF, PAUSED, PIECE, SCREEN_CROSSED, SCREEN_NOTHING, SLOPE, STAGE,
-                       START, STEPPED, TOO_SMALL, any_armed, controlled_rms, crossed,
-                       departures, evaluate, initial_step, project_end, project_row,
-                       start_turns, turned)
-
+from .lu import lu_solve
+from .stepping import (
+    CHANGE_POINT,
+    CROSSED,
+    DENSE_RADAU,
+    DONE,
+    FAILED,
+    NEW,
+    NONFINITE,
+    NONSTIFF,
+    PAUSED,
+    PIECE,
+    SCREEN_CROSSED,
+    SCREEN_NOTHING,
+    SLOPE,
+    STAGE,
+    START,
+    STEPPED,
+    TOO_SMALL,
+    any_armed,
+    controlled_rms,
+    crossed,
+    departures,
+    evaluate,
+    initial_step,
+    project_end,
+    project_row,
+    start_turns,
+    turned,
+)
 
 #: method "auto" goes back to DOP853 where Radau's step h (the next one) and the spectral
 #: radius rho of J (:func:`spectral_radius`) satisfy h rho <= CALM_SHARE STIFF_BOUND

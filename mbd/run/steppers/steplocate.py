@@ -8,12 +8,12 @@ sign; the run finds where with the one Illinois iteration of :mod:`mbd.compiled.
 (:func:`step_context`) that names the step, the method and the switching function.
 """
 from ...compiled import events
-from . import dop853, radau
-from ...compiled.jit.jitcache import njit
-from ...compiled.layout import SWITCHING
 from ...compiled.controlkernels import take
 from ...compiled.forcekernels import signal_values
+from ...compiled.jit.jitcache import njit
 from ...compiled.jit.native import call4
+from ...compiled.layout import SWITCHING
+from . import dop853, radau
 from .stepping import DENSE_DOP853, DENSE_RADAU
 
 #: which dense output a context holds: DOP853's interpolant or Radau's polynomial

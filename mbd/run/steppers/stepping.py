@@ -24,11 +24,11 @@ from collections import namedtuple
 import numpy as np
 
 from ...compiled import events, layout
-from ...compiled.jit.jitcache import njit
-from ...compiled.layout import SWITCHING
 from ...compiled.controlkernels import take
 from ...compiled.forcekernels import signal_values
+from ...compiled.jit.jitcache import njit
 from ...compiled.jit.native import call2, call4
+from ...compiled.layout import SWITCHING
 from ..settings import weight
 
 #: how ``advance`` returned: the piece reached its end; an armed switching function changed

@@ -14,8 +14,17 @@ from scipy.interpolate import CubicSpline
 from scipy.optimize import brentq, root
 
 import mbd
-from forces import (Actuator, Bistop, Damper, ElastoBacklash, ElastoGap, JointForce, LineForce,
-                    Spring, SpringDamper)
+from forces import (
+    Actuator,
+    Bistop,
+    Damper,
+    ElastoBacklash,
+    ElastoGap,
+    JointForce,
+    LineForce,
+    Spring,
+    SpringDamper,
+)
 from joints import Prismatic, Revolute, SixDof, Spherical, Universal
 
 #: these tests assert accuracy bounds (closed forms, reference values, balances): run again

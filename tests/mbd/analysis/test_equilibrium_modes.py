@@ -166,6 +166,7 @@ def test_a_small_motion_along_a_mode_oscillates_and_decays_as_the_mode_says():
     """A damped pendulum (nonlinear) released 1e-4 rad from rest along its mode: the
     simulated motion, fitted with a e^(s t) cos(w t + p), has the mode's s and w to 1e-4."""
     from scipy.optimize import curve_fit
+
     from forces import Damper
     l = 1.0
     m, g = _model("damped")

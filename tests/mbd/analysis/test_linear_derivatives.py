@@ -16,10 +16,10 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 import mbd
-from mbd.compiled import dynamics, layout
 from mbd.analysis.linear import Dynamics
-from tests.mbd.run import test_loops
+from mbd.compiled import dynamics, layout
 from tests.mbd.random_models import quaternion_slots, random_state, random_tree
+from tests.mbd.run import test_loops
 
 TOL = 1e-8
 

@@ -357,10 +357,11 @@ def test_ctrl_c_writes_the_rows_computed(tmp_path):
 @pytest.mark.parametrize("compiled", [True, False])
 def test_interrupt_gives_simulation_error_with_partial_result(monkeypatch, compiled):
     """Ctrl-C between steps (scipy's loop) or between chunks of the compiled loop."""
+    from scipy import integrate
+
     import mbd
     from mbd.run import pieceloop
     from mbd.run.steppers.compiled import CompiledStepper
-    from scipy import integrate
     ns = {}
     exec(PENDULUM, ns)
     system = ns["build_model"]().build()
@@ -581,6 +582,7 @@ def test_t_end_option_is_checked(tmp_path, capsys):
 
 def test_run_settings_of_the_script_and_the_options():
     import types
+
     from mbd.cli import run_settings
     script_ = types.SimpleNamespace(T_END=3, OUTPUT_STEP=0.5, RTOL=1e-9, ATOL=1e-11)
     assert run_settings(script_) == (3.0, {"output_step": 0.5, "rtol": 1e-9, "atol": 1e-11})

@@ -27,8 +27,13 @@ import mbd
 from joints import Revolute, SixDof
 from mbd.compiled import dynamics
 from mbd.run.evaluator import Evaluator
-from tests.mbd.random_models import (quaternion_rates, quaternion_slots, random_inertia,
-                                     random_state, random_tree)
+from tests.mbd.random_models import (
+    quaternion_rates,
+    quaternion_slots,
+    random_inertia,
+    random_state,
+    random_tree,
+)
 
 EPS = np.finfo(float).eps
 

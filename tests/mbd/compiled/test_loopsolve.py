@@ -19,8 +19,15 @@ import numpy as np
 import pytest
 
 from forces import JointForce, Spring
-from mbd.compiled import (assembly, jointspace, kinematics, loopsolve, loopstructure, smallblocks,
-                          statekernels)
+from mbd.compiled import (
+    assembly,
+    jointspace,
+    kinematics,
+    loopsolve,
+    loopstructure,
+    smallblocks,
+    statekernels,
+)
 from mbd.run.evaluator import Evaluator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
@@ -251,6 +258,7 @@ def test_borrowed_views_are_the_same_memory_and_hold_no_reference():
     other members as they are, and no reference kept to the arrays (their reference count
     is unchanged)."""
     from numba import njit
+
     from mbd.compiled.jit.native import borrowed
 
     @njit

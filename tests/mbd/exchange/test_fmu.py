@@ -9,13 +9,13 @@ import sys
 import numpy as np
 import pytest
 
-import mbd
-from mbd.model.errors import InputError
-from mbd.study.scripts import apply_setting, load_script, model_of
-
 # the test extra installs FMPy and the packaging libraries: these tests run in CI
 from fmpy import extract, read_model_description, simulate_fmu
 from fmpy.validation import validate_fmu
+
+import mbd
+from mbd.model.errors import InputError
+from mbd.study.scripts import apply_setting, load_script, model_of
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, os.pardir))
 PLANT = os.path.join(ROOT, "examples", "gearbox_fmu.py")

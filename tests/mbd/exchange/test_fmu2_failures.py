@@ -12,12 +12,11 @@ import warnings
 
 import numpy as np
 import pytest
-
-import mbd
-
 from fmpy import extract, read_model_description, simulate_fmu
 from fmpy.fmi1 import FMICallException
 from fmpy.fmi2 import FMU2Slave, fmi2LastSuccessfulTime, fmi2Terminated
+
+import mbd
 
 #: where the model's stiffness table ends, s: the run fails at the step whose integration
 #: reaches past it

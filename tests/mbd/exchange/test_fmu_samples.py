@@ -8,11 +8,10 @@ FMPy computes its communication points as start + n h; with h = 2 T (2 T and T a
 apart) they are the very numbers k T of the sample instants, and the one run's rows n h."""
 import numpy as np
 import pytest
+from fmpy import simulate_fmu
 
 import mbd
 from mbd.study.scripts import load_script, model_of
-
-from fmpy import simulate_fmu
 
 ARM = '''
 import numpy as np, mbd

@@ -22,11 +22,10 @@ import sys
 
 import numpy as np
 import pytest
+from fmpy import read_model_description, simulate_fmu
 
 import mbd
 from mbd.study.scripts import apply_setting, load_script, model_of
-
-from fmpy import read_model_description, simulate_fmu
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 

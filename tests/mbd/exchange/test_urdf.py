@@ -44,10 +44,10 @@ from scipy.spatial.transform import Rotation
 
 import mbd
 from forces import Damper, JointForce
-from mbd.exchange.urdf import StartOutsideLimits
 from mbd.compiled import dynamics
-from mbd.run.evaluator import Evaluator
+from mbd.exchange.urdf import StartOutsideLimits
 from mbd.run import evaluator
+from mbd.run.evaluator import Evaluator
 
 from .urdf_text import _inertial, _joint, _link, _urdf
 

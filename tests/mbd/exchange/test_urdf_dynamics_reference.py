@@ -20,9 +20,9 @@ from scipy.integrate import solve_ivp
 
 import mbd
 from forces import Actuator, Bistop, Damper, JointForce, JointStiction
-from mbd.run.evaluator import Evaluator
-from mbd.run import evaluator
 from mbd.exchange.urdf import STOP
+from mbd.run import evaluator
+from mbd.run.evaluator import Evaluator
 
 from .urdf_text import _joint, _link, _urdf
 

@@ -21,12 +21,37 @@ from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 import mbd
+from forces import (
+    Actuator,
+    AxialForce,
+    Bistop,
+    BodySpringDamper,
+    Damper,
+    ElastoBacklash,
+    ElastoBacklash2,
+    ElastoGap,
+    Impact,
+    JointForce,
+    LineForce,
+    RotationalForce,
+    Spring,
+    SpringDamper,
+    VariableRotationalSpring,
+    VariableTranslationalSpring,
+)
+from joints import (
+    Custom,
+    Cylindrical,
+    Gimbal,
+    Planar,
+    Prismatic,
+    Revolute,
+    SixDof,
+    Spherical,
+    Universal,
+    Weld,
+)
 from mbd.model import values
-from forces import (Actuator, AxialForce, Bistop, BodySpringDamper, Damper, ElastoBacklash,
-                    ElastoBacklash2, ElastoGap, Impact, JointForce, LineForce, RotationalForce,
-                    Spring, SpringDamper, VariableRotationalSpring, VariableTranslationalSpring)
-from joints import (Custom, Cylindrical, Gimbal, Planar, Prismatic, Revolute, SixDof, Spherical,
-                    Universal, Weld)
 
 GRAVITY = (0.0, 0.0, -9.81)
 SETTINGS = dict(deadline=None, database=None)

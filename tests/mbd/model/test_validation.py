@@ -13,9 +13,8 @@ from scipy.spatial.transform import Rotation
 
 import mbd
 from forces import Spring
+from joints import Custom, Cylindrical, Prismatic, Revolute, SixDof, Spherical, Universal, Weld
 from mbd.compiled import dynamics
-from joints import (Custom, Cylindrical, Prismatic, Revolute, SixDof, Spherical, Universal,
-                    Weld)
 
 GRAVITY = (0.0, 0.0, -9.81)
 

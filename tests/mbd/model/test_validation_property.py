@@ -17,8 +17,18 @@ from scipy.spatial.transform import Rotation
 
 import mbd
 from forces import Spring
-from joints import (Custom, Cylindrical, Gimbal, Planar, Prismatic, Revolute, SixDof, Spherical,
-                    Universal, Weld)
+from joints import (
+    Custom,
+    Cylindrical,
+    Gimbal,
+    Planar,
+    Prismatic,
+    Revolute,
+    SixDof,
+    Spherical,
+    Universal,
+    Weld,
+)
 
 KINDS = ("Weld", "Revolute", "Prismatic", "Spherical", "Universal", "Cylindrical", "Planar",
          "Gimbal", "SixDof", "Custom")

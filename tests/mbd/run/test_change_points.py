@@ -39,8 +39,7 @@ from forces import Actuator, JointForce
 from tests.mbd.run.test_loops import FourBarReference, fourbar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
-from windows import (crank_angle, inertia_and_moment, pendulum_model,  # noqa: E402
-                     windows_energy, windows_model)
+from windows import crank_angle, inertia_and_moment, pendulum_model, windows_energy, windows_model  # noqa: E402
 
 T_END = 20.0
 SAFETY = 10.0

@@ -14,8 +14,15 @@ import pytest
 from scipy.integrate import quad, simpson
 
 import mbd
-from forces import (Actuator, Bistop, BodySpringDamper, ElastoBacklash, ElastoGap, JointForce,
-                    SpringDamper)
+from forces import (
+    Actuator,
+    Bistop,
+    BodySpringDamper,
+    ElastoBacklash,
+    ElastoGap,
+    JointForce,
+    SpringDamper,
+)
 from joints import Prismatic, Revolute, SixDof
 
 #: these tests assert accuracy bounds (closed forms, reference values, balances): run again

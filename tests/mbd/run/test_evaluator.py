@@ -12,8 +12,7 @@ from joints import Revolute
 from mbd.run import result as result_module
 from mbd.run.evaluation import Evaluation
 from mbd.run.evaluator import Evaluator
-
-from tests.mbd.control.test_sensors import G, TIGHT, pendulum
+from tests.mbd.control.test_sensors import TIGHT, G, pendulum
 
 
 def sampled_model(period):

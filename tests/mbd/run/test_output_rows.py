@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import mbd
-from mbd.run.evaluator import Evaluator
 from mbd.run import outputrows, pieceloop
-from mbd.run.steppers import compiled as compiled_loop, dop853
+from mbd.run.evaluator import Evaluator
 from mbd.run.simulate import output_times
-
+from mbd.run.steppers import compiled as compiled_loop
+from mbd.run.steppers import dop853
 from tests.mbd.cli.test_cli import PENDULUM
 from tests.mbd.control.test_control import gap_slider
 

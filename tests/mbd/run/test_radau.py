@@ -32,10 +32,10 @@ from forces import JointForce, SpringDamper
 from joints import Prismatic, Revolute
 from mbd.compiled import assembly, layout
 from mbd.compiled.jit import native
-from mbd.run.steppers import lu, radau, steplocate, stepping
-from mbd.run.evaluator import Evaluator
 from mbd.run import evaluator
+from mbd.run.evaluator import Evaluator
 from mbd.run.settings import Settings
+from mbd.run.steppers import lu, radau, steplocate, stepping
 
 #: these tests assert accuracy bounds (closed forms, reference values, balances): run again
 #: on a perturbed problem under --perturb (tests/perturb.py)

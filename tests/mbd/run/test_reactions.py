@@ -17,9 +17,9 @@ from scipy.spatial.transform import Rotation
 import mbd
 from forces import AxialForce, JointForce, LineForce, Spring, SpringDamper
 from joints import Cylindrical, Prismatic, Revolute, SixDof, Spherical, Universal, Weld
-from mbd.run.result import Result
-from mbd.run.evaluator import Evaluator
 from mbd.run import evaluator
+from mbd.run.evaluator import Evaluator
+from mbd.run.result import Result
 
 #: these tests assert accuracy bounds (closed forms, reference values, balances): run again
 #: on a perturbed problem under --perturb (tests/perturb.py)

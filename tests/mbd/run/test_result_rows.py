@@ -12,8 +12,8 @@ import pytest
 
 from mbd.compiled import layout
 from mbd.run import evaluatorrows
-from mbd.run.userfunctions import UserFunctionError
 from mbd.run.result import Result
+from mbd.run.userfunctions import UserFunctionError
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "examples"))

@@ -11,7 +11,6 @@ import pytest
 import mbd
 from mbd.cli import run as cli_run
 from mbd.run import outputrows, rowfiles
-
 from tests.mbd.cli.test_cli import PENDULUM
 from tests.mbd.control.test_control import slider
 

@@ -15,9 +15,9 @@ import pytest
 import mbd
 from forces import Actuator, BodySpringDamper, JointForce, Spring, VariableRotationalSpring
 from joints import Prismatic, Revolute, SixDof
+from mbd.model.values import RTOL_MIN
 from mbd.run.pieceloop import Run
 from mbd.run.settings import MAX_STEPS
-from mbd.model.values import RTOL_MIN
 
 #: the most steps a run takes before the projected budget check can fail it
 FAST = MAX_STEPS // 100 + Run.BATCH

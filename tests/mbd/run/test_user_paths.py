@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 import mbd
-from forces import (Actuator, Bushing, JointForce, JointStiction, Spring, SpringDamper,
-                    linear as linear_kind)
+from forces import Actuator, Bushing, JointForce, JointStiction, Spring, SpringDamper
+from forces import linear as linear_kind
 from joints import Prismatic, Revolute, SixDof
 from mbd.analysis import equilibrium as equilibrium_module
 from mbd.cli import InputError, apply_setting
@@ -439,8 +439,8 @@ def test_a_compiled_loop_that_stops_advancing_fails_saying_where(monkeypatch):
     """The compiled loop returning PAUSED without moving on (only a NaN time does it: no
     input reaches it, so the loop's second batch is made to here) ends the run with the
     time reached and the step size, and keeps the rows of the first batch."""
-    from mbd.run.evaluator import Evaluator
     from mbd.run import pieceloop
+    from mbd.run.evaluator import Evaluator
     from mbd.run.steppers import dop853, stepping
     monkeypatch.setattr(pieceloop.Run, "BATCH", 5)
     calls = []

@@ -5,8 +5,15 @@ that is not known is "" (never guessed). Reference: the units the laws' docstrin
 import numpy as np
 
 import mbd
-from forces import (Actuator, AxialForce, BodySpringDamper, JointForce, SpringDamper,
-                    TableForce, VariableRotationalSpring)
+from forces import (
+    Actuator,
+    AxialForce,
+    BodySpringDamper,
+    JointForce,
+    SpringDamper,
+    TableForce,
+    VariableRotationalSpring,
+)
 from joints import Prismatic, Revolute, Spherical
 from mbd.study.outputs import Output
 from mbd.study.units import output_units, parameter_units, study_units

@@ -29,7 +29,8 @@ import numpy as np
 import pytest
 
 import mbd
-from mbd.study import scripts, sweeps as study
+from mbd.study import scripts
+from mbd.study import sweeps as study
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[2]

@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 
 import mbd
-from mbd.study import cases as study_cases, sweeps as study
-
+from mbd.study import cases as study_cases
+from mbd.study import sweeps as study
 from tests.mbd.cli.test_cli import script
 from tests.mbd.cli.test_cli_paths import DYING
+
 from .test_sweep import SLOT, rows_on_disk
 
 T = 0.05

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import mbd
-from forces import Spring, LineForce
+from forces import LineForce, Spring
 from joints import Revolute
 
 GRAVITY = (0.0, 0.0, -9.81)
