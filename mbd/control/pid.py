@@ -110,13 +110,7 @@ class PID(Continuous):
                  limits: tuple[float, float] = (-np.inf, np.inf),
                  anti_windup: bool = True) -> None:
         super().__init__(name, (setpoint, measured), 1)
-        self.setpoint = setpoint
-        for gain, value in (("kp", kp), ("ki", ki), ("kd", kd)):
-            setattr(self, gain, values.real(value, f"{self.label()}: {gain}", "finite",
-                                            math.isfinite))
-        self.tf = values.real(tf, f"{self.label()}: tf", ">= 0 and finite (s)",
-                              lambda x: math.isfinite(x) and x >= 0.0)
-        self.inputs += rate_input(self, rate)
+        _gains(self, setpoint, kp, ki, kd, tf, rate)
         if self.kd != 0.0 and self.tf == 0.0 and rate is None:
             raise ValueError(f"{self.label()}: kd = {self.kd!r} with tf = 0 needs the rate of "
                              "what it measures (rate=, e.g. a Sensor of 'hinge.v'), or a "
@@ -202,14 +196,8 @@ class DiscretePID(Controller):
                  limits: tuple[float, float] = (-np.inf, np.inf),
                  anti_windup: bool = True) -> None:
         super().__init__(name, (setpoint, measured), 1)
-        self.setpoint = setpoint
-        for gain, value in (("kp", kp), ("ki", ki), ("kd", kd)):
-            setattr(self, gain, values.real(value, f"{self.label()}: {gain}", "finite",
-                                            math.isfinite))
+        _gains(self, setpoint, kp, ki, kd, tf, rate)
         self.period = _period(self, period)
-        self.tf = values.real(tf, f"{self.label()}: tf", ">= 0 and finite (s)",
-                              lambda x: math.isfinite(x) and x >= 0.0)
-        self.inputs += rate_input(self, rate)
         self.measures_rate = rate is not None
         self.limits = _limits(self, limits)
         self.anti_windup = bool(anti_windup)
@@ -238,6 +226,20 @@ class DiscretePID(Controller):
         if integrating:
             integral = integral + self.ki * T * e
         return np.array([integral, d, e, 1.0]), np.array([y])
+
+
+def _gains(pid: PID | DiscretePID, setpoint: object, kp: float, ki: float, kd: float,
+           tf: float, rate: Sensor | str | None) -> None:
+    """What both PIDs check and keep: the setpoint, the gains kp, ki, kd (finite), the
+    derivative's filter tf (s, >= 0) and the rate input (:func:`rate_input`); ValueError
+    naming the controller, the rule and the value."""
+    pid.setpoint = setpoint
+    for gain, value in (("kp", kp), ("ki", ki), ("kd", kd)):
+        setattr(pid, gain, values.real(value, f"{pid.label()}: {gain}", "finite",
+                                       math.isfinite))
+    pid.tf = values.real(tf, f"{pid.label()}: tf", ">= 0 and finite (s)",
+                         lambda x: math.isfinite(x) and x >= 0.0)
+    pid.inputs += rate_input(pid, rate)
 
 
 def rate_input(pid: PID | DiscretePID, rate: Sensor | str | None) -> tuple:
