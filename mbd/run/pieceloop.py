@@ -20,7 +20,7 @@ import numpy as np
 from ..compiled import events
 from ..compiled.jit import interrupts
 from ..model.errors import SimulationError
-from . import failures
+from . import failures, warmup
 from .controls import Controls
 from .evaluator import Evaluator
 from .failures import BlewUp, Failed, IntegratorFailed, Singular, Undefined
@@ -97,7 +97,9 @@ class Run(PieceEvents):
         self.pending = None     # a crossing located past where a live simulation stopped
         self.reached = None     # (t, y): the end of a piece reached past where it stopped
         self.logged = None      # the sides last logged (exact switching off)
-        self.stepping = stepper_class(self.ev, method, self.rows, settings, exact, auto)
+        # (the stepper compiles its right-hand side through warmup's, which knows the targets)
+        self.stepping = stepper_class(self.ev, method, self.rows, settings, exact, auto,
+                                      compile_first=warmup.first_right_hand_side)
 
     @property
     def sides(self):

@@ -9,7 +9,10 @@ loop (:mod:`mbd.run.pieceloop`).
   contract (:mod:`mbd.run.steppers.stepping`): the same methods and step control, several
   times faster.
 
-The interface (both classes): made from ``(ev, method, rows, settings, exact, auto)``;
+The interface (both classes): made from ``(ev, method, rows, settings, exact, auto,
+compile_first)`` (``compile_first(ev, compiled, method)``: compiles the right-hand side it
+will call and returns the seconds spent, :func:`mbd.run.warmup.first_right_hand_side`, given
+by the piece loop so that the steppers import nothing above them);
 ``start(t, y, t_bound, first_step, armed)`` begins a piece (``first_step``: its first step,
 s; 0: Hairer's rule); ``advance(steps)`` takes at most ``steps`` steps and returns a status of
 :mod:`mbd.run.steppers.stepping` (DONE, PAUSED, CROSSED, STIFF), raising the exceptions of

@@ -11,7 +11,7 @@ from numba import types
 from scipy import integrate
 
 from ...compiled.jit import native
-from .. import controls, evaluator, warmup
+from .. import controls, evaluator
 from ..failures import BlewUp, Failed, IntegratorFailed, raise_status
 from . import dop853, radau, steplocate, stepping
 from .scipy import COMPILED_METHODS
@@ -83,8 +83,9 @@ class CompiledStepper:
 
     name = "compiled"
 
-    def __init__(self, ev, method, rows, settings, exact, auto):
+    def __init__(self, ev, method, rows, settings, exact, auto, compile_first):
         self.ev, self.rows = ev, rows
+        self.compile_first = compile_first
         system = ev.system
         # [q, v, W] and the continuous controllers' states (compiled ones run here)
         n = system.nq + system.nv + evaluator.work_size(system) + (
@@ -131,8 +132,8 @@ class CompiledStepper:
         self.dense_kind = steplocate.RADAU if radau_iia else steplocate.DOP853
         if method not in self.works:     # (Radau's keeps its counts over every switch)
             self.works[method] = self.loop.make_work(self.piece)
-            self.compile_time += warmup.first_right_hand_side(self.ev, compiled=True,
-                                                              method=method.__name__)
+            self.compile_time += self.compile_first(self.ev, compiled=True,
+                                                    method=method.__name__)
         self.work = self.works[method]
         self.coefficients = self.work.Q if radau_iia else self.work.F
         if self.S["screen"] != 0:       # a switch of method: the other loop's screen

@@ -9,7 +9,6 @@ import numpy as np
 from scipy import integrate
 
 from ...compiled import events, loopsolve, statekernels
-from .. import warmup
 from ..failures import BlewUp, IntegratorFailed, projected, raise_status
 from .stepping import CROSSED, DONE, PAUSED
 
@@ -73,9 +72,9 @@ class ScipyStepper:
 
     name = "scipy"
 
-    def __init__(self, ev, method, rows, settings, exact, auto):
+    def __init__(self, ev, method, rows, settings, exact, auto, compile_first):
         self.ev, self.method, self.settings = ev, method, settings
-        self.compile_time = warmup.first_right_hand_side(ev, compiled=False)
+        self.compile_time = compile_first(ev, compiled=False)
         self.f = Integrand(ev, natural=not exact)
         # a multistep method restarts once the projection moves the state further than its
         # own error tolerance would (restarting at every round-off drift keeps it at order 1)
