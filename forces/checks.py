@@ -11,7 +11,7 @@ from mbd.model import values
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from mbd.model.elements import Law
+    from mbd.model.forceelements import Law
 
 #: a parameter that is a number or a Python function (of t, or of t and the state)
 Signal = Union[float, Callable[..., float]]

@@ -15,8 +15,8 @@ import warnings
 from typing import TYPE_CHECKING
 
 from mbd.model import values
-from mbd.model.elements import ForceElement, Law
 from mbd.model.errors import ModelError
+from mbd.model.forceelements import ForceElement, Law
 
 from .bushing import BUSHING_COMPONENTS, _BushingLaw, check_six
 from .linear import _BodySpringDamperLaw, _Linear

@@ -46,16 +46,10 @@ from .control import (
 )
 from .exchange import export_fmu, from_urdf
 from .model.builder import CS, Body, Environment, Ground, Model
-from .model.elements import (
-    Element,
-    ForceElement,
-    GearConstraint,
-    Joint,
-    Law,
-    MotionDriver,
-    Primitive,
-)
+from .model.drivers import GearConstraint, MotionDriver
+from .model.elements import Element, Joint, Primitive
 from .model.errors import AnalysisError, InputError, ModelError, SimulationError
+from .model.forceelements import ForceElement, Law
 from .model.shapes import Box, Capsule, Cylinder, Mesh, Sphere
 from .model.state import State
 from .run.csvfiles import read_csv

@@ -1,7 +1,8 @@
 """Where and how the scene draws a model's elements, as meshes in their owners' frames.
 
 Each function here builds meshes and says which body carries them (its name, or None for the
-world: a ground); :class:`viz.scene.Scene` adds them as actors, colours them and moves them.
+world: a ground); :class:`viz.scene.Scene` adds them as actors (:mod:`viz.actors`), colours
+them and moves them.
 A mesh on a body is in the body's *link frame* (the frame its pose moves, m); one on a ground
 is in the world (m). Sizes are fractions of the drawing's size ``length`` (m, the system's
 ``length_scale``).

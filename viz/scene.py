@@ -1,54 +1,14 @@
 """A pyvista scene of a System, moved to any state or to any time of a Result.
 
-What is drawn:
-
-- bodies: their shapes (``body.add_shape``), in their colour, else in the colours a mesh
-  file gives its parts (a robot's COLLADA meshes), else one of the palette's; a body without
-  shapes is drawn as its
-  *inertia-equivalent ellipsoid*: the uniform solid ellipsoid with the body's mass and
-  principal moments, semi-axes ``a_i^2 = 5/(2m) (I_j + I_k - I_i)`` along the principal axes,
-  centred on the CG (each semi-axis at least 2 % of the drawing's size, so that point masses
-  stay visible);
-- grounds: their shapes (``ground.add_shape``: a robot's base), else small dark cubes
-  (with the joints' markers);
-- joints (unless ``markers`` is off, as it is by default for a robot drawn in its meshes),
-  at the follower CS (the base CS when the follower is a ground), one marker per
-  primitive: revolute a pin along its axis, prismatic a thin rail along its axis, spherical a
-  ball (axes after the first primitive of a joint are drawn as in the reference pose);
-- line and axial force elements (and BodySpringDamper): a coil between the two CS origins,
-  re-generated each frame; a Bushing: a rubber sleeve fixed to A around CS A's z axis and a
-  pin fixed to B along CS B's z axis; a JointForce: a marker on its primitive at the joint's
-  follower CS (the base CS when the follower is a ground): for a revolute primitive a washer on the
-  pin (a spiral for a law without contact), for a prismatic one a collar around the body;
-- a Bistop's (or Impact's) stops, on a JointForce's first primitive or an AxialForce: thin
-  dark rings square to the axis at x1 and x2 (where the collar stands at each stop), or on a
-  revolute primitive two radial bars at x1 and x2 joined by an arc, fixed to the base;
-- contact colours: gap, backlash and stop laws (ElastoGap, ElastoBacklash, ElastoBacklash2,
-  Bistop, Impact) colour their coil or marker by their contact state (green not in contact,
-  red in contact); without a Result (a System drawn at a state) the contact is unknown: grey;
-- stick-slip colours: a JointStiction's marker (a washer or collar, as a contact law's) is
-  blue while it sticks and orange while it slips (grey without a Result);
-- a GearConstraint: two brass wheels with a toothed rim and a white spoke, one on each geared
-  primitive's moving side, radii in the ratio; where the axes are parallel and apart the
-  pitch circles touch: two discs for a pair turning opposite ways (ratio < 0), a ring gear
-  round the smaller wheel for one turning the same way (ratio > 0); a rack (prismatic side)
-  as a bar, its pinion at its pitch radius;
-- a floor: a light grid plane under everything the motion reaches, square to gravity;
-- annotations (:mod:`viz.overlay`): a title (the model's name and what it holds), the time
-  (``t = 1.234 s``), a label per force element (its kind and name, e.g. ``Bistop 'stops'``:
-  :func:`viz.naming.element_label`) joined to it by a leader line and framed in its contact
-  colour, placed clear of the bodies' boxes as seen (by default only up to
-  :data:`MAX_LABELS` of them), and a legend of the colours
-  shown (grounds; the contact and stick-slip states, or grey "state unknown" without a
-  Result; the dark grey frame of a label whose element has no state, "no contact state");
-- optional CS triads (``show_cs``: x red, y green, z blue) and trails (paths of named CSs).
+What is drawn (bodies, grounds, joints, force elements and their stops, gears, the floor, the
+annotations, CS triads and trails) is built once by :mod:`viz.actors`, which lists it.
 
 Every body actor moves by its 4x4 ``user_matrix`` (no re-meshing per frame); only coils and
 trails are re-generated.
 
-The Scene owns the plotter, the annotations and the frame updates; the element drawings are
-:mod:`viz.elements` (meshes), the colours :mod:`viz.colors`, the floor and the named views
-:mod:`viz.framing`.
+The Scene owns the plotter, the frame updates and the camera; its actors and annotations are
+:mod:`viz.actors`, the element drawings :mod:`viz.elements` (meshes), the colours
+:mod:`viz.colors`, the floor and the named views :mod:`viz.framing`.
 """
 from __future__ import annotations
 
@@ -59,39 +19,18 @@ import pyvista as pv
 
 from mbd.compiled import dynamics
 
+from .actors import SceneActors
 from .colors import (
-    BUSHING_COLOR,
-    CONTACT_COLOR,
     FLOOR_COLOR,
     FLOOR_LINE_COLOR,
-    FREE_COLOR,
-    GROUND_COLOR,
-    JOINT_COLOR,
-    LIMIT_COLOR,
-    PALETTE,
-    SLIP_COLOR,
-    SPRING_COLOR,
-    STUCK_COLOR,
-    UNKNOWN_COLOR,
     contact_color,
     contact_frame,
     stiction_color,
     stiction_frame,
 )
-from .elements import (
-    bushing_parts,
-    drawn_state,
-    ellipsoid,
-    gear_parts,
-    joint_force_marker,
-    joint_markers,
-    locate,
-    stop_limit_marks,
-)
+from .elements import locate
 from .framing import floor_meshes, view_position
-from .naming import default_title, element_label
-from .overlay import FRAME_COLOR, Overlay
-from .shapes import Mesh, coil_points, polyline, pose_matrix, transformed, triad
+from .shapes import Mesh, coil_points, polyline, pose_matrix
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -101,16 +40,12 @@ if TYPE_CHECKING:
     from mbd import Result, System
 
 
-#: the most force elements a picture labels by default (``Scene(labels=None)``)
-MAX_LABELS = 8
-
-
 class RenderError(RuntimeError):
     """Rendering failed: no graphics backend, no display for a window, or an unwritable
     output."""
 
 
-class Scene:
+class Scene(SceneActors):
     """A System drawn in a pyvista Plotter, movable to any state.
 
     Parameters
@@ -144,8 +79,8 @@ class Scene:
         bushings are drawn either way.
     labels : bool or None
         Label the force elements (with ``annotations``); None: when there are at most
-        :data:`MAX_LABELS` of them (a robot's two dozen limits, dampers and motors would
-        hide it).
+        :data:`viz.actors.MAX_LABELS` of them (a robot's two dozen limits, dampers and motors
+        would hide it).
 
     Attributes
     ----------
@@ -247,171 +182,6 @@ class Scene:
         self.floor_actors, self._floor_corners = [], None
         self.overlay = self._annotate(title, labels) if annotations else None
 
-    # ------------------------------------------------------------------------- building
-
-    def _add(self, mesh, owner, color, opacity=1.0, **kw):
-        """Add ``mesh`` (in the owner's link frame, or world for owner None) as an actor."""
-        actor = self.plotter.add_mesh(mesh, color=color, opacity=opacity,
-                                      lighting=self.lighting, **kw)
-        self.parts.append((actor, mesh, owner, color, opacity))
-        if owner is None:
-            self._static_points.append(np.array(mesh.bounds).reshape(3, 2).T)
-        else:
-            self.body_actors[owner].append(actor)
-            b = np.array(mesh.bounds).reshape(3, 2)
-            corners = np.array([[b[0, i], b[1, j], b[2, k]] for i in range(2)
-                                for j in range(2) for k in range(2)])
-            self._local_bounds[owner].append(corners)
-        return actor
-
-    def _build(self, show_cs):
-        s = self.system
-        L = self.length
-        for i, (name, bm) in enumerate(s.bodies.items()):
-            body = bm.body
-            if body.shapes:
-                for shape, cs_name in body.shapes:
-                    p, R = bm.cs_local(body.frames[cs_name])
-                    self._shape(shape, R, p, name, PALETTE[i % len(PALETTE)])
-            else:
-                self._add(ellipsoid(bm, L), name, PALETTE[i % len(PALETTE)])
-            if show_cs:
-                for cs in body.frames.values():
-                    p, R = bm.cs_local(cs)
-                    self._add(transformed(triad(0.08 * L), R, p), name, None, scalars="rgb",
-                              rgb=True, line_width=2)
-        for g in s.grounds.values():
-            shapes = getattr(g, "shapes", ())
-            if shapes:                 # fixed in the world (a robot's base): no cube then
-                self.ground_actors[g.name] = [
-                    self._shape(shape, g.rotation, g.position, None, GROUND_COLOR)
-                    for shape in shapes]
-            elif self.markers:
-                self._cubes += 1
-                c = 0.03 * L
-                self._add(pv.Box(bounds=(-c, c, -c, c, -c, c)).translate(g.position,
-                                                                           inplace=False),
-                          None, GROUND_COLOR)
-            if show_cs:
-                self._add(transformed(triad(0.08 * L), g.rotation, g.position), None, None,
-                          scalars="rgb", rgb=True, line_width=2)
-        for jm in s.joints.values() if self.markers else ():
-            self._joint(jm.joint)
-        for fe in s.force_elements:
-            self._force(fe)
-        for dm in s.drivers if self.markers else ():
-            if hasattr(dm.driver, "joint_a") and hasattr(dm.driver, "joint_b"):
-                self._gear(dm.driver)
-        for key in self.trails:
-            line = pv.PolyData(np.zeros((1, 3)))
-            actor = self.plotter.add_mesh(line, color=(0.1, 0.1, 0.1), line_width=2,
-                                          lighting=False)
-            self.trail_lines[key] = (actor, line)
-
-    def _shape(self, shape, R, p, owner, default):
-        """Draw ``shape`` placed by (R, p) in its owner's link frame (the world for a ground's
-        shape, owner None): in its own colour, else in the colours its file gives its parts
-        (a robot's COLLADA meshes), else in ``default``."""
-        mesh = transformed(shape.polydata(), R, p)
-        if shape.color is None and "rgb" in mesh.cell_data:
-            return self._add(mesh, owner, None, shape.opacity, scalars="rgb", rgb=True)
-        color = shape.color if shape.color is not None else default
-        return self._add(mesh, owner, color, shape.opacity)
-
-    def _annotate(self, title, show_labels=None):
-        """The overlay: title, time stamp, one label per force element it can place (none
-        with ``show_labels`` False, or None and more than :data:`MAX_LABELS` of them), and
-        the legend: the grounds' colour, and the contact colours when something shows a
-        contact state."""
-        if title is None:
-            heading, subtitle = default_title(self.system)
-        elif isinstance(title, tuple):
-            heading, subtitle = title
-        else:
-            heading, subtitle = title, None
-        labels = [(fe.name, element_label(fe)) for fe in self.system.force_elements
-                  if fe.name in self._anchors]
-        if show_labels is False or (show_labels is None and len(labels) > MAX_LABELS):
-            labels = []
-        legend = self._legend(None, [name for name, _ in labels])
-        return Overlay(self.plotter.renderer, self.size, heading, subtitle, labels, legend)
-
-    def _legend(self, states, labelled):
-        """The legend's entries [(RGB, text)] for what is shown in ``states`` (as
-        :meth:`set_state` takes them; None: nothing known) with the force elements
-        ``labelled``: the grounds' cubes; green and red while a contact element's state is
-        known, blue and orange a stiction element's; grey "state unknown" for one whose state
-        is not (a System drawn without a Result); and the dark grey frame of a label whose
-        element has no state to show (a spring, a damper); the marks of stop limits."""
-        states = states or {}
-        legend = [(GROUND_COLOR, "ground")] if self._cubes else []
-        if any(states.get(name) is not None for name in self.contact_actors):
-            legend += [(FREE_COLOR, "not in contact"), (CONTACT_COLOR, "in contact")]
-        if any(states.get(name) is not None for name in self.stiction_actors):
-            legend += [(STUCK_COLOR, "stuck"), (SLIP_COLOR, "slipping")]
-        if any(states.get(name) is None for name in [*self.contact_actors,
-                                                     *self.stiction_actors]):
-            legend.append((UNKNOWN_COLOR, "state unknown"))
-        if any(name not in self.contact_actors and name not in self.stiction_actors
-               for name in labelled):
-            legend.append((FRAME_COLOR, "no contact state"))
-        if self.limit_actors:
-            legend.append((LIMIT_COLOR, "stop limits"))
-        return legend
-
-    def _joint(self, joint):
-        owner, meshes = joint_markers(self.system, joint, self.length)
-        for mesh in meshes:
-            self._add(mesh, owner, JOINT_COLOR)
-
-    def _force(self, fe):
-        contact = drawn_state(fe) == "contact"
-        placement = getattr(fe, "placement", "")
-        if placement in ("line", "axial") and fe.cs_a is not None and fe.cs_b is not None:
-            pts = coil_points(np.zeros(3), np.array([0.0, 0.0, 1.0]), 0.02 * self.length)
-            line = polyline(pts)
-            color = UNKNOWN_COLOR if contact else SPRING_COLOR
-            actor = self.plotter.add_mesh(line, color=color, line_width=3, lighting=False)
-            self.coils[fe.name] = (actor, line)
-            if contact:
-                self.contact_actors[fe.name] = actor
-            self._anchors[fe.name] = ("coil", fe.name)
-            self._limits(fe)
-        elif placement == "joint" and fe.joint is not None:
-            if not self.markers:
-                return
-            self._limits(fe)       # sized on the body alone, before its collar is added
-            stiction = drawn_state(fe) == "stuck"
-            owner, p, mesh = joint_force_marker(
-                self.system, fe, contact or stiction, self.length, self._local_bounds)
-            actor = self._add(mesh, owner, UNKNOWN_COLOR if contact or stiction
-                              else SPRING_COLOR, line_width=3)
-            if contact:
-                self.contact_actors[fe.name] = actor
-            if stiction:
-                self.stiction_actors[fe.name] = actor
-            self._anchors[fe.name] = ("point", owner, p)
-        elif placement == "bushing" and fe.cs_a is not None and fe.cs_b is not None:
-            for owner, mesh in bushing_parts(self.system, fe, self.length):
-                self._add(mesh, owner, BUSHING_COLOR)
-            self._anchors[fe.name] = ("cs", fe.cs_b)
-        elif fe.cs_b is not None:   # a rotational placement, or one of the user's own
-            self._anchors[fe.name] = ("cs", fe.cs_b)
-
-    def _limits(self, fe):
-        """A Bistop's or Impact's stop positions, thin marks fixed where the coordinate is
-        measured from (:func:`viz.elements.stop_limit_marks`)."""
-        marks = stop_limit_marks(self.system, fe, self.length, self._local_bounds)
-        if marks is not None:
-            owner, mesh = marks
-            self.limit_actors[fe.name] = self._add(mesh, owner, LIMIT_COLOR, line_width=2)
-
-    def _gear(self, gear):
-        for owner, mesh, color, options, pitch in gear_parts(self.system, gear, self.length):
-            actor = self._add(mesh, owner, color, **options)
-            if pitch is not None:
-                self.gear_discs.setdefault(gear.name, []).append((owner, actor, pitch))
-
     # ------------------------------------------------------------------------- states
 
     def _cs_world(self, cs, Rl, pl):
@@ -474,20 +244,6 @@ class Scene:
 
     contact_color = staticmethod(contact_color)
     stiction_color = staticmethod(stiction_color)
-
-    def _anchor_point(self, how, ends, Rl, pl):
-        """The world point a force element's label points at: the middle of its coil, its
-        joint marker, or its CS B."""
-        if how[0] == "coil":
-            pa, pb = ends[how[1]]
-            return 0.5 * (pa + pb)
-        if how[0] == "point":
-            owner, p = how[1], how[2]
-            if owner is None:
-                return p
-            link = self.system.bodies[owner].link
-            return pl[link] + Rl[link] @ p
-        return self._cs_world(how[1], Rl, pl)[0]
 
     def state_at(self, result: Result, t: float) -> tuple[np.ndarray, dict[str, bool]]:
         """(q, contact) of ``result`` at time ``t`` (s): q interpolated linearly between the

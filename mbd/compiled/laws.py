@@ -3,7 +3,7 @@ functions the run integrates, so a law called alone and a law in a run agree to 
 import numpy as np
 from numba.core.dispatcher import Dispatcher
 
-from ..model.elements import Law
+from ..model.forceelements import Law
 from . import lawkernels
 from .layout import LAW_SWITCHES
 

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from ..model.builder import CS
-    from ..model.elements import ForceElement, Law
+    from ..model.forceelements import ForceElement, Law
     from ..system.system import System
 
 #: the quantities of a CS: position, velocity and the body's angular velocity, world axes

@@ -66,7 +66,7 @@ from forces import Bistop, Damper, JointForce, JointStiction
 from joints import Planar, Prismatic, Revolute, SixDof
 
 from ..model.builder import Environment
-from ..model.elements import GearConstraint
+from ..model.drivers import GearConstraint
 from ..model.errors import ModelError
 from ..model.shapes import Box, Cylinder, Mesh, Sphere
 from .urdfstarts import STARTS, Robot, StartOutsideLimits, outside_limits, outside_text

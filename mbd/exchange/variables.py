@@ -20,7 +20,8 @@ import re
 from ..control import Controller, Input, Sensor, Table, Table2D
 from ..control.signals import components, force_units, quantity, size
 from ..control.signals import unit as quantity_unit
-from ..model.elements import ForceElement, Joint
+from ..model.elements import Joint
+from ..model.forceelements import ForceElement
 from ..study.scripts import law_parameters
 from ..study.units import joint_unit, table_point_unit
 

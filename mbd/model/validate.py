@@ -11,8 +11,10 @@ from scipy import integrate
 from . import values
 from .builder import CS, Body, Ground
 from .controls import ControlElement
-from .elements import ForceElement, GearConstraint, Joint, Law, MotionDriver
+from .drivers import GearConstraint, MotionDriver
+from .elements import Joint
 from .errors import ModelError
+from .forceelements import ForceElement, Law
 
 
 def element_label(el):

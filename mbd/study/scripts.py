@@ -23,8 +23,9 @@ import numpy as np
 from ..compiled import lawkernels
 from ..control.tables import Table, Table2D
 from ..model.builder import Model
-from ..model.elements import ForceElement, Joint
+from ..model.elements import Joint
 from ..model.errors import InputError, ModelError, renamed_link
+from ..model.forceelements import ForceElement
 
 # ----------------------------------------------------------------------------- loading
 

@@ -37,7 +37,8 @@ Examples
 """
 from ..control import Input, Table, Table2D
 from ..control.signals import coordinate_unit, element_units, force_units
-from ..model.elements import ForceElement, Joint
+from ..model.elements import Joint
+from ..model.forceelements import ForceElement
 
 __all__ = ["output_units", "parameter_units", "study_units"]
 

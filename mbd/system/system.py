@@ -17,7 +17,8 @@ import numpy as np
 from ..compiled import assembly, dynamics, loopstructure, registry
 from ..model import validate
 from ..model.builder import Body
-from ..model.elements import GearConstraint, Joint
+from ..model.drivers import GearConstraint
+from ..model.elements import Joint
 from ..model.errors import ModelError
 from ..model.state import State
 from . import topology
@@ -26,7 +27,9 @@ from .topology import Machine, cs_placement
 if TYPE_CHECKING:     # (hints only: the model stage is below)
     from ..model.builder import CS, Ground, Model
     from ..model.controls import ControlElement
-    from ..model.elements import ForceElement, JointTarget, MotionDriver
+    from ..model.drivers import MotionDriver
+    from ..model.elements import JointTarget
+    from ..model.forceelements import ForceElement
 
 __all__ = ["State", "Machine", "JointMap", "DriverMap", "BodyMap", "System", "build"]
 

@@ -696,7 +696,7 @@ def test_many_force_elements_are_unlabelled_unless_asked():
     """Up to MAX_LABELS force elements are labelled; more (a robot's limits and dampers)
     would bury the picture: none by default, all with labels=True, none with labels=False."""
     from forces import Damper
-    from viz.scene import MAX_LABELS
+    from viz.actors import MAX_LABELS
 
     def chain(n):
         m = mbd.Model(f"chain{n}")
