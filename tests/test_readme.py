@@ -27,7 +27,8 @@ def test_readme_python_example_runs(tmp_path, monkeypatch):
 
 def test_adding_an_element_quotes_the_real_elastogap():
     """docs/adding-an-element.md's worked example is the real ElastoGap: every line of its
-    code blocks is a line of forces/elastogap.py or forces/__init__.py."""
+    code blocks is a line of forces/elastogap.py or forces/__init__.py (the controller kind's
+    block: of mbd/control/gain.py)."""
     root = README.parent
     doc = (root / "docs" / "adding-an-element.md").read_text()
     assert "(docs/adding-an-element.md)" in README.read_text()
@@ -35,11 +36,15 @@ def test_adding_an_element_quotes_the_real_elastogap():
     for name in ("elastogap.py", "__init__.py"):
         lines.update(line.rstrip() for line in (root / "forces" / name).read_text().splitlines())
     blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
-    assert len(blocks) >= 4
+    assert len(blocks) >= 5
+    # the controller kind's block is the real gain
+    gain = {line.rstrip() for line in (root / "mbd" / "control" / "gain.py").read_text()
+            .splitlines()}
     for block in blocks:
+        quoted = gain if "register_controller(" in block else lines
         for line in block.splitlines():
             if line.strip() and line != "# forces/__init__.py":
-                assert line.rstrip() in lines, line
+                assert line.rstrip() in quoted, line
 
 
 def test_readme_and_docs_cite_no_spec_outside_the_repository():
