@@ -66,38 +66,38 @@ class Reader:
         self.spec = quantity(system, what)
         self.size = signals.size(self.spec)
 
-    def rows(self, result):
-        """The quantity at every row of ``result`` (a Result, or an
-        :class:`mbd.run.evaluation.Evaluation` of rows): (n,), or (n, size) for a vector."""
+    def rows(self, rows):
+        """The quantity at every row of ``rows`` (an :class:`mbd.run.evaluation.Evaluation`:
+        a Result's, or a sample's one state): (n,), or (n, size) for a vector."""
         kind = self.spec[0]
         if kind == "joint":
             _, qv, index = self.spec
-            return (result.q if qv == "q" else result.v)[:, index].copy()
+            return (rows.q if qv == "q" else rows.v)[:, index].copy()
         if kind == "cs":
             _, body, cs, view, axis = self.spec
-            b = result.body(body)
+            b = rows.body(body)
             if view == "angular_velocity":
                 return b.angular_velocity[:, axis]
             return getattr(b, view)(cs)[:, axis]
         if kind in ("relative", "cs_acceleration"):
             _, body, cs, view, axis, ref = self.spec
-            out = result.cs_motion(self._cs(body, cs), view)
+            out = rows.cs_motion(self._cs(body, cs), view)
             if ref is not None:    # Adams: the world difference, in the reference's axes
                 reference = signals.cs_of(self.system, ref)
-                out = np.einsum("nji,nj->ni", result.cs_frame(reference)[0],
-                                out - result.cs_motion(reference, view))
+                out = np.einsum("nji,nj->ni", rows.cs_frame(reference)[0],
+                                out - rows.cs_motion(reference, view))
             return out[:, axis]
         if kind == "orientation":
-            return self._orientation(result)
+            return self._orientation(rows)
         if kind == "reaction":
             _, name, part, axis = self.spec
-            view = result.reaction(name)
+            view = rows.reaction(name)
             return view.value.copy() if part == "value" else getattr(view, part)[:, axis]
         if kind == "element":
             _, index, field = self.spec
-            f = result.force(self.system.force_elements[index].name)
+            f = rows.force(self.system.force_elements[index].name)
             return {"value": f.scalar, "x": f.x, "xdot": f.xdot}[field].copy()
-        return result.energy()
+        return rows.energy()
 
     def at(self, t, y, sides, evaluator):
         """The quantity at the state (t, y) in the mode ``sides`` (None: every side +1): a
@@ -116,14 +116,14 @@ class Reader:
     def _cs(self, body, cs):
         return self.system.bodies[body].body[cs]
 
-    def _orientation(self, result):
+    def _orientation(self, rows):
         """A CS's orientation (relative to the reference's, if any) at every row: the
         quaternion [w, x, y, z] with a sign continuous over the rows and w >= 0 at the first,
         or the rotation vector (angle in [0, pi], rad), whole or one component."""
         _, body, cs, form, axis, ref = self.spec
-        R = result.cs_frame(self._cs(body, cs))[0]
+        R = rows.cs_frame(self._cs(body, cs))[0]
         if ref is not None:
-            R = np.swapaxes(result.cs_frame(signals.cs_of(self.system, ref))[0], 1, 2) @ R
+            R = np.swapaxes(rows.cs_frame(signals.cs_of(self.system, ref))[0], 1, 2) @ R
         if not len(R):
             out = np.zeros((0, self.size if axis is None else axis + 1))
         elif form == "rotation_vector":

@@ -57,6 +57,7 @@ from ..compiled.statekernels import (
     tree_free_world,
 )
 from ..model.state import State
+from ..system.system import System
 from . import evaluatorrows
 from .userfunctions import motion, parameter_row
 
@@ -67,13 +68,12 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-    from ..system.system import System
+#: what Python gives at every row (:func:`mbd.run.evaluatorrows.row_inputs`): (P, varying,
+#: D, prescribed)
+RowInputs = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: {joint name: (force, moment)}, world, N and N m
+Wrenches = dict[str, tuple[np.ndarray, np.ndarray]]
 
-    #: what Python gives at every row (:func:`mbd.run.evaluatorrows.row_inputs`): (P,
-    #: varying, D, prescribed)
-    RowInputs = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-    #: {joint name: (force, moment)}, world, N and N m
-    Wrenches = dict[str, tuple[np.ndarray, np.ndarray]]
 
 #: the integrator's entry addresses, per kind of mechanism and data types (one process)
 _ADDRESSES = {}
@@ -146,10 +146,6 @@ class Evaluator:
         if not self.laws_installed:
             install_laws(self.data.elements)
             self.laws_installed = True
-
-    @property
-    def nq(self) -> int:
-        return self.system.nq
 
     def call(self, function: Callable[..., Any], *args: Any) -> Any:
         """``function(*args)``, a compiled function called through its entry point for these
