@@ -28,7 +28,7 @@ held.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -39,10 +39,12 @@ from ..model import validate, values
 from ..model.errors import AnalysisError
 from ..model.state import State
 from ..run.evaluator import Evaluator
-from ..system.system import System
 from . import coordinates
 from .linear import Dynamics, _linear_model, controllers_with_states, static_refusal
-from .linearmodel import LinearModel
+
+if TYPE_CHECKING:     # (hints only: the system stage is below, imported for types)
+    from ..system.system import System
+    from .linearmodel import LinearModel
 
 #: Newton's step, at most this many radians (or length scales) per iteration
 MAX_STEP = 0.5

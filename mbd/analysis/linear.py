@@ -27,6 +27,7 @@ at (q, v, x_c) and x_c' is the controllers' own. Their operating values are the 
 start states. An Input feeding a controller moves x_c' too (B has rows for x_c); outputs may
 name a controller's states ("pid.x0") and outputs ("pid", "ss[1]").
 """
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,7 +38,6 @@ from ..model.state import State
 from ..run import evaluator
 from ..run.controls import Controls
 from ..run.evaluator import Evaluator
-from ..system.system import System
 from . import coordinates
 from .inputsoutputs import (
     controller_state_names,
@@ -47,6 +47,10 @@ from .inputsoutputs import (
     with_held,
 )
 from .linearmodel import LinearModel
+
+if TYPE_CHECKING:     # (a hint only: the system stage is below, imported for types)
+    from ..system.system import System
+
 
 # ----------------------------------------------------------------------------- derivatives
 
@@ -309,6 +313,8 @@ def analysis_state(system, state, who):
                          "Result, an equilibrium's state, or assemble one by simulating to "
                          "t0")
     return State(t, q, v)
+
+
 
 
 def _round_off(along, f0, step):

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.linalg
 
-from ..model.state import State
-from ..system.system import System
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:     # (hints only: the model and system stages are below)
     from scipy.signal import StateSpace
+
+    from ..model.state import State
+    from ..system.system import System
 
 
 @dataclass

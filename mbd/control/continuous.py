@@ -9,14 +9,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..compiled.registry import ControllerKind
-from ..model.controls import ControlElement
-from ..system.system import System
 from .controllers import Controller
 from .signals import STATE_KINDS, Sensor, quantity
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from ..compiled.registry import ControllerKind
+    from ..model.controls import ControlElement
+    from ..system.system import System
 
 
 class Continuous(Controller):

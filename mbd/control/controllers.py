@@ -31,26 +31,29 @@ checks they share; the kinds are one module each (:mod:`mbd.control.pid`,
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..model import values
 from ..model.controls import ControlElement
 from ..model.elements import Signal
-from ..system.system import System
 from .signals import Input, Sensor, components, quantity, size
 
 # the PID helpers' ``pid`` (a PID or a DiscretePID, whose modules import this one) is hinted
 # Any: imports form no cycle, type-only imports too (DESIGN §9, tests/test_layout.py)
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from typing import TypeAlias
 
     from numpy.typing import ArrayLike
 
-#: one input of a controller (see the module): a Sensor, an Input, a controller or one of its
-#: outputs, the name of one of them, or a number (a constant)
-InputLike: TypeAlias = "Sensor | Input | Controller | Output | str | float"
+    from ..system.system import System
+
+    #: one input of a controller (see the module): a Sensor, an Input, a controller or one
+    #: of its outputs, the name of one of them, or a number (a constant)
+    InputLike: TypeAlias = "Sensor | Input | Controller | Output | str | float"
+
 
 class Output(Signal):
     """Output k of a controller, as a signal (``controller[k]``)."""

@@ -14,12 +14,14 @@ from ..compiled.jit.jitcache import njit
 from ..compiled.jit.native import python_twin
 from ..compiled.registry import ControllerKind, register_controller
 from .continuous import Continuous
-from .controllers import InputLike, _matrix
+from .controllers import _matrix
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from numpy.typing import ArrayLike
+
+    from .controllers import InputLike
 
 #: the parameter row: K (p, m) by rows, then the offset (p)
 PARAMETERS = ("K", "offset")

@@ -15,11 +15,13 @@ from ..compiled.jit.jitcache import njit
 from ..compiled.lawkernels import table2d_value, table_value
 from ..compiled.registry import ControllerKind, register_controller
 from .continuous import Continuous
-from .controllers import InputLike
-from .tables import Table, Table2D
+from .tables import Table2D
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from .controllers import InputLike
+    from .tables import Table
 
 #: the parameter row: the table's row (:meth:`mbd.control.Table.row`)
 PARAMETERS = ("table",)

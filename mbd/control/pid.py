@@ -8,6 +8,7 @@ them, and so does the Python side, through their Python twins
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,10 +17,12 @@ from ..compiled.jit.jitcache import njit
 from ..compiled.jit.native import python_twin
 from ..compiled.registry import ControllerKind, register_controller
 from ..model import values
-from ..model.elements import Signal
 from .continuous import Continuous
 from .controllers import Controller, _limits, _period
-from .signals import Input, Sensor
+
+if TYPE_CHECKING:
+    from ..model.elements import Signal
+    from .signals import Input, Sensor
 
 #: the parameter row of a continuous PID (``CONTROL.params``)
 PARAMETERS = ("kp", "ki", "kd", "tf", "lo", "hi", "anti_windup")

@@ -46,15 +46,16 @@ from typing import TYPE_CHECKING
 
 from ..compiled import layout
 from ..model import values
-from ..model.builder import CS
 from ..model.controls import ControlElement
 from ..model.elements import Signal
 from ..model.errors import renamed_link
-from ..model.forceelements import ForceElement, Law
-from ..system.system import System
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from ..model.builder import CS
+    from ..model.forceelements import ForceElement, Law
+    from ..system.system import System
 
 #: the quantities of a CS: position, velocity and the body's angular velocity, world axes
 CS_QUANTITIES = {"x": ("position", 0), "y": ("position", 1), "z": ("position", 2),

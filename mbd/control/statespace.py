@@ -15,12 +15,14 @@ from ..compiled.jit.jitcache import njit
 from ..compiled.jit.native import python_twin
 from ..compiled.registry import ControllerKind, register_controller
 from .continuous import Continuous
-from .controllers import Controller, InputLike, _matrix, _period, _state_space
+from .controllers import Controller, _matrix, _period, _state_space
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from numpy.typing import ArrayLike
+
+    from .controllers import InputLike
 
 #: the parameter row: A (n, n), B (n, m), C (p, n), D (p, m), each by rows, one after the other
 PARAMETERS = ("A", "B", "C", "D")

@@ -14,15 +14,17 @@ from numba.core.dispatcher import Dispatcher
 from ..compiled.controlkernels import WRONG_OUTPUTS, WRONG_RATES, finish, gather
 from ..compiled.jit.jitcache import njit
 from ..compiled.registry import ControllerKind
-from ..model.controls import ControlElement
-from ..system.system import System
 from .continuous import Continuous
-from .controllers import Controller, InputLike, _matrix, _period
+from .controllers import Controller, _matrix, _period
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
     from numpy.typing import ArrayLike
+
+    from ..model.controls import ControlElement
+    from ..system.system import System
+    from .controllers import InputLike
 
 
 class ContinuousController(Continuous):

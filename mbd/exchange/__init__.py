@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..model.builder import Model
 from .fmu import export_fmu
 
 if TYPE_CHECKING:
     import os
     from collections.abc import Sequence
     from typing import Any
+
+    from ..model.builder import Model
 
 
 def from_urdf(path: str | os.PathLike, package_dirs: Sequence[str] = (), floating: bool = False,

@@ -65,7 +65,7 @@ import numpy as np
 from forces import Bistop, Damper, JointForce, JointStiction
 from joints import Planar, Prismatic, Revolute, SixDof
 
-from ..model.builder import Environment, Model
+from ..model.builder import Environment
 from ..model.drivers import GearConstraint
 from ..model.errors import ModelError
 from ..model.shapes import Box, Cylinder, Mesh, Sphere
@@ -74,6 +74,8 @@ from .urdftree import UrdfTree, origin_matrix, unit_axis
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+
+    from ..model.builder import Model
 
 #: the default end stop of a limited joint (:class:`forces.Bistop`'s parameters: stiffness
 #: N/m or N m/rad, exponent, the most damping N s/m or N m s/rad, the penetration where it is
@@ -456,6 +458,7 @@ def _check_robot_element(path):
                          "names its robot (a file left by an unexpanded xacro?)")
     if root.find("link") is None:
         raise ModelError(f"from_urdf: {path}: robot '{root.get('name')}' has no <link>")
+
 
 
 def _cs(body, name, frame):

@@ -16,7 +16,6 @@ from . import values
 from .elements import Element
 from .errors import ModelError
 from .rotations import as_rotation_matrix
-from .shapes import Shape
 
 # what simulate returns (an mbd.Result, the run stage's) is hinted Any: imports point down the
 # stages, type-only imports too (DESIGN §9, tests/test_layout.py)
@@ -25,6 +24,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
+    from .shapes import Shape
 
     _E = TypeVar("_E", bound=Element)
     _S = TypeVar("_S", bound=Shape)

@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import values
-from .elements import Element, Joint
+from .elements import Element
 from .errors import ModelError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from .elements import Joint
 
 
 class MotionDriver(Element):

@@ -8,12 +8,9 @@ knows only these contracts (DESIGN §1).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike
-from scipy.spatial.transform import Rotation
 
 from . import values
 from .errors import ModelError
@@ -21,11 +18,14 @@ from .errors import ModelError
 # a CS (mbd.model.builder, which imports this module) is hinted Any: imports point down the
 # stages and form no cycle, type-only imports too (DESIGN §9, tests/test_layout.py)
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
 
-#: a joint's q0 or v0 (see :class:`Joint`): a number, a Rotation or quaternion, an angular
-#: velocity, one entry per primitive, or a flat array of all coordinates
-JointTarget = ArrayLike | Rotation | Sequence[ArrayLike | Rotation]
+    from numpy.typing import ArrayLike
+    from scipy.spatial.transform import Rotation
+
+    #: a joint's q0 or v0 (see :class:`Joint`): a number, a Rotation or quaternion, an
+    #: angular velocity, one entry per primitive, or a flat array of all coordinates
+    JointTarget = ArrayLike | Rotation | Sequence[ArrayLike | Rotation]
 
 #: Primitive kinds: revolute (1 rotational dof), prismatic (1 translational), spherical (3).
 PRIMITIVE_KINDS = ("R", "P", "S")

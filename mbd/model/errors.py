@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .state import State
-
 # a Result (the run stage), a Model and a System are hinted Any or object: imports point down
 # the stages and form no cycle, type-only imports too (DESIGN §9, tests/test_layout.py)
 if TYPE_CHECKING:
     from collections.abc import Iterable
+
+    from .state import State
 
 
 class InputError(Exception):

@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .elements import Element, Signal
-from .state import State
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
+
+    from .state import State
 
 
 class Law:

@@ -9,15 +9,16 @@ import numpy as np
 
 from ..compiled import layout
 from ..compiled.rowkernels import rotate_rows
-from ..model.builder import CS
 from ..model.errors import renamed_link
-from .evaluator import Evaluator, RowInputs, Wrenches
 from .views import BodyView, ForceView, JointView, ReactionView
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:     # (hints only: the model stage is below, the evaluator beside)
     from collections.abc import Callable
 
     from numpy.typing import ArrayLike
+
+    from ..model.builder import CS
+    from .evaluator import Evaluator, RowInputs, Wrenches
 
 
 class Evaluation:

@@ -57,7 +57,6 @@ from ..compiled.statekernels import (
     tree_free_world,
 )
 from ..model.state import State
-from ..system.system import System
 from . import evaluatorrows
 from .userfunctions import motion, parameter_row
 
@@ -68,12 +67,13 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-#: what Python gives at every row (:func:`mbd.run.evaluatorrows.row_inputs`): (P, varying,
-#: D, prescribed)
-RowInputs = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-#: {joint name: (force, moment)}, world, N and N m
-Wrenches = dict[str, tuple[np.ndarray, np.ndarray]]
+    from ..system.system import System
 
+    #: what Python gives at every row (:func:`mbd.run.evaluatorrows.row_inputs`): (P,
+    #: varying, D, prescribed)
+    RowInputs = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    #: {joint name: (force, moment)}, world, N and N m
+    Wrenches = dict[str, tuple[np.ndarray, np.ndarray]]
 
 #: the integrator's entry addresses, per kind of mechanism and data types (one process)
 _ADDRESSES = {}

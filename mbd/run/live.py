@@ -23,9 +23,7 @@ import numpy as np
 from ..control import Input, Output, Sensor
 from ..control.controllers import output_named
 from ..model import values
-from ..model.elements import JointTarget
 from ..model.state import State
-from ..system.system import System
 from .controls import Reader
 from .evaluator import Evaluator
 from .failures import projected
@@ -33,8 +31,11 @@ from .result import Result
 from .settings import MAX_STEPS
 from .simulate import prepare
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:     # (hints only: the model and system stages are below)
     from scipy.integrate import OdeSolver
+
+    from ..model.elements import JointTarget
+    from ..system.system import System
 
 
 class Snapshot:

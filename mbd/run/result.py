@@ -27,9 +27,7 @@ from ..control import Input, Sensor
 from ..control.signals import coordinate_unit
 from ..model.errors import SimulationError
 from ..model.files import atomic_open
-from ..system.system import System
 from . import controls, csvfiles
-from .controls import Controls
 from .evaluation import Evaluation
 from .evaluator import Evaluator, work_size
 from .failures import Failed
@@ -43,10 +41,13 @@ from .views import (
     contact_intervals,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:     # (hints only: the system stage is below, mbd.run.controls beside)
     from collections.abc import Iterable
 
     from numpy.typing import ArrayLike
+
+    from ..system.system import System
+    from .controls import Controls
 
 __all__ = ["Result", "Event", "JointView", "BodyView", "ForceView", "ControllerView",
            "ReactionView",

@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..compiled.rowkernels import rotate_rows, rotations
-from ..model.builder import CS
-from ..system.system import BodyMap, JointMap
 
 # the rows a view reads (an mbd.run.evaluation.Evaluation, whose module imports this one) are
 # hinted Any: type-only imports form no cycle either (DESIGN §9, tests/test_layout.py)
@@ -18,6 +16,9 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
     from scipy.spatial.transform import Rotation
+
+    from ..model.builder import CS
+    from ..system.system import BodyMap, JointMap
 
 
 class JointView:

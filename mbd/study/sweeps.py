@@ -39,13 +39,11 @@ import time
 from typing import TYPE_CHECKING
 
 from ..model import validate
-from ..model.builder import Model
 from ..model.errors import InputError, ModelError, SimulationError
 from ..model.files import atomic_open
 from ..run import progress as progressbar
 from ..run import warmup
 from ..run.evaluator import Evaluator
-from ..run.result import Result
 from ..run.simulate import METHODS
 from . import scripts
 from .cases import Source, cases, fingerprint, parameter_name, run_key
@@ -59,6 +57,9 @@ if TYPE_CHECKING:
 
     import pandas
     from dask.distributed import Client
+
+    from ..model.builder import Model
+    from ..run.result import Result
 
 #: the least wall time between two rewrites of the table on disk while runs finish, s
 TABLE_INTERVAL = 0.5

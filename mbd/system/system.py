@@ -10,20 +10,26 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..compiled import assembly, dynamics, loopstructure, registry
 from ..model import validate
-from ..model.builder import CS, Body, Ground, Model
-from ..model.controls import ControlElement
-from ..model.drivers import GearConstraint, MotionDriver
-from ..model.elements import Joint, JointTarget
+from ..model.builder import Body
+from ..model.drivers import GearConstraint
+from ..model.elements import Joint
 from ..model.errors import ModelError
-from ..model.forceelements import ForceElement
 from ..model.state import State
 from . import topology
 from .topology import Machine, cs_placement
+
+if TYPE_CHECKING:     # (hints only: the model stage is below)
+    from ..model.builder import CS, Ground, Model
+    from ..model.controls import ControlElement
+    from ..model.drivers import MotionDriver
+    from ..model.elements import JointTarget
+    from ..model.forceelements import ForceElement
 
 __all__ = ["State", "Machine", "JointMap", "DriverMap", "BodyMap", "System", "build"]
 

@@ -14,12 +14,16 @@ from __future__ import annotations
 
 from collections import namedtuple
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..compiled import lawkernels, layout
-from ..model.builder import Body, Environment, Ground
+from ..model.builder import Body, Ground
 from ..model.validate import is_cs_of
+
+if TYPE_CHECKING:     # (a hint only: the model stage is below)
+    from ..model.builder import Environment
 
 _PRIMITIVE_CODE = {"R": layout.REVOLUTE, "P": layout.PRISMATIC, "S": layout.SPHERICAL}
 _PLACEMENT_CODE = {"joint": layout.JOINT, "line": layout.LINE, "axial": layout.AXIAL,
