@@ -46,11 +46,12 @@ from .control import (
 )
 from .exchange import export_fmu, from_urdf
 from .model.builder import CS, Body, Environment, Ground, Model
+from .model.contacts import Contact, Coulomb, contacts_among, damping_for_restitution, hertz
 from .model.drivers import GearConstraint, MotionDriver
 from .model.elements import Element, Joint, Primitive
 from .model.errors import AnalysisError, InputError, ModelError, SimulationError
 from .model.forceelements import ForceElement, Law
-from .model.shapes import Box, Capsule, Cylinder, Mesh, Sphere
+from .model.shapes import Box, Capsule, Cylinder, Mesh, Plane, Sphere
 from .model.state import State
 from .run.csvfiles import read_csv
 from .run.live import Simulation, Snapshot
@@ -100,5 +101,6 @@ __all__ = ["sweep", "export_fmu", "from_urdf", "InputError", "Model", "Environme
            "Element", "System", "State", "Machine", "Result", "Event", "ModelError",
            "SimulationError", "AnalysisError", "equilibrium", "Equilibrium", "linearize",
            "LinearModel", "Simulation", "Snapshot", "read_csv", "Box", "Cylinder", "Sphere",
-           "Capsule", "Mesh"]
+           "Capsule", "Mesh", "Plane", "Contact", "Coulomb", "contacts_among", "hertz",
+           "damping_for_restitution"]
 __version__ = "0.1.0"

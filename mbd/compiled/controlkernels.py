@@ -26,7 +26,7 @@ returns 0, or :data:`NOT_FINITE`,
 """
 import math
 
-from .forcekernels import _point
+from . import linkpoints
 from .jit.jitcache import njit
 from .jit.native import call3
 from .layout import CS_ANGULAR_VELOCITY, CS_POSITION, CS_VELOCITY, JOINT_Q, JOINT_V, OUTPUT
@@ -110,7 +110,7 @@ def gather(v, data, i):
         elif source == OUTPUT:
             C.u[j] = data.control[C.index[j]].out[C.axis[j]]
         elif source >= CS_POSITION and source <= CS_ANGULAR_VELOCITY:
-            _point(links, C.index[j], C.point[j], p, vel, w)
+            linkpoints.point(links, C.index[j], C.point[j], p, vel, w)
             if source == CS_POSITION:
                 C.u[j] = p[C.axis[j]]
             elif source == CS_VELOCITY:

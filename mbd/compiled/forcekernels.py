@@ -37,13 +37,14 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
-from . import lawkernels
+from . import contactkernels, lawkernels, linkpoints
 from .jit import native
 from .jit.jitcache import njit
 from .jit.native import call1f
 from .layout import (
     AXIAL,
     BUSHING,
+    CONTACT,
     DAMPING,
     ELEMENT,
     ELEMENT_STATE,
@@ -65,72 +66,6 @@ from .layout import (
 
 #: a line element restarts its piece where r turns this far from its reference (cos 60 deg)
 REFERENCE_CONE = 0.5
-
-
-@njit()
-def _point(links, link, pl, p_out, v_out, w_out):
-    """World position, velocity of a point fixed on ``link`` (local ``pl``) and the link's
-    world angular velocity; a ground (link < 0) holds ``pl`` in world coordinates."""
-    if link < 0:
-        for a in range(3):
-            p_out[a] = pl[a]
-            v_out[a] = 0.0
-            w_out[a] = 0.0
-        return
-    S = links[link]
-    E0, p0, w, vo = S.E0, S.p0, S.vel[:3], S.vel[3:]
-    c0 = w[1] * pl[2] - w[2] * pl[1] + vo[0]
-    c1 = w[2] * pl[0] - w[0] * pl[2] + vo[1]
-    c2 = w[0] * pl[1] - w[1] * pl[0] + vo[2]
-    for a in range(3):     # world = E0^T local
-        p_out[a] = p0[a] + E0[0, a] * pl[0] + E0[1, a] * pl[1] + E0[2, a] * pl[2]
-        v_out[a] = E0[0, a] * c0 + E0[1, a] * c1 + E0[2, a] * c2
-        w_out[a] = E0[0, a] * w[0] + E0[1, a] * w[1] + E0[2, a] * w[2]
-
-
-@njit()
-def _to_world(links, link, local, out):
-    """out = R_link local (identity for a ground)."""
-    for a in range(3):
-        if link < 0:
-            out[a] = local[a]
-        else:
-            E0 = links[link].E0
-            out[a] = E0[0, a] * local[0] + E0[1, a] * local[1] + E0[2, a] * local[2]
-
-
-@njit()
-def _world_axes(links, link, R):
-    """R = the link's axes as columns in world coordinates (E0^T; identity for a ground)."""
-    for a in range(3):
-        for b in range(3):
-            R[a, b] = (1.0 if a == b else 0.0) if link < 0 else links[link].E0[b, a]
-
-
-@njit()
-def _add_force(links, link, F, point):
-    """fext[link] += the world force F acting at the world point, in link coordinates."""
-    if link < 0:
-        return
-    S = links[link]
-    r0, r1, r2 = point[0] - S.p0[0], point[1] - S.p0[1], point[2] - S.p0[2]
-    m0 = r1 * F[2] - r2 * F[1]
-    m1 = r2 * F[0] - r0 * F[2]
-    m2 = r0 * F[1] - r1 * F[0]
-    E0 = S.E0
-    for a in range(3):
-        S.fext[a] += E0[a, 0] * m0 + E0[a, 1] * m1 + E0[a, 2] * m2
-        S.fext[3 + a] += E0[a, 0] * F[0] + E0[a, 1] * F[1] + E0[a, 2] * F[2]
-
-
-@njit()
-def _add_torque(links, link, T, sign):
-    """fext[link] += sign * the world torque T, in link coordinates."""
-    if link < 0:
-        return
-    S = links[link]
-    for a in range(3):
-        S.fext[a] += sign * (S.E0[a, 0] * T[0] + S.E0[a, 1] * T[1] + S.E0[a, 2] * T[2])
 
 
 @njit()
@@ -164,16 +99,6 @@ def quaternion_of(R, q):
     if q[0] < 0.0:
         for k in range(4):
             q[k] = -q[k]
-
-
-@njit(inline="always")
-def _cs_axes(links, link, frame, L, out):
-    """out = a CS's axes (columns) in world: its link's axes (into L) times ``frame``, the
-    CS's axes in the link frame (world for a ground)."""
-    _world_axes(links, link, L)
-    for a in range(3):
-        for b in range(3):
-            out[a, b] = L[a, 0] * frame[0, b] + L[a, 1] * frame[1, b] + L[a, 2] * frame[2, b]
 
 
 @njit(inline="always")
@@ -216,13 +141,13 @@ def bushing(i, elements, estate, links, scratch):
     (``torque``); the reaction acts on A at B's origin (``point_a``).
     """
     E, X = elements[i], estate[i]
-    _point(links, E.link_a, E.pos_a, X.point_a, X.vel_a, X.w_a)
-    _point(links, E.link_b, E.pos_b, X.point_b, X.vel_b, X.w_b)
+    linkpoints.point(links, E.link_a, E.pos_a, X.point_a, X.vel_a, X.w_a)
+    linkpoints.point(links, E.link_b, E.pos_b, X.point_b, X.vel_b, X.w_b)
     pA, pB, vA, vB, wA, wB = X.point_a, X.point_b, X.vel_a, X.vel_b, X.w_a, X.w_b
     sc = scratch[0]
     Ra, Rb, M = sc.D3, sc.T3, sc.M3
-    _cs_axes(links, E.link_a, E.frame_a, sc.J3, Ra)
-    _cs_axes(links, E.link_b, E.frame_b, sc.J3, Rb)
+    linkpoints.cs_axes(links, E.link_a, E.frame_a, sc.J3, Ra)
+    linkpoints.cs_axes(links, E.link_b, E.frame_b, sc.J3, Rb)
     for a in range(3):
         for b in range(3):
             M[a, b] = Ra[0, a] * Rb[0, b] + Ra[1, a] * Rb[1, b] + Ra[2, a] * Rb[2, b]
@@ -290,9 +215,14 @@ def measure_type():
 
 def measure_entry(kind):
     """The address of the measure compiled apart for placement ``kind`` (BUSHING: its six
-    deflections, rates and wrench, large code that only a model with bushings compiles), or
-    0."""
-    return native.address(bushing_entry, measure_type()) if kind == BUSHING else 0
+    deflections, rates and wrench; CONTACT: a point of a pair of shapes,
+    :func:`mbd.compiled.contactkernels.measure`; large code that only a model with such
+    elements compiles), or 0."""
+    if kind == BUSHING:
+        return native.address(bushing_entry, measure_type())
+    if kind == CONTACT:
+        return native.address(contactkernels.measure, measure_type())
+    return 0
 
 
 @intrinsic
@@ -326,11 +256,11 @@ def measure(i, q, v, elements, estate, mode, links, scratch):
     E, X = elements[i], estate[i]
     if E.kind == JOINT:
         return q[E.q_index], v[E.v_index], 0
-    if E.kind == BUSHING:
+    if E.kind == BUSHING or E.kind == CONTACT:
         status = call_measure(E.measure_entry, i, elements, estate, links, scratch)
         return X.x, X.xdot, status
-    _point(links, E.link_a, E.pos_a, X.point_a, X.vel_a, X.w_a)
-    _point(links, E.link_b, E.pos_b, X.point_b, X.vel_b, X.w_b)
+    linkpoints.point(links, E.link_a, E.pos_a, X.point_a, X.vel_a, X.w_a)
+    linkpoints.point(links, E.link_b, E.pos_b, X.point_b, X.vel_b, X.w_b)
     pA, pB, vA, vB, wA, wB, d = X.point_a, X.point_b, X.vel_a, X.vel_b, X.w_a, X.w_b, X.direction
     r0, r1, r2 = pB[0] - pA[0], pB[1] - pA[1], pB[2] - pA[2]
     if E.kind == LINE:
@@ -357,7 +287,7 @@ def measure(i, q, v, elements, estate, mode, links, scratch):
         # r0 = 0 settled on its anchor exerts no force (SPEC 3.1) instead of a round-off one
         return 0.0, 0.0, 1
     if E.kind == AXIAL:
-        _to_world(links, E.link_a, E.axis, d)
+        linkpoints.to_world(links, E.link_a, E.axis, d)
         x = r0 * d[0] + r1 * d[1] + r2 * d[2]
         # d/dt (r . a) = (vB - vA) . a + r . (wA x a)
         c0 = wA[1] * d[2] - wA[2] * d[1]
@@ -371,8 +301,8 @@ def measure(i, q, v, elements, estate, mode, links, scratch):
     # ROTATIONAL: M = R_A^T R_B R0^T in A's link axes, theta its twist about a
     sc = scratch[0]
     M, RA, RB = sc.M3, sc.J3, sc.T3
-    _world_axes(links, E.link_a, RA)
-    _world_axes(links, E.link_b, RB)
+    linkpoints.world_axes(links, E.link_a, RA)
+    linkpoints.world_axes(links, E.link_b, RB)
     for r in range(3):
         for c in range(3):
             acc = 0.0
@@ -395,7 +325,7 @@ def measure(i, q, v, elements, estate, mode, links, scratch):
     grad[0] = (cw * cw * ax[0] + cw * (qy * ax[2] - qz * ax[1]) + sw * qx) / den
     grad[1] = (cw * cw * ax[1] + cw * (qz * ax[0] - qx * ax[2]) + sw * qy) / den
     grad[2] = (cw * cw * ax[2] + cw * (qx * ax[1] - qy * ax[0]) + sw * qz) / den
-    _to_world(links, E.link_a, grad, d)
+    linkpoints.to_world(links, E.link_a, grad, d)
     thd = (wB[0] - wA[0]) * d[0] + (wB[1] - wA[1]) * d[1] + (wB[2] - wA[2]) * d[2]
     return theta, thd, 0
 
@@ -411,16 +341,20 @@ def apply(i, F, elements, estate, links, tau):
     for m in range(3):
         W[m] = F * X.direction[m]
     if E.kind == ROTATIONAL:
-        _add_torque(links, E.link_b, W, 1.0)
-        _add_torque(links, E.link_a, W, -1.0)
+        linkpoints.add_torque(links, E.link_b, W, 1.0)
+        linkpoints.add_torque(links, E.link_a, W, -1.0)
         return
     if E.kind == BUSHING:
-        _add_torque(links, E.link_b, X.torque, 1.0)
-        _add_torque(links, E.link_a, X.torque, -1.0)
-    _add_force(links, E.link_b, W, X.point_b)
+        linkpoints.add_torque(links, E.link_b, X.torque, 1.0)
+        linkpoints.add_torque(links, E.link_a, X.torque, -1.0)
+    elif E.kind == CONTACT:     # and friction in the tangent plane, at the same point
+        contactkernels.friction_force(X, F)
+        for m in range(3):
+            W[m] += X.friction[m]
+    linkpoints.add_force(links, E.link_b, W, X.point_b)
     for m in range(3):
         W[m] = -W[m]
-    _add_force(links, E.link_a, W, X.point_a)
+    linkpoints.add_force(links, E.link_a, W, X.point_a)
     for m in range(3):
         W[m] = -W[m]
 

@@ -26,9 +26,10 @@ import math
 import numpy as np
 
 from .jit.jitcache import njit
+from .layout import MAX_CONTACT_POINTS
 
 #: the most points one pair gives (a box on a plane: its 8 vertices)
-MAX_POINTS = 8
+MAX_POINTS = MAX_CONTACT_POINTS
 
 
 @njit(inline="always")

@@ -46,7 +46,9 @@ import numpy as np
 FIXED, REVOLUTE, PRISMATIC, SPHERICAL = 0, 1, 2, 3
 
 #: force placement codes (``ELEMENT.kind``)
-JOINT, LINE, AXIAL, ROTATIONAL, BUSHING = 0, 1, 2, 3, 4
+JOINT, LINE, AXIAL, ROTATIONAL, BUSHING, CONTACT = 0, 1, 2, 3, 4, 5
+#: the most contact points one pair of shapes gives (a box on a plane: its 8 vertices)
+MAX_CONTACT_POINTS = 8
 
 #: switching functions per element: the law's (``LAW_SWITCHES``) and the placement's own
 LAW_SWITCHES = 4
@@ -124,10 +126,16 @@ SCRATCH = np.dtype([
     ("p", np.float64, 3),           # 3-vectors
     ("w", np.float64, 3),
     ("quat", np.float64, 4),
+    ("shape_a", np.float64, (4, 3)),  # CONTACT: a shape's centre, axis, axis ends (world, m)
+    ("shape_b", np.float64, (4, 3)),
+    ("gaps", np.float64, MAX_CONTACT_POINTS),          # CONTACT: a pair's points (gap, m;
+    ("normals", np.float64, (MAX_CONTACT_POINTS, 3)),  # normal from a into b; witness
+    ("witness_a", np.float64, (MAX_CONTACT_POINTS, 3)),  # points on a and on b, world, m)
+    ("witness_b", np.float64, (MAX_CONTACT_POINTS, 3)),
 ], align=True)
 
 ELEMENT = np.dtype([
-    ("kind", np.int64),             # JOINT, LINE, AXIAL, ROTATIONAL, BUSHING
+    ("kind", np.int64),             # JOINT, LINE, AXIAL, ROTATIONAL, BUSHING, CONTACT
     ("law", np.int64),              # law code (mbd.compiled.lawkernels)
     ("q_index", np.int64),          # JOINT: the primitive's coordinate in q
     ("v_index", np.int64),          # JOINT: ... and in v
@@ -145,6 +153,12 @@ ELEMENT = np.dtype([
     ("signal_slot", np.int64),      # parameters (0: none), and that parameter's slot
     ("law_entry", np.int64),        # the address of its law kind's kernel entry (LAW_*)
     ("measure_entry", np.int64),    # BUSHING: the address of its measure, compiled apart
+    ("pair", np.int64),             # CONTACT: the pair of shapes (mbd.compiled.contactkernels)
+    ("feature", np.int64),          # ... which of the pair's points this element is
+    ("flip", np.int64),             # ... 1: the pair's first shape is B's (the normal flips)
+    ("size_a", np.float64, 3),      # ... the shapes' sizes: radius, half length or half
+    ("size_b", np.float64, 3),      #     sizes, m (frame_a, frame_b: their axes)
+    ("friction", np.float64, 3),    # ... Coulomb's mu_s, mu_k, v_crit (m/s); mu_s 0: none
 ], align=True)
 
 ELEMENT_STATE = np.dtype([
@@ -166,6 +180,7 @@ ELEMENT_STATE = np.dtype([
     ("wrench", np.float64, 6),      # BUSHING: [force; torque] on B in CS A's axes, N and N m
     ("deflection", np.float64, 6),  # BUSHING: [d; theta] of B relative to A, A's axes, m, rad
     ("rate", np.float64, 6),        # BUSHING: [ddot; w] of B relative to A, A's axes, m/s, rad/s
+    ("friction", np.float64, 3),    # CONTACT: the world friction force on B at the point, N
 ], align=True)
 
 MODE = np.dtype([

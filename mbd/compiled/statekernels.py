@@ -26,7 +26,7 @@ from . import (
 )
 from .jit.jitcache import njit
 from .jit.native import borrowed
-from .layout import NATURAL_MODE, RECORDS, SWITCHING
+from .layout import CONTACT, NATURAL_MODE, RECORDS, SWITCHING
 
 
 @njit(inline="always")
@@ -60,6 +60,10 @@ def _work_rates(v, dy, data, constrained):
     for i in range(nf):
         X = estate[i]
         dy[n + i] = X.value * X.xdot if X.status == 0 else 0.0
+        if data.elements[i].kind == CONTACT:      # and what friction does at the point
+            f = X.friction
+            dy[n + i] += (f[0] * (X.vel_b[0] - X.vel_a[0]) + f[1] * (X.vel_b[1] - X.vel_a[1])
+                          + f[2] * (X.vel_b[2] - X.vel_a[2]))
     if constrained:
         nd = data.drivers.shape[0]
         if nd:

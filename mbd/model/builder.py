@@ -16,6 +16,7 @@ from . import values
 from .elements import Element
 from .errors import ModelError
 from .rotations import as_rotation_matrix
+from .shapes import Box, Capsule, Plane, Sphere
 
 # what simulate returns (an mbd.Result, the run stage's) is hinted Any: imports point down the
 # stages, type-only imports too (DESIGN §9, tests/test_layout.py)
@@ -125,7 +126,8 @@ class Ground(CS):
                  orientation: Orientation | None = None) -> None:
         self._model = model
         self.environment = environment
-        self.shapes = []   # shapes for pictures, fixed in the world; the core never reads them
+        self.shapes = []   # shapes for pictures, fixed in the world
+        self.contact_shapes = []   # (shape, CS) pairs that contacts touch (add_shape)
         super().__init__(self, name, at, orientation)
         if environment is not None and not isinstance(environment, Environment):
             raise ModelError(f"ground '{name}': environment must be an mbd.Environment, "
@@ -135,10 +137,15 @@ class Ground(CS):
     def model(self) -> Model:
         return self._model
 
-    def add_shape(self, shape: _S) -> _S:
-        """Attach a shape (:mod:`mbd.model.shapes`, e.g. a robot base's ``Mesh``), placed in this
-        ground's CS and fixed in the world; the dynamics ignore it. Returns the shape."""
+    def add_shape(self, shape: _S, contact: bool = False) -> _S:
+        """Attach a shape (:mod:`mbd.model.shapes`, e.g. a robot base's ``Mesh``, a floor's
+        ``Plane``), placed in this ground's CS and fixed in the world. Returns the shape.
+
+        With ``contact=True`` the shape is also one that a :class:`mbd.Contact` naming this
+        ground touches (SPEC §12); otherwise it is only drawn."""
         self.shapes.append(shape)
+        if _contact_shape(shape, f"ground '{self.name}'", contact):
+            self.contact_shapes.append((shape, self))
         return shape
 
     def __repr__(self):
@@ -174,7 +181,8 @@ class Body:
             raise ModelError(f"body '{name}': inertia must be a 3x3 matrix or its 3 principal "
                              f"moments, got shape {self.inertia.shape}")
         self.frames = {}
-        self.shapes = []   # (shape, CS name) pairs for pictures; the core never reads them
+        self.shapes = []   # (shape, CS name) pairs for pictures
+        self.contact_shapes = []   # (shape, CS) pairs that contacts touch (add_shape)
         if cs is not None and not isinstance(cs, dict):
             raise ModelError(f"body '{name}': cs must be a dict {{name: point or (point, "
                              f"orientation)}}, got {type(cs).__name__}")
@@ -192,13 +200,18 @@ class Body:
         self.frames[name] = CS(self, name, position, orientation)
         return self.frames[name]
 
-    def add_shape(self, shape: _S, cs: str = "cg") -> _S:
+    def add_shape(self, shape: _S, cs: str = "cg", contact: bool = False) -> _S:
         """Attach a shape (:mod:`mbd.model.shapes`, e.g. ``mbd.Box``, which is ``viz.Box``),
-        placed in the CS named ``cs``; the dynamics ignore it. Returns the shape."""
+        placed in the CS named ``cs``. Returns the shape.
+
+        With ``contact=True`` the shape is also one that a :class:`mbd.Contact` naming this
+        body touches (SPEC §12); otherwise only pictures read it."""
         if cs not in self.frames:
             raise ModelError(f"body '{self.name}': add_shape: no CS '{cs}'; it has "
                              f"{sorted(self.frames)}")
         self.shapes.append((shape, cs))
+        if _contact_shape(shape, f"body '{self.name}'", contact):
+            self.contact_shapes.append((shape, self.frames[cs]))
         return shape
 
     def __getitem__(self, name: str) -> CS:
@@ -318,6 +331,22 @@ class Model:
     def __repr__(self):
         return (f"Model({self.name!r}: {len(self.grounds)} grounds, {len(self.bodies)} bodies, "
                 f"{len(self.elements)} joints and force elements)")
+
+
+#: the shapes a contact can touch (SPEC §12)
+CONTACT_SHAPES = (Plane, Sphere, Capsule, Box)
+
+
+def _contact_shape(shape, owner, contact):
+    """Whether ``shape`` is attached for contact: ``contact`` checked (a bool), and the shape
+    one that contacts can touch, or ModelError naming ``owner``."""
+    if not isinstance(contact, bool):
+        raise ModelError(f"{owner}: add_shape: contact must be True or False, got {contact!r}")
+    if contact and not isinstance(shape, CONTACT_SHAPES):
+        raise ModelError(f"{owner}: add_shape: a {type(shape).__name__} cannot be a contact "
+                         f"shape (contact=True); contact shapes are: "
+                         f"{', '.join(k.__name__ for k in CONTACT_SHAPES)}")
+    return contact
 
 
 def _check_name(name, kind):

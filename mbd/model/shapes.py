@@ -204,6 +204,27 @@ class Capsule(_Axial):
 
 
 @dataclass(frozen=True, eq=False)
+class Plane(Shape):
+    """The half-space below its CS's x-y plane (the solid side is -z), for contact: a floor, a
+    wall, a cam's flat follower. It has no end; a picture draws a square of side ``size``
+    (m) about the CS origin.
+
+    Examples
+    --------
+    >>> Plane(size=3).size
+    3.0
+    """
+
+    size: float = 2.0
+    color: Color | None = None
+    opacity: float = 1.0
+
+    def __post_init__(self):
+        _set(self, opacity=_opacity("Plane", self.opacity))
+        _set(self, size=positive("Plane", "size", self.size))
+
+
+@dataclass(frozen=True, eq=False)
 class Mesh(Shape):
     """A triangle surface: read from a file, or given by its vertices and faces. Its
     coordinates, multiplied by ``scale``, are CS coordinates (m after scaling).
@@ -314,5 +335,5 @@ def _triangles(vertices, faces):
     return v, f
 
 
-__all__ = ["Shape", "Box", "Cylinder", "Sphere", "Capsule", "Mesh", "positive",
+__all__ = ["Shape", "Box", "Cylinder", "Sphere", "Capsule", "Plane", "Mesh", "positive",
            "register_surface"]

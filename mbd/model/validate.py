@@ -183,7 +183,7 @@ def check_coincidence(joint, tolerance, problems):
                         f"coincide (tolerance {tolerance:g} m)")
 
 
-_PLACEMENTS = ("joint", "line", "axial", "rotational", "bushing")
+_PLACEMENTS = ("joint", "line", "axial", "rotational", "bushing", "contact")
 
 
 def check_joint_primitive(el, model, problems, joint=None, primitive=None, role="joint"):
@@ -265,6 +265,10 @@ def check_model(model, problems):
         if isinstance(el, Joint):
             if check_joint(el, model, problems):
                 joints.append(el)
+        elif isinstance(el, ForceElement) and callable(getattr(el, "laid_out", None)):
+            for point in el.laid_out(model, problems):     # a contact: its points
+                check_force_element(point, model, problems)
+                forces.append(point)
         elif isinstance(el, ForceElement):
             check_force_element(el, model, problems)
             forces.append(el)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..compiled import lawkernels, layout
+from ..compiled import contactkernels, lawkernels, layout
 from ..model.builder import Body, Ground
 from ..model.validate import is_cs_of
 
@@ -27,7 +27,8 @@ if TYPE_CHECKING:     # (a hint only: the model stage is below)
 
 _PRIMITIVE_CODE = {"R": layout.REVOLUTE, "P": layout.PRISMATIC, "S": layout.SPHERICAL}
 _PLACEMENT_CODE = {"joint": layout.JOINT, "line": layout.LINE, "axial": layout.AXIAL,
-                   "rotational": layout.ROTATIONAL, "bushing": layout.BUSHING}
+                   "rotational": layout.ROTATIONAL, "bushing": layout.BUSHING,
+                   "contact": layout.CONTACT}
 
 
 @dataclass(frozen=True)
@@ -309,12 +310,26 @@ def element_table(forces, joint_maps, body_maps, length_scale):
             frames.append(R)
         R_A, R_B = frames
         E["R0"] = R_A.T @ R_B
+        if fe.placement == "contact":
+            _contact_row(E, fe)
         if fe.placement in ("axial", "rotational"):
             default = fe.cs_a.rotation[:, 0 if fe.placement == "axial" else 2]
             a = default if fe.axis is None else np.asarray(fe.axis, dtype=float)
             E["axis"] = R_A.T @ (a / np.linalg.norm(a))
     table.setflags(write=False)
     return table
+
+
+def _contact_row(E, point):
+    """A contact point's pair, feature, shape sizes and axes, and friction into its record."""
+    E["pair"] = contactkernels.PAIR_CODES[tuple(k.__name__ for k in point.pair)]
+    E["feature"], E["flip"] = point.feature, int(point.flip)
+    for end, shape in (("a", point.shape_a), ("b", point.shape_b)):
+        sizes, axes = contactkernels.shape_row(shape)
+        E["size_" + end] = sizes
+        E["frame_" + end] = E["frame_" + end] @ axes
+    if point.friction is not None:
+        E["friction"] = point.friction.row()
 
 
 def driven_slot(joint_maps, row):

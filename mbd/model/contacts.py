@@ -1,0 +1,424 @@
+"""Bodies that touch (SPEC §12): the :class:`Contact` element, its friction, and the helpers
+that give a contact law its numbers.
+
+A contact is a force element like the others: a 1-D law along the contact normal whose
+deflection is the gap. ``Contact(name, a, b, normal=LAW, friction=None)`` names the shapes on
+each side (shapes attached with ``add_shape(..., contact=True)``, or the bodies and grounds
+carrying them, or lists of them); :meth:`Contact.laid_out` makes it one
+:class:`ContactPoint` per point each pair of shapes can have (a box on a plane: one per
+vertex, a capsule on a plane: one per end sphere, two spheres: one), each a force element of
+the ``contact`` placement with its own copy of the law and its own switches
+(:mod:`mbd.compiled.contactkernels`), named ``"NAME: FEATURE"`` (``"floor: box corner 3"``)
+in the event log and the result.
+
+Examples
+--------
+>>> f"{hertz(210e9, 0.3, 210e9, 0.3, 0.01):.4e}"   # a steel ball of radius 10 mm on steel
+'1.5385e+10'
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import product
+from typing import TYPE_CHECKING, Any
+
+from . import values
+from .builder import Body, Ground
+from .errors import ModelError
+from .forceelements import ForceElement, Law
+from .shapes import Box, Capsule, Plane, Shape, Sphere
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .builder import CS
+
+#: the order a pair puts its shapes in (a pair's first shape is the lower)
+_ORDER = (Plane, Sphere, Capsule, Box)
+
+#: the pairs with a closed form (shape classes in pair order) and the names of their points,
+#: in the order :mod:`mbd.compiled.geometry` writes them
+FEATURES = {
+    (Plane, Sphere): ("point",),
+    (Plane, Capsule): ("capsule end a", "capsule end b"),
+    (Plane, Box): tuple(f"box corner {k}" for k in range(8)),
+    (Sphere, Sphere): ("point",),
+    (Sphere, Capsule): ("point",),
+    (Capsule, Capsule): ("point",),
+}
+
+
+@dataclass(frozen=True)
+class Coulomb:
+    """Coulomb friction at a contact's points (SPEC §12), regularized: with s = |v_t| the slip
+    speed of a point, the friction force on b is ``-mu(s) f_n v_t / s`` with::
+
+        mu(s) = mu_s s / v_crit                                      (s <= v_crit)
+              = mu_k + (mu_s - mu_k) exp(-(s - v_crit) / v_crit)     (s > v_crit)
+
+    continuous, zero at rest and mu_s at s = v_crit. A point creeps at speeds up to about
+    v_crit under a tangential load below mu_s f_n (the smaller v_crit, the stiffer the run).
+
+    Parameters
+    ----------
+    mu_s : float
+        Static coefficient, >= 0 (0: no friction).
+    mu_k : float, optional
+        Kinetic coefficient, 0 <= mu_k <= mu_s (default mu_s).
+    v_crit : float
+        The slip speed at which the coefficient peaks, m/s, > 0 (default 1e-3).
+
+    Examples
+    --------
+    >>> Coulomb(0.5, 0.3).coefficient(1e-3), Coulomb(0.5, 0.3).coefficient(0.5e-3)
+    (0.5, 0.25)
+    """
+
+    mu_s: float
+    mu_k: float | None = None
+    v_crit: float = 1e-3
+
+    def __post_init__(self):
+        mu_s = values.real(self.mu_s, "Coulomb: mu_s", ">= 0 and finite", values.nonnegative,
+                           ValueError)
+        mu_k = mu_s if self.mu_k is None else values.real(
+            self.mu_k, "Coulomb: mu_k", ">= 0 and finite", values.nonnegative, ValueError)
+        if mu_k > mu_s:
+            raise ValueError(f"Coulomb: mu_k must be <= mu_s (kinetic friction is not above "
+                             f"static), got mu_k = {mu_k} > mu_s = {mu_s}")
+        v_crit = values.real(self.v_crit, "Coulomb: v_crit", "> 0 and finite", values.positive,
+                             ValueError)
+        object.__setattr__(self, "mu_s", mu_s)
+        object.__setattr__(self, "mu_k", mu_k)
+        object.__setattr__(self, "v_crit", v_crit)
+
+    def row(self) -> tuple[float, float, float]:
+        """(mu_s, mu_k, v_crit): the element record's ``friction``."""
+        return (self.mu_s, self.mu_k, self.v_crit)
+
+    def coefficient(self, s: float) -> float:
+        """mu(s) at the slip speed s (m/s, >= 0)."""
+        if s <= self.v_crit:
+            return self.mu_s * s / self.v_crit
+        return self.mu_k + (self.mu_s - self.mu_k) * math.exp(-(s - self.v_crit) / self.v_crit)
+
+
+#: what a Contact's a and b may be: a contact shape, a body or a ground, or a list of them
+Side = Any
+
+
+class Contact(ForceElement):
+    """Contact between the shapes of two sides (SPEC §12): a 1-D law along each contact
+    point's normal, with the point's gap as its deflection, and friction in the tangent
+    plane.
+
+    Parameters
+    ----------
+    name : str
+    a, b : shape, Body, Ground, or a list of them
+        The contact shapes on each side: a shape attached with ``add_shape(..., contact=True)``,
+        or every contact shape of a body or ground. b is pushed along +n, the normal from a
+        into b; a takes the reaction.
+    normal : mbd.Law
+        A gap law read with x = g (the gap, m; negative: penetration) and v = dg/dt: an
+        ``ElastoGap`` (contact where g < s_rel0 = 0; n = 1.5 and :func:`hertz` for Hertz's
+        law), an ``Impact`` (x1 = 0), a ``TableForce``. Every point has its own copy of it: a
+        box on four corners is four times as stiff as on one.
+    friction : Coulomb, optional
+        Friction at every point; None for none.
+
+    Attributes
+    ----------
+    law : mbd.Law
+        ``normal``.
+
+    ``result.contact(name)`` reads its points; ``result.force("NAME: FEATURE")`` one point as
+    a force element (``x`` its gap, ``value`` its normal force).
+    """
+
+    placement = "contact"
+    vector_valued = True
+
+    def __init__(self, name: str, a: Side, b: Side, normal: Law,
+                 friction: Coulomb | None = None) -> None:
+        if not isinstance(name, str) or not name:
+            raise ModelError(f"Contact: name must be a non-empty string, got {name!r}")
+        self.name = name
+        if not isinstance(normal, Law):
+            raise ModelError(f"Contact '{name}': normal must be a force law (ElastoGap, Impact, "
+                             f"TableForce, ...), got {type(normal).__name__}")
+        if friction is not None and not isinstance(friction, Coulomb):
+            raise ModelError(f"Contact '{name}': friction must be an mbd.Coulomb or None, got "
+                             f"{type(friction).__name__}")
+        self.a, self.b, self.law, self.friction = a, b, normal, friction
+
+    @property
+    def normal(self) -> Law:
+        """The normal law."""
+        return self.law
+
+    @property
+    def endpoints(self) -> tuple[Any, Any]:
+        return (None, None)
+
+    def with_law(self, law: Law) -> Contact:
+        """A new Contact between the same sides, with the same name and friction, and
+        ``law``."""
+        return Contact(self.name, self.a, self.b, law, self.friction)
+
+    def with_friction(self, friction: Coulomb | None) -> Contact:
+        """A new Contact like this one with ``friction``."""
+        return Contact(self.name, self.a, self.b, self.law, friction)
+
+    def parameters_text(self) -> str:
+        return f"normal={self.law!r}, friction={self.friction!r}"
+
+    def laid_out(self, model: Any, problems: list[str]) -> list[ForceElement]:
+        """Its points in ``model``: a :class:`ContactPoint` per point of every pair of a
+        shape of a and a shape of b (problems named into ``problems``)."""
+        label = self.label()
+        side_a = _shapes_of(model, self.a, label, "a", problems)
+        side_b = _shapes_of(model, self.b, label, "b", problems)
+        pairs = []
+        for (sa, csa), (sb, csb) in product(side_a, side_b):
+            oa, ob = csa.owner, csb.owner
+            if oa is ob:
+                problems.append(f"{label}: a and b both name a shape of '{oa.name}': a body "
+                                "does not touch itself")
+            elif isinstance(oa, Ground) and isinstance(ob, Ground):
+                problems.append(f"{label}: a shape of ground '{oa.name}' and one of ground "
+                                f"'{ob.name}': two grounds never move, so they cannot touch")
+            elif _pair_key(sa, sb) not in FEATURES:
+                known = ", ".join(f"{p.__name__}-{q.__name__}" for p, q in FEATURES)
+                problems.append(f"{label}: no contact geometry for a {type(sa).__name__} "
+                                f"against a {type(sb).__name__} (of '{oa.name}' and "
+                                f"'{ob.name}'); the pairs with one are: {known}")
+            else:
+                pairs.append((sa, csa, sb, csb))
+        points = []
+        for sa, csa, sb, csb in pairs:
+            key = _pair_key(sa, sb)
+            where = "" if len(pairs) == 1 else (
+                f"{_shape_label(sa, csa, side_a)}/{_shape_label(sb, csb, side_b)} ")
+            for k, feature in enumerate(FEATURES[key]):
+                points.append(ContactPoint(f"{self.name}: {where}{feature}", self, sa, csa,
+                                           sb, csb, k))
+        if not points and not problems:
+            problems.append(f"{label}: no pair of contact shapes between a and b")
+        return points
+
+
+class ContactPoint(ForceElement):
+    """One point of a :class:`Contact`'s pair of shapes, as the core lays it out: the normal
+    law at that point (x its gap, m; v its rate), friction in the tangent plane
+    (:mod:`mbd.compiled.contactkernels`). Made by :meth:`Contact.laid_out`, not by hand.
+
+    Attributes
+    ----------
+    contact : Contact
+        The element it is a point of.
+    shape_a, shape_b : Shape
+        The pair's shapes on a's side and on b's.
+    cs_a, cs_b : CS
+        The CSs they are attached to.
+    feature : int
+        Which of the pair's points it is (:data:`FEATURES`).
+    flip : bool
+        Whether the pair's first shape (in :data:`FEATURES`' order) is b's.
+    """
+
+    placement = "contact"
+    vector_valued = True
+
+    def __init__(self, name: str, contact: Contact, shape_a: Shape, cs_a: CS, shape_b: Shape,
+                 cs_b: CS, feature: int) -> None:
+        self.name, self.contact = name, contact
+        self.law, self.friction = contact.law, contact.friction
+        self.shape_a, self.cs_a, self.shape_b, self.cs_b = shape_a, cs_a, shape_b, cs_b
+        self.feature = feature
+        self.flip = _ORDER.index(type(shape_a)) > _ORDER.index(type(shape_b))
+
+    @property
+    def pair(self) -> tuple[type, type]:
+        """The pair's shape classes in pair order."""
+        return _pair_key(self.shape_a, self.shape_b)
+
+    def label(self) -> str:
+        return f"contact point '{self.name}'"
+
+    def parameters_text(self) -> str:
+        return self.contact.parameters_text()
+
+
+def _pair_key(sa, sb):
+    a, b = type(sa), type(sb)
+    if a not in _ORDER or b not in _ORDER:
+        return (a, b)
+    return (a, b) if _ORDER.index(a) <= _ORDER.index(b) else (b, a)
+
+
+def _shapes_of(model, side, label, which, problems):
+    """[(shape, CS)] of one side of a contact in ``model``: its shapes, or its bodies' and
+    grounds' contact shapes."""
+    items = side if isinstance(side, (list, tuple)) else [side]
+    attached = {}
+    for owner in (*model.bodies, *model.grounds):
+        for shape, cs in owner.contact_shapes:
+            attached.setdefault(id(shape), []).append((shape, cs))
+    found = []
+    for item in items:
+        if isinstance(item, (Body, Ground)):
+            if not item.contact_shapes:
+                problems.append(f"{label}: {which} names '{item.name}', which has no contact "
+                                "shape (add_shape(shape, ..., contact=True))")
+            found += item.contact_shapes
+        elif isinstance(item, Shape):
+            places = attached.get(id(item), [])
+            if len(places) != 1:
+                problems.append(f"{label}: {which} names a {type(item).__name__} that is "
+                                + ("not attached for contact (add_shape(shape, ..., "
+                                   "contact=True))" if not places else
+                                   f"attached for contact {len(places)} times (to "
+                                   f"{', '.join(cs.full_name for _, cs in places)}); name "
+                                   "the body instead, or attach a shape once"))
+            else:
+                found += places
+        else:
+            problems.append(f"{label}: {which} must be contact shapes, bodies or grounds, got "
+                            f"{type(item).__name__}")
+    return found
+
+
+def _shape_label(shape, cs, side):
+    """A shape's name in a point's name: its owner's, with the shape's place among the side's
+    shapes of that owner where it has several."""
+    same = [s for s, c in side if c.owner is cs.owner]
+    owner = cs.owner.name
+    return owner if len(same) == 1 else f"{owner}[{same.index(shape)}]"
+
+
+def contacts_among(items: Sequence[Body | Ground], normal: Law,
+                   friction: Coulomb | None = None, name: str = "contact",
+                   jointed: bool = False) -> list[Contact]:
+    """The contacts between every two of ``items`` (bodies and grounds with contact shapes):
+    one :class:`Contact` per pair, named ``"NAME a-b"``, with the law ``normal`` and
+    ``friction``. Two grounds make no pair; two bodies joined by a joint make none either
+    unless ``jointed`` (the parts a joint holds together usually overlap where it holds
+    them). Add them with ``model.add``.
+    """
+    items = list(items)
+    joined = set()
+    if not jointed and items:
+        model = items[0].model
+        for el in model.elements:
+            base, follower = getattr(el, "base", None), getattr(el, "follower", None)
+            if base is not None and follower is not None and hasattr(el, "primitives"):
+                joined.add(frozenset((base.owner.name, follower.owner.name)))
+    out = []
+    for i, a in enumerate(items):
+        for b in items[i + 1:]:
+            if isinstance(a, Ground) and isinstance(b, Ground):
+                continue
+            if frozenset((a.name, b.name)) in joined:
+                continue
+            out.append(Contact(f"{name} {a.name}-{b.name}", a, b, normal, friction))
+    return out
+
+
+def hertz(E1: float, nu1: float, E2: float, nu2: float, R1: float,
+          R2: float = math.inf) -> float:
+    """The stiffness c (N/m^1.5) of Hertz's law F = c delta^1.5 for two elastic spheres
+    (a sphere on a flat: R2 = inf)::
+
+        c = 4/3 E* sqrt(R),   1/E* = (1 - nu1^2)/E1 + (1 - nu2^2)/E2,   R = R1 R2 / (R1 + R2)
+
+    Parameters
+    ----------
+    E1, E2 : float
+        Young's moduli, Pa, > 0.
+    nu1, nu2 : float
+        Poisson's ratios, in [0, 0.5].
+    R1, R2 : float
+        Radii of curvature at the contact, m, > 0 (R2 = inf: a flat).
+    """
+    for what, value in (("E1", E1), ("E2", E2), ("R1", R1)):
+        values.real(value, f"hertz: {what}", "> 0 and finite", values.positive, ValueError)
+    for what, value in (("nu1", nu1), ("nu2", nu2)):
+        if not 0.0 <= values.real(value, f"hertz: {what}", error=ValueError) <= 0.5:
+            raise ValueError(f"hertz: {what} must be in [0, 0.5], got {value}")
+    if not (R2 > 0.0):
+        raise ValueError(f"hertz: R2 must be > 0 (inf for a flat), got {R2}")
+    effective_modulus = 1.0 / ((1.0 - nu1 * nu1) / E1 + (1.0 - nu2 * nu2) / E2)
+    radius = R1 if math.isinf(R2) else R1 * R2 / (R1 + R2)
+    return 4.0 / 3.0 * effective_modulus * math.sqrt(radius)
+
+
+def damping_for_restitution(e: float, c: float, mass: float, speed: float,
+                            n: float = 1.5) -> float:
+    """The damping d (N s/m) of an ``ElastoGap(c, d, n=n)`` contact that sends a mass
+    ``mass`` (kg) hitting it at ``speed`` (m/s) back with the coefficient of restitution e.
+
+    Found by solving the impact of the 1-D law alone (m x'' = F(x, x'), from x = 0 at
+    x' = -speed until x = 0 again) for d with a bracketing root finder. The law's damping is
+    clamped so that the contact never pulls (SPEC §3.2), so d depends on the speed for
+    n != 1: give the speed of the impacts that matter.
+
+    Parameters
+    ----------
+    e : float
+        Coefficient of restitution, in (0, 1].
+    c : float
+        Stiffness, N/m^n, > 0.
+    mass : float
+        The effective mass of the impact, kg, > 0 (m1 m2 / (m1 + m2) for two free bodies).
+    speed : float
+        The approach speed, m/s, > 0.
+    n : float
+        The law's exponent (1.5: Hertz).
+    """
+    from scipy.integrate import solve_ivp  # (imported on use: a second of import)
+    from scipy.optimize import brentq
+
+    if not 0.0 < values.real(e, "damping_for_restitution: e", error=ValueError) <= 1.0:
+        raise ValueError(f"damping_for_restitution: e must be in (0, 1], got {e}")
+    for what, value in (("c", c), ("mass", mass), ("speed", speed)):
+        values.real(value, f"damping_for_restitution: {what}", "> 0 and finite",
+                    values.positive, ValueError)
+    if not (values.real(n, "damping_for_restitution: n", error=ValueError) >= 1.0):
+        raise ValueError(f"damping_for_restitution: n must be >= 1 (as ElastoGap's), got {n}")
+    if e == 1.0:
+        return 0.0
+    # the impact's time scale (the undamped half period of the linearized contact) and
+    # depth, to set the integration's scale
+    depth = (0.5 * (n + 1.0) * mass * speed * speed / c) ** (1.0 / (n + 1.0))
+    duration = 4.0 * depth / speed
+
+    def rebound(d):
+        def rates(t, y):
+            pen = max(-y[0], 0.0)
+            spring = c * pen ** n
+            damping = min(max(-d * y[1], -spring), spring)   # clamped: it never pulls
+            return (y[1], (spring + damping) / mass)
+
+        def leaves(t, y):
+            return y[0]
+        leaves.terminal, leaves.direction = True, 1.0
+        run = solve_ivp(rates, (0.0, 1e3 * duration), (-1e-300, -speed), events=leaves,
+                        rtol=1e-11, atol=(1e-13 * depth, 1e-13 * speed), method="DOP853",
+                        max_step=duration / 20.0)
+        if not run.t_events[0].size:
+            return 0.0                     # so slow to leave that it never does: e -> 0
+        return run.y_events[0][0][1] / speed
+
+    high = mass / duration
+    while rebound(high) > e:
+        high *= 4.0
+        if high > 1e12 * mass / duration:
+            raise ValueError(f"damping_for_restitution: no damping gives e = {e} at "
+                             f"{speed} m/s")
+    return brentq(lambda d: rebound(d) - e, 0.0, high, xtol=1e-14 * high, rtol=1e-12)
+
+
+__all__ = ["Coulomb", "Contact", "ContactPoint", "contacts_among", "hertz",
+           "damping_for_restitution", "FEATURES"]
