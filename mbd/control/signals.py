@@ -65,6 +65,9 @@ CS_QUANTITIES = {"x": ("position", 0), "y": ("position", 1), "z": ("position", 2
 
 #: the quantities of a 1-D force element
 ELEMENT_QUANTITIES = ("value", "x", "xdot")
+#: the quantities of a contact (mbd.Contact), with their units: the points' normal forces
+#: summed, the smallest gap, the largest slip speed of a point in contact
+CONTACT_QUANTITIES = {"fn": "N", "gap": "m", "slip": "m/s"}
 
 #: the accelerations of a CS, world axes: its origin's and the body's angular one
 ACCELERATION_QUANTITIES = {"ax": ("acceleration", 0), "ay": ("acceleration", 1),
@@ -99,7 +102,8 @@ FORMS = ("JOINT.q|v (JOINT.qK|vK of a joint of several)",
          "BODY.CS.quaternion|rotation_vector|qw|qx|qy|qz|rx|ry|rz",
          "any BODY.CS quantity @BODY.CS or @GROUND (relative)",
          "JOINT.fx|fy|fz|tx|ty|tz (reaction)", "DRIVER.reaction",
-         "ELEMENT.value|x|xdot", "energy", "WHAT[k] (a component of a vector)")
+         "ELEMENT.value|x|xdot", "CONTACT.fn|gap|slip", "energy",
+         "WHAT[k] (a component of a vector)")
 
 
 def quantity(system: System, what: str) -> tuple:
@@ -130,10 +134,11 @@ def quantity(system: System, what: str) -> tuple:
         - ``("reaction", joint name, "force" or "torque", axis)`` or ``("reaction", driver
           name, "value", None)``;
         - ``("element", index, field)``;
+        - ``("contact", name, field)``, field one of :data:`CONTACT_QUANTITIES`;
         - ``("energy",)``.
 
         The kinds in :data:`STATE_KINDS` depend on the state alone; ``"cs_acceleration"``,
-        ``"reaction"``, ``"element"`` and ``"energy"`` on the forces as well.
+        ``"reaction"``, ``"element"``, ``"contact"`` and ``"energy"`` on the forces as well.
 
     Raises
     ------
@@ -191,6 +196,11 @@ def _measured(system, what, full):
             return ("reaction", head, "value", None)
         raise ValueError(f"'{full}': a motion driver or gear measures its reaction "
                          f"('{head}.{DRIVER_QUANTITY}'), got '{tail}'")
+    if head in system.contacts:
+        if tail not in CONTACT_QUANTITIES:
+            raise ValueError(f"'{full}': a contact measures {', '.join(CONTACT_QUANTITIES)}, "
+                             f"got '{tail}'")
+        return ("contact", head, tail)
     if head in system.force_index:
         if tail not in ELEMENT_QUANTITIES:
             raise ValueError(f"'{full}': a force element measures "
@@ -341,6 +351,8 @@ def unit(system: System, what: str) -> str:
             driver = next(d for d in system.drivers if d.name == found[1])
             return "N" if coordinate_unit(system, driver.v_index) == "m" else "N.m"
         return "N" if found[2] == "force" else "N.m"
+    if kind == "contact":
+        return CONTACT_QUANTITIES[found[2]]
     force, length = element_units(system, system.force_elements[found[1]])
     return {"value": force, "x": length, "xdot": length + "/s"}[found[2]]
 

@@ -18,6 +18,7 @@ Examples
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from itertools import product
@@ -134,7 +135,10 @@ class Contact(ForceElement):
         ``normal``.
 
     ``result.contact(name)`` reads its points; ``result.force("NAME: FEATURE")`` one point as
-    a force element (``x`` its gap, ``value`` its normal force).
+    a force element (``x`` its gap, ``xdot`` its rate, ``value`` its normal force,
+    ``vector`` the world force on b with friction). Sensors read ``"NAME.fn"`` (the points'
+    normal forces summed, N), ``"NAME.gap"`` (the smallest gap, m) and ``"NAME.slip"`` (the
+    largest slip speed of a point in contact, m/s); ``"NAME: FEATURE.value"`` one point's.
     """
 
     placement = "contact"
@@ -170,6 +174,33 @@ class Contact(ForceElement):
     def with_friction(self, friction: Coulomb | None) -> Contact:
         """A new Contact like this one with ``friction``."""
         return Contact(self.name, self.a, self.b, self.law, friction)
+
+    #: the parts whose parameters ``--set NAME.PART.PARAM=VALUE`` changes
+    parts = ("normal", "friction")
+
+    def with_parameters(self, **changes: float) -> Contact:
+        """A new Contact like this one with parameters of its normal law (``c``, ``d``, ...)
+        or of its friction (``mu_s``, ``mu_k``, ``v_crit``) changed, each validated as its
+        constructor validates it (ValueError, TypeError naming the contact)."""
+        law_names = [f.name for f in dataclasses.fields(self.law) if f.init] \
+            if dataclasses.is_dataclass(self.law) else []
+        friction_names = ["mu_s", "mu_k", "v_crit"]
+        unknown = sorted(set(changes) - set(law_names) - set(friction_names))
+        if unknown:
+            raise TypeError(f"{self.label()} has no parameter {unknown[0]!r}; its normal law's "
+                            f"are: {', '.join(law_names)}; its friction's: "
+                            f"{', '.join(friction_names)}")
+        law, friction = self.law, self.friction
+        on_law = {k: v for k, v in changes.items() if k in law_names}
+        on_friction = {k: v for k, v in changes.items() if k in friction_names}
+        if on_law:
+            law = dataclasses.replace(law, **on_law)
+        if on_friction:
+            if friction is None:
+                raise ValueError(f"{self.label()} has no friction to change; give it one "
+                                 "(friction=mbd.Coulomb(mu_s, ...))")
+            friction = dataclasses.replace(friction, **on_friction)
+        return Contact(self.name, self.a, self.b, law, friction)
 
     def parameters_text(self) -> str:
         return f"normal={self.law!r}, friction={self.friction!r}"
@@ -229,7 +260,6 @@ class ContactPoint(ForceElement):
     """
 
     placement = "contact"
-    vector_valued = True
 
     def __init__(self, name: str, contact: Contact, shape_a: Shape, cs_a: CS, shape_b: Shape,
                  cs_b: CS, feature: int) -> None:

@@ -97,6 +97,14 @@ class Reader:
             _, index, field = self.spec
             f = rows.force(self.system.force_elements[index].name)
             return {"value": f.scalar, "x": f.x, "xdot": f.xdot}[field].copy()
+        if kind == "contact":
+            _, name, field = self.spec
+            c = rows.contact(name)
+            if field == "fn":
+                return c.total_normal_force
+            if field == "gap":
+                return c.gap.min(axis=1)
+            return np.where(c.in_contact, c.slip_speed, 0.0).max(axis=1)
         return rows.energy()
 
     def at(self, t, y, sides, evaluator):

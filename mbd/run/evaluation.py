@@ -10,6 +10,7 @@ import numpy as np
 from ..compiled import layout
 from ..compiled.rowkernels import rotate_rows
 from ..model.errors import renamed_link
+from .contactview import ContactView
 from .views import BodyView, ForceView, JointView, ReactionView
 
 if TYPE_CHECKING:     # (hints only: the model stage is below, the evaluator beside)
@@ -210,6 +211,14 @@ class Evaluation:
             raise KeyError(f"no force element '{name}'; the force elements are "
                            f"{sorted(index)}")
         return ForceView(self, index[name])
+
+    def contact(self, name: str) -> ContactView:
+        """The contact element ``name`` (a :class:`mbd.run.contactview.ContactView`)."""
+        contacts = self.system.contacts
+        if name not in contacts:
+            raise KeyError(f"no contact '{name}'; the contacts are {sorted(contacts)}")
+        return ContactView(name, self.t, [self.force(self.system.force_elements[i].name)
+                                          for i in contacts[name]])
 
     def reaction(self, name: str) -> ReactionView:
         """The reaction of joint, motion driver or gear ``name``: a ReactionView."""

@@ -8,6 +8,8 @@ computed so far, its message written here. A cause that can be named is named: a
 configuration, a stiff model and its fastest mode's element (:mod:`mbd.run.diagnosis`), a tolerance
 too small for double precision, a state that blew up and the unstable mode behind it.
 """
+from typing import Any
+
 import numpy as np
 
 from ..compiled import controlkernels, loopsolve, statekernels
@@ -341,3 +343,36 @@ def undefined_message(system, err):
     return (f"{fe.label()}: the direction of its load is undefined at t = "
             f"{err.t:.9g} s: {why} (q = {np.round(err.y[:s.nq], 9).tolist()}, "
             f"v = {np.round(err.y[s.nq:s.nq + s.nv], 9).tolist()})")
+
+
+def contact_depth_limit(point: Any) -> float:
+    """The deepest penetration (m) a contact point may start at: half the smaller shape's
+    smallest extent (a sphere's or capsule's radius, a box's smallest half size; a plane has
+    none). Deeper, the closest features (and so the normal) are no longer the ones of a
+    touching pair, and the law would push the wrong way or from the wrong face."""
+    def reach(shape):
+        if hasattr(shape, "radius"):
+            return float(shape.radius)
+        if hasattr(shape, "size") and np.ndim(shape.size) == 1:
+            return 0.5 * float(min(shape.size))
+        return np.inf
+    return 0.5 * min(reach(point.shape_a), reach(point.shape_b))
+
+
+def deep_contact_message(system: Any, estate: np.ndarray, t: float) -> str | None:
+    """The message for contact points that start deeper in penetration than
+    :func:`contact_depth_limit` allows (the records ``estate`` at the start), or None."""
+    bad = []
+    for indices in system.contacts.values():
+        for i in indices:
+            point = system.force_elements[i]
+            depth, limit = -float(estate[i]["x"]), contact_depth_limit(point)
+            if depth > limit:
+                bad.append(f"'{point.name}' {depth:.6g} m deep (at most {limit:.6g} m: half "
+                           "the smaller shape's smallest radius or half size)")
+    if not bad:
+        return None
+    return (f"at t = {t:.9g} s the contact points start too deep in penetration for their law "
+            f"to push them apart along a meaningful normal: {'; '.join(bad)}; start the "
+            "bodies apart or touching")
+

@@ -171,6 +171,10 @@ class Run(PieceEvents):
         settled (and logged), the rank rule's rank (with constraints), the first row, rates
         that are finite. Returns y there, on the constraints."""
         self.ev.natural_mode(t, y)
+        if self.system.contacts:          # (natural_mode measured every point)
+            deep = failures.deep_contact_message(self.system, self.ev.data.estate, t)
+            if deep:
+                raise Failed(deep, t)
         if self.controls is not None:      # the controllers' first sample, at t0
             self.controls.sample(self.ev, t, y, self.sides)
         at_rest = self.sides.copy()        # stiction elements at rest stick, or slip

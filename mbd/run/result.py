@@ -28,6 +28,7 @@ from ..control.signals import coordinate_unit
 from ..model.errors import SimulationError
 from ..model.files import atomic_open
 from . import controls, csvfiles
+from .contactview import ContactView
 from .evaluation import Evaluation
 from .evaluator import Evaluator, work_size
 from .failures import Failed
@@ -245,6 +246,12 @@ class Result:
     def force(self, name: str) -> ForceView:
         """The force element ``name`` over the run (a ForceView)."""
         return self.evaluation.force(name)
+
+    def contact(self, name: str) -> ContactView:
+        """The contact element ``name`` over the run, its points side by side (a
+        :class:`mbd.run.contactview.ContactView`: points, normals, gaps, normal and friction
+        forces, slip; ``.intervals()``)."""
+        return self.evaluation.contact(name)
 
     def reaction(self, name: str) -> ReactionView:
         """The reaction of joint, motion driver or gear ``name`` over the run: a

@@ -127,6 +127,9 @@ class ForceView:
         The law's mode per row (one of ``law.modes``), from the row's sides.
     energy : ndarray (n,)
         Potential energy stored in the element, J (worked out when first read).
+    records : ndarray (n,) of ``ELEMENT_STATE``
+        Everything the element measured and applied per row (:mod:`mbd.compiled.layout`):
+        e.g. a contact point's ``point_b``, ``direction`` (its normal), ``friction``.
     """
 
     def __init__(self, rows: Any, index: int) -> None:
@@ -139,6 +142,7 @@ class ForceView:
         self.vector = rec["vector"].copy()
         self.scalar = rec["value"].copy()
         self.value = self.vector if fe.vector_valued else self.scalar
+        self.records = rec
         self.deflection = self.rate = None
         if fe.placement == "bushing":
             self.value = rec["wrench"].copy()

@@ -171,7 +171,10 @@ def apply_override(model, name, param, value, where):
     bodies = {b.name: b for b in model.bodies}
     elements = {getattr(e, "name", None): e for e in model.elements}
     owner, dot, table_param = name.rpartition(".")
-    if name not in bodies and name not in elements and dot and (
+    if (name not in elements and dot and table_param in getattr(elements.get(owner), "parts", ())):
+        # a part of an element: a contact's normal law or friction (NAME.normal.c)
+        _replace_element(model, elements[owner], _set_force(elements[owner], param, value, where))
+    elif name not in bodies and name not in elements and dot and (
             owner in bodies or owner in elements):
         _set_table_point(model, bodies, elements, owner, table_param, param, value, where)
     elif name in bodies:

@@ -198,6 +198,17 @@ class System:
         """Force element name -> its row in the element records."""
         return {fe.name: i for i, fe in enumerate(self.force_elements)}
 
+    @cached_property
+    def contacts(self) -> dict[str, list[int]]:
+        """{contact name: the indices of its points among ``force_elements``}
+        (:class:`mbd.Contact`, laid out as one element per point)."""
+        out = {}
+        for i, fe in enumerate(self.force_elements):
+            contact = getattr(fe, "contact", None)
+            if contact is not None:
+                out.setdefault(contact.name, []).append(i)
+        return out
+
     @property
     def n_links(self) -> int:
         return self.tree.shape[0]
