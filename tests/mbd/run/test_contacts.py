@@ -250,3 +250,67 @@ def test_contacts_among_pairs_every_two_but_grounds_and_joined_bodies():
     assert names == ["hit floor-a", "hit floor-b", "hit floor-c", "hit a-c", "hit b-c"]
     names = [c.name for c in mbd.contacts_among([a, b], law, jointed=True)]
     assert names == ["contact a-b"]
+
+
+def test_linearized_about_a_resting_contact_the_bounce_is_the_law_s_tangent():
+    # the vertical mode of a ball resting on Hertz's law: m s^2 + d s + k = 0 with the
+    # tangent stiffness k = n c delta^(n-1) at the static penetration (closed form); the
+    # five other coordinates have no stiffness (a frictionless point): zero eigenvalues
+    delta = (MASS * G / C) ** (1.0 / N)
+    system = ball_on_floor(RADIUS - delta, d=200.0).build()
+    model = mbd.linearize(system, system.initial_state())
+    eigenvalues = np.linalg.eigvals(model.A)
+    bounce = np.roots([MASS, 200.0, N * C * delta ** (N - 1.0)])
+    moving = eigenvalues[np.abs(eigenvalues) > 1.0]
+    # the linearization's own error (its difference quotients): well within 1e-6
+    np.testing.assert_allclose(np.sort_complex(moving), np.sort_complex(bounce), rtol=1e-6)
+    assert np.abs(eigenvalues[np.abs(eigenvalues) <= 1.0]).max() < 1e-6
+
+
+def test_a_live_simulation_meets_the_contacts_a_run_meets():
+    system = ball_on_floor(0.3, d=500.0).build()
+    run = system.simulate(0.6, output_step=0.01)
+    live = system.start()
+    for t in (0.1, 0.25, 0.6):
+        live.advance_to(t)
+    stepped = live.result()
+    assert [(e.element, e.what) for e in stepped.events] == [
+        (e.element, e.what) for e in run.events]
+    # the same events to the runs' tolerance (their pieces end at different instants)
+    np.testing.assert_allclose([e.t for e in stepped.events], [e.t for e in run.events],
+                               rtol=1e-6)
+
+
+def test_a_sweep_changes_the_contact_law_by_its_part_s_name(tmp_path):
+    table = mbd.sweep(_sweep_model, {"touch.normal.c": [5e5, 2e6]}, t_end=0.5,
+                      outputs={"duration": _first_contact_duration},
+                      out=str(tmp_path / "study"), progress=False)
+    duration = np.asarray(table["duration"], dtype=float)
+    # the oracle: the first impact integrated alone (the law and gravity on the ball's
+    # height), each c; both to the runs' event location, rtol 1e-8 (bound 100 times that)
+    np.testing.assert_allclose(duration, [_impact_duration(c, 0.3 - RADIUS) for c in (5e5, 2e6)],
+                               rtol=1e-6)
+
+
+def _impact_duration(c, drop):
+    """How long a ball dropped from ``drop`` above the floor stays on an undamped c x^N."""
+    from scipy.integrate import solve_ivp
+
+    def rates(t, y):
+        return (y[1], -G + c / MASS * max(-y[0], 0.0) ** N)
+
+    def leaves(t, y):
+        return y[0]
+    leaves.terminal, leaves.direction = True, 1.0
+    run = solve_ivp(rates, (0.0, 1.0), (0.0, -math.sqrt(2 * G * drop)), method="DOP853",
+                    rtol=1e-12, atol=1e-15, events=leaves, first_step=1e-9)
+    return float(run.t_events[0][0])
+
+
+def _sweep_model():
+    return ball_on_floor(0.3, d=0.0)
+
+
+def _first_contact_duration(result):
+    begin, end = result.contact("touch").intervals()[0]
+    return end - begin
