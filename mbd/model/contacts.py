@@ -28,7 +28,7 @@ from . import values
 from .builder import Body, Ground
 from .errors import ModelError
 from .forceelements import ForceElement, Law
-from .shapes import Box, Capsule, Plane, Shape, Sphere
+from .shapes import Box, Capsule, Cylinder, Plane, Shape, Sphere
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from .builder import CS
 
 #: the order a pair puts its shapes in (a pair's first shape is the lower)
-_ORDER = (Plane, Sphere, Capsule, Box)
+_ORDER = (Plane, Sphere, Capsule, Box, Cylinder)
 
 #: the pairs with a closed form (shape classes in pair order) and the names of their points,
 #: in the order :mod:`mbd.compiled.geometry` writes them
@@ -44,6 +44,7 @@ FEATURES = {
     (Plane, Sphere): ("point",),
     (Plane, Capsule): ("capsule end a", "capsule end b"),
     (Plane, Box): tuple(f"box corner {k}" for k in range(8)),
+    (Plane, Cylinder): ("cylinder rim a", "cylinder rim b"),
     (Sphere, Sphere): ("point",),
     (Sphere, Capsule): ("point",),
     (Capsule, Capsule): ("point",),

@@ -314,3 +314,21 @@ def _sweep_model():
 def _first_contact_duration(result):
     begin, end = result.contact("touch").intervals()[0]
     return end - begin
+
+
+def test_every_pair_the_model_names_has_a_kernel_writing_as_many_points():
+    from mbd.compiled import contactkernels, geometry
+    from mbd.model.contacts import FEATURES
+    assert {(a.__name__, b.__name__) for a, b in FEATURES} == set(contactkernels.PAIR_CODES)
+    counts = {"Plane-Sphere": geometry.plane_sphere, "Plane-Capsule": geometry.plane_capsule,
+              "Plane-Box": geometry.plane_box, "Plane-Cylinder": geometry.plane_cylinder}
+    g, n, pa, pb = geometry.points()
+    v, R, h = np.zeros(3), np.eye(3), np.ones(3)
+    args = {"Plane-Sphere": (v, h, v, 1.0), "Plane-Capsule": (v, h, v, h, 1.0),
+            "Plane-Box": (v, h, v, R, h), "Plane-Cylinder": (v, h, v, h, 1.0)}
+    for (a, b), names in FEATURES.items():
+        key = f"{a.__name__}-{b.__name__}"
+        if key in counts:
+            assert counts[key](*args[key], g, n, pa, pb) == len(names), key
+        else:
+            assert len(names) == 1, key     # the pairs of round shapes: one point
