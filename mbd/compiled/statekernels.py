@@ -49,21 +49,24 @@ def _start(y, dy, data):
 @njit(inline="always")
 def _work_rates(v, dy, data, constrained):
     """When y carries the work accumulators (dy longer than nq + nv), the power of every
-    force element (law value times the rate of what it reads, W) and, after a constrained
-    solve (``constrained``, a constant of the variant: a tree's variants compile no driver
-    code), of every driver (its force times its coordinate's rate) into them."""
+    force element (law value times the rate of what it reads, W), after a constrained solve
+    (``constrained``, a constant of the variant: a tree's variants compile no driver code)
+    of every driver (its force times its coordinate's rate), and of every contact point's
+    friction (its force times the slip velocity) into them."""
     n = data.q.shape[0] + v.shape[0]
     if dy.shape[0] == n:
         return
     estate = data.estate
     nf = estate.shape[0]
+    friction_at = n + nf + data.drivers.shape[0]     # a contact point's friction's, after
     for i in range(nf):
         X = estate[i]
         dy[n + i] = X.value * X.xdot if X.status == 0 else 0.0
-        if data.elements[i].kind == CONTACT:      # and what friction does at the point
+        if data.elements[i].kind == CONTACT:
             f = X.friction
-            dy[n + i] += (f[0] * (X.vel_b[0] - X.vel_a[0]) + f[1] * (X.vel_b[1] - X.vel_a[1])
-                          + f[2] * (X.vel_b[2] - X.vel_a[2]))
+            dy[friction_at] = (f[0] * (X.vel_b[0] - X.vel_a[0]) + f[1] * (X.vel_b[1] - X.vel_a[1])
+                               + f[2] * (X.vel_b[2] - X.vel_a[2]))
+            friction_at += 1
     if constrained:
         nd = data.drivers.shape[0]
         if nd:

@@ -409,8 +409,15 @@ def continuous_controllers(system: System) -> int:
 
 def work_size(system: System) -> int:
     """How many work accumulators a run's state carries after [q, v]: one per force element,
-    then one per motion driver (J, the work each has done on the mechanism)."""
-    return len(system.force_elements) + len(system.drivers)
+    then one per motion driver, then one per contact point for its friction (J, the work
+    each has done on the mechanism)."""
+    return len(system.force_elements) + len(system.drivers) + len(contact_points(system))
+
+
+def contact_points(system: System) -> list[int]:
+    """The contact points' indices among the force elements, in order (their friction's
+    work accumulators follow the drivers')."""
+    return [i for i, fe in enumerate(system.force_elements) if fe.placement == "contact"]
 
 
 def state_labels(system: System) -> list[str]:
@@ -422,7 +429,8 @@ def state_labels(system: System) -> list[str]:
             for k, i in enumerate(np.atleast_1d(index)):
                 suffix = f"{what}{k}" if np.size(index) > 1 else what
                 labels[offset + int(i)] = f"joint '{name}' {suffix}"
-    return labels + [f"work of '{e.name}'" for e in (*system.force_elements, *system.drivers)]
+    return labels + [f"work of '{e.name}'" for e in (*system.force_elements, *system.drivers)] + [
+        f"work of '{system.force_elements[i].name}' friction" for i in contact_points(system)]
 
 
 def install_laws(elements: np.ndarray) -> None:

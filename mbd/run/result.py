@@ -30,7 +30,7 @@ from ..model.files import atomic_open
 from . import controls, csvfiles
 from .contactview import ContactView
 from .evaluation import Evaluation
-from .evaluator import Evaluator, work_size
+from .evaluator import Evaluator, contact_points, work_size
 from .failures import Failed
 from .views import (
     BodyView,
@@ -300,16 +300,25 @@ class Result:
         s = self.system
         E = self.evaluation.tree_energies()
         work, stored, roles = {}, {}, {}
+        zero = np.zeros(len(self.t))
         for k, fe in enumerate(s.force_elements):
-            work[fe.name] = self.work[:, k] - self.work[0, k]
+            # a contact's points are booked together, under the contact's name
+            name = fe.contact.name if fe.placement == "contact" else fe.name
             energy = self.force(fe.name).energy
-            stored[fe.name] = energy - energy[0]
+            work[name] = work.get(name, zero) + self.work[:, k] - self.work[0, k]
+            stored[name] = stored.get(name, zero) + energy - energy[0]
             if getattr(getattr(fe.law, "kind", None), "name", None) == "constant":
-                roles[fe.name] = "actuator"
+                roles[name] = "actuator"
         for k, d in enumerate(s.drivers):
             column = self.work[:, len(s.force_elements) + k]
             work[d.name] = column - column[0]
             roles[d.name] = "driver" if d.prescribed else "gear"
+        first = len(s.force_elements) + len(s.drivers)
+        for k, i in enumerate(contact_points(s)):     # friction, apart from the normal law
+            name = f"{s.force_elements[i].contact.name} friction"
+            column = self.work[:, first + k]
+            work[name] = work.get(name, zero) + column - column[0]
+            stored[name] = zero
         return EnergyBalance(self.t, E[:, 0] - E[0, 0], E[:, 1] - E[0, 1], work, stored,
                              roles)
 
@@ -347,7 +356,8 @@ class Result:
         groups.append((["kinetic_energy", "potential_energy"], ["J", "J"],
                        lambda: list(self._energies().T)))
         if self.work is not None:
-            names = [f"{e.name}.work" for e in list(s.force_elements) + list(s.drivers)]
+            names = [f"{e.name}.work" for e in list(s.force_elements) + list(s.drivers)] + [
+                f"{s.force_elements[i].name}.friction_work" for i in contact_points(s)]
             groups.append((names, ["J"] * len(names), lambda: list(self.work.T)))
         return groups
 

@@ -122,6 +122,11 @@ def test_friction_decelerates_a_sliding_box_at_mu_k_g_and_its_work_is_booked():
     # nearly all of it is the sliding's kinetic energy; the rest is the box's steady pitch
     # (the front corners deeper, stored energy and a lower centre): well under 1e-3 of it
     assert dissipated == pytest.approx(lost, rel=1e-3)
+    # and friction took it (booked apart from the normal law, whose damping only settles
+    # the pitch): friction's work is -mu_k sum(fn) |v| integrated, nearly mu_k m g x
+    assert balance.dissipated["skid friction"][-1] == pytest.approx(lost, rel=1e-3)
+    assert balance.dissipated["skid"][-1] < 1e-3 * lost
+    assert set(balance.work) == {"free", "skid", "skid friction"} - {"free"}
 
 
 def test_damping_for_restitution_gives_that_rebound_in_a_run_of_the_law_alone():
