@@ -29,7 +29,7 @@ QUICK_PLOT_ROWS = 4000
 SPILL_ROWS = 500_000
 
 
-def _write_outputs(result, out, name, animate, lines, page=False):
+def _write_outputs(result, out, name, animate, lines, page=False, contacts=False):
     """CSV and PNG (and the GIF, and the web page) into ``out``; appends the summary lines.
 
     The CSV first (the results: a Ctrl-C after it leaves them whole); then the plot in a
@@ -59,7 +59,8 @@ def _write_outputs(result, out, name, animate, lines, page=False):
             gif = os.path.join(out, f"{name}.gif")
             try:
                 from viz.render import animate as render
-                render(result, gif, fps=15, size=(800, 600), progress=None)
+                render(result, gif, fps=15, size=(800, 600), progress=None,
+                       **({"contacts": True} if contacts else {}))
             except Exception as err:   # a missing renderer must not lose the results written
                 animation = f"  animation: skipped, {type(err).__name__}: {err}"
             else:
@@ -109,7 +110,7 @@ def _summary(command, system, result, wall, lines):
 
 
 def _simulate_and_write(command, system, out, animate, progress, t_end, page=False,
-                        **options):
+                        contacts=False, **options):
     """Simulate, write the files, print the summary; a failed or interrupted run writes its
     partial result and reports it."""
     out = output_folder(out)
@@ -136,7 +137,7 @@ def _simulate_and_write(command, system, out, animate, progress, t_end, page=Fal
     wall = time.perf_counter() - started
     lines = []
     try:
-        _write_outputs(result, out, system.name, animate, lines, page)
+        _write_outputs(result, out, system.name, animate, lines, page, contacts)
     except KeyboardInterrupt:
         # Ctrl-C while the files are written (a long run's CSV takes seconds): what is
         # written stays, and the rows are still saved, quickly, when they were not
@@ -293,7 +294,7 @@ def run_command(args):
         print("settings: " + ", ".join(applied))
         sys.stdout.flush()
     return _simulate_and_write("run", system, args.out, args.animate, args.progress, t_end,
-                               page=args.html, **options)
+                               page=args.html, contacts=args.contacts, **options)
 
 
 def check_command(args):
@@ -370,6 +371,8 @@ def add_parsers(sub, progress, setting, robot=()):
                      help="the run's step budget (simulate's max_steps; default 1000000): "
                      "a long run that needs more fails early, saying how many")
     run.add_argument("--animate", action="store_true", help="also write an animated GIF")
+    run.add_argument("--contacts", action="store_true",
+                     help="with --animate: draw the contact points touching and their forces")
     run.add_argument("--html", action="store_true",
                      help="also write a web page of the run (one HTML file: turn it around, "
                      "scrub, play; any browser, no network)")
