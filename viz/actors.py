@@ -29,6 +29,11 @@ What is drawn:
   red in contact); without a Result (a System drawn at a state) the contact is unknown: grey;
 - stick-slip colours: a JointStiction's marker (a washer or collar, as a contact law's) is
   blue while it sticks and orange while it slips (grey without a Result);
+- contact points (SPEC §12: a ``Contact`` laid out as one element per point): nothing of
+  their own, their shapes are the picture (a ``Plane`` a light square); with ``contacts``
+  (and a Result) a small red ball at each point while it touches and a red arrow along its
+  force on b, drawn over everything else (a point under a ball would be hidden by it), the
+  run's largest contact force :data:`CONTACT_ARROW` of the drawing's size long;
 - a GearConstraint: two brass wheels with a toothed rim and a white spoke, one on each geared
   primitive's moving side, radii in the ratio; where the axes are parallel and apart the
   pitch circles touch: two discs for a pair turning opposite ways (ratio < 0), a ring gear
@@ -59,6 +64,7 @@ from .colors import (
     JOINT_COLOR,
     LIMIT_COLOR,
     PALETTE,
+    PLANE_COLOR,
     SLIP_COLOR,
     SPRING_COLOR,
     STUCK_COLOR,
@@ -75,10 +81,13 @@ from .elements import (
 )
 from .naming import default_title, element_label
 from .overlay import FRAME_COLOR, Overlay
-from .shapes import coil_points, polyline, transformed, triad
+from .shapes import Plane, coil_points, polyline, transformed, triad
 
 #: the most force elements a picture labels by default (``Scene(labels=None)``)
 MAX_LABELS = 8
+#: the length of the arrow of the run's largest contact force, a fraction of the drawing's
+#: size (``Scene(contacts=True)``)
+CONTACT_ARROW = 0.25
 
 
 class SceneActors:
@@ -144,6 +153,8 @@ class SceneActors:
         for dm in s.drivers if self.markers else ():
             if hasattr(dm.driver, "joint_a") and hasattr(dm.driver, "joint_b"):
                 self._gear(dm.driver)
+        if self.contacts and self.contact_points:
+            self._contact_layer()
         for key in self.trails:
             line = pv.PolyData(np.zeros((1, 3)))
             actor = self.plotter.add_mesh(line, color=(0.1, 0.1, 0.1), line_width=2,
@@ -157,7 +168,10 @@ class SceneActors:
         mesh = transformed(shape.polydata(), R, p)
         if shape.color is None and "rgb" in mesh.cell_data:
             return self._add(mesh, owner, None, shape.opacity, scalars="rgb", rgb=True)
-        color = shape.color if shape.color is not None else default
+        if shape.color is not None:
+            color = shape.color
+        else:       # a floor or a wall in the body's dark colour would hide what stands on it
+            color = PLANE_COLOR if isinstance(shape, Plane) else default
         return self._add(mesh, owner, color, shape.opacity)
 
     def _annotate(self, title, show_labels=None):
@@ -199,6 +213,8 @@ class SceneActors:
             legend.append((FRAME_COLOR, "no contact state"))
         if self.limit_actors:
             legend.append((LIMIT_COLOR, "stop limits"))
+        if self.contact_marks:
+            legend.append((CONTACT_COLOR, "contact points, forces"))
         return legend
 
     def _joint(self, joint):
@@ -209,7 +225,11 @@ class SceneActors:
     def _force(self, fe):
         contact = drawn_state(fe) == "contact"
         placement = getattr(fe, "placement", "")
-        if placement in ("line", "axial") and fe.cs_a is not None and fe.cs_b is not None:
+        if placement == "contact":
+            # no marker and no label: the shapes are the picture (a box on a plane has 8
+            # points), the points and forces only on request (:meth:`_contact_layer`)
+            self.contact_points.append(fe)
+        elif placement in ("line", "axial") and fe.cs_a is not None and fe.cs_b is not None:
             pts = coil_points(np.zeros(3), np.array([0.0, 0.0, 1.0]), 0.02 * self.length)
             line = polyline(pts)
             color = UNKNOWN_COLOR if contact else SPRING_COLOR
@@ -239,6 +259,30 @@ class SceneActors:
             self._anchors[fe.name] = ("cs", fe.cs_b)
         elif fe.cs_b is not None:   # a rotational placement, or one of the user's own
             self._anchors[fe.name] = ("cs", fe.cs_b)
+
+    def _contact_layer(self):
+        """The actors of the contact points' balls and arrows (``contacts``), empty and hidden
+        until a Result's row shows a point touching (:meth:`viz.scene.Scene.update`). They
+        are in a renderer of their own over the scene's, sharing its camera: drawn over
+        everything else, as a point under a ball is hidden by the ball."""
+        from vtkmodules.vtkRenderingCore import vtkRenderer
+        window = self.plotter.ren_win
+        window.SetNumberOfLayers(max(2, window.GetNumberOfLayers()))
+        top = vtkRenderer()
+        top.SetLayer(1)
+        top.InteractiveOff()
+        top.SetActiveCamera(self.plotter.renderer.GetActiveCamera())
+        window.AddRenderer(top)
+        self._contact_renderer = top
+        for kind in ("dots", "arrows"):
+            mesh = pv.Sphere(radius=0.01 * self.length)     # a placeholder, replaced per frame
+            actor = pv.Actor(mapper=pv.DataSetMapper(mesh))
+            # flat, in the state colour exactly: a GIF's palette keeps it
+            actor.prop.color = CONTACT_COLOR
+            actor.prop.lighting = False
+            actor.visibility = False
+            top.AddActor(actor)
+            self.contact_marks[kind] = (actor, mesh)
 
     def _limits(self, fe):
         """A Bistop's or Impact's stop positions, thin marks fixed where the coordinate is

@@ -43,6 +43,8 @@ BUSHING_COLOR = (0.15, 0.15, 0.15)
 #: a Bistop's stop positions (thin rings or bars): dark, clear of the state colours
 LIMIT_COLOR = (0.3, 0.2, 0.15)
 GEAR_COLOR = (0.72, 0.6, 0.25)          # brass
+#: a Plane without a colour of its own: light, so that what stands on it shows
+PLANE_COLOR = (0.8, 0.8, 0.82)
 GEAR_TEETH_COLOR = (0.5, 0.4, 0.12)
 
 

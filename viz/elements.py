@@ -12,7 +12,9 @@ is in the world (m). Sizes are fractions of the drawing's size ``length`` (m, th
 - a Bushing: a sleeve and a pin (:func:`bushing_parts`); a JointForce: a washer, spiral or
   collar (:func:`joint_force_marker`); a Bistop's or Impact's limits: thin rings on a rail,
   bars on an arc (:func:`stop_limit_marks`);
-- a GearConstraint: two wheels, or a rack and a pinion (:func:`gear_parts`).
+- a GearConstraint: two wheels, or a rack and a pinion (:func:`gear_parts`);
+- a contact point (SPEC §12): nothing of its own (its shapes are the picture); on request
+  its point and its force while it touches (:func:`contact_rows`, :func:`contact_marks`).
 """
 import numpy as np
 import pyvista as pv
@@ -145,6 +147,54 @@ def drawn_state(fe):
     """The state a picture colours a force element by (:attr:`mbd.Law.drawn_state`:
     "contact", "stuck"), or None."""
     return getattr(getattr(fe, "law", None), "drawn_state", None)
+
+
+def contact_rows(result, fe):
+    """(points (n, 3) m, forces (n, 3) N, touching (n,) bool) of a contact point ``fe`` (a
+    force element placed "contact") at every row of ``result``: where its force acts (world,
+    the midpoint of its two witness points), the force on its side b (world, friction
+    included), and whether it touches (its law's contact state; the gap < 0 for a law
+    without one)."""
+    view = result.force(fe.name)
+    pa, pb = getattr(view, "point_a", None), getattr(view, "point_b", None)
+    if pa is None or pb is None:     # the view does not carry them: the element's records do
+        rec = result.evaluation.force_records()[:, result.system.force_index[fe.name]]
+        pa, pb = rec["point_a"], rec["point_b"]
+    points = 0.5 * (np.asarray(pa, float) + np.asarray(pb, float))
+    forces = np.asarray(view.vector, float).reshape(len(points), 3)
+    state = view.state.get("contact")
+    touching = (np.asarray(state) != 0 if state is not None
+                else np.asarray(view.x, float) < 0.0)
+    # a point the geometry could not place (NaN where none) is never drawn
+    touching = touching & np.all(np.isfinite(points), axis=1) & np.all(np.isfinite(forces),
+                                                                         axis=1)
+    return points, forces, touching
+
+
+def contact_marks(points, forces, length, scale):
+    """(dots, arrows) of contact points: a small ball (radius 0.015 ``length``) at each of
+    ``points`` (k, 3) (world, m) and an arrow from it along each of ``forces`` (k, 3) (N),
+    ``scale`` m per N long (none for a zero force); each a PolyData, None when empty."""
+    L = length
+    dots = [pv.Sphere(radius=0.015 * L, center=p, theta_resolution=12, phi_resolution=8)
+            for p in points]
+    arrows = []
+    for p, f in zip(points, forces):
+        n = float(np.linalg.norm(f))
+        size = n * scale
+        if size <= 1e-6 * L:
+            continue
+        # the shaft and tip as thick at every length (pv.Arrow sizes them by its length)
+        arrows.append(pv.Arrow(start=p, direction=f / n, scale=size,
+                               tip_length=min(0.5, 0.05 * L / size),
+                               tip_radius=min(0.5, 0.018 * L / size),
+                               shaft_radius=min(0.25, 0.006 * L / size), tip_resolution=12,
+                               shaft_resolution=12))
+
+    def merged(meshes):
+        return meshes[0].merge(meshes[1:]) if len(meshes) > 1 else (meshes[0] if meshes
+                                                                      else None)
+    return merged(dots), merged(arrows)
 
 
 def stop_limit_marks(system, fe, length, drawn):

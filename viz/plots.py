@@ -426,8 +426,10 @@ def _force_series(result, forces):
 def _event_rows(result):
     """[(element, event times, contact intervals, kinds)] of every element that switched, in
     the order of their first switch; the intervals [(t0, t1)] where a gap, stop or backlash
-    element is in contact (t1 the run's end for a contact still going); kinds [(what,
-    count)] of its switches, in the order they first happen."""
+    element or a contact point is in contact (t1 the run's end for a contact still going):
+    from its law's contact state, else (a contact point's law without one) from its
+    "contact begins" and "contact ends" events; kinds [(what, count)] of its switches, in
+    the order they first happen."""
     times, kinds = {}, {}
     for ev in result.events:
         times.setdefault(ev.element, []).append(float(ev.t))
@@ -441,8 +443,25 @@ def _event_rows(result):
             view = result.force(element)
             if "contact" in view.state:
                 spans = [(a, end if np.isnan(b) else b) for a, b, _ in view.contacts()]
+            elif getattr(view.element, "placement", None) == "contact":
+                spans = _event_spans(result.events, element, end)
         rows.append((element, np.array(ts), spans, list(kinds[element].items())))
     return rows
+
+
+def _event_spans(events, element, end):
+    """[(t0, t1)] between each "contact begins" of ``element`` and its next "contact ends"
+    (s; t1 ``end`` for a contact the run ends in)."""
+    spans, begun = [], None
+    for ev in events:
+        if ev.element != element:
+            continue
+        if ev.what == "contact begins" and begun is None:
+            begun = float(ev.t)
+        elif ev.what == "contact ends" and begun is not None:
+            spans.append((begun, float(ev.t)))
+            begun = None
+    return spans if begun is None else [*spans, (begun, end)]
 
 
 def _event_legend_texts(rows):

@@ -165,7 +165,8 @@ def animate(result: Result, path: str | os.PathLike, fps: float = 30, speed: flo
         Print a progress bar on stderr; None: when stderr is a terminal.
     **scene_options
         Passed to :class:`viz.scene.Scene` (``show_cs``, ``trails``, ``lighting``,
-        ``background``, ``annotations``, ``title``, ``floor``, ``markers``, ``labels``).
+        ``background``, ``annotations``, ``title``, ``floor``, ``markers``, ``labels``,
+        ``contacts``: the touching contact points and their forces, red, over the scene).
 
     Returns
     -------

@@ -19,7 +19,7 @@ import pyvista as pv
 
 from mbd.compiled import dynamics
 
-from .actors import SceneActors
+from .actors import CONTACT_ARROW, SceneActors
 from .colors import (
     FLOOR_COLOR,
     FLOOR_LINE_COLOR,
@@ -28,7 +28,7 @@ from .colors import (
     stiction_color,
     stiction_frame,
 )
-from .elements import locate
+from .elements import contact_marks, contact_rows, locate
 from .framing import floor_meshes, view_position
 from .shapes import Mesh, coil_points, polyline, pose_matrix
 
@@ -81,6 +81,11 @@ class Scene(SceneActors):
         Label the force elements (with ``annotations``); None: when there are at most
         :data:`viz.actors.MAX_LABELS` of them (a robot's two dozen limits, dampers and motors
         would hide it).
+    contacts : bool
+        Draw the points of the contacts (SPEC §12) while they touch, a small red ball each,
+        and their forces on side b, red arrows (the run's largest :data:`CONTACT_ARROW` of
+        the drawing's size long), over everything else; needs a Result (:meth:`update`).
+        Off by default: the contact shapes are the picture.
 
     Attributes
     ----------
@@ -107,6 +112,11 @@ class Scene(SceneActors):
     limit_actors : dict
         Bistop or Impact element name -> the actor of its stop positions (thin rings on a
         rail, bars on an arc; on the JointForces' joints only where ``markers`` are drawn).
+    contact_points : list
+        The contact points among the force elements (placement "contact").
+    contact_marks : dict
+        "dots" and "arrows" -> (actor, polydata) of the contact points' balls and force
+        arrows (with ``contacts`` only), in a renderer over the scene's.
     gear_discs : dict
         Gear name -> [(owner body, wheel actor, pitch radius m)] of its revolute sides (a
         disc, or a ring gear's rim).
@@ -123,7 +133,8 @@ class Scene(SceneActors):
                  off_screen: bool = True, lighting: bool = True,
                  background: str | Sequence[float] = "white", annotations: bool = True,
                  title: str | tuple[str, str] | None = None, floor: bool = True,
-                 markers: bool | None = None, labels: bool | None = None) -> None:
+                 markers: bool | None = None, labels: bool | None = None,
+                 contacts: bool = False) -> None:
         self.system = system
         try:
             width, height = (int(n) if float(n) == int(n) else 0 for n in size)
@@ -166,6 +177,10 @@ class Scene(SceneActors):
         self.contact_actors = {}
         self.stiction_actors = {}
         self.limit_actors = {}
+        self.contacts = bool(contacts)
+        self.contact_points = []
+        self.contact_marks = {}
+        self._contact_renderer = None
         self.gear_discs = {}
         self.trail_lines = {}
         self._anchors = {}     # force element name -> how to find its label's point
@@ -209,6 +224,8 @@ class Scene(SceneActors):
                 ends[fe.name] = (pa, pb)
                 line = self.coils[fe.name][1]
                 line.points = coil_points(pa, pb, 0.02 * self.length)
+        for actor, _ in self.contact_marks.values():   # shown again by update() at a time
+            actor.visibility = False
         contact = contact or {}
         for name, actor in self.contact_actors.items():
             actor.prop.color = contact_color(contact.get(name))
@@ -277,6 +294,8 @@ class Scene(SceneActors):
             t = result.t[row]
         q, contact = self.state_at(result, t)
         self.set_state(q, contact, t=float(np.clip(t, result.t[0], result.t[-1])))
+        if self.contact_marks:
+            self._show_contacts(result, t)
         for key, (_, line) in self.trail_lines.items():
             path = self._trail_paths[key]
             n = int(np.searchsorted(result.t, t, side="right"))
@@ -302,6 +321,37 @@ class Scene(SceneActors):
         self._contact.update({name: np.asarray(result.force(name).state["stuck"])
                               for name in self.stiction_actors})
         self._trail_paths = {(b, c): result.body(b).position(c) for b, c in self.trails}
+        self._contact_rows = ([contact_rows(result, fe) for fe in self.contact_points]
+                              if self.contact_marks else [])
+        largest = max((float(np.linalg.norm(f[touching], axis=1).max(initial=0.0))
+                       for _, f, touching in self._contact_rows), default=0.0)
+        self._arrow_scale = CONTACT_ARROW * self.length / largest if largest > 0.0 else 0.0
+
+    def _show_contacts(self, result, t):
+        """The balls and arrows of the contact points touching at time ``t`` (s): as the
+        contact colours, the state of the last row at or before t; the point and the force
+        interpolated between it and the next row where the point still touches there."""
+        tt = result.t
+        t = float(np.clip(t, tt[0], tt[-1]))
+        i = int(np.clip(np.searchsorted(tt, t, side="right") - 1, 0, len(tt) - 1))
+        j = min(i + 1, len(tt) - 1)
+        w = (t - tt[i]) / (tt[j] - tt[i]) if tt[j] > tt[i] else 0.0
+        points, forces = [], []
+        for p, f, touching in self._contact_rows:
+            if not touching[i]:
+                continue
+            k, wk = (j, w) if touching[j] else (i, 0.0)
+            points.append((1.0 - wk) * p[i] + wk * p[k])
+            forces.append((1.0 - wk) * f[i] + wk * f[k])
+        # the camera may have been replaced since the layer was made (a window's reset)
+        self._contact_renderer.SetActiveCamera(self.plotter.renderer.GetActiveCamera())
+        for mesh, (actor, drawn) in zip(contact_marks(points, forces, self.length,
+                                                      self._arrow_scale),
+                                        (self.contact_marks["dots"],
+                                         self.contact_marks["arrows"])):
+            if mesh is not None:
+                drawn.copy_from(mesh)
+            actor.visibility = mesh is not None
 
     # ------------------------------------------------------------------------- camera
 

@@ -16,9 +16,18 @@ import weakref
 import numpy as np
 import pyvista as pv
 
-from mbd.model.shapes import Box, Capsule, Cylinder, Mesh, Shape, Sphere, register_surface
+from mbd.model.shapes import (
+    Box,
+    Capsule,
+    Cylinder,
+    Mesh,
+    Plane,
+    Shape,
+    Sphere,
+    register_surface,
+)
 
-__all__ = ["Shape", "Box", "Cylinder", "Sphere", "Capsule", "Mesh", "surface"]
+__all__ = ["Shape", "Box", "Cylinder", "Sphere", "Capsule", "Plane", "Mesh", "surface"]
 
 #: the file types read through trimesh rather than pyvista
 TRIMESH_TYPES = (".dae",)
@@ -48,6 +57,13 @@ def _capsule(capsule):
                       cylinder_length=capsule.length, resolution=32)
 
 
+def _plane(plane):
+    """A plane's picture: a square of side ``plane.size`` (m) in the CS's x-y plane, centred
+    on its origin, its normal +z (out of the solid half-space)."""
+    return pv.Plane(center=(0.0, 0.0, 0.0), direction=(0.0, 0.0, 1.0), i_size=plane.size,
+                    j_size=plane.size, i_resolution=1, j_resolution=1)
+
+
 #: each mesh's surface once scaled (a mesh drawn in many scenes, frames, pages is scaled once)
 _SCALED = weakref.WeakKeyDictionary()
 
@@ -72,7 +88,8 @@ def _mesh(mesh):
 
 
 #: the surface of each built-in shape kind
-_SURFACES = {Box: _box, Cylinder: _cylinder, Sphere: _sphere, Capsule: _capsule, Mesh: _mesh}
+_SURFACES = {Box: _box, Cylinder: _cylinder, Sphere: _sphere, Capsule: _capsule, Plane: _plane,
+             Mesh: _mesh}
 
 
 def surface(shape):

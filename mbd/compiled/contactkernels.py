@@ -29,23 +29,26 @@ from .jit.jitcache import njit
 
 #: the pairs with a closed form, by their shapes' class names in pair order (the model's
 #: ``mbd.model.contacts.FEATURES`` names their points), and their codes (``ELEMENT.pair``)
-PLANE_SPHERE, PLANE_CAPSULE, PLANE_BOX, SPHERE_SPHERE, SPHERE_CAPSULE, CAPSULE_CAPSULE = range(6)
+(PLANE_SPHERE, PLANE_CAPSULE, PLANE_BOX, PLANE_CYLINDER, SPHERE_SPHERE, SPHERE_CAPSULE,
+ CAPSULE_CAPSULE) = range(7)
 PAIR_CODES = {("Plane", "Sphere"): PLANE_SPHERE, ("Plane", "Capsule"): PLANE_CAPSULE,
-              ("Plane", "Box"): PLANE_BOX, ("Sphere", "Sphere"): SPHERE_SPHERE,
-              ("Sphere", "Capsule"): SPHERE_CAPSULE, ("Capsule", "Capsule"): CAPSULE_CAPSULE}
+              ("Plane", "Box"): PLANE_BOX, ("Plane", "Cylinder"): PLANE_CYLINDER,
+              ("Sphere", "Sphere"): SPHERE_SPHERE, ("Sphere", "Capsule"): SPHERE_CAPSULE,
+              ("Capsule", "Capsule"): CAPSULE_CAPSULE}
 
 
 def shape_row(shape):
     """(sizes, axes) of a contact shape as its element record holds it: sizes (3,) the
-    radius and half length (sphere, capsule) or the half sizes (box), m; axes (3, 3) the
-    shape's own axes in its CS's (columns; a capsule's axis is the z column)."""
+    radius and half length (sphere, capsule, cylinder) or the half sizes (box), m; axes
+    (3, 3) the shape's own axes in its CS's (columns; a capsule's or cylinder's axis is the
+    z column)."""
     name = type(shape).__name__
     axes = np.eye(3)
     if name == "Sphere":
         return np.array([shape.radius, 0.0, 0.0]), axes
     if name == "Box":
         return 0.5 * np.asarray(shape.size, dtype=float), axes
-    if name == "Capsule":
+    if name in ("Capsule", "Cylinder"):
         z = np.asarray(shape.axis, dtype=float)
         x = np.cross(z, (1.0, 0.0, 0.0) if abs(z[0]) < 0.9 else (0.0, 1.0, 0.0))
         x /= np.linalg.norm(x)
@@ -76,6 +79,8 @@ def _pair_points(pair, F, sf, S, RS, ss, g, n, pa, pb):
         geometry.plane_capsule(F[0], F[1], S[2], S[3], ss[0], g, n, pa, pb)
     elif pair == PLANE_BOX:
         geometry.plane_box(F[0], F[1], S[0], RS, ss, g, n, pa, pb)
+    elif pair == PLANE_CYLINDER:
+        geometry.plane_cylinder(F[0], F[1], S[2], S[3], ss[0], g, n, pa, pb)
     elif pair == SPHERE_SPHERE:
         geometry.sphere_sphere(F[0], sf[0], S[0], ss[0], g, n, pa, pb)
     elif pair == SPHERE_CAPSULE:

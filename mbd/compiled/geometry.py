@@ -106,6 +106,36 @@ def plane_box(o, z, c, R, h, g, n, pa, pb):
     return k
 
 
+@njit()
+def plane_cylinder(o, z, e0, e1, r, g, n, pa, pb):
+    """A plane (a) against a cylinder (b: axis ends e0, e1, the centres of its end discs,
+    radius r): one point per end disc, its rim point lowest along z (SPEC §12 "Points").
+    Returns 2.
+
+    The lowest rim point of a disc with unit axis a is e - r u, u the unit projection of z
+    on the disc's plane; its gap z . (e - o) - r |z - (z . a) a| is continuous even where
+    the disc lies flat (u undefined, every rim point as low: the first axis perpendicular to
+    a is taken), so a cylinder standing on an end has one point there, as a cone's tip."""
+    a0, a1, a2 = e1[0] - e0[0], e1[1] - e0[1], e1[2] - e0[2]
+    length = math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+    a0, a1, a2 = a0 / length, a1 / length, a2 / length
+    za = z[0] * a0 + z[1] * a1 + z[2] * a2
+    u0, u1, u2 = z[0] - za * a0, z[1] - za * a1, z[2] - za * a2
+    s = math.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+    if s > 1e-12:
+        u0, u1, u2 = u0 / s, u1 / s, u2 / s
+    else:       # flat on the plane: a fixed direction across the disc
+        if abs(a0) < 0.9:
+            u0, u1, u2 = 0.0, a2, -a1           # (1, 0, 0) x a
+        else:
+            u0, u1, u2 = -a2, 0.0, a0           # (0, 1, 0) x a
+        norm = math.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+        u0, u1, u2 = u0 / norm, u1 / norm, u2 / norm
+    _plane_point(0, o, z, e0[0] - r * u0, e0[1] - r * u1, e0[2] - r * u2, 0.0, g, n, pa, pb)
+    _plane_point(1, o, z, e1[0] - r * u0, e1[1] - r * u1, e1[2] - r * u2, 0.0, g, n, pa, pb)
+    return 2
+
+
 @njit(inline="always")
 def _segment_point(e0, e1, q0, q1, q2):
     """The parameter s in [0, 1] of the point of segment e0-e1 nearest to q."""

@@ -28,7 +28,7 @@ from . import values
 from .builder import Body, Ground
 from .errors import ModelError
 from .forceelements import ForceElement, Law
-from .shapes import Box, Capsule, Plane, Shape, Sphere
+from .shapes import Box, Capsule, Cylinder, Plane, Shape, Sphere
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from .builder import CS
 
 #: the order a pair puts its shapes in (a pair's first shape is the lower)
-_ORDER = (Plane, Sphere, Capsule, Box)
+_ORDER = (Plane, Sphere, Capsule, Box, Cylinder)
 
 #: the pairs with a closed form (shape classes in pair order) and the names of their points,
 #: in the order :mod:`mbd.compiled.geometry` writes them
@@ -44,6 +44,7 @@ FEATURES = {
     (Plane, Sphere): ("point",),
     (Plane, Capsule): ("capsule end a", "capsule end b"),
     (Plane, Box): tuple(f"box corner {k}" for k in range(8)),
+    (Plane, Cylinder): ("cylinder rim a", "cylinder rim b"),
     (Sphere, Sphere): ("point",),
     (Sphere, Capsule): ("point",),
     (Capsule, Capsule): ("point",),
@@ -208,7 +209,7 @@ class Contact(ForceElement):
     def laid_out(self, model: Any, problems: list[str]) -> list[ForceElement]:
         """Its points in ``model``: a :class:`ContactPoint` per point of every pair of a
         shape of a and a shape of b (problems named into ``problems``)."""
-        label = self.label()
+        label, known_problems = self.label(), len(problems)
         side_a = _shapes_of(model, self.a, label, "a", problems)
         side_b = _shapes_of(model, self.b, label, "b", problems)
         pairs = []
@@ -235,7 +236,7 @@ class Contact(ForceElement):
             for k, feature in enumerate(FEATURES[key]):
                 points.append(ContactPoint(f"{self.name}: {where}{feature}", self, sa, csa,
                                            sb, csb, k))
-        if not points and not problems:
+        if not points and len(problems) == known_problems:
             problems.append(f"{label}: no pair of contact shapes between a and b")
         return points
 
@@ -335,7 +336,7 @@ def contacts_among(items: Sequence[Body | Ground], normal: Law,
     one :class:`Contact` per pair, named ``"NAME a-b"``, with the law ``normal`` and
     ``friction``. Two grounds make no pair; two bodies joined by a joint make none either
     unless ``jointed`` (the parts a joint holds together usually overlap where it holds
-    them). Add them with ``model.add``.
+    them; a free joint, of 6 coordinates, holds nothing). Add them with ``model.add``.
     """
     items = list(items)
     joined = set()
@@ -343,7 +344,10 @@ def contacts_among(items: Sequence[Body | Ground], normal: Law,
         model = items[0].model
         for el in model.elements:
             base, follower = getattr(el, "base", None), getattr(el, "follower", None)
-            if base is not None and follower is not None and hasattr(el, "primitives"):
+            primitives = getattr(el, "primitives", None)
+            # a free joint (6 coordinates) holds nothing together: its parts may touch
+            if (base is not None and follower is not None and primitives is not None
+                    and sum(p.nv for p in primitives) < 6):
                 joined.add(frozenset((base.owner.name, follower.owner.name)))
     out = []
     for i, a in enumerate(items):

@@ -268,6 +268,16 @@ class System:
                 f"'{g.name}' ({g.joint_b.label()} = {g.ratio:g} x {g.joint_a.label()}"
                 + (f" {'+' if g.offset > 0 else '-'} {abs(g.offset):g}" if g.offset else "")
                 + ")" for g in gears))
+        if self.contacts:
+            lines.append(f"  {len(self.contacts)} contact(s):")
+            for name, indices in self.contacts.items():
+                points = [self.force_elements[i] for i in indices]
+                pairs = sorted({f"{p.cs_a.owner.name} {type(p.shape_a).__name__} / "
+                                f"{p.cs_b.owner.name} {type(p.shape_b).__name__}"
+                                for p in points})
+                law = points[0].contact
+                lines.append(f"    '{name}': {', '.join(pairs)}; {len(points)} point(s); "
+                             f"{law.parameters_text()}")
         driven = [d for d in self.drivers if d.prescribed]
         if driven:
             lines.append("  motion drivers: " + ", ".join(

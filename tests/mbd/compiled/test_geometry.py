@@ -88,7 +88,8 @@ def test_a_plane_against_a_sphere_a_capsule_and_a_box_matches_coal():
         e0, e1 = c - 0.5 * length * R[:, 2], c + 0.5 * length * R[:, 2]
         pairs = [(geometry.plane_sphere, (o, z, c, r), coal.Sphere(r)),
                  (geometry.plane_capsule, (o, z, e0, e1, r), coal.Capsule(r, length)),
-                 (geometry.plane_box, (o, z, c, R, h), coal.Box(*(2 * h)))]
+                 (geometry.plane_box, (o, z, c, R, h), coal.Box(*(2 * h))),
+                 (geometry.plane_cylinder, (o, z, e0, e1, r), coal.Cylinder(r, length))]
         for function, args, shape in pairs:     # (each writes the same arrays: one at a time)
             count = function(*args, g, n, pa, pb)
             d, _, _ = coal_distance(plane, np.eye(3), np.zeros(3), shape, R, c)
@@ -125,3 +126,19 @@ def test_a_capsule_lying_on_a_plane_touches_at_both_ends():
     assert count == 2
     np.testing.assert_allclose(g[:2], -depth, rtol=0, atol=1e-16)
     np.testing.assert_allclose(pa[:2], [[-0.4, 0.0, 0.0], [0.4, 0.0, 0.0]], atol=1e-16)
+
+
+def test_a_cylinder_rolls_on_its_rim_points_and_stands_on_one():
+    """Lying on a plane: a point under each end disc, at the closed form; standing on an end:
+    one point there, at the disc's depth (the gap is continuous where the rim point is not)."""
+    g, n, pa, pb = geometry.points()
+    r, depth, z = 0.05, 3e-5, np.array([0.0, 0.0, 1.0])
+    count = geometry.plane_cylinder(np.zeros(3), z, np.array([-0.2, 0.0, r - depth]),
+                                    np.array([0.2, 0.0, r - depth]), r, g, n, pa, pb)
+    assert count == 2
+    np.testing.assert_allclose(g[:2], -depth, rtol=0, atol=1e-16)
+    np.testing.assert_allclose(pb[:2], [[-0.2, 0.0, -depth], [0.2, 0.0, -depth]], atol=1e-16)
+    geometry.plane_cylinder(np.zeros(3), z, np.array([0.0, 0.0, -depth]),
+                            np.array([0.0, 0.0, 0.3]), r, g, n, pa, pb)
+    np.testing.assert_allclose(g[:2], [-depth, 0.3], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(np.hypot(pb[0, 0], pb[0, 1]), r, rtol=1e-15)
