@@ -83,7 +83,7 @@ def build_model(omega=OMEGA):
                               cs={"face": ((0.0, 0.0, top), (0.0, 1.0, 0.0, 0.0)),
                                   "guide": (0.0, 0.0, top + 0.04)})
     follower.add_shape(mbd.Plane(size=0.08, color="goldenrod"), cs="face", contact=True)
-    follower.add_shape(mbd.Cylinder(0.01, 0.06, color="goldenrod"), cs="guide")
+    follower.add_shape(mbd.Cylinder(0.01, 0.08, color="goldenrod"), cs="guide")
     bearing = model.add(Revolute("bearing", ground, cam["shaft"], axis=(0.0, 1.0, 0.0),
                                  v0=omega))
     # q = 0: the face at the disc's top; start sunk in by the Hertz penetration that carries
