@@ -52,6 +52,8 @@ STILLS = {
     "gearbox_fmu": (0.3, None),
     "panda_urdf": (0.6, "panda"),
     "ur5_backlash_pid": (0.1, None),
+    "cam_follower": (0.03, "xz"),
+    "bouncing_balls": (1.0, None),
 }
 #: cameras of their own (pyvista camera positions: position, focal point, view-up; m),
 #: named in STILLS: a robot arm seen from its front right, close enough to fill the picture
@@ -68,7 +70,8 @@ ANIMATIONS = ("panda_urdf",)
 #: paths drawn up to the picture's time, where a body alone would say little
 TRAILS = {"pendulum": [("bob", "cg")], "bistop_slot": [("block", "cg")],
           "double_pendulum": [("lower", "tip")], "cart_pole_lqr": [("pole", "tip")],
-          "pd_pendulum": [("arm", "cg")], "external_controller": [("arm", "tip")]}
+          "pd_pendulum": [("arm", "cg")], "external_controller": [("arm", "tip")],
+          "bouncing_balls": [(f"ball{k}", "cg") for k in range(1, 6)]}
 
 
 def load(name):
