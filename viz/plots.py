@@ -403,12 +403,30 @@ def _gear_series(result, joints):
     return series
 
 
+def _plotted_forces(system):
+    """The names a plot draws forces by: every force element's, a contact's points under
+    their contact's one name."""
+    names = {}
+    for fe in system.force_elements:
+        name = fe.contact.name if fe.placement == "contact" else fe.name
+        names.setdefault(name, fe)
+    return names
+
+
 def _force_series(result, forces):
-    """A Series per force element: its value, or the magnitude of a vector value."""
+    """A Series per force element: its value, or the magnitude of a vector value; per contact
+    the normal force of its points summed (a contact that never touched: none)."""
     system = result.system
     machine_of = _machine_of(system)
     series = []
-    for name in _names("force element", forces, system.force_index):
+    for name in _names("force element", forces, _plotted_forces(system)):
+        if name in system.contacts:
+            fn = result.contact(name).total_normal_force
+            if np.any(fn != 0.0):
+                point = system.force_elements[system.contacts[name][0]]
+                series.append(Series(f"{name}.fn (Contact)", fn, "force", "N", name,
+                                     _force_machines(system, point, machine_of)))
+            continue
         fe = system.force_elements[system.force_index[name]]
         quantity, unit = load_kind(fe)
         view = result.force(name)
@@ -425,43 +443,32 @@ def _force_series(result, forces):
 
 def _event_rows(result):
     """[(element, event times, contact intervals, kinds)] of every element that switched, in
-    the order of their first switch; the intervals [(t0, t1)] where a gap, stop or backlash
-    element or a contact point is in contact (t1 the run's end for a contact still going):
-    from its law's contact state, else (a contact point's law without one) from its
-    "contact begins" and "contact ends" events; kinds [(what, count)] of its switches, in
-    the order they first happen."""
+    the order of their first switch (a contact's points as their contact); the intervals
+    [(t0, t1)] where a gap, stop or backlash element or a contact is in contact (t1 the
+    run's end for a contact still going), from its law's contact state or the contact's
+    view; kinds [(what, count)] of its switches, in the order they first happen."""
+    system = result.system
+    owner = {system.force_elements[i].name: name
+             for name, indices in system.contacts.items() for i in indices}
     times, kinds = {}, {}
     for ev in result.events:
-        times.setdefault(ev.element, []).append(float(ev.t))
-        counts = kinds.setdefault(ev.element, {})
+        element = owner.get(ev.element, ev.element)
+        times.setdefault(element, []).append(float(ev.t))
+        counts = kinds.setdefault(element, {})
         counts[ev.what] = counts.get(ev.what, 0) + 1
     end = float(result.t[-1])
     rows = []
     for element, ts in times.items():
         spans = []
-        if element in result.system.force_index:
+        if element in system.contacts:
+            spans = [(a, end if np.isnan(b) else b)
+                     for a, b in result.contact(element).intervals()]
+        elif element in system.force_index:
             view = result.force(element)
             if "contact" in view.state:
                 spans = [(a, end if np.isnan(b) else b) for a, b, _ in view.contacts()]
-            elif getattr(view.element, "placement", None) == "contact":
-                spans = _event_spans(result.events, element, end)
         rows.append((element, np.array(ts), spans, list(kinds[element].items())))
     return rows
-
-
-def _event_spans(events, element, end):
-    """[(t0, t1)] between each "contact begins" of ``element`` and its next "contact ends"
-    (s; t1 ``end`` for a contact the run ends in)."""
-    spans, begun = [], None
-    for ev in events:
-        if ev.element != element:
-            continue
-        if ev.what == "contact begins" and begun is None:
-            begun = float(ev.t)
-        elif ev.what == "contact ends" and begun is not None:
-            spans.append((begun, float(ev.t)))
-            begun = None
-    return spans if begun is None else [*spans, (begun, end)]
 
 
 def _event_legend_texts(rows):
@@ -488,7 +495,7 @@ def _colors(result, series, rows):
     """Colour of each colour key: the force elements first, in the system's order, then the
     other curves and event rows, from matplotlib's colour cycle."""
     cycle = matplotlib.rcParams["axes.prop_cycle"].by_key().get("color", ["0.3"])
-    keys = [fe.name for fe in result.system.force_elements]
+    keys = list(_plotted_forces(result.system))
     keys += [s.color_key for s in series] + [row[0] for row in rows]
     colors = {}
     for key in keys:

@@ -174,7 +174,7 @@ def test_the_event_strip_shades_each_contact(result, tmp_path):
     t0, t1 = contact_span(result)
     rows = plots._event_rows(result)
     [(element, _, spans, _)] = rows
-    assert element == "bounce: point"
+    assert element == "bounce"              # a contact's points in one row, its own
     assert spans == [pytest.approx((t0, t1))]
     fig, axes = plots.plot(result, tmp_path / "drop.png")
     strip = axes[-1]
@@ -185,12 +185,28 @@ def test_the_event_strip_shades_each_contact(result, tmp_path):
     assert shaded[0][:, 0].min() == pytest.approx(t0) and shaded[0][:, 0].max() == pytest.approx(t1)
 
 
-def test_event_spans_pair_begins_and_ends_and_run_to_the_end():
-    """A contact point's law without a contact state: its spans from its events."""
-    class E:
-        def __init__(self, t, element, what):
-            self.t, self.element, self.what = t, element, what
-    events = [E(0.1, "c: point", "contact begins"), E(0.12, "other", "contact ends"),
-              E(0.2, "c: point", "contact ends"), E(0.5, "c: point", "contact begins")]
-    assert plots._event_spans(events, "c: point", 1.0) == [(0.1, 0.2), (0.5, 1.0)]
-    assert plots._event_spans(events, "none", 1.0) == []
+def test_a_plot_draws_a_contact_once_and_the_contacts_that_never_touched_not_at_all(
+        tmp_path):
+    # a box on a floor (8 points, one contact) and a ball far away from everything: one
+    # curve and one event row for the box's contact, nothing for the ball's
+    import mbd
+    from forces import ElastoGap
+    from joints import SixDof
+    model = mbd.Model("two")
+    floor = model.add_ground("floor", environment=mbd.Environment(gravity=(0, 0, -9.81)))
+    floor.add_shape(mbd.Plane(), contact=True)
+    box = model.add_body("box", mass=1.0, cg=(0, 0, 0), inertia=np.eye(3) * 0.01)
+    box.add_shape(mbd.Box((0.2, 0.2, 0.2)), contact=True)
+    ball = model.add_body("ball", mass=1.0, cg=(0, 0, 0), inertia=np.eye(3) * 0.01)
+    ball.add_shape(mbd.Sphere(0.1), contact=True)
+    model.add(SixDof("free box", floor, box["cg"], q0=(0, 0, 0.15, 1, 0, 0, 0)))
+    model.add(SixDof("free ball", floor, ball["cg"], q0=(5, 0, 3.0, 1, 0, 0, 0)))
+    law = ElastoGap(c=1e6, d=100.0, n=1.5)
+    model.add(mbd.Contact("landing", floor, box, law))
+    model.add(mbd.Contact("never", floor, ball, law))     # it falls 3 m: 0.78 s
+    result = model.simulate(0.3, output_step=0.01)
+    assert [row[0] for row in plots._event_rows(result)] == ["landing"]
+    fig, axes = plots.plot(result, tmp_path / "two.png")
+    labels = [line.get_label() for ax in axes for line in ax.get_lines()]
+    assert "landing.fn (Contact)" in labels
+    assert not [label for label in labels if "never" in label or "corner" in label]
