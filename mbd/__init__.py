@@ -51,7 +51,7 @@ from .model.drivers import GearConstraint, MotionDriver
 from .model.elements import Element, Joint, Primitive
 from .model.errors import AnalysisError, InputError, ModelError, SimulationError
 from .model.forceelements import ForceElement, Law
-from .model.shapes import Box, Capsule, Cylinder, Mesh, Plane, Sphere
+from .model.shapes import Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane, Sphere
 from .model.state import State
 from .run.csvfiles import read_csv
 from .run.live import Simulation, Snapshot
@@ -101,6 +101,6 @@ __all__ = ["sweep", "export_fmu", "from_urdf", "InputError", "Model", "Environme
            "Element", "System", "State", "Machine", "Result", "Event", "ModelError",
            "SimulationError", "AnalysisError", "equilibrium", "Equilibrium", "linearize",
            "LinearModel", "Simulation", "Snapshot", "read_csv", "Box", "Cylinder", "Sphere",
-           "Capsule", "Mesh", "Plane", "Contact", "Coulomb", "contacts_among", "hertz",
+           "Capsule", "Mesh", "Plane", "ConvexMesh", "Contact", "Coulomb", "contacts_among", "hertz",
            "damping_for_restitution"]
 __version__ = "0.1.0"

@@ -39,10 +39,10 @@ from .study import plot_study  # noqa: E402
 from .render import RenderError, animate, frame_times, show, snapshot  # noqa: E402
 from .modes import animate_mode  # noqa: E402
 from .scene import Scene  # noqa: E402
-from .shapes import Box, Capsule, Cylinder, Mesh, Plane, Sphere  # noqa: E402
+from .shapes import Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane, Sphere  # noqa: E402
 from .webpage import html, notebook  # noqa: E402
 # isort: on
 
 __all__ = ["plot", "plot_study", "animate", "animate_mode", "snapshot", "show", "frame_times",
-           "RenderError", "Scene", "Box", "Cylinder", "Sphere", "Capsule", "Plane", "Mesh",
+           "RenderError", "Scene", "Box", "Cylinder", "Sphere", "Capsule", "Plane", "ConvexMesh", "Mesh",
            "html", "notebook"]

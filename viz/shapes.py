@@ -19,6 +19,7 @@ import pyvista as pv
 from mbd.model.shapes import (
     Box,
     Capsule,
+    ConvexMesh,
     Cylinder,
     Mesh,
     Plane,
@@ -27,7 +28,8 @@ from mbd.model.shapes import (
     register_surface,
 )
 
-__all__ = ["Shape", "Box", "Cylinder", "Sphere", "Capsule", "Plane", "Mesh", "surface"]
+__all__ = ["Shape", "Box", "Cylinder", "Sphere", "Capsule", "Plane", "ConvexMesh", "Mesh",
+           "surface"]
 
 #: the file types read through trimesh rather than pyvista
 TRIMESH_TYPES = (".dae",)
@@ -55,6 +57,12 @@ def _capsule(capsule):
     """A capsule's surface, 32 sides (m)."""
     return pv.Capsule(center=(0.0, 0.0, 0.0), direction=capsule.axis, radius=capsule.radius,
                       cylinder_length=capsule.length, resolution=32)
+
+
+def _convex_mesh(hull):
+    """A convex mesh's picture: its hull's triangles (m)."""
+    return pv.PolyData(np.asarray(hull.vertices, dtype=float),
+                       np.column_stack([np.full(len(hull.faces), 3), hull.faces]).ravel())
 
 
 def _plane(plane):
@@ -89,7 +97,7 @@ def _mesh(mesh):
 
 #: the surface of each built-in shape kind
 _SURFACES = {Box: _box, Cylinder: _cylinder, Sphere: _sphere, Capsule: _capsule, Plane: _plane,
-             Mesh: _mesh}
+             ConvexMesh: _convex_mesh, Mesh: _mesh}
 
 
 def surface(shape):

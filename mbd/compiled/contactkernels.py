@@ -30,20 +30,23 @@ from .jit.jitcache import njit
 #: the pairs with a closed form, by their shapes' class names in pair order (the model's
 #: ``mbd.model.contacts.FEATURES`` names their points), and their codes (``ELEMENT.pair``)
 (PLANE_SPHERE, PLANE_CAPSULE, PLANE_BOX, PLANE_CYLINDER, SPHERE_SPHERE, SPHERE_CAPSULE,
- CAPSULE_CAPSULE) = range(7)
+ CAPSULE_CAPSULE, PLANE_VERTEX) = range(8)
 PAIR_CODES = {("Plane", "Sphere"): PLANE_SPHERE, ("Plane", "Capsule"): PLANE_CAPSULE,
               ("Plane", "Box"): PLANE_BOX, ("Plane", "Cylinder"): PLANE_CYLINDER,
               ("Sphere", "Sphere"): SPHERE_SPHERE, ("Sphere", "Capsule"): SPHERE_CAPSULE,
-              ("Capsule", "Capsule"): CAPSULE_CAPSULE}
+              ("Capsule", "Capsule"): CAPSULE_CAPSULE, ("Plane", "ConvexMesh"): PLANE_VERTEX}
 
 
-def shape_row(shape):
-    """(sizes, axes) of a contact shape as its element record holds it: sizes (3,) the
-    radius and half length (sphere, capsule, cylinder) or the half sizes (box), m; axes
-    (3, 3) the shape's own axes in its CS's (columns; a capsule's or cylinder's axis is the
-    z column)."""
+def shape_row(shape, feature):
+    """(sizes, axes) of a contact shape as the element record of its point ``feature``
+    holds it: sizes (3,) the radius and half length (sphere, capsule, cylinder), the half
+    sizes (box) or the point's hull vertex (a convex mesh, CS coordinates), m; axes (3, 3)
+    the shape's own axes in its CS's (columns; a capsule's or cylinder's axis is the z
+    column)."""
     name = type(shape).__name__
     axes = np.eye(3)
+    if name == "ConvexMesh":
+        return np.array(shape.vertices[feature], dtype=float), axes
     if name == "Sphere":
         return np.array([shape.radius, 0.0, 0.0]), axes
     if name == "Box":
@@ -81,6 +84,10 @@ def _pair_points(pair, F, sf, S, RS, ss, g, n, pa, pb):
         geometry.plane_box(F[0], F[1], S[0], RS, ss, g, n, pa, pb)
     elif pair == PLANE_CYLINDER:
         geometry.plane_cylinder(F[0], F[1], S[2], S[3], ss[0], g, n, pa, pb)
+    elif pair == PLANE_VERTEX:      # a hull's vertex (ss, its shape's coordinates): point 0
+        for a in range(3):
+            S[3, a] = S[0, a] + RS[a, 0] * ss[0] + RS[a, 1] * ss[1] + RS[a, 2] * ss[2]
+        geometry.plane_sphere(F[0], F[1], S[3], 0.0, g, n, pa, pb)
     elif pair == SPHERE_SPHERE:
         geometry.sphere_sphere(F[0], sf[0], S[0], ss[0], g, n, pa, pb)
     elif pair == SPHERE_CAPSULE:

@@ -16,7 +16,7 @@ from . import values
 from .elements import Element
 from .errors import ModelError
 from .rotations import as_rotation_matrix
-from .shapes import Box, Capsule, Cylinder, Plane, Sphere
+from .shapes import Box, Capsule, ConvexMesh, Cylinder, Plane, Sphere
 
 # what simulate returns (an mbd.Result, the run stage's) is hinted Any: imports point down the
 # stages, type-only imports too (DESIGN §9, tests/test_layout.py)
@@ -334,7 +334,7 @@ class Model:
 
 
 #: the shapes a contact can touch (SPEC §12)
-CONTACT_SHAPES = (Plane, Sphere, Capsule, Box, Cylinder)
+CONTACT_SHAPES = (Plane, Sphere, Capsule, Box, Cylinder, ConvexMesh)
 
 
 def _contact_shape(shape, owner, contact):

@@ -28,7 +28,7 @@ from . import values
 from .builder import Body, Ground
 from .errors import ModelError
 from .forceelements import ForceElement, Law
-from .shapes import Box, Capsule, Cylinder, Plane, Shape, Sphere
+from .shapes import Box, Capsule, ConvexMesh, Cylinder, Plane, Shape, Sphere
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from .builder import CS
 
 #: the order a pair puts its shapes in (a pair's first shape is the lower)
-_ORDER = (Plane, Sphere, Capsule, Box, Cylinder)
+_ORDER = (Plane, Sphere, Capsule, Box, Cylinder, ConvexMesh)
 
 #: the pairs with a closed form (shape classes in pair order) and the names of their points,
 #: in the order :mod:`mbd.compiled.geometry` writes them
@@ -45,6 +45,7 @@ FEATURES = {
     (Plane, Capsule): ("capsule end a", "capsule end b"),
     (Plane, Box): tuple(f"box corner {k}" for k in range(8)),
     (Plane, Cylinder): ("cylinder rim a", "cylinder rim b"),
+    (Plane, ConvexMesh): None,      # one point per hull vertex: features()
     (Sphere, Sphere): ("point",),
     (Sphere, Capsule): ("point",),
     (Capsule, Capsule): ("point",),
@@ -221,7 +222,7 @@ class Contact(ForceElement):
             elif isinstance(oa, Ground) and isinstance(ob, Ground):
                 problems.append(f"{label}: a shape of ground '{oa.name}' and one of ground "
                                 f"'{ob.name}': two grounds never move, so they cannot touch")
-            elif _pair_key(sa, sb) not in FEATURES:
+            elif features(sa, sb) is None:
                 known = ", ".join(f"{p.__name__}-{q.__name__}" for p, q in FEATURES)
                 problems.append(f"{label}: no contact geometry for a {type(sa).__name__} "
                                 f"against a {type(sb).__name__} (of '{oa.name}' and "
@@ -230,10 +231,9 @@ class Contact(ForceElement):
                 pairs.append((sa, csa, sb, csb))
         points = []
         for sa, csa, sb, csb in pairs:
-            key = _pair_key(sa, sb)
             where = "" if len(pairs) == 1 else (
                 f"{_shape_label(sa, csa, side_a)}/{_shape_label(sb, csb, side_b)} ")
-            for k, feature in enumerate(FEATURES[key]):
+            for k, feature in enumerate(features(sa, sb)):
                 points.append(ContactPoint(f"{self.name}: {where}{feature}", self, sa, csa,
                                            sb, csb, k))
         if not points and len(problems) == known_problems:
@@ -280,6 +280,18 @@ class ContactPoint(ForceElement):
 
     def parameters_text(self) -> str:
         return self.contact.parameters_text()
+
+
+def features(shape_a: Shape, shape_b: Shape) -> tuple[str, ...] | None:
+    """The names of the points a pair of shapes can touch at (:data:`FEATURES`; a plane
+    and a convex mesh: one per hull vertex), or None for a pair without contact geometry."""
+    key = _pair_key(shape_a, shape_b)
+    if key not in FEATURES:
+        return None
+    if key == (Plane, ConvexMesh):
+        hull = shape_b if isinstance(shape_b, ConvexMesh) else shape_a
+        return tuple(f"vertex {k}" for k in range(len(hull.vertices)))
+    return FEATURES[key]
 
 
 def _pair_key(sa, sb):

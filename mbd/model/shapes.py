@@ -224,6 +224,116 @@ class Plane(Shape):
         _set(self, size=positive("Plane", "size", self.size))
 
 
+#: the most vertices a convex mesh's hull may have (each is a contact point against a plane)
+MAX_HULL_VERTICES = 64
+
+
+@dataclass(frozen=True, eq=False)
+class ConvexMesh(Shape):
+    """The convex hull of points, or of a mesh file's vertices (STL, OBJ, PLY, ... read by
+    pyvista), in its CS's coordinates times ``scale`` (m): a shape that contact can touch
+    (SPEC §12). A file's mesh must be convex: its volume is checked against its hull's.
+
+    Parameters
+    ----------
+    points : array_like (n, 3), optional
+        The points (m before scaling), at least 4 not in one plane; or None with ``path``.
+    path : str or os.PathLike, optional
+        A closed triangle mesh file.
+    scale : float
+        A factor (> 0).
+    color, opacity : as :class:`Shape`.
+
+    Attributes
+    ----------
+    vertices : ndarray (m, 3)
+        The hull's vertices, CS coordinates, m (at most :data:`MAX_HULL_VERTICES`: each is
+        a point of contact against a plane).
+    faces : ndarray (k, 3) of int
+        The hull's triangles, counter-clockwise seen from outside (for pictures).
+
+    Examples
+    --------
+    >>> cube = ConvexMesh([(x, y, z) for x in (0, 1) for y in (0, 1) for z in (0, 1)], scale=0.1)
+    >>> cube.vertices.shape, round(float(cube.volume), 6)
+    ((8, 3), 0.001)
+    """
+
+    points: ArrayLike | None = field(default=None, repr=False)
+    path: str | os.PathLike | None = None
+    scale: float = 1.0
+    color: Color | None = None
+    opacity: float = 1.0
+
+    def __post_init__(self):
+        from scipy.spatial import ConvexHull, QhullError  # (imported on use)
+
+        _set(self, opacity=_opacity("ConvexMesh", self.opacity))
+        scale = positive("ConvexMesh", "scale", self.scale)
+        if (self.points is None) == (self.path is None):
+            raise ValueError("ConvexMesh: give points or a file (path), one of them")
+        if self.path is not None:
+            path = os.fspath(self.path)
+            points, volume = _closed_mesh(path)
+            what = f"'{path}'"
+        else:
+            path, volume, what = None, None, "the points"
+            try:
+                points = np.array(self.points, dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError(f"ConvexMesh: points must be (n, 3) numbers, got "
+                                 f"{self.points!r}") from None
+            if points.ndim != 2 or points.shape[1] != 3 or not np.all(np.isfinite(points)):
+                raise ValueError(f"ConvexMesh: points must be (n, 3) finite numbers, got shape "
+                                 f"{points.shape}")
+        points = points * scale
+        try:
+            hull = ConvexHull(points)
+        except (QhullError, ValueError):
+            raise ValueError(f"ConvexMesh: {what} span no volume (at least 4 points, not all "
+                             "in one plane)") from None
+        if volume is not None:
+            volume *= scale ** 3
+            if abs(volume - hull.volume) > 1e-6 * hull.volume:
+                raise ValueError(f"ConvexMesh: {what} is not convex: its volume "
+                                 f"{volume:.6g} m^3 is not its hull's {hull.volume:.6g} m^3; "
+                                 "make it of its convex pieces, one ConvexMesh each")
+        if len(hull.vertices) > MAX_HULL_VERTICES:
+            raise ValueError(f"ConvexMesh: the hull of {what} has {len(hull.vertices)} "
+                             f"vertices, more than {MAX_HULL_VERTICES} (each touches a plane "
+                             "as a point of its own): simplify it")
+        index = {int(v): k for k, v in enumerate(hull.vertices)}
+        vertices = points[hull.vertices]
+        faces = np.array([[index[int(i)] for i in simplex] for simplex in hull.simplices],
+                         dtype=np.int64)
+        # counter-clockwise seen from outside: each face's normal along its hull equation's
+        a, b, c = vertices[faces[:, 0]], vertices[faces[:, 1]], vertices[faces[:, 2]]
+        inward = np.einsum("ij,ij->i", np.cross(b - a, c - a), hull.equations[:, :3]) < 0.0
+        faces[inward] = faces[inward][:, ::-1]
+        vertices.flags.writeable = False
+        faces.flags.writeable = False
+        _set(self, path=path, scale=scale, points=None if path else self.points)
+        object.__setattr__(self, "vertices", vertices)
+        object.__setattr__(self, "faces", faces)
+        object.__setattr__(self, "volume", float(hull.volume))
+
+
+def _closed_mesh(path):
+    """(vertices (n, 3), volume m^3) of the closed triangle mesh in the file ``path``."""
+    if not os.path.isfile(path):
+        raise ValueError(f"ConvexMesh: no file {path!r}")
+    import pyvista  # (a dependency: read here only, on use)
+    try:
+        mesh = pyvista.read(path).triangulate()
+    except Exception as err:
+        raise ValueError(f"ConvexMesh: cannot read {path!r}: {err}") from None
+    points = np.asarray(mesh.points, dtype=float)
+    faces = np.asarray(mesh.faces).reshape(-1, 4)[:, 1:]
+    a, b, c = points[faces[:, 0]], points[faces[:, 1]], points[faces[:, 2]]
+    volume = abs(float(np.einsum("ij,ij->i", a, np.cross(b, c)).sum()) / 6.0)
+    return points, volume
+
+
 @dataclass(frozen=True, eq=False)
 class Mesh(Shape):
     """A triangle surface: read from a file, or given by its vertices and faces. Its
@@ -335,5 +445,5 @@ def _triangles(vertices, faces):
     return v, f
 
 
-__all__ = ["Shape", "Box", "Cylinder", "Sphere", "Capsule", "Plane", "Mesh", "positive",
+__all__ = ["Shape", "Box", "Cylinder", "Sphere", "Capsule", "Plane", "ConvexMesh", "Mesh", "positive",
            "register_surface"]

@@ -323,9 +323,11 @@ def element_table(forces, joint_maps, body_maps, length_scale):
 def _contact_row(E, point):
     """A contact point's pair, feature, shape sizes and axes, and friction into its record."""
     E["pair"] = contactkernels.PAIR_CODES[tuple(k.__name__ for k in point.pair)]
-    E["feature"], E["flip"] = point.feature, int(point.flip)
+    # a pair of one point per hull vertex computes that one point (its vertex in the sizes)
+    E["feature"] = 0 if E["pair"] == contactkernels.PLANE_VERTEX else point.feature
+    E["flip"] = int(point.flip)
     for end, shape in (("a", point.shape_a), ("b", point.shape_b)):
-        sizes, axes = contactkernels.shape_row(shape)
+        sizes, axes = contactkernels.shape_row(shape, point.feature)
         E["size_" + end] = sizes
         E["frame_" + end] = E["frame_" + end] @ axes
     if point.friction is not None:
