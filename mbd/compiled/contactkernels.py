@@ -30,11 +30,12 @@ from .jit.jitcache import njit
 #: the pairs with a closed form, by their shapes' class names in pair order (the model's
 #: ``mbd.model.contacts.FEATURES`` names their points), and their codes (``ELEMENT.pair``)
 (PLANE_SPHERE, PLANE_CAPSULE, PLANE_BOX, PLANE_CYLINDER, SPHERE_SPHERE, SPHERE_CAPSULE,
- CAPSULE_CAPSULE, PLANE_VERTEX) = range(8)
+ CAPSULE_CAPSULE, PLANE_VERTEX, SPHERE_BOX) = range(9)
 PAIR_CODES = {("Plane", "Sphere"): PLANE_SPHERE, ("Plane", "Capsule"): PLANE_CAPSULE,
               ("Plane", "Box"): PLANE_BOX, ("Plane", "Cylinder"): PLANE_CYLINDER,
               ("Sphere", "Sphere"): SPHERE_SPHERE, ("Sphere", "Capsule"): SPHERE_CAPSULE,
-              ("Capsule", "Capsule"): CAPSULE_CAPSULE, ("Plane", "ConvexMesh"): PLANE_VERTEX}
+              ("Capsule", "Capsule"): CAPSULE_CAPSULE, ("Plane", "ConvexMesh"): PLANE_VERTEX,
+              ("Sphere", "Box"): SPHERE_BOX}
 
 
 def shape_row(shape, feature):
@@ -90,6 +91,8 @@ def _pair_points(pair, F, sf, S, RS, ss, g, n, pa, pb):
         geometry.plane_sphere(F[0], F[1], S[3], 0.0, g, n, pa, pb)
     elif pair == SPHERE_SPHERE:
         geometry.sphere_sphere(F[0], sf[0], S[0], ss[0], g, n, pa, pb)
+    elif pair == SPHERE_BOX:
+        geometry.sphere_box(F[0], sf[0], S[0], RS, ss, g, n, pa, pb)
     elif pair == SPHERE_CAPSULE:
         geometry.sphere_capsule(F[0], sf[0], S[2], S[3], ss[0], g, n, pa, pb)
     else:

@@ -159,6 +159,38 @@ def sphere_capsule(c, rs, e0, e1, rc, g, n, pa, pb):
 
 
 @njit()
+def sphere_box(c, r, cb, R, h, g, n, pa, pb):
+    """A sphere (a: centre c, radius r) against a box (b: centre cb, axes R (columns), half
+    sizes h): one point, through the box's point nearest the centre; a centre inside the box
+    leaves through the nearest face (the gap is continuous where the centre crosses a face).
+    Returns 1."""
+    d0, d1, d2 = c[0] - cb[0], c[1] - cb[1], c[2] - cb[2]
+    x0 = R[0, 0] * d0 + R[1, 0] * d1 + R[2, 0] * d2       # the centre in the box's axes
+    x1 = R[0, 1] * d0 + R[1, 1] * d1 + R[2, 1] * d2
+    x2 = R[0, 2] * d0 + R[1, 2] * d1 + R[2, 2] * d2
+    q0, q1, q2 = min(max(x0, -h[0]), h[0]), min(max(x1, -h[1]), h[1]), min(max(x2, -h[2]), h[2])
+    e0, e1, e2 = q0 - x0, q1 - x1, q2 - x2
+    dist = math.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
+    if dist > 0.0:      # outside: from the centre to the nearest point
+        m0, m1, m2, gap = e0 / dist, e1 / dist, e2 / dist, dist - r
+    else:               # inside: out through the nearest face (the normal into the box)
+        f0, f1, f2 = h[0] - abs(x0), h[1] - abs(x1), h[2] - abs(x2)
+        m0 = m1 = m2 = 0.0
+        if f0 <= f1 and f0 <= f2:
+            m0, inside = -1.0 if x0 >= 0.0 else 1.0, f0
+        elif f1 <= f2:
+            m1, inside = -1.0 if x1 >= 0.0 else 1.0, f1
+        else:
+            m2, inside = -1.0 if x2 >= 0.0 else 1.0, f2
+        gap = -inside - r
+    nx = R[0, 0] * m0 + R[0, 1] * m1 + R[0, 2] * m2
+    ny = R[1, 0] * m0 + R[1, 1] * m1 + R[1, 2] * m2
+    nz = R[2, 0] * m0 + R[2, 1] * m1 + R[2, 2] * m2
+    _write(0, gap, nx, ny, nz, c[0] + r * nx, c[1] + r * ny, c[2] + r * nz, g, n, pa, pb)
+    return 1
+
+
+@njit()
 def capsule_capsule(a0, a1, ra, b0, b1, rb, g, n, pa, pb):
     """Capsule a (axis ends a0, a1, radius ra) against capsule b: the spheres at the nearest
     points of their axes (segment to segment, Ericson's Real-Time Collision Detection §5.1.9;

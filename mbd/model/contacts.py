@@ -47,6 +47,7 @@ FEATURES = {
     (Plane, Cylinder): ("cylinder rim a", "cylinder rim b"),
     (Plane, ConvexMesh): None,      # one point per hull vertex: features()
     (Sphere, Sphere): ("point",),
+    (Sphere, Box): ("point",),
     (Sphere, Capsule): ("point",),
     (Capsule, Capsule): ("point",),
 }

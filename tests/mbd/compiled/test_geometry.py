@@ -142,3 +142,21 @@ def test_a_cylinder_rolls_on_its_rim_points_and_stands_on_one():
                             np.array([0.0, 0.0, 0.3]), r, g, n, pa, pb)
     np.testing.assert_allclose(g[:2], [-depth, 0.3], rtol=0, atol=1e-15)
     np.testing.assert_allclose(np.hypot(pb[0, 0], pb[0, 1]), r, rtol=1e-15)
+
+
+def test_a_sphere_and_a_box_match_coal_outside_and_inside():
+    """Separated, touching a face, an edge or a corner, and with the centre inside the box:
+    coal's signed distance; the witness on the box on its surface."""
+    rng = np.random.default_rng(5)
+    g, n, pa, pb = geometry.points()
+    for _ in range(3 * CASES):
+        R, cb = random_pose(rng, 0.5)
+        h = rng.uniform(0.1, 0.5, 3)
+        r = rng.uniform(0.05, 0.3)
+        c = cb + R @ (rng.uniform(-1.6, 1.6, 3) * h)     # often inside the box
+        geometry.sphere_box(c, r, cb, R, h, g, n, pa, pb)
+        d, _, _ = coal_distance(coal.Sphere(r), np.eye(3), c, coal.Box(*(2 * h)), R, cb)
+        assert g[0] == pytest.approx(d, abs=TOL)
+        check_points(1, g, n, pa, pb)
+        local = R.T @ (pb[0] - cb)          # the box's witness on its surface
+        assert np.max(np.abs(local) - h) == pytest.approx(0.0, abs=1e-12)

@@ -391,3 +391,23 @@ def test_convex_meshes_refuse_what_is_not_convex_or_not_solid(tmp_path):
     with pytest.raises(ValueError, match="has 100 vertices, more than 64"):
         mbd.ConvexMesh(np.random.default_rng(0).normal(size=(100, 3)) / np.linalg.norm(
             np.random.default_rng(0).normal(size=(100, 3)), axis=1)[:, None])
+
+
+def test_a_ball_lands_on_a_box_at_the_free_fall_time_and_rests_on_its_face():
+    # a ground's box (top face at z = 0.2) under a ball dropped off its centre line: the
+    # first contact at sqrt(2 h / g) (closed form, the run's event location), and at rest
+    # the ball carries m g through its one point, normal +z (the face's)
+    model = mbd.Model("table")
+    ground = model.add_ground("floor", environment=mbd.Environment(gravity=(0, 0, -G)))
+    ground.add_shape(mbd.Box((1.0, 1.0, 0.4)), contact=True)
+    ball = model.add_body("ball", mass=MASS, cg=(0, 0, 0), inertia=np.eye(3) * 0.01)
+    ball.add_shape(mbd.Sphere(RADIUS), contact=True)
+    _free(model, ground, ball, 0.7)
+    model.add(mbd.Contact("top", ball, ground, ElastoGap(c=C, d=400.0, n=N)))
+    result = model.simulate(1.5, output_step=0.01, rtol=1e-10, atol=1e-12)
+    first = next(e.t for e in result.events if e.what == "contact begins")
+    assert first == pytest.approx(math.sqrt(2 * (0.7 - RADIUS - 0.2) / G), rel=1e-8)
+    top = result.contact("top")
+    # a on the ball's side: the normal from the ball into the box, -z
+    np.testing.assert_allclose(top.normal[-1, 0], [0.0, 0.0, -1.0], atol=1e-12)
+    assert top.fn[-1, 0] == pytest.approx(MASS * G, rel=1e-6)
