@@ -151,23 +151,17 @@ def drawn_state(fe):
 
 def contact_rows(result, fe):
     """(points (n, 3) m, forces (n, 3) N, touching (n,) bool) of a contact point ``fe`` (a
-    force element placed "contact") at every row of ``result``: where its force acts (world,
-    the midpoint of its two witness points), the force on its side b (world, friction
-    included), and whether it touches (its law's contact state; the gap < 0 for a law
-    without one)."""
-    view = result.force(fe.name)
-    pa, pb = getattr(view, "point_a", None), getattr(view, "point_b", None)
-    if pa is None or pb is None:     # the view does not carry them: the element's records do
-        rec = result.evaluation.force_records()[:, result.system.force_index[fe.name]]
-        pa, pb = rec["point_a"], rec["point_b"]
-    points = 0.5 * (np.asarray(pa, float) + np.asarray(pb, float))
-    forces = np.asarray(view.vector, float).reshape(len(points), 3)
-    state = view.state.get("contact")
-    touching = (np.asarray(state) != 0 if state is not None
-                else np.asarray(view.x, float) < 0.0)
+    force element placed "contact") at every row of ``result``, from its contact's view
+    (:meth:`mbd.Result.contact`): where its force acts (world, the midpoint of its two
+    witness points), the force on its side b (world, friction included), and whether it
+    touches."""
+    view = result.contact(fe.contact.name)
+    k = view.names.index(fe.name)
+    points = view.point[:, k]
+    forces = view.fn[:, k, None] * view.normal[:, k] + view.friction[:, k]
     # a point the geometry could not place (NaN where none) is never drawn
-    touching = touching & np.all(np.isfinite(points), axis=1) & np.all(np.isfinite(forces),
-                                                                         axis=1)
+    touching = view.in_contact[:, k] & np.all(np.isfinite(points), axis=1) & np.all(
+        np.isfinite(forces), axis=1)
     return points, forces, touching
 
 
