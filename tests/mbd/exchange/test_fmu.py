@@ -253,34 +253,10 @@ def test_the_command_line_writes_the_fmu_and_names_a_bad_set(tmp_path):
     assert not (tmp_path / "b.fmu").exists()
 
 
-CONTACT_PLANT = '''
-import numpy as np
-import mbd
-from forces import ElastoGap
-from joints import SixDof
-
-RTOL, ATOL = 1e-10, 1e-12
-
-def build_model():
-    model = mbd.Model("drop")
-    floor = model.add_ground("floor", environment=mbd.Environment(gravity=(0, 0, -9.81)))
-    floor.add_shape(mbd.Plane(), contact=True)
-    ball = model.add_body("ball", mass=1.0, cg=(0, 0, 0), inertia=np.eye(3) * 4e-3)
-    ball.add_shape(mbd.Sphere(0.1), contact=True)
-    model.add(SixDof("free", floor, ball["cg"], q0=(0, 0, 0.4, 1, 0, 0, 0)))
-    model.add(mbd.Contact("bounce", floor, ball, ElastoGap(c=1e5, d=50.0, n=1.5),
-                          mbd.Coulomb(0.5, 0.4)))
-    model.add(mbd.Sensor("height", "ball.cg.z"))
-    model.add(mbd.Sensor("support", "bounce.fn"))
-    return model
-'''
-
-
-def test_an_fmu_with_a_contact_inside_steps_as_mbd_does(tmp_path):
+def test_an_fmu_with_a_contact_inside_steps_as_mbd_does(tmp_path, drop_script):
     # FMPy as the master, 10 ms communication steps across a bounce: the FMU's outputs are
     # mbd's own live stepping at the same instants (the same code and tolerances: to 1e-9)
-    script = tmp_path / "drop.py"
-    script.write_text(CONTACT_PLANT)
+    script = drop_script
     with pytest.warns(UserWarning, match="declares no Input"):     # (a master only reads)
         path = mbd.export_fmu(str(script), tmp_path / "drop.fmu")
     result = simulate_fmu(path, stop_time=0.5, output_interval=0.01,
