@@ -41,8 +41,9 @@ capsules: use the closed forms), the depth is that of the radii.
 Accuracy (the tests' findings against coal): polytopes, spheres and capsules to round-off
 (1e-15 m on 1-m shapes; a box's support points make coal's own box-box differ by 1e-10); a
 cylinder's gap to ~3e-9 m separated (GJK's simplex stalls in round-off where its points crowd
-on the rim) and its depth to ~1e-10 m; but there the witness points (weighted means of
-crowded points, along a normal from a thin face) lie only within ~1e-6 m of the surfaces.
+on the rim) and its depth to EPA's stopping gap (coal, whose EPA on a cylinder fails below
+its default tolerance, 1e-6, agrees to 2e-6 m); but there the witness points (weighted means
+of crowded points, along a normal from a thin face) lie only within ~1e-6 m of the surfaces.
 
 Caller-owned work arrays (:func:`work` makes them; sized by :data:`MAX_VERTICES` and
 :data:`MAX_FACES`; their contents between calls mean nothing):
