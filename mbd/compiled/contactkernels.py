@@ -24,30 +24,44 @@ the first the law's and the second what friction dissipates.
 """
 import numpy as np
 
-from . import geometry, linkpoints
+from . import convex, geometry, linkpoints
 from .jit.jitcache import njit
 
 #: the pairs with a closed form, by their shapes' class names in pair order (the model's
 #: ``mbd.model.contacts.FEATURES`` names their points), and their codes (``ELEMENT.pair``)
 (PLANE_SPHERE, PLANE_CAPSULE, PLANE_BOX, PLANE_CYLINDER, SPHERE_SPHERE, SPHERE_CAPSULE,
- CAPSULE_CAPSULE, PLANE_VERTEX, SPHERE_BOX) = range(9)
+ CAPSULE_CAPSULE, PLANE_VERTEX, SPHERE_BOX, CONVEX) = range(10)
 PAIR_CODES = {("Plane", "Sphere"): PLANE_SPHERE, ("Plane", "Capsule"): PLANE_CAPSULE,
               ("Plane", "Box"): PLANE_BOX, ("Plane", "Cylinder"): PLANE_CYLINDER,
               ("Sphere", "Sphere"): SPHERE_SPHERE, ("Sphere", "Capsule"): SPHERE_CAPSULE,
               ("Capsule", "Capsule"): CAPSULE_CAPSULE, ("Plane", "ConvexMesh"): PLANE_VERTEX,
               ("Sphere", "Box"): SPHERE_BOX}
+#: the shapes GJK/EPA takes (any pair of them without a closed form: code CONVEX), by class
+CONVEX_KINDS = {"Sphere": convex.SPHERE, "Capsule": convex.CAPSULE, "Box": convex.BOX,
+                "Cylinder": convex.CYLINDER, "ConvexMesh": convex.HULL}
+
+
+def pair_code(first, second):
+    """The pair code of shapes of the class names ``first``, ``second`` (pair order): a
+    closed form's, else CONVEX where GJK/EPA takes both, else None."""
+    code = PAIR_CODES.get((first, second))
+    if code is None and first in CONVEX_KINDS and second in CONVEX_KINDS:
+        code = CONVEX
+    return code
 
 
 def shape_row(shape, feature):
     """(sizes, axes) of a contact shape as the element record of its point ``feature``
     holds it: sizes (3,) the radius and half length (sphere, capsule, cylinder), the half
-    sizes (box) or the point's hull vertex (a convex mesh, CS coordinates), m; axes (3, 3)
+    sizes (box) or, against a plane, the point's hull vertex (a convex mesh, CS coordinates;
+    ``feature`` None: GJK/EPA's hull, rounded by 0), m; axes (3, 3)
     the shape's own axes in its CS's (columns; a capsule's or cylinder's axis is the z
     column)."""
     name = type(shape).__name__
     axes = np.eye(3)
-    if name == "ConvexMesh":
-        return np.array(shape.vertices[feature], dtype=float), axes
+    if name == "ConvexMesh":      # against a plane: the point's vertex; else, GJK: none
+        return (np.array(shape.vertices[feature], dtype=float) if feature is not None
+                else np.zeros(3)), axes
     if name == "Sphere":
         return np.array([shape.radius, 0.0, 0.0]), axes
     if name == "Box":
@@ -74,9 +88,15 @@ def _pose(links, link, position, frame, half_length, L, R, out):
 
 
 @njit()
-def _pair_points(pair, F, sf, S, RS, ss, g, n, pa, pb):
-    """The points of the pair (first shape's pose rows F and sizes sf, second's S, axes RS,
-    sizes ss) into g, n, pa, pb."""
+def _pair_points(E, sc, flip, g, n, pa, pb):
+    """The points of element E's pair into g, n, pa, pb, measured from the pair's first
+    shape (B's where ``flip``) to its second, on the poses in ``sc.shape_a``/``shape_b``
+    and the axes in ``sc.D3``/``sc.T3`` (:func:`_pose`)."""
+    if flip:
+        F, RF, sf, S, RS, ss = sc.shape_b, sc.T3, E.size_b, sc.shape_a, sc.D3, E.size_a
+    else:
+        F, RF, sf, S, RS, ss = sc.shape_a, sc.D3, E.size_a, sc.shape_b, sc.T3, E.size_b
+    pair = E.pair
     if pair == PLANE_SPHERE:
         geometry.plane_sphere(F[0], F[1], S[0], ss[0], g, n, pa, pb)
     elif pair == PLANE_CAPSULE:
@@ -89,14 +109,21 @@ def _pair_points(pair, F, sf, S, RS, ss, g, n, pa, pb):
         for a in range(3):
             S[3, a] = S[0, a] + RS[a, 0] * ss[0] + RS[a, 1] * ss[1] + RS[a, 2] * ss[2]
         geometry.plane_sphere(F[0], F[1], S[3], 0.0, g, n, pa, pb)
-    elif pair == SPHERE_SPHERE:
-        geometry.sphere_sphere(F[0], sf[0], S[0], ss[0], g, n, pa, pb)
     elif pair == SPHERE_BOX:
         geometry.sphere_box(F[0], sf[0], S[0], RS, ss, g, n, pa, pb)
+    elif pair == SPHERE_SPHERE:
+        geometry.sphere_sphere(F[0], sf[0], S[0], ss[0], g, n, pa, pb)
     elif pair == SPHERE_CAPSULE:
         geometry.sphere_capsule(F[0], sf[0], S[2], S[3], ss[0], g, n, pa, pb)
-    else:
+    elif pair == CAPSULE_CAPSULE:
         geometry.capsule_capsule(F[2], F[3], sf[0], S[2], S[3], ss[0], g, n, pa, pb)
+    else:       # CONVEX: any other two, by GJK/EPA
+        first, second = (1, 0) if flip else (0, 1)
+        hf = E.hull_b[:E.hull_count[1]] if flip else E.hull_a[:E.hull_count[0]]
+        hs = E.hull_a[:E.hull_count[0]] if flip else E.hull_b[:E.hull_count[1]]
+        convex.gjk_epa(E.kinds[first], sf, F[0], RF, hf, E.kinds[second], ss, S[0], RS, hs,
+                       sc.gjk_points, sc.gjk_faces, sc.gjk_face_links, sc.gjk_edges,
+                       g, n, pa, pb)
 
 
 @njit()
@@ -112,10 +139,8 @@ def measure(i, elements, estate, links, scratch):
     _pose(links, E.link_a, E.pos_a, E.frame_a, E.size_a[1], sc.J3, sc.D3, A)
     _pose(links, E.link_b, E.pos_b, E.frame_b, E.size_b[1], sc.J3, sc.T3, B)
     g, n, pa, pb = sc.gaps, sc.normals, sc.witness_a, sc.witness_b
-    if E.flip:      # the pair's first shape is B's: measured from it, then turned round
-        _pair_points(E.pair, B, E.size_b, A, sc.D3, E.size_a, g, n, pa, pb)
-    else:
-        _pair_points(E.pair, A, E.size_a, B, sc.T3, E.size_b, g, n, pa, pb)
+    # where the pair's first shape is B's, measured from it, then turned round
+    _pair_points(E, sc, E.flip != 0, g, n, pa, pb)
     k = E.feature
     sign = -1.0 if E.flip else 1.0
     d, p = X.direction, X.point_b

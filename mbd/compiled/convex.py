@@ -66,6 +66,7 @@ import math
 import numpy as np
 
 from .jit.jitcache import njit
+from .layout import GJK_FACES, GJK_VERTICES
 
 #: shape kinds
 SPHERE, CAPSULE, BOX, CYLINDER, HULL = 0, 1, 2, 3, 4
@@ -79,8 +80,8 @@ MAX_GJK_ITERATIONS = 128
 
 #: EPA's polytope: at most this many vertices (its iteration cap, less the 4 it starts with),
 #: and the faces a closed triangulated polytope of that many vertices has (2 V - 4) with room
-MAX_VERTICES = 128
-MAX_FACES = 2 * MAX_VERTICES
+MAX_VERTICES = GJK_VERTICES
+MAX_FACES = GJK_FACES
 
 #: the vertices argument of a shape that is not a HULL
 NO_VERTICES = np.zeros((0, 3))

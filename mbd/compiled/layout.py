@@ -49,6 +49,11 @@ FIXED, REVOLUTE, PRISMATIC, SPHERICAL = 0, 1, 2, 3
 JOINT, LINE, AXIAL, ROTATIONAL, BUSHING, CONTACT = 0, 1, 2, 3, 4, 5
 #: the most contact points one pair of shapes gives (a box on a plane: its 8 vertices)
 MAX_CONTACT_POINTS = 8
+#: the most vertices of a convex mesh's hull (``mbd.model.shapes.MAX_HULL_VERTICES``)
+MAX_HULL_VERTICES = 64
+#: GJK/EPA's polytope: its most vertices and faces (:mod:`mbd.compiled.convex`)
+GJK_VERTICES = 128
+GJK_FACES = 2 * GJK_VERTICES
 
 #: switching functions per element: the law's (``LAW_SWITCHES``) and the placement's own
 LAW_SWITCHES = 4
@@ -132,6 +137,10 @@ SCRATCH = np.dtype([
     ("normals", np.float64, (MAX_CONTACT_POINTS, 3)),  # normal from a into b; witness
     ("witness_a", np.float64, (MAX_CONTACT_POINTS, 3)),  # points on a and on b, world, m)
     ("witness_b", np.float64, (MAX_CONTACT_POINTS, 3)),
+    ("gjk_points", np.float64, (GJK_VERTICES, 9)),    # CONTACT: GJK/EPA's work arrays
+    ("gjk_faces", np.float64, (GJK_FACES, 4)),        # (mbd.compiled.convex)
+    ("gjk_face_links", np.int64, (GJK_FACES, 11)),
+    ("gjk_edges", np.int64, (GJK_VERTICES, 3)),
 ], align=True)
 
 ELEMENT = np.dtype([
@@ -159,6 +168,10 @@ ELEMENT = np.dtype([
     ("size_a", np.float64, 3),      # ... the shapes' sizes: radius, half length or half
     ("size_b", np.float64, 3),      #     sizes, m (frame_a, frame_b: their axes)
     ("friction", np.float64, 3),    # ... Coulomb's mu_s, mu_k, v_crit (m/s); mu_s 0: none
+    ("kinds", np.int64, 2),         # ... a pair by GJK/EPA: its shapes' kinds (convex.SPHERE..)
+    ("hull_a", np.float64, (MAX_HULL_VERTICES, 3)),   # ... a convex mesh's hull vertices in
+    ("hull_b", np.float64, (MAX_HULL_VERTICES, 3)),   #     its shape's frame, m, and how
+    ("hull_count", np.int64, 2),                      #     many (a's, b's)
 ], align=True)
 
 ELEMENT_STATE = np.dtype([

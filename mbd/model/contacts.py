@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 #: the order a pair puts its shapes in (a pair's first shape is the lower)
 _ORDER = (Plane, Sphere, Capsule, Box, Cylinder, ConvexMesh)
 
-#: the pairs with a closed form (shape classes in pair order) and the names of their points,
-#: in the order :mod:`mbd.compiled.geometry` writes them
+#: the pairs of shapes that touch (shape classes in pair order) and the names of their
+#: points, in the order :mod:`mbd.compiled.geometry` writes them (a closed form's)
 FEATURES = {
     (Plane, Sphere): ("point",),
     (Plane, Capsule): ("capsule end a", "capsule end b"),
@@ -51,6 +51,9 @@ FEATURES = {
     (Sphere, Capsule): ("point",),
     (Capsule, Capsule): ("point",),
 }
+#: every other pair of solids: one point, by GJK/EPA (mbd.compiled.convex)
+FEATURES.update({(a, b): ("point",) for i, a in enumerate(_ORDER[1:], 1) for b in _ORDER[i:]
+                 if (a, b) not in FEATURES})
 
 
 @dataclass(frozen=True)

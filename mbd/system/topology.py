@@ -322,14 +322,20 @@ def element_table(forces, joint_maps, body_maps, length_scale):
 
 def _contact_row(E, point):
     """A contact point's pair, feature, shape sizes and axes, and friction into its record."""
-    E["pair"] = contactkernels.PAIR_CODES[tuple(k.__name__ for k in point.pair)]
+    E["pair"] = contactkernels.pair_code(*(k.__name__ for k in point.pair))
+    vertex = E["pair"] == contactkernels.PLANE_VERTEX
     # a pair of one point per hull vertex computes that one point (its vertex in the sizes)
-    E["feature"] = 0 if E["pair"] == contactkernels.PLANE_VERTEX else point.feature
+    E["feature"] = 0 if vertex else point.feature
     E["flip"] = int(point.flip)
-    for end, shape in (("a", point.shape_a), ("b", point.shape_b)):
-        sizes, axes = contactkernels.shape_row(shape, point.feature)
+    for k, (end, shape) in enumerate((("a", point.shape_a), ("b", point.shape_b))):
+        sizes, axes = contactkernels.shape_row(shape, point.feature if vertex else None)
         E["size_" + end] = sizes
         E["frame_" + end] = E["frame_" + end] @ axes
+        E["kinds"][k] = contactkernels.CONVEX_KINDS.get(type(shape).__name__, -1)
+        hull = getattr(shape, "vertices", None)
+        if hull is not None and not vertex:
+            E["hull_" + end][:len(hull)] = hull
+            E["hull_count"][k] = len(hull)
     if point.friction is not None:
         E["friction"] = point.friction.row()
 
