@@ -14,6 +14,12 @@ What the page holds (a JSON block, its arrays base64-coded little-endian):
 - each line or axial force element's end points at every row (a coil between them), and the
   contact state of every contact law and the stick state of every stiction element at every
   row (the colours of the GIF: green free, red in contact, blue stuck, orange slipping);
+- with ``contacts=True`` (SPEC §12), every contact point that touches during the run
+  (:func:`viz.elements.contact_rows`): its position (world, m) and the force on its side b
+  (world, N) at every row, NaN while it does not touch, and the arrows' scale (m per N: the
+  run's largest force :data:`viz.actors.CONTACT_ARROW` of the drawing's size long, as in the
+  GIF); the page draws a small red ball at each touching point and a red arrow along its
+  force, over everything else;
 - the event log (time, element, what), the signals offered for the plot, a floor, the camera:
   its direction (isometric), and the corners of the bodies' boxes over the whole run (their
   hull), which the page's first view fits into :data:`FIT_FILL` of the canvas, whatever its
@@ -29,7 +35,9 @@ page as modules of an import map (``data:`` URLs); the viewer's own code is
 ``webassets/viewer.js``.
 
 The page's scene graph is readable: ``window.mbdViewer`` has ``scene`` (each body a group
-named ``body:NAME``, its matrix the link pose), ``camera``, ``setTime(t)``, ``time()``,
+named ``body:NAME``, its matrix the link pose; with ``contacts`` a group ``contacts`` of a
+ball ``contact point:NAME`` and an arrow ``contact force:NAME`` per point, visible while it
+touches), ``camera``, ``setTime(t)``, ``time()``,
 ``play()``, ``pause()``, ``playing()``, ``signal(name)`` and ``fit(aspect)`` (the first view
 again).
 """
@@ -49,6 +57,7 @@ from scipy.spatial.transform import Rotation
 from mbd.compiled import dynamics
 from mbd.model.files import atomic_path
 
+from .actors import CONTACT_ARROW
 from .colors import (
     CONTACT_COLOR,
     FLOOR_COLOR,
@@ -59,7 +68,7 @@ from .colors import (
     STUCK_COLOR,
     UNKNOWN_COLOR,
 )
-from .elements import locate
+from .elements import contact_rows, locate
 from .framing import floor_meshes, view_position
 from .naming import default_title, existing_folder
 from .plots import _force_series, _joint_series
@@ -83,7 +92,8 @@ MAX_SIGNALS = 12
 
 
 def html(source: Result | System, path: str | os.PathLike, signals: Sequence[str] | None = None,
-         show_cs: bool = False, title: str | None = None, markers: bool | None = None) -> str:
+         show_cs: bool = False, title: str | None = None, markers: bool | None = None,
+         contacts: bool = False) -> str:
     """Write the run ``source`` (a Result; a System: its initial state) as ONE self-contained
     HTML page at ``path``, whole or not at all.
 
@@ -105,6 +115,11 @@ def html(source: Result | System, path: str | os.PathLike, signals: Sequence[str
         The page's heading (default the model's name over what it holds).
     markers : bool or None
         Joint and force-element markers, as :class:`viz.Scene` draws them.
+    contacts : bool
+        Draw the contact points (SPEC §12) while they touch, a small red ball each, and an
+        arrow along the force on the point's side b, the run's largest force a quarter of the
+        drawing's size long, as ``viz.animate(contacts=True)`` does; a "contacts" box on the
+        time bar shows or hides them. Off by default (the page holds no contact points).
 
     Returns
     -------
@@ -119,7 +134,7 @@ def html(source: Result | System, path: str | os.PathLike, signals: Sequence[str
     system, result = _system_and_result(source)
     path = os.fspath(path)
     existing_folder("viz.html", path)
-    page = _page(_contents(system, result, signals, show_cs, title, markers))
+    page = _page(_contents(system, result, signals, show_cs, title, markers, contacts))
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(page)
@@ -131,7 +146,8 @@ def notebook(source: Result | System, height: int = 640, **options: Any) -> _Inl
     ``<iframe>`` holding it (``height`` pixels); ``options`` as :func:`html`'s."""
     system, result = _system_and_result(source)
     page = _page(_contents(system, result, options.get("signals"), options.get("show_cs", False),
-                           options.get("title"), options.get("markers")))
+                           options.get("title"), options.get("markers"),
+                           options.get("contacts", False)))
     return _Inline(page, int(height))
 
 
@@ -287,9 +303,34 @@ def _bodies_extent(system, scene, R, p):
         return np.unique(points.round(9), axis=0)
 
 
-def _contents(system, result, signal_names, show_cs, title, markers):
+def _contact_data(scene, result):
+    """The page's contact points (``contacts=True``): each point that touches on some row,
+    its position (m) and force on b (N) per row as float32 (rows, points, 3), NaN where it
+    does not touch; the arrows' scale, m per N; None when no point ever touches (or no
+    result)."""
+    if result is None:
+        return None
+    names, points, forces = [], [], []
+    for fe in scene.contact_points:
+        p, f, touching = contact_rows(result, fe)
+        if not touching.any():
+            continue
+        names.append(fe.name)
+        points.append(np.where(touching[:, None], p, np.nan))
+        forces.append(np.where(touching[:, None], f, np.nan))
+    if not names:
+        return None
+    points, forces = np.stack(points, axis=1), np.stack(forces, axis=1)
+    largest = float(np.nanmax(np.linalg.norm(forces, axis=2)))
+    scale = CONTACT_ARROW * scene.length / largest if largest > 0.0 else 0.0
+    return {"names": names, "points": _b64(points, "<f4"), "forces": _b64(forces, "<f4"),
+            "scale": scale}
+
+
+def _contents(system, result, signal_names, show_cs, title, markers, contacts=False):
     """The page's data (a dict for JSON) of ``system`` over ``result``'s rows (or at its
-    initial state, ``result`` None)."""
+    initial state, ``result`` None); with ``contacts`` its contact points
+    (:func:`_contact_data`) under "contacts", a key absent otherwise."""
     # the Scene's drawing only: nothing is rendered, so VTK's notes on the window are noise
     quiet = getattr(pv, "vtk_verbosity", None)
     with quiet("off") if quiet is not None else contextlib.nullcontext():
@@ -347,11 +388,12 @@ def _contents(system, result, signal_names, show_cs, title, markers):
         position, focus, camera_up = view_position("iso", center, radius, VIEW_ANGLE,
                                                    (4, 3), 1.0)
         framing = _bodies_extent(system, scene, R, p)
+        touches = _contact_data(scene, result) if contacts else None
     finally:
         scene.close()
     heading, subtitle = default_title(system) if title is None else (title, "")
     signals = _signals(system, result, signal_names)
-    return {
+    contents = {
         "title": heading, "subtitle": subtitle, "length": scene.length,
         "t": _b64(t, "<f8"), "rows": len(t), "bodies": body_data, "static": static,
         "floor": floor, "coils": coils, "states": states,
@@ -366,6 +408,9 @@ def _contents(system, result, signal_names, show_cs, title, markers):
                    "fov": VIEW_ANGLE, "radius": radius, "fill": FIT_FILL,
                    "fit": None if framing is None else _b64(framing, "<f4")},
     }
+    if contacts:
+        contents["contacts"] = touches
+    return contents
 
 
 def _asset(name):

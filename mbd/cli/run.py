@@ -50,7 +50,7 @@ def _write_outputs(result, out, name, animate, lines, page=False, contacts=False
             html = os.path.join(out, f"{name}.html")
             try:
                 from viz.webpage import html as write_page
-                write_page(result, html)
+                write_page(result, html, **({"contacts": True} if contacts else {}))
             except Exception as err:   # as the GIF: the results written stay
                 web = f"  web page: skipped, {type(err).__name__}: {err}"
             else:
@@ -372,7 +372,8 @@ def add_parsers(sub, progress, setting, robot=()):
                      "a long run that needs more fails early, saying how many")
     run.add_argument("--animate", action="store_true", help="also write an animated GIF")
     run.add_argument("--contacts", action="store_true",
-                     help="with --animate: draw the contact points touching and their forces")
+                     help="with --animate or --html: draw the contact points touching and "
+                     "their forces")
     run.add_argument("--html", action="store_true",
                      help="also write a web page of the run (one HTML file: turn it around, "
                      "scrub, play; any browser, no network)")

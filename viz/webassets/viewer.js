@@ -174,10 +174,76 @@ const states = data.states.map((s) => {
 });
 const palette = Object.fromEntries(Object.entries(data.colors).map(([k, v]) => [k, new THREE.Color(...v)]));
 
+// the contact points while they touch (viz.html(contacts=True)), as the GIF draws them: a small
+// ball at each and an arrow along the force on its side b (data.contacts.scale m per N, the
+// run's largest force a quarter of the drawing's size), flat red, over everything else
+const touch = data.contacts ? {
+  names: data.contacts.names,
+  points: decode(data.contacts.points, Float32Array),
+  forces: decode(data.contacts.forces, Float32Array),
+  scale: data.contacts.scale,
+  group: new THREE.Group(),
+  marks: [],
+} : null;
+if (touch) {
+  touch.group.name = "contacts";
+  const L = data.length;
+  const material = new THREE.MeshBasicMaterial({ color: palette.contact, depthTest: false,
+                                                 depthWrite: false });
+  const ball = new THREE.SphereGeometry(0.015 * L, 12, 8);
+  // a shaft and a tip along +y of unit size, scaled per frame as viz.elements.contact_marks
+  const shaft = new THREE.CylinderGeometry(1, 1, 1, 12).translate(0, 0.5, 0);
+  const tip = new THREE.ConeGeometry(1, 1, 12).translate(0, 0.5, 0);
+  for (const name of touch.names) {
+    const dot = new THREE.Mesh(ball, material);
+    const arrow = new THREE.Group();
+    const body = new THREE.Mesh(shaft, material), head = new THREE.Mesh(tip, material);
+    arrow.add(body, head);
+    dot.name = "contact point:" + name;
+    arrow.name = "contact force:" + name;
+    for (const o of [dot, body, head]) { o.renderOrder = 10; o.frustumCulled = false; }
+    touch.group.add(dot, arrow);
+    touch.marks.push({ dot, arrow, body, head });
+  }
+  scene.add(touch.group);
+}
+const yAxis = new THREE.Vector3(0, 1, 0);
+
+function setContacts(i, j, w) {
+  // the state of row i (as the contact colours); the point and the force interpolated
+  // toward row j where the point still touches there
+  const P = touch.names.length, L = data.length;
+  touch.marks.forEach((m, k) => {
+    const a = 3 * (i * P + k), b = 3 * (j * P + k);
+    const on = Number.isFinite(touch.points[a]);
+    m.dot.visible = on;
+    m.arrow.visible = false;
+    if (!on) return;
+    const wk = Number.isFinite(touch.points[b]) ? w : 0;
+    const at = new THREE.Vector3().fromArray(touch.points, a)
+      .lerp(new THREE.Vector3().fromArray(touch.points, b), wk);
+    const f = new THREE.Vector3().fromArray(touch.forces, a)
+      .lerp(new THREE.Vector3().fromArray(touch.forces, b), wk);
+    m.dot.position.copy(at);
+    const size = f.length() * touch.scale;
+    if (!(size > 1e-6 * L)) return;
+    // the shaft and the tip as thick at every length (pyvista's Arrow, as the GIF sizes it)
+    const tipLength = Math.min(0.5 * size, 0.05 * L), tipRadius = Math.min(0.5 * size, 0.018 * L);
+    const shaftRadius = Math.min(0.25 * size, 0.006 * L);
+    m.body.scale.set(shaftRadius, size - tipLength, shaftRadius);
+    m.head.scale.set(tipRadius, tipLength, tipRadius);
+    m.head.position.set(0, size - tipLength, 0);
+    m.arrow.position.copy(at);
+    m.arrow.quaternion.setFromUnitVectors(yAxis, f.normalize());
+    m.arrow.visible = true;
+  });
+}
+
 function legend() {
   const items = [];
   if (states.some((s) => s.kind === "contact")) items.push(["free", "not in contact"], ["contact", "in contact"]);
   if (states.some((s) => s.kind === "stiction")) items.push(["stuck", "stuck"], ["slip", "slipping"]);
+  if (touch) items.push(["contact", "contact points, forces"]);
   document.getElementById("legend").innerHTML = items.map(([k, label]) =>
     `<span style="background:#${palette[k].getHexString()}"></span>${label}`).join("");
   if (!items.length) document.getElementById("legend").hidden = true;
@@ -237,6 +303,7 @@ function setTime(t) {
         : (on ? palette.stuck : palette.slip);
     for (const o of s.targets) o.material.color.copy(colour);
   }
+  if (touch) setContacts(i, j, w);
   scene.updateMatrixWorld(true);
   showTime();
   drawChart();
@@ -379,6 +446,16 @@ document.addEventListener("keydown", (ev) => {
 });
 track.setAttribute("aria-valuemin", t0);
 track.setAttribute("aria-valuemax", t1);
+if (touch) {
+  // a box on the time bar that shows or hides the contact points and their forces
+  const label = document.createElement("label");
+  label.innerHTML = '<input id="contacts" type="checkbox" checked> contacts';
+  document.getElementById("timebar").appendChild(label);
+  document.getElementById("contacts").addEventListener("change", (ev) => {
+    touch.group.visible = ev.target.checked;
+    requestRender();
+  });
+}
 if (times.length < 2) {
   playButton.disabled = true; track.style.cursor = "default"; track.removeAttribute("tabindex");
 }
