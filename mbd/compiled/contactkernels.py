@@ -19,8 +19,9 @@ a; with Coulomb friction the slip velocity v_t (the rest of v_b(p_k) - v_a(p_k))
 (continuous, zero at s = 0), and its reaction on a. The loads' power is F xdot + f_t . v_t,
 the first the law's and the second what friction dissipates.
 
-:func:`measure` is compiled apart and called through its address (an element's
-``measure_entry``, as a bushing's measure is): a model without contacts compiles none of it.
+:func:`measure` (the closed forms) and :func:`measure_convex` (GJK/EPA) are compiled apart
+and called through their addresses (an element's ``measure_entry``, as a bushing's measure
+is): a model without contacts compiles neither, one with closed forms only not GJK/EPA.
 """
 import numpy as np
 
@@ -89,13 +90,13 @@ def _pose(links, link, position, frame, half_length, L, R, out):
 
 @njit()
 def _pair_points(E, sc, flip, g, n, pa, pb):
-    """The points of element E's pair into g, n, pa, pb, measured from the pair's first
-    shape (B's where ``flip``) to its second, on the poses in ``sc.shape_a``/``shape_b``
-    and the axes in ``sc.D3``/``sc.T3`` (:func:`_pose`)."""
+    """The points of element E's pair (a closed form's) into g, n, pa, pb, measured from the
+    pair's first shape (B's where ``flip``) to its second, on the poses in
+    ``sc.shape_a``/``shape_b`` and the axes in ``sc.D3``/``sc.T3`` (:func:`_pose`)."""
     if flip:
-        F, RF, sf, S, RS, ss = sc.shape_b, sc.T3, E.size_b, sc.shape_a, sc.D3, E.size_a
+        F, sf, S, RS, ss = sc.shape_b, E.size_b, sc.shape_a, sc.D3, E.size_a
     else:
-        F, RF, sf, S, RS, ss = sc.shape_a, sc.D3, E.size_a, sc.shape_b, sc.T3, E.size_b
+        F, sf, S, RS, ss = sc.shape_a, E.size_a, sc.shape_b, sc.T3, E.size_b
     pair = E.pair
     if pair == PLANE_SPHERE:
         geometry.plane_sphere(F[0], F[1], S[0], ss[0], g, n, pa, pb)
@@ -115,24 +116,33 @@ def _pair_points(E, sc, flip, g, n, pa, pb):
         geometry.sphere_sphere(F[0], sf[0], S[0], ss[0], g, n, pa, pb)
     elif pair == SPHERE_CAPSULE:
         geometry.sphere_capsule(F[0], sf[0], S[2], S[3], ss[0], g, n, pa, pb)
-    elif pair == CAPSULE_CAPSULE:
+    else:
         geometry.capsule_capsule(F[2], F[3], sf[0], S[2], S[3], ss[0], g, n, pa, pb)
-    else:       # CONVEX: any other two, by GJK/EPA
-        first, second = (1, 0) if flip else (0, 1)
-        hf = E.hull_b[:E.hull_count[1]] if flip else E.hull_a[:E.hull_count[0]]
-        hs = E.hull_a[:E.hull_count[0]] if flip else E.hull_b[:E.hull_count[1]]
-        convex.gjk_epa(E.kinds[first], sf, F[0], RF, hf, E.kinds[second], ss, S[0], RS, hs,
-                       sc.gjk_points, sc.gjk_faces, sc.gjk_face_links, sc.gjk_edges,
-                       g, n, pa, pb)
 
 
 @njit()
-def measure(i, elements, estate, links, scratch):
+def _convex_points(E, sc, flip, g, n, pa, pb):
+    """:func:`_pair_points` of a CONVEX pair: any other two solids, by GJK/EPA."""
+    if flip:
+        F, RF, sf, S, RS, ss = sc.shape_b, sc.T3, E.size_b, sc.shape_a, sc.D3, E.size_a
+        first, second = 1, 0
+        hf, hs = E.hull_b[:E.hull_count[1]], E.hull_a[:E.hull_count[0]]
+    else:
+        F, RF, sf, S, RS, ss = sc.shape_a, sc.D3, E.size_a, sc.shape_b, sc.T3, E.size_b
+        first, second = 0, 1
+        hf, hs = E.hull_a[:E.hull_count[0]], E.hull_b[:E.hull_count[1]]
+    convex.gjk_epa(E.kinds[first], sf, F[0], RF, hf, E.kinds[second], ss, S[0], RS, hs,
+                   sc.gjk_points, sc.gjk_faces, sc.gjk_face_links, sc.gjk_edges, g, n, pa, pb)
+
+
+@njit(inline="always")
+def _measure(i, elements, estate, links, scratch, convex_pair):
     """Measure contact point i (module docstring): its gap and rate into the record's x and
     xdot, the normal into ``direction``, the point into ``point_a`` and ``point_b``, the
     material points' velocities into ``vel_a``, ``vel_b`` (``w_a``, ``w_b`` their links'
     angular velocities) and, with friction, the friction force per newton of normal force
-    into ``friction`` (:func:`friction_force` scales it). Returns the status, 0."""
+    into ``friction`` (:func:`friction_force` scales it); its pair by GJK/EPA where
+    ``convex_pair`` (a constant of each entry). Returns the status, 0."""
     E, X = elements[i], estate[i]
     sc = scratch[0]
     A, B = sc.shape_a, sc.shape_b
@@ -140,7 +150,10 @@ def measure(i, elements, estate, links, scratch):
     _pose(links, E.link_b, E.pos_b, E.frame_b, E.size_b[1], sc.J3, sc.T3, B)
     g, n, pa, pb = sc.gaps, sc.normals, sc.witness_a, sc.witness_b
     # where the pair's first shape is B's, measured from it, then turned round
-    _pair_points(E, sc, E.flip != 0, g, n, pa, pb)
+    if convex_pair:
+        _convex_points(E, sc, E.flip != 0, g, n, pa, pb)
+    else:
+        _pair_points(E, sc, E.flip != 0, g, n, pa, pb)
     k = E.feature
     sign = -1.0 if E.flip else 1.0
     d, p = X.direction, X.point_b
@@ -168,6 +181,19 @@ def measure(i, elements, estate, links, scratch):
                 per_speed = (mu_k + (mu_s - mu_k) * np.exp(-(s - v_crit) / v_crit)) / s
             f[0], f[1], f[2] = -per_speed * t0, -per_speed * t1, -per_speed * t2
     return 0
+
+
+@njit()
+def measure(i, elements, estate, links, scratch):
+    """:func:`_measure` of a point of a closed form's pair (its element's ``measure_entry``)."""
+    return _measure(i, elements, estate, links, scratch, False)
+
+
+@njit()
+def measure_convex(i, elements, estate, links, scratch):
+    """:func:`_measure` of a point of a CONVEX pair: GJK/EPA, compiled only for a model that
+    has one (its element's ``measure_entry``)."""
+    return _measure(i, elements, estate, links, scratch, True)
 
 
 @njit(inline="always")

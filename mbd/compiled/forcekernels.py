@@ -213,15 +213,17 @@ def measure_type():
                        rec(records(LINK_STATE, 1)), rec(records(SCRATCH, 1)))
 
 
-def measure_entry(kind):
+def measure_entry(kind, pair=-1):
     """The address of the measure compiled apart for placement ``kind`` (BUSHING: its six
-    deflections, rates and wrench; CONTACT: a point of a pair of shapes,
-    :func:`mbd.compiled.contactkernels.measure`; large code that only a model with such
-    elements compiles), or 0."""
+    deflections, rates and wrench; CONTACT: a point of a pair of shapes (``pair``),
+    :func:`mbd.compiled.contactkernels.measure` or, for a pair by GJK/EPA,
+    ``measure_convex``; large code that only a model with such elements compiles), or 0."""
     if kind == BUSHING:
         return native.address(bushing_entry, measure_type())
     if kind == CONTACT:
-        return native.address(contactkernels.measure, measure_type())
+        entry = (contactkernels.measure_convex if pair == contactkernels.CONVEX
+                 else contactkernels.measure)
+        return native.address(entry, measure_type())
     return 0
 
 

@@ -439,4 +439,5 @@ def install_laws(elements: np.ndarray) -> None:
     loaded from the cache, the first time it is used)."""
     for i in range(elements.shape[0]):
         elements[i]["law_entry"] = registry.kind(int(elements[i]["law"])).entry()
-        elements[i]["measure_entry"] = forcekernels.measure_entry(int(elements[i]["kind"]))
+        elements[i]["measure_entry"] = forcekernels.measure_entry(int(elements[i]["kind"]),
+                                                                  int(elements[i]["pair"]))

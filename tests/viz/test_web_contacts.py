@@ -17,7 +17,6 @@ from playwright.sync_api import sync_playwright
 
 import viz
 from mbd import cli
-from tests.mbd.cli.test_contact_run import SCRIPT
 from tests.viz.test_contact_drawing import contact_span, drop, red
 from tests.viz.test_web import Page, _chromium
 from tests.viz.test_web_data import decode, page_data
@@ -135,14 +134,13 @@ def test_a_page_without_contacts_draws_none(result, pages, browser):
         page.close()
 
 
-def test_mbd_run_html_contacts_passes_contacts_to_the_page(tmp_path, monkeypatch):
+def test_mbd_run_html_contacts_passes_contacts_to_the_page(tmp_path, monkeypatch, drop_script):
     import viz.webpage
     written = []
     monkeypatch.setattr(viz.webpage, "html",
                         lambda result, path, **options: written.append(options) or
                         open(path, "w").close())
-    script = tmp_path / "drop.py"
-    script.write_text(SCRIPT)
+    script = drop_script
     out = tmp_path / "out"
     args = ["run", str(script), "--out", str(out), "--t-end", "0.2", "--html"]
     assert cli.main(args + ["--contacts"]) == 0
