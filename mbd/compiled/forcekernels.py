@@ -14,6 +14,9 @@ code   placement   x, xdot                                    load
 4      BUSHING     six: d, theta of CS B relative to CS A     [F; T] on B (A's axes), F through B's
                    (:func:`bushing`; x, xdot are its energy   origin; -F on A on the same line, -T
                    and power)                                 on A
+5      CONTACT     the gap of a point of a pair of shapes     F n + friction at the point on B,
+                   and its rate                               minus it on A
+                   (:mod:`mbd.compiled.contactkernels`)
 =====  ==========  =========================================  =====================================
 
 The loads are exactly power-consistent (load . velocity = F xdot), so a conservative law
