@@ -25,8 +25,9 @@ is): a model without contacts compiles neither, one with closed forms only not G
 """
 import numpy as np
 
-from . import convex, geometry, linkpoints
+from . import convex, geometry, jointspace, kinematics, linkpoints, loopkernels
 from .jit.jitcache import njit
+from .layout import PLACEMENT_SWITCH
 
 #: the pairs with a closed form, by their shapes' class names in pair order (the model's
 #: ``mbd.model.contacts.FEATURES`` names their points), and their codes (``ELEMENT.pair``)
@@ -171,7 +172,7 @@ def _measure(i, elements, estate, links, scratch, convex_pair):
     f = X.friction
     f[0] = f[1] = f[2] = 0.0
     mu_s, mu_k, v_crit = E.friction[0], E.friction[1], E.friction[2]
-    if mu_s > 0.0:
+    if mu_s > 0.0 and E.friction[3] == 0.0:     # regularized (exact: kinetic_friction)
         t0, t1, t2 = u0 - rate * d[0], u1 - rate * d[1], u2 - rate * d[2]
         s = np.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
         if s > 0.0:
@@ -203,3 +204,266 @@ def friction_force(X, F):
     scale = F if F > 0.0 else 0.0
     for a in range(3):
         X.friction[a] *= scale
+
+
+# ----------------------------------------------------------------------- exact friction
+#
+# A patch (a Contact with Coulomb(exact=True)) is its points, laid out one after another; the
+# first holds the patch's mode: sides[PLACEMENT_SWITCH] -1 while it sticks, +1 while it slips,
+# and, slipping, the slip's direction d0 in its ``reference`` (set where the piece began).
+# Its switching function (on that first point, PLACEMENT_SWITCH) is
+#
+#     sticking:  |f_t| - mu_s sum(f_n)       f_t the holding force (hold_patches)
+#     slipping:  v_t . d0                     v_t the mean slip velocity of its points in contact
+#
+# so it breaks free where the holding force leaves the cone, and stops slipping where its
+# slip along d0 ends. A point is in contact where its ElastoGap's contact side is (sides[0]).
+
+
+#: a sticking patch's slip and spin, which the holding force keeps at zero, drift at the
+#: rate of terms the hold leaves out (its point moves over the surfaces as their penetration
+#: changes, a rocking box's corners): they are brought back to zero with this time constant,
+#: s (an eigenvalue of -1/HOLD_TIME, within any step a contact's stiffness allows)
+HOLD_TIME = 1e-3
+
+
+@njit(inline="always")
+def in_contact(mode, j):
+    """Whether contact point j's normal law (an ElastoGap) is in contact in the mode."""
+    return mode[j].sides[0] < 0.0
+
+
+@njit(inline="always")
+def stuck(elements, mode, i):
+    """Whether contact point i belongs to a patch that sticks."""
+    lead = elements[i].patch
+    return lead >= 0 and mode[lead].sides[PLACEMENT_SWITCH] < 0.0
+
+
+@njit(inline="always")
+def kinetic_friction(i, elements, estate, mode):
+    """A point of an exact patch: its friction per newton of normal force into the record's
+    ``friction`` (:func:`friction_force` scales it): none while the patch sticks (its hold
+    carries it), -mu_k v_t / |v_t| while it slips (the slip's direction d0 where v_t is 0)."""
+    E, X = elements[i], estate[i]
+    f = X.friction
+    f[0] = f[1] = f[2] = 0.0
+    if stuck(elements, mode, i):
+        return
+    d = X.direction
+    u0, u1, u2 = X.vel_b[0] - X.vel_a[0], X.vel_b[1] - X.vel_a[1], X.vel_b[2] - X.vel_a[2]
+    along = d[0] * u0 + d[1] * u1 + d[2] * u2
+    t0, t1, t2 = u0 - along * d[0], u1 - along * d[1], u2 - along * d[2]
+    s = np.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
+    mu_k = E.friction[1]
+    if s > 0.0:
+        f[0], f[1], f[2] = -mu_k * t0 / s, -mu_k * t1 / s, -mu_k * t2 / s
+    else:
+        ref = mode[E.patch].reference
+        f[0], f[1], f[2] = -mu_k * ref[0], -mu_k * ref[1], -mu_k * ref[2]
+
+
+@njit()
+def patch_motion(i, elements, estate, mode):
+    """Patch i (its first point): its centre, mean normal and mean slip velocity over its
+    points in contact into the first point's record (``patch_point``, ``patch_normal``,
+    ``slip``); returns how many points are in contact."""
+    X = estate[i]
+    c, nrm, slip = X.patch_point, X.patch_normal, X.slip
+    for a in range(3):
+        c[a] = nrm[a] = slip[a] = 0.0
+    count = 0
+    for j in range(i, i + elements[i].patch_size):
+        if not in_contact(mode, j):
+            continue
+        Y = estate[j]
+        count += 1
+        for a in range(3):
+            c[a] += Y.point_b[a]
+            nrm[a] += Y.direction[a]
+            slip[a] += Y.vel_b[a] - Y.vel_a[a]
+    if count == 0:
+        return 0
+    norm = np.sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2])
+    for a in range(3):
+        c[a] /= count
+        nrm[a] /= norm
+        slip[a] /= count
+    along = slip[0] * nrm[0] + slip[1] * nrm[1] + slip[2] * nrm[2]
+    for a in range(3):
+        slip[a] -= along * nrm[a]
+    return count
+
+
+@njit()
+def patch_switching(elements, estate, mode, g):
+    """The exact patches' switching functions into g[first point, PLACEMENT_SWITCH]: slipping,
+    the mean slip velocity along its direction d0; sticking, -1 (held: :func:`hold_patches`
+    writes |f_t| - mu_s sum(f_n) where the holding force is solved for)."""
+    for i in range(elements.shape[0]):
+        E = elements[i]
+        if E.patch != i:
+            continue
+        patch_motion(i, elements, estate, mode)
+        if mode[i].sides[PLACEMENT_SWITCH] < 0.0:
+            g[i, PLACEMENT_SWITCH] = -1.0
+        else:
+            ref, slip = mode[i].reference, estate[i].slip
+            g[i, PLACEMENT_SWITCH] = slip[0] * ref[0] + slip[1] * ref[1] + slip[2] * ref[2]
+
+
+@njit()
+def any_stuck(elements, mode):
+    """Whether any exact patch sticks with a point in contact."""
+    for i in range(elements.shape[0]):
+        E = elements[i]
+        if E.patch == i and mode[i].sides[PLACEMENT_SWITCH] < 0.0:
+            for j in range(i, i + E.patch_size):
+                if in_contact(mode, j):
+                    return True
+    return False
+
+
+@njit()
+def _tangents(n, t1, t2):
+    """t1, t2: unit vectors completing the unit n to a right-handed frame."""
+    if abs(n[0]) < 0.9:
+        a0, a1, a2 = 0.0, n[2], -n[1]          # (1, 0, 0) x n
+    else:
+        a0, a1, a2 = -n[2], 0.0, n[0]          # (0, 1, 0) x n
+    norm = np.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+    t1[0], t1[1], t1[2] = a0 / norm, a1 / norm, a2 / norm
+    t2[0] = n[1] * t1[2] - n[2] * t1[1]
+    t2[1] = n[2] * t1[0] - n[0] * t1[2]
+    t2[2] = n[0] * t1[1] - n[1] * t1[0]
+
+
+@njit()
+def hold_patches(v, data, acc, g):
+    """The sticking patches held (the loads and the tree's accelerations ``acc`` (nv) done
+    on the kinematics of ``link_velocities``): rows J (each patch's slip along two tangents
+    and, with two or more points in contact, its spin about the normal) whose accelerations
+    J acc + J' v must vanish; the holding forces lam = -(J H^-1 J^T)^-1 (J acc + J' v + J v /
+    HOLD_TIME) added,
+    acc += H^-1 J^T lam. Each patch's first point records its force and moment (``lock``),
+    each of its points in contact its share of them (the least-squares one) as its
+    ``friction`` (and in ``vector``); where ``g`` has rows, g[first point,
+    PLACEMENT_SWITCH] = |f_t| - mu_s sum(f_n) (the breakaway). The rows' rates are held at
+    zero against drift (:data:`HOLD_TIME`). Allocates its small work arrays."""
+    elements, estate, mode, links, tree = data.elements, data.estate, data.mode, data.links, \
+        data.tree
+    nv = acc.shape[0]
+    rows = 0
+    for i in range(elements.shape[0]):
+        E = elements[i]
+        if E.patch == i and mode[i].sides[PLACEMENT_SWITCH] < 0.0:
+            count = patch_motion(i, elements, estate, mode)
+            rows += 0 if count == 0 else (2 if count == 1 else 3)
+    if rows == 0:
+        return
+    J = np.zeros((rows, nv))
+    bias = np.zeros(rows)
+    J6 = np.zeros((6, nv))
+    wa, aa, wb, ab = np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3)
+    t1, t2 = np.zeros(3), np.zeros(3)
+    axes = np.zeros((rows, 3))           # each row's direction (world)
+    kinematics_done = False
+    r = 0
+    for i in range(elements.shape[0]):
+        E = elements[i]
+        if not (E.patch == i and mode[i].sides[PLACEMENT_SWITCH] < 0.0):
+            continue
+        X = estate[i]
+        count = patch_motion(i, elements, estate, mode)
+        if count == 0:
+            continue
+        if not kinematics_done:      # the velocity products' accelerations: the links' avp
+            kinematics.velocity_products(tree, links)
+            kinematics_done = True
+        p, nrm = X.patch_point, X.patch_normal
+        J6[:, :] = 0.0
+        loopkernels.jacobian_add(tree, links, data.scratch, E.link_b, p, 1.0, J6, 0)
+        loopkernels.jacobian_add(tree, links, data.scratch, E.link_a, p, -1.0, J6, 0)
+        loopkernels.point_acceleration(links, E.link_a, p, wa, aa)
+        loopkernels.point_acceleration(links, E.link_b, p, wb, ab)
+        _tangents(nrm, t1, t2)
+        for k in range(2 if count == 1 else 3):
+            for a in range(3):
+                axes[r + k, a] = t1[a] if k == 0 else (t2[a] if k == 1 else nrm[a])
+            base = 3 if k < 2 else 0         # linear rows (slip), angular row (spin)
+            for j in range(nv):
+                J[r + k, j] = (axes[r + k, 0] * J6[base, j] + axes[r + k, 1] * J6[base + 1, j]
+                               + axes[r + k, 2] * J6[base + 2, j])
+            if k < 2:
+                bias[r + k] = (axes[r + k, 0] * (ab[0] - aa[0]) + axes[r + k, 1] * (ab[1] - aa[1])
+                               + axes[r + k, 2] * (ab[2] - aa[2]))
+            else:
+                bias[r + k] = (nrm[0] * (wb[0] - wa[0]) + nrm[1] * (wb[1] - wa[1])
+                               + nrm[2] * (wb[2] - wa[2]))
+        r += 2 if count == 1 else 3
+    H = np.zeros((nv, nv))
+    jointspace.crba(tree, links, data.scratch, H)
+    HJ = np.linalg.solve(H, J.T.copy())             # H^-1 J^T (nv, rows)
+    W = J @ HJ
+    # J v: the rows' rates, zero but for the drift of terms left out of J' v (the point
+    # moving over the surfaces at the penetration's rate): brought back to zero in HOLD_TIME
+    rhs = -(J @ acc + bias) - (J @ v) / HOLD_TIME
+    lam = np.linalg.solve(W, rhs)
+    for j in range(nv):
+        for k in range(rows):
+            acc[j] += HJ[j, k] * lam[k]
+    r = 0
+    for i in range(elements.shape[0]):
+        E = elements[i]
+        if not (E.patch == i and mode[i].sides[PLACEMENT_SWITCH] < 0.0):
+            continue
+        X = estate[i]
+        count = patch_motion(i, elements, estate, mode)
+        if count == 0:
+            continue
+        lock = X.lock
+        for a in range(3):
+            lock[a] = lam[r] * axes[r, a] + lam[r + 1] * axes[r + 1, a]
+        lock[3] = lam[r + 2] if count > 1 else 0.0
+        _share(i, elements, estate, mode, count)
+        if g.shape[0] > 0:
+            normal = 0.0
+            for j in range(i, i + E.patch_size):
+                if in_contact(mode, j) and estate[j].value > 0.0:
+                    normal += estate[j].value
+            g[i, PLACEMENT_SWITCH] = (np.sqrt(lock[0] * lock[0] + lock[1] * lock[1]
+                                              + lock[2] * lock[2]) - E.friction[0] * normal)
+        r += 2 if count == 1 else 3
+
+
+@njit()
+def _share(i, elements, estate, mode, count):
+    """Patch i's holding force and moment shared over its points in contact, the least-norm
+    way (each the force over the count, plus the moment's part across its lever):
+    f_j = F / N + M (n x r_j) / sum |r_j|^2, r_j its point from the centre in the tangent
+    plane; into each point's ``friction`` and ``vector``."""
+    X = estate[i]
+    c, nrm, lock = X.patch_point, X.patch_normal, X.lock
+    levers = 0.0
+    for j in range(i, i + elements[i].patch_size):
+        if in_contact(mode, j):
+            P = estate[j].point_b
+            r0, r1, r2 = P[0] - c[0], P[1] - c[1], P[2] - c[2]
+            along = r0 * nrm[0] + r1 * nrm[1] + r2 * nrm[2]
+            r0, r1, r2 = r0 - along * nrm[0], r1 - along * nrm[1], r2 - along * nrm[2]
+            levers += r0 * r0 + r1 * r1 + r2 * r2
+    for j in range(i, i + elements[i].patch_size):
+        Y = estate[j]
+        f = Y.friction
+        if not in_contact(mode, j):
+            continue
+        P = Y.point_b
+        r0, r1, r2 = P[0] - c[0], P[1] - c[1], P[2] - c[2]
+        along = r0 * nrm[0] + r1 * nrm[1] + r2 * nrm[2]
+        r0, r1, r2 = r0 - along * nrm[0], r1 - along * nrm[1], r2 - along * nrm[2]
+        turn = lock[3] / levers if levers > 0.0 else 0.0
+        f[0] = lock[0] / count + turn * (nrm[1] * r2 - nrm[2] * r1)
+        f[1] = lock[1] / count + turn * (nrm[2] * r0 - nrm[0] * r2)
+        f[2] = lock[2] / count + turn * (nrm[0] * r1 - nrm[1] * r0)
+        for a in range(3):
+            Y.vector[a] += f[a]

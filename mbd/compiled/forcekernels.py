@@ -379,6 +379,8 @@ def element_loads(q, v, elements, estate, mode, links, scratch, tau):
              lawkernels.call_law(elements[i].law_entry, LAW_FORCE, elements, mode, i, x, xd,
                                  mode[i].sides[:], 0))
         X.value = F
+        if elements[i].patch >= 0:      # exact friction: kinetic, or none while it sticks
+            contactkernels.kinetic_friction(i, elements, estate, mode)
         if status != 0:
             # direction undefined: fine only while the law's force there is zero
             for m in range(3):
@@ -411,6 +413,7 @@ def switching_values(q, v, elements, estate, mode, links, scratch, g):
         lawkernels.call_law(elements[i].law_entry, LAW_SWITCHING, elements, mode, i, x, xd, g[i],
                             0)
         g[i, PLACEMENT_SWITCH] = _placement_switching(i, elements, estate, mode)
+    contactkernels.patch_switching(elements, estate, mode, g)
 
 
 @njit(inline="always")
@@ -428,7 +431,8 @@ def natural_mode(q, v, elements, estate, mode, links, scratch, g):
                 Md.reference[m] = X.direction[m]
         x, xd, status = measure(i, q, v, elements, estate, mode, links, scratch)
         lawkernels.call_law(E.law_entry, LAW_NATURAL_SIDES, elements, mode, i, x, xd, g[i], 0)
-        Md.sides[PLACEMENT_SWITCH] = 1.0
+        if E.patch != i:      # (an exact patch's stick or slip is the run's to decide)
+            Md.sides[PLACEMENT_SWITCH] = 1.0
 
 
 @njit()
@@ -443,3 +447,7 @@ def armed(elements, mode, out):
         out[i, PLACEMENT_SWITCH] = (E.kind == LINE and lawkernels.call_law(
             E.law_entry, LAW_ODD_AT_ZERO, elements, mode, i, 0.0, 0.0, mode[i].sides[:], 0)
             == 0.0)
+        if E.patch == i:      # an exact patch sticks or slips while a point is in contact
+            for j in range(i, i + E.patch_size):
+                if contactkernels.in_contact(mode, j):
+                    out[i, PLACEMENT_SWITCH] = True

@@ -167,7 +167,10 @@ ELEMENT = np.dtype([
     ("flip", np.int64),             # ... 1: the pair's first shape is B's (the normal flips)
     ("size_a", np.float64, 3),      # ... the shapes' sizes: radius, half length or half
     ("size_b", np.float64, 3),      #     sizes, m (frame_a, frame_b: their axes)
-    ("friction", np.float64, 3),    # ... Coulomb's mu_s, mu_k, v_crit (m/s); mu_s 0: none
+    ("friction", np.float64, 4),    # ... Coulomb's mu_s, mu_k, v_crit (m/s), exact (1: stick-
+                                    #     slip); mu_s 0: none
+    ("patch", np.int64),            # ... exact friction: its patch's first point (-1: none)
+    ("patch_size", np.int64),       # ... and (on that first point) the patch's points
     ("kinds", np.int64, 2),         # ... a pair by GJK/EPA: its shapes' kinds (convex.SPHERE..)
     ("hull_a", np.float64, (MAX_HULL_VERTICES, 3)),   # ... a convex mesh's hull vertices in
     ("hull_b", np.float64, (MAX_HULL_VERTICES, 3)),   #     its shape's frame, m, and how
@@ -194,6 +197,11 @@ ELEMENT_STATE = np.dtype([
     ("deflection", np.float64, 6),  # BUSHING: [d; theta] of B relative to A, A's axes, m, rad
     ("rate", np.float64, 6),        # BUSHING: [ddot; w] of B relative to A, A's axes, m/s, rad/s
     ("friction", np.float64, 3),    # CONTACT: the world friction force on B at the point, N
+    ("lock", np.float64, 4),        # CONTACT, a stuck patch's first point: the force (world,
+                                    # N) and moment about its normal (N m) holding B
+    ("patch_point", np.float64, 3),  # ... its centre (its points in contact), world, m
+    ("patch_normal", np.float64, 3),  # ... its normal, the points' mean
+    ("slip", np.float64, 3),        # ... the patch's mean slip velocity, world, m/s
 ], align=True)
 
 MODE = np.dtype([

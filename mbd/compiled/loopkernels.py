@@ -25,7 +25,7 @@ from .layout import PRISMATIC, REVOLUTE, SPHERICAL
 # ----------------------------------------------------------------------------- closure rows
 
 @njit()
-def _jacobian_add(tree, links, scratch, k, p, sign, G, row):
+def jacobian_add(tree, links, scratch, k, p, sign, G, row):
     """G[row:row+6] += sign * the world Jacobian of the point p on link k: every ancestor's
     motion subspace columns as [w; v at p]."""
     col = scratch[0].e
@@ -105,12 +105,12 @@ def closure_rows(tree, links, scratch, closures, G, g):
             for n in range(3):
                 s += E0e[n, a_] * Rf[b_, n] - Rf[a_, n] * E0e[n, b_]
             g[row + m] = 0.5 * s
-        _jacobian_add(tree, links, scratch, e, pe, 1.0, G, row)
-        _jacobian_add(tree, links, scratch, C.base, pe, -1.0, G, row)
+        jacobian_add(tree, links, scratch, e, pe, 1.0, G, row)
+        jacobian_add(tree, links, scratch, C.base, pe, -1.0, G, row)
 
 
 @njit(inline="always")
-def _point_acceleration(links, k, p, out_w, out_a):
+def point_acceleration(links, k, p, out_w, out_a):
     """World angular and linear acceleration (velocity products only: the links' ``avp``) of
     the point p (world) carried by link k; zeros for the ground."""
     for m in range(3):
@@ -148,8 +148,8 @@ def closure_gamma(links, scratch, closures, gamma):
     for c in range(closures.shape[0]):
         C = closures[c]
         pe = links[C.end].p0
-        _point_acceleration(links, C.end, pe, we, ae)
-        _point_acceleration(links, C.base, pe, wf, af)
+        point_acceleration(links, C.end, pe, we, ae)
+        point_acceleration(links, C.base, pe, wf, af)
         for m in range(3):
             gamma[6 * c + m] = we[m] - wf[m]
             gamma[6 * c + 3 + m] = ae[m] - af[m]

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import (
     articulated,
+    contactkernels,
     controlkernels,
     forcekernels,
     jointspace,
@@ -134,6 +135,22 @@ def _tree_forced(t, y, dy, data, link_frame, controlled):
     _work_rates(v, dy, data, False)
     if controlled:
         controlkernels.give(dy, data)
+    return bad
+
+
+@njit()
+def tree_patches(t, y, dy, data):
+    """dy/dt of a tree with contacts of exact friction (link-frame ABA): the sticking
+    patches held (:func:`mbd.compiled.contactkernels.hold_patches`)."""
+    y, dy, data = borrowed((y, dy, data))     # (see _start)
+    forcekernels.signal_values(t, data.elements)
+    q, v, acc = _start(y, dy, data)
+    kinematics.link_velocities(q, v, data.tree, data.links, data.scratch)
+    bad = _loads(q, v, data, False)
+    articulated.aba(v, data.tau, data.tree, data.links, data.scratch, acc)
+    if contactkernels.any_stuck(data.elements, data.mode):
+        contactkernels.hold_patches(v, data, acc, np.zeros((0, 0)))
+    _work_rates(v, dy, data, False)
     return bad
 
 
@@ -320,6 +337,26 @@ def elements_and_locks(y, g, data, task):
         if D.element >= 0 and D.active > 0.0:
             g[D.element, 1] = abs(V_.lam[m - nd + k]) - data.elements[D.element].params[0]
     return 0
+
+
+@njit()
+def elements_and_patches(y, g, data, task):
+    """:func:`elements_at` for a tree with contacts of exact friction: while a patch sticks,
+    its breakaway switching function is |f_t| - mu_s sum(f_n), f_t the force holding it, and
+    its points' records carry their shares of that force (the loads, the tree's
+    accelerations and the holding forces at y, as an evaluation of the right-hand side
+    does)."""
+    status = elements_at(y, g, data, task)
+    if task == NATURAL_MODE or not contactkernels.any_stuck(data.elements, data.mode):
+        return status
+    q = data.q
+    v = y[q.shape[0]:q.shape[0] + data.tau.shape[0]]
+    if task == SWITCHING:          # (the records' task has the loads already)
+        _loads(q, v, data, True)
+    acc = np.empty(v.shape[0])
+    articulated.aba(v, data.tau, data.tree, data.links, data.scratch, acc)
+    contactkernels.hold_patches(v, data, acc, g if task == SWITCHING else np.zeros((0, 0)))
+    return status
 
 
 @njit()

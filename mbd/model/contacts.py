@@ -58,14 +58,26 @@ FEATURES.update({(a, b): ("point",) for i, a in enumerate(_ORDER[1:], 1) for b i
 
 @dataclass(frozen=True)
 class Coulomb:
-    """Coulomb friction at a contact's points (SPEC §12), regularized: with s = |v_t| the slip
-    speed of a point, the friction force on b is ``-mu(s) f_n v_t / s`` with::
+    """Coulomb friction at a contact's points (SPEC §12).
+
+    Regularized (the default): with s = |v_t| the slip speed of a point, the friction force
+    on b is ``-mu(s) f_n v_t / s`` with::
 
         mu(s) = mu_s s / v_crit                                      (s <= v_crit)
               = mu_k + (mu_s - mu_k) exp(-(s - v_crit) / v_crit)     (s > v_crit)
 
     continuous, zero at rest and mu_s at s = v_crit. A point creeps at speeds up to about
     v_crit under a tangential load below mu_s f_n (the smaller v_crit, the stiffer the run).
+
+    ``exact=True``: true stick-slip of the contact's points as one patch. While it sticks,
+    the patch's tangential velocity (and, with two or more points in contact, its spin about
+    the normal) is held at zero by the force that needs, which stays in the cone |f_t| <
+    mu_s f_n (f_n the points' normal forces summed); it breaks free exactly where |f_t|
+    reaches mu_s f_n, slipping the way that force pushes it; slipping, each point carries
+    ``-mu_k f_n,i v_t,i / |v_t,i|``, and the patch sticks again exactly where its mean slip
+    velocity along the slip's direction reaches zero, if the force needed to hold it is
+    inside the cone. Each stick and slip is an event. (A mechanism without loops or motion
+    drivers, and an ElastoGap normal law: a patch is in contact where its points' gaps are.)
 
     Parameters
     ----------
@@ -74,7 +86,10 @@ class Coulomb:
     mu_k : float, optional
         Kinetic coefficient, 0 <= mu_k <= mu_s (default mu_s).
     v_crit : float
-        The slip speed at which the coefficient peaks, m/s, > 0 (default 1e-3).
+        The slip speed at which the coefficient peaks, m/s, > 0 (default 1e-3; not used
+        with ``exact``).
+    exact : bool
+        True for true stick-slip (above).
 
     Examples
     --------
@@ -85,6 +100,7 @@ class Coulomb:
     mu_s: float
     mu_k: float | None = None
     v_crit: float = 1e-3
+    exact: bool = False
 
     def __post_init__(self):
         mu_s = values.real(self.mu_s, "Coulomb: mu_s", ">= 0 and finite", values.nonnegative,
@@ -99,10 +115,12 @@ class Coulomb:
         object.__setattr__(self, "mu_s", mu_s)
         object.__setattr__(self, "mu_k", mu_k)
         object.__setattr__(self, "v_crit", v_crit)
+        if not isinstance(self.exact, bool):
+            raise ValueError(f"Coulomb: exact must be True or False, got {self.exact!r}")
 
-    def row(self) -> tuple[float, float, float]:
-        """(mu_s, mu_k, v_crit): the element record's ``friction``."""
-        return (self.mu_s, self.mu_k, self.v_crit)
+    def row(self) -> tuple[float, float, float, float]:
+        """(mu_s, mu_k, v_crit, exact): the element record's ``friction``."""
+        return (self.mu_s, self.mu_k, self.v_crit, float(self.exact))
 
     def coefficient(self, s: float) -> float:
         """mu(s) at the slip speed s (m/s, >= 0)."""

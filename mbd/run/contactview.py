@@ -10,9 +10,9 @@ from .views import contact_intervals
 if TYPE_CHECKING:
     from .views import ForceView
 
-#: a point's state per row: out of contact, or in contact and slipping (regularized friction
-#: slips at every nonzero tangential load, creeping below v_crit)
-OPEN, SLIP = "open", "slip"
+#: a point's state per row: out of contact, in contact and slipping (regularized friction
+#: slips at every nonzero tangential load, creeping below v_crit), or stuck (exact friction)
+OPEN, SLIP, STICK = "open", "slip", "stick"
 
 
 class ContactView:
@@ -45,10 +45,14 @@ class ContactView:
     slip : ndarray (n, P, 3)
         The slip velocity (b's material point relative to a's, in the tangent plane), m/s.
     state : ndarray (n, P) of str
-        ``"open"`` or ``"slip"`` (in contact).
+        ``"open"``, or in contact ``"slip"`` or ``"stick"`` (exact friction: the patch is
+        held).
+    sticks : ndarray (n,) of bool
+        Whether the patch sticks (exact friction; False otherwise).
     """
 
-    def __init__(self, name: str, t: np.ndarray, points: list[ForceView]) -> None:
+    def __init__(self, name: str, t: np.ndarray, points: list[ForceView],
+                 sticks: np.ndarray | None = None) -> None:
         self.name, self.t = name, t
         self.names = [p.name for p in points]
         n = len(t)
@@ -67,7 +71,10 @@ class ContactView:
         self.in_contact = stack([_in_contact(p) for p in points])
         self.point = stack([p.records["point_b"] for p in points], (3,))
         self.point[~self.in_contact] = np.nan
-        self.state = np.where(self.in_contact, SLIP, OPEN)
+        self.sticks = (np.zeros(n, dtype=bool) if sticks is None
+                       else np.asarray(sticks, dtype=bool))
+        self.state = np.where(self.in_contact, np.where(self.sticks[:, None], STICK, SLIP),
+                              OPEN)
 
     @property
     def total_normal_force(self) -> np.ndarray:

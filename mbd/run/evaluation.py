@@ -217,8 +217,12 @@ class Evaluation:
         contacts = self.system.contacts
         if name not in contacts:
             raise KeyError(f"no contact '{name}'; the contacts are {sorted(contacts)}")
+        first = contacts[name][0]
+        sticks = (self.sides[:, first, layout.PLACEMENT_SWITCH] < 0.0
+                  if self.system.elements[first]["patch"] == first
+                  else np.zeros(len(self.t), dtype=bool))
         return ContactView(name, self.t, [self.force(self.system.force_elements[i].name)
-                                          for i in contacts[name]])
+                                          for i in contacts[name]], sticks)
 
     def reaction(self, name: str) -> ReactionView:
         """The reaction of joint, motion driver or gear ``name``: a ReactionView."""

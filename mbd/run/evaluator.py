@@ -45,6 +45,7 @@ from ..compiled.statekernels import (
     controlled_tree_link,
     controlled_tree_world,
     elements_and_locks,
+    elements_and_patches,
     elements_at,
     kinematics_rows,
     near_constraints,
@@ -55,6 +56,7 @@ from ..compiled.statekernels import (
     tree_forced_world,
     tree_free_link,
     tree_free_world,
+    tree_patches,
 )
 from ..model.state import State
 from . import evaluatorrows
@@ -163,7 +165,15 @@ class Evaluator:
         """The compiled switching function for the integrator (a no-op without elements)."""
         if self.system.locks:
             return elements_and_locks
+        if self.system.patches:
+            return elements_and_patches
         return elements_at if self.data.elements.shape[0] else no_switching
+
+    @property
+    def records_function(self) -> Callable[..., Any]:
+        """The compiled function that writes the element records at a state (RECORDS): the
+        switching function's, which solves what a sticking contact patch needs."""
+        return elements_and_patches if self.system.patches else elements_at
 
     @property
     def projection_function(self) -> Callable[..., Any]:
@@ -277,7 +287,7 @@ class Evaluator:
         self.refresh(t, y)
         self.data.mode["sides"] = sides
         self.data.mode["reference"] = 0.0       # every line as it is (SPEC 3.1), not continued
-        self.call(elements_at, y, np.zeros((0, layout.SWITCHES)), self.data, RECORDS)
+        self.call(self.records_function, y, np.zeros((0, layout.SWITCHES)), self.data, RECORDS)
         if out is None:
             out = self.data.estate.copy()
         else:
@@ -397,6 +407,8 @@ def variant(system: System) -> Callable[..., Any]:
         return controlled_tree_link if sliding else controlled_tree_world
     if system.constrained:
         return constrained_forced if forced else constrained_free
+    if system.patches:      # (build() refuses them with loops, drivers or controllers)
+        return tree_patches
     if forced:
         return tree_forced_link if sliding else tree_forced_world
     return tree_free_link if sliding else tree_free_world

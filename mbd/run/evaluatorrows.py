@@ -12,7 +12,7 @@ from ..compiled import layout, rowkernels
 from ..compiled.jit import native
 from ..compiled.layout import RECORDS
 from ..compiled.rowkernels import rotate_rows
-from ..compiled.statekernels import constraint_forces, elements_at, transmitted_loads
+from ..compiled.statekernels import constraint_forces, transmitted_loads
 from ..model.state import State
 from .userfunctions import motion, parameter_row
 
@@ -81,7 +81,7 @@ def record_rows(ev, T, Y, SIDES, inputs=None):
     P, varying, _, _ = row_inputs(ev, T, Y) if inputs is None else inputs
     data.mode["reference"] = 0.0       # every line as it is (SPEC 3.1), not continued
     g = np.zeros((0, layout.SWITCHES))
-    address = _address(elements_at, Y[0], g, data, RECORDS)
+    address = _address(ev.records_function, Y[0], g, data, RECORDS)
     ev.call(rowkernels.records, address, Y, SIDES, P, varying, data,
             data.estate.view(np.uint8), out.view(np.uint8).reshape(n, -1))
     if s.locks:     # rows where one sticks: its lock's force, from the constrained solve

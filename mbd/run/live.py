@@ -175,6 +175,8 @@ class Simulation:
         controls.set_input(self.run.ev, self.t, name, value)
         if self.run.locks:       # a stuck joint may break free under the new load
             self.y = self.run.guarded(self.run.locks.settle, self.t, self.y)
+        if self.run.patches:     # and a stuck contact patch
+            self.y = self.run.guarded(self.run.patches.settle, self.t, self.y)
 
     def read(self, name: str) -> float | np.ndarray:
         """The value at the time reached of a sensor, an input or a controller's output,

@@ -113,20 +113,26 @@ class PieceEvents:
         ev, sides = self.ev, self.sides
         before = sides.copy()
         armed = ev.armed(before)
-        passage = k == layout.PLACEMENT_SWITCH and self.at_anchor(t, y, i)
+        passage = (k == layout.PLACEMENT_SWITCH and self.system.force_elements[i].placement
+                   == "line" and self.at_anchor(t, y, i))
         pushed = self.locks.push(t, y, i, k)
+        held = self.patches.push(t, y, i, k)
         # the branches from just past the crossing: a switch armed by it may be exactly zero
         # there (BISTOP's force at the first touch) and only its sign a moment later tells
         h = 256.0 * tol
         ev.natural_mode(t + h, dense(t + h))
         if k != layout.PLACEMENT_SWITCH:   # a line's new reference starts on its + side
+            # (and a contact patch's stick or slip is Patches' to decide, below)
             # across, whatever round-off says at the crossing: the element's next mode
             sides[i, k] = before[i, k]
             ev.next_mode(t, y, i, k)
         y = self.locks.cross(t, y, i, pushed)
+        if self.patches:
+            y = self.patches.cross(t, y, i, k, held)
         # log every element whose mode changed here: other elements may switch at the same
-        # instant (two identical gaps); stiction elements say how they move
-        found = self.locks.changes(before)
+        # instant (two identical gaps); stiction elements and contact patches say how they
+        # move
+        found = self.locks.changes(before) + self.patches.changes(before)
         found += self.law_switches(before, sides.copy(), armed)
         if passage:
             found.append((self.system.force_elements[i].name,

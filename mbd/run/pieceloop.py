@@ -26,6 +26,7 @@ from .evaluator import Evaluator
 from .failures import BlewUp, Failed, IntegratorFailed, Singular, Undefined
 from .locks import Locks
 from .outputrows import OutputRows
+from .patches import Patches
 from .pieceevents import PieceEvents
 from .progress import ProgressBar
 from .steppers import collocation, dop853
@@ -83,6 +84,7 @@ class Run(PieceEvents):
             self.controls = self.ev.held = Controls(system, t0)
         self.rows = OutputRows(self.ev, times, exact, rows_to, self.controls)
         self.locks = Locks(self.ev)
+        self.patches = Patches(self.ev)
         self.events = []
         self.watch = events.ChatterWatch(settings)
         self.pieces = 0
@@ -180,6 +182,10 @@ class Run(PieceEvents):
         at_rest = self.sides.copy()        # stiction elements at rest stick, or slip
         y = self.locks.settle(t, y)
         self.log_all(t, y, self.locks.changes(at_rest))
+        if self.patches:                   # contact patches at rest stick, or slip
+            at_rest = self.sides.copy()
+            y = self.patches.settle(t, y)
+            self.log_all(t, y, self.patches.changes(at_rest))
         if self.ev.constrained:     # the rank rule's rank, at the assembled state
             failures.raise_status(self.ev.derivative(t, y)[1], t, y)
         self.logged = self.sides.copy()
@@ -212,7 +218,8 @@ class Run(PieceEvents):
         if self.controls is None or not self.controls.due(t):
             return y
         self.controls.sample(self.ev, t, y, self.sides)
-        return self.locks.settle(t, y) if self.locks else y
+        y = self.locks.settle(t, y) if self.locks else y
+        return self.patches.settle(t, y) if self.patches else y
 
     def piece(self, t, y):
         """Integrate one smooth piece from (t, y), the branches frozen, until it ends: at

@@ -67,10 +67,11 @@ def _signatures():
                 statekernels.tree_forced_world, statekernels.tree_forced_link,
                 statekernels.constrained_free, statekernels.constrained_forced,
                 statekernels.controlled_tree_world, statekernels.controlled_tree_link,
-                statekernels.controlled_constrained):
+                statekernels.controlled_constrained, statekernels.tree_patches):
         out[rhs.__name__] = (rhs, (f8, y, y, d))
     out["elements_at"] = (statekernels.elements_at, (y, m, d, i8))
     out["elements_and_locks"] = (statekernels.elements_and_locks, (y, m, d, i8))
+    out["elements_and_patches"] = (statekernels.elements_and_patches, (y, m, d, i8))
     out["no_switching"] = (statekernels.no_switching, (y, m, d, i8))
     out["projection"] = (statekernels.projection, (y, d))
     out["no_projection"] = (statekernels.no_projection, (y, d))
@@ -163,7 +164,8 @@ def signatures():
 #: every target, by name
 TARGETS = ("tree_free_world", "tree_free_link", "tree_forced_world", "tree_forced_link",
            "constrained_free", "constrained_forced", "controlled_tree_world",
-           "controlled_tree_link", "controlled_constrained", "elements_at", "elements_and_locks",
+           "controlled_tree_link", "controlled_constrained", "tree_patches", "elements_at",
+           "elements_and_locks", "elements_and_patches",
            "no_switching",
            "projection", "no_projection", "kinematics_rows", "constraint_forces",
            "transmitted_loads", "advance", "switching_on_step", "locate_on_step",
@@ -183,6 +185,7 @@ def run_targets(ev, compiled, method="DOP853"):
     if elements:
         names += ["elements_at", "armed", "crossed_mask"]
         names += ["elements_and_locks"] if ev.system.locks else []
+        names += ["elements_and_patches"] if ev.system.patches else []
         names += ["switching_on_step", "locate_on_step", loop + "screen"] if compiled else []
     elif compiled:
         names += ["no_switching"]
@@ -199,7 +202,7 @@ _STARTED = set()
 #: the tree dynamics each right-hand side variant is made of, compiled first (see below)
 _DYNAMICS = {"tree_free_world": "aba_world", "tree_forced_world": "aba_world",
              "controlled_tree_world": "aba_world", "tree_free_link": "aba",
-             "tree_forced_link": "aba", "controlled_tree_link": "aba"}
+             "tree_forced_link": "aba", "controlled_tree_link": "aba", "tree_patches": "aba"}
 
 
 def first_right_hand_side(ev, compiled, method="DOP853"):

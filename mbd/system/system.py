@@ -209,6 +209,12 @@ class System:
                 out.setdefault(contact.name, []).append(i)
         return out
 
+    @cached_property
+    def patches(self) -> list[int]:
+        """The contacts with exact friction (``Coulomb(exact=True)``): the index of each one's
+        first point among ``force_elements`` (the patch's mode is that point's)."""
+        return [i for i in range(len(self.elements)) if self.elements[i]["patch"] == i]
+
     @property
     def n_links(self) -> int:
         return self.tree.shape[0]
@@ -352,7 +358,29 @@ def build(model: Model) -> System:
                   description=getattr(model, "description", ""))
     _check_controls(system)
     check_inertia(system)
+    _check_patches(system)
     return system
+
+
+def _check_patches(system: System) -> None:
+    """Exact contact friction (``Coulomb(exact=True)``) is built for trees with ElastoGap
+    normal laws: refuse it elsewhere, by name."""
+    if not system.patches:
+        return
+    names = sorted({system.force_elements[i].contact.name for i in system.patches})
+    problems = []
+    if system.constrained or any(c.continuous for c in system.controls):
+        problems.append(f"contacts {names}: exact friction (Coulomb(exact=True)) is built for "
+                        "mechanisms without loops, motion drivers, gears and continuous "
+                        "controllers yet; use the regularized Coulomb here")
+    for i in system.patches:
+        law = system.force_elements[i].law
+        if getattr(getattr(law, "kind", None), "name", None) != "elastogap":
+            problems.append(f"contact '{system.force_elements[i].contact.name}': exact "
+                            f"friction needs an ElastoGap normal law (its contact switch), "
+                            f"got {type(law).__name__}")
+    if problems:
+        raise ModelError(problems)
 
 
 def _degenerate(body):

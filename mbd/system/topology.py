@@ -283,6 +283,18 @@ def _slot(joint_maps, joint, primitive):
             int(jm.v_index[sum(p.nv for p in prims[:primitive])]))
 
 
+def _patches(forces, table):
+    """The exact-friction patches: each contact's points (laid out one after another) point
+    to their first, which holds how many they are."""
+    first = {}
+    for i, fe in enumerate(forces):
+        friction = getattr(fe, "friction", None)
+        if fe.placement == "contact" and friction is not None and friction.exact:
+            lead = first.setdefault(fe.contact.name, i)
+            table[i]["patch"] = lead
+            table[lead]["patch_size"] += 1
+
+
 def element_table(forces, joint_maps, body_maps, length_scale):
     """The force elements' ``ELEMENT`` records (read-only); the parameters of laws given as
     Python functions are written before every evaluation."""
@@ -291,7 +303,7 @@ def element_table(forces, joint_maps, body_maps, length_scale):
         E = table[i]
         E["kind"] = _PLACEMENT_CODE[fe.placement]
         E["law"] = fe.law.code
-        E["link_a"] = E["link_b"] = -1
+        E["link_a"] = E["link_b"] = E["patch"] = -1
         E["eps"] = 1e-12 * length_scale
         if not fe.law.time_varying:
             E["params"] = lawkernels.parameter_row(fe.law)
@@ -316,6 +328,7 @@ def element_table(forces, joint_maps, body_maps, length_scale):
             default = fe.cs_a.rotation[:, 0 if fe.placement == "axial" else 2]
             a = default if fe.axis is None else np.asarray(fe.axis, dtype=float)
             E["axis"] = R_A.T @ (a / np.linalg.norm(a))
+    _patches(forces, table)
     table.setflags(write=False)
     return table
 

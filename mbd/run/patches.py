@@ -1,0 +1,127 @@
+"""Stick-slip of contacts: the patches of exact friction (``Coulomb(exact=True)``), held or
+released where a piece begins.
+
+A patch is a contact's points together. While it sticks, the tree's accelerations are solved
+with its slip (and, on two or more points, its spin) held at zero
+(:func:`mbd.compiled.contactkernels.hold_patches`); while it slips, its points carry kinetic
+friction. Its mode is its first point's: sides[PLACEMENT_SWITCH] -1 sticking, +1 slipping,
+and the slip's direction d0 in that point's ``reference``. :class:`Patches` decides where a
+piece ends at a crossing (or begins) which patches hold, which way a released one slips, and
+what to log, as :mod:`mbd.run.locks` does for a joint's stiction.
+"""
+import numpy as np
+
+from ..compiled.layout import PLACEMENT_SWITCH
+from .failures import raise_status
+
+STICK, SLIP = -1.0, 1.0
+
+
+class Patches:
+    """The exact-friction patches of a run (``system.patches``: their first points)."""
+
+    def __init__(self, ev):
+        self.ev, self.system = ev, ev.system
+
+    def __bool__(self):
+        return bool(self.system.patches)
+
+    @property
+    def mode(self):
+        """The data's MODE records (the run's current branches)."""
+        return self.ev.data.mode
+
+    def _points(self, lead):
+        return range(lead, lead + int(self.system.elements[lead]["patch_size"]))
+
+    def touching(self, lead):
+        """Whether a point of patch ``lead`` is in contact (its ElastoGap's contact side)."""
+        return any(self.mode[j]["sides"][0] < 0.0 for j in self._points(lead))
+
+    def _holding(self, t, y):
+        """{patch: (force on b holding it (3,), N; its normal forces summed, N)} at (t, y)
+        in the current mode, for the patches that stick."""
+        raise_status(self.ev.derivative(t, y)[1], t, y)
+        estate = self.ev.data.estate
+        out = {}
+        for lead in self.system.patches:
+            if self.mode[lead]["sides"][PLACEMENT_SWITCH] < 0.0 and self.touching(lead):
+                normal = sum(max(float(estate[j]["value"]), 0.0) for j in self._points(lead)
+                             if self.mode[j]["sides"][0] < 0.0)
+                out[lead] = (estate[lead]["lock"][:3].copy(), normal)
+        return out
+
+    def _slip(self, t, y, lead):
+        """Patch ``lead``'s mean slip velocity at (t, y) (world, m/s)."""
+        self.ev.switching(t, y)
+        return self.ev.data.estate[lead]["slip"].copy()
+
+    def _slips(self, lead, direction):
+        sides = self.mode[lead]["sides"]
+        sides[PLACEMENT_SWITCH] = SLIP
+        norm = float(np.linalg.norm(direction))
+        self.mode[lead]["reference"] = direction / norm if norm > 0.0 else 0.0
+
+    def settle(self, t, y):
+        """Every patch: out of contact it slips (nothing to stick to); in contact and fresh
+        from the air (no slip direction), it sticks if it does not slip at all, else it slips
+        the way it moves; sticking, it keeps sticking while its holding force is inside its
+        cone (|f_t| < mu_s f_n), else the one furthest past its cone slips, the way that
+        force pushes it, and the rest are tried again. Returns y."""
+        for lead in self.system.patches:
+            sides = self.mode[lead]["sides"]
+            if not self.touching(lead):
+                sides[PLACEMENT_SWITCH] = SLIP
+                self.mode[lead]["reference"] = 0.0
+            elif sides[PLACEMENT_SWITCH] > 0.0 and not np.any(self.mode[lead]["reference"]):
+                slip = self._slip(t, y, lead)
+                if np.any(slip):
+                    self._slips(lead, slip)
+                else:
+                    sides[PLACEMENT_SWITCH] = STICK
+        while True:
+            over = []
+            for lead, (force, normal) in self._holding(t, y).items():
+                mu_s = float(self.system.elements[lead]["friction"][0])
+                size = float(np.linalg.norm(force))
+                if size >= mu_s * normal:
+                    over.append((size / max(mu_s * normal, 1e-300), lead, force))
+            if not over:
+                return y
+            _, lead, force = max(over, key=lambda x: x[0])
+            self._slips(lead, -force)
+
+    def push(self, t, y, i, k):
+        """The force holding patch i where its switching function crossed at (t, y), if it
+        stuck (the way it breaks free: against that force); None otherwise. Asked before the
+        mode moves past the crossing."""
+        if (k != PLACEMENT_SWITCH or i not in self.system.patches
+                or self.mode[i]["sides"][PLACEMENT_SWITCH] > 0.0):
+            return None
+        found = self._holding(t, y).get(i)
+        return None if found is None else found[0]
+
+    def cross(self, t, y, i, k, pushed):
+        """A switching function of element i crossed at (t, y), the mode already moved past
+        it: a patch holding there (``pushed``: its force, :meth:`push`) slips against that
+        force; one whose slip stopped tries to stick. Returns y, settled (:meth:`settle`)."""
+        if k == PLACEMENT_SWITCH and i in self.system.patches:
+            if pushed is not None:
+                self._slips(i, -pushed)
+            else:
+                self.mode[i]["sides"][PLACEMENT_SWITCH] = STICK
+        return self.settle(t, y)
+
+    def changes(self, before):
+        """[(contact name, what)]: how each patch's motion changed from the mode ``before``
+        to the current one: it sticks, it breaks free, or its slip turns."""
+        found = []
+        for lead in self.system.patches:
+            was = before[lead][PLACEMENT_SWITCH]
+            now = self.mode[lead]["sides"][PLACEMENT_SWITCH]
+            name = self.system.force_elements[lead].contact.name
+            if now < 0.0 and was > 0.0 and self.touching(lead):
+                found.append((name, "sticks"))
+            elif now > 0.0 and was < 0.0 and self.touching(lead):
+                found.append((name, "breaks free: slips"))
+        return found
