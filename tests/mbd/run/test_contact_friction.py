@@ -1,0 +1,176 @@
+"""Exact contact friction (``Coulomb(exact=True)``, SPEC §12): stick and slip of a contact's
+points as one patch, each against a closed form.
+
+The oracles: a block sliding on a floor slows at mu_k g exactly and sticks where its speed
+reaches zero; on an incline below mu_s = tan(theta) it stays put to round-off, above it slides
+at g (sin - mu_k cos); a sphere on an incline rolls at g sin / (1 + I / (m rho^2)) with no
+slip event. Gravity is tilted instead of the floor (the same physics). Bounds come from the
+runs' tolerance (rtol 1e-10): an event's time to the event location on the step's dense
+output, a motion's to the integration error over the run, a few hundred steps.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import mbd
+from forces import ElastoGap
+from joints import SixDof
+
+G, MASS, C, D, N = 9.81, 2.0, 1e6, 100.0, 1.5
+HALF = 0.1              # the block's half size, m
+RTOL, ATOL = 1e-10, 1e-12
+
+#: these tests assert accuracy bounds: run again on a perturbed problem under --perturb
+pytestmark = pytest.mark.accuracy
+
+
+def model(shape, theta=0.0, mu_s=0.5, mu_k=0.4, v0=0.0, z0=HALF, pitch=0.0, inertia=None):
+    """A body carrying ``shape`` on a floor plane under gravity tilted by ``theta`` (down the
+    slope along +x), its centre at ``z0``, turned by ``pitch`` about y (rad; its +x side
+    down), sliding at ``v0`` (m/s, +x), with exact friction."""
+    m = mbd.Model("friction")
+    floor = m.add_ground("floor", environment=mbd.Environment(
+        gravity=(G * math.sin(theta), 0.0, -G * math.cos(theta))))
+    floor.add_shape(mbd.Plane(), contact=True)
+    body = m.add_body("body", mass=MASS, cg=(0, 0, 0),
+                      inertia=np.eye(3) * MASS * (2 * HALF) ** 2 / 6 if inertia is None
+                      else inertia)
+    body.add_shape(shape, contact=True)
+    m.add(SixDof("free", floor, body["cg"],
+                 q0=(0.0, 0.0, z0, math.cos(pitch / 2), 0.0, math.sin(pitch / 2), 0.0),
+                 v0=[v0, 0.0, 0.0, (0.0, 0.0, 0.0)]))
+    m.add(mbd.Contact("patch", floor, body, ElastoGap(c=C, d=D, n=N),
+                      mbd.Coulomb(mu_s, mu_k, exact=True)))
+    return m
+
+
+def block(theta=0.0, friction=0.0, **options):
+    """A cube of side 2 HALF resting on its four lower corners at their static penetrations
+    under the normal load m g cos(theta) and a friction force along -x of ``friction`` times
+    it: the moments about the centre balance where the front (+x) corners carry
+    (1/4 + friction/4) of the load and the back ones (1/4 - friction/4) (the friction acts
+    HALF below the centre, the corners HALF before and behind it), so the cube is turned
+    until their penetrations are those loads' (an equilibrium: no transient to start)."""
+    load = MASS * G * math.cos(theta)
+    front = (load * (1 + friction) / 4 / C) ** (1 / N)
+    back = (load * (1 - friction) / 4 / C) ** (1 / N)
+    pitch = math.asin((front - back) / (2 * HALF))
+    z0 = HALF * math.cos(pitch) - (front + back) / 2
+    return model(mbd.Box((2 * HALF,) * 3), theta=theta, z0=z0, pitch=pitch, **options)
+
+
+def friction_events(result):
+    return [(e.t, e.what) for e in result.events if e.element == "patch"]
+
+
+def patch_centre(result):
+    """The mean of the body's points in contact (its witnesses: a box's corners), world, m:
+    material points, where the contact point (their midpoints with the floor's witnesses,
+    half the penetration below) turns with the body as it rocks."""
+    contact = result.contact("patch")
+    corners = contact.point + 0.5 * contact.gap[..., None] * contact.normal
+    return np.nanmean(corners, axis=1)
+
+
+def test_a_sliding_block_stops_exactly_where_mu_k_g_brings_it_to_rest():
+    # slipping, m dvx/dt = -mu_k sum(fn) and m dvz/dt = sum(fn) - m g exactly (kinetic
+    # friction, no regularization), so vx = v0 - mu_k (g t + vz): at rest (vz 0: started in
+    # its sliding equilibrium) at t* = v0 / (mu_k g)
+    v0, mu_k = 1.0, 0.4
+    result = block(v0=v0, mu_k=mu_k, friction=mu_k).simulate(0.5, output_step=0.01,
+                                                            rtol=RTOL, atol=ATOL)
+    [(t_stick, what)] = friction_events(result)
+    assert what == "sticks"
+    assert t_stick == pytest.approx(v0 / (mu_k * G), rel=1e-8)
+    velocity = result.body("body").velocity()
+    slipping = result.t < t_stick
+    np.testing.assert_allclose(velocity[slipping, 0],
+                               v0 - mu_k * (G * result.t[slipping] + velocity[slipping, 2]),
+                               atol=1e-7 * v0)
+    # stuck, the patch holds: the material point at its centre does not slide. That point
+    # is half the penetration delta below the box's face (the contact points are the
+    # midpoints, SPEC §12), so as the box rocks back level from its sliding pitch phi (the
+    # kinetic friction's moment gone) its corners may move by up to phi delta / 2 each way,
+    # and then stay put: to round-off and the run's error, 1e-9 m
+    contact = result.contact("patch")
+    after = result.t >= t_stick
+    centre = patch_centre(result)[after]
+    load = MASS * G
+    front, back = ((load * (1 + mu_k) / 4 / C) ** (1 / N), (load * (1 - mu_k) / 4 / C) ** (1 / N))
+    phi = math.asin((front - back) / (2 * HALF))
+    assert np.abs(centre[:, :2] - centre[0, :2]).max() < phi * front
+    late = result.t[after] > t_stick + 0.15             # the rocking damped out
+    assert np.abs(centre[late, :2] - centre[late][0, :2]).max() < 1e-9
+    assert np.all(contact.state[after][:, [0, 2, 4, 6]] == "stick")
+    assert np.all(contact.sticks[after]) and not np.any(contact.sticks[slipping])
+    assert np.abs(contact.friction[-1].sum(axis=0)).max() < 1e-6 * MASS * G
+    balance = result.energy_balance()
+    assert balance.dissipated["patch friction"][-1] == pytest.approx(0.5 * MASS * v0 ** 2,
+                                                                      rel=1e-3)
+    assert abs(balance.residual).max() < 1e-7 * balance.scale
+
+
+def test_a_block_below_the_friction_angle_stays_put_to_round_off():
+    # tan(theta) = 0.49 < mu_s = 0.5, started in its equilibrium: it sticks from the start
+    # (the event at t0) and never breaks free; the holding force is m g sin(theta) up the
+    # slope, inside the cone by 2 %
+    theta = math.atan(0.49)
+    result = block(theta=theta, friction=0.49).simulate(1.0, output_step=0.01, rtol=RTOL,
+                                                        atol=ATOL)
+    assert friction_events(result) == [(0.0, "sticks")]
+    centre = patch_centre(result)
+    # (the same bound as the sliding block's, from its settling at the start)
+    assert np.abs(centre[:, :2] - centre[0, :2]).max() < 1e-8
+    contact = result.contact("patch")
+    hold = contact.friction[-1].sum(axis=0)
+    np.testing.assert_allclose(hold, [-MASS * G * math.sin(theta), 0.0, 0.0],
+                               atol=1e-6 * MASS * G)
+
+
+def test_a_block_above_the_friction_angle_slides_at_the_kinetic_rate():
+    # tan(theta) = 0.51 > mu_s = 0.5, started as if held (its corners loaded as holding
+    # m g sin takes): holding needs m g sin(theta) > mu_s m g cos(theta), so it slips at
+    # once (no stick event), and slides with dvx/dt = g sin - mu_k (g cos + dvz/dt) exactly
+    theta, mu_k = math.atan(0.51), 0.4
+    result = block(theta=theta, friction=0.51, mu_k=mu_k).simulate(
+        0.5, output_step=0.01, rtol=RTOL, atol=ATOL)
+    assert friction_events(result) == []
+    velocity = result.body("body").velocity()
+    t = result.t
+    np.testing.assert_allclose(velocity[:, 0], G * (math.sin(theta) - mu_k * math.cos(theta))
+                               * t - mu_k * velocity[:, 2], atol=1e-8)
+    assert set(result.contact("patch").state[-1][[0, 2, 4, 6]]) == {"slip"}
+
+
+@pytest.mark.parametrize("mu_s", [0.3, 1.0])
+def test_a_sphere_rolls_down_an_incline_without_slipping(mu_s):
+    # sticking, the contact point at the midpoint of the witnesses (delta / 2 into the floor,
+    # delta the static penetration) holds: the sphere rolls on rho = r - delta / 2 at
+    # a = g sin / (1 + I / (m rho^2)), while mu_s >= 2/7 tan(theta) (here 2/7 tan = 0.104)
+    theta, r = math.radians(20.0), 0.1
+    inertia = 0.4 * MASS * r ** 2
+    delta = (MASS * G * math.cos(theta) / C) ** (1 / N)
+    sphere = model(mbd.Sphere(r), theta=theta, mu_s=mu_s, mu_k=0.2 * mu_s, z0=r - delta,
+                   inertia=np.eye(3) * inertia)
+    result = sphere.simulate(1.0, output_step=0.01, rtol=RTOL, atol=ATOL)
+    assert friction_events(result) == [(0.0, "sticks")]
+    rho = r - delta / 2
+    a = G * math.sin(theta) / (1 + inertia / (MASS * rho ** 2))
+    x = result.body("body").position()[:, 0]
+    np.testing.assert_allclose(x, 0.5 * a * result.t ** 2, atol=1e-9)
+    # and the closed form is not the rigid one's: rho's correction is seen
+    assert abs(a - 5 / 7 * G * math.sin(theta)) * 0.5 > 100 * 1e-9
+
+
+def test_exact_friction_is_refused_where_it_is_not_built():
+    m = block()
+    from joints import Prismatic
+    body = m.bodies[0]
+    other = m.add_body("other", mass=1.0, cg=(0, 0, 0), inertia=np.eye(3))
+    m.add(Prismatic("rail", m.grounds[0], other["cg"], axis=(1, 0, 0)))
+    m.add(mbd.MotionDriver("push", m.elements[-1], lambda t: (t, 1.0, 0.0)))
+    with pytest.raises(mbd.ModelError, match=r"exact friction \(Coulomb\(exact=True\)\) is "
+                                             "built for mechanisms without loops, motion"):
+        m.build()
+    assert body.name == "body"
