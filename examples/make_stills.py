@@ -54,6 +54,7 @@ STILLS = {
     "ur5_backlash_pid": (0.1, None),
     "cam_follower": (0.03, "xz"),
     "bouncing_balls": (1.0, None),
+    "sliding_block": (0.3, None),
 }
 #: cameras of their own (pyvista camera positions: position, focal point, view-up; m),
 #: named in STILLS: a robot arm seen from its front right, close enough to fill the picture

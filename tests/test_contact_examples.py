@@ -1,4 +1,5 @@
-"""examples/cam_follower.py and examples/bouncing_balls.py (SPEC §12) show what they claim,
+"""examples/cam_follower.py, examples/bouncing_balls.py and examples/sliding_block.py (SPEC
+§12) show what they claim,
 against closed forms written out here, not the examples' own helpers:
 
 * the cam: a rigid follower on an eccentric disc lifts by e (1 - cos(omega t)) and needs
@@ -9,7 +10,10 @@ against closed forms written out here, not the examples' own helpers:
 * the balls: each falls freely until it touches the floor at sqrt(2 h / g); the energy
   balance closes to the run's tolerance; no contact ever stores more than the initial
   energy, which bounds how deep a ball gets into a wall or the floor; two balls striking
-  each other in the air keep their horizontal momentum.
+  each other in the air keep their horizontal momentum;
+* the sliding block: slipping, kinetic friction mu_k N decelerates it at mu_k g exactly, so
+  it sticks at V0 / (mu_k g) after V0^2 / (2 mu_k g), and friction dissipates its launch's
+  kinetic energy; stuck, its corners stay put.
 """
 import contextlib
 import io
@@ -25,6 +29,7 @@ pytestmark = pytest.mark.accuracy
 
 cam = load("cam_follower")
 balls = load("bouncing_balls")
+block = load("sliding_block")
 
 
 def textbook_hertz(E1, nu1, E2, nu2, R):
@@ -240,3 +245,26 @@ def test_balls_striking_in_the_air_keep_their_horizontal_momentum(balls_run):
             met.add((a, b))
     assert {("ball1", "ball2"), ("ball3", "ball4")} <= met
     assert "strikes" in out
+
+
+def test_the_sliding_block_stops_where_kinetic_friction_brings_it_to_rest():
+    result, printout = run_quietly(block.main)
+    g, mu_k, v0 = 9.81, 0.4, 1.5
+    [stick] = [e for e in result.events if e.element == "floor contact"]
+    assert stick.what == "sticks"
+    # slipping, vx = V0 - mu_k (g t + vz) exactly; the box starts level, so it first pitches
+    # into its sliding attitude, a transient whose vz is damped out long before the stop:
+    # the stick at the closed form's time to the event location and that transient's
+    # remainder (bound 1e-7 of the time)
+    assert stick.t == pytest.approx(v0 / (mu_k * g), rel=1e-7)
+    x = result.body("box").position()[:, 0]
+    at = np.searchsorted(result.t, stick.t)
+    assert x[at] - x[0] == pytest.approx(v0**2 / (2 * mu_k * g), rel=1e-5)
+    # stuck, the corners stay put (the box rocking back level about the contact points,
+    # half the penetration below them, moves them by pitch x delta / 2 at most: < 1e-7 m)
+    corners = block.corner_centre(result)
+    assert np.abs(corners[at:] - corners[at]).max() < 1e-7
+    balance = result.energy_balance()
+    assert balance.dissipated["floor contact friction"][-1] == pytest.approx(
+        0.5 * 2.0 * v0**2, rel=1e-4)
+    assert "sticks at t = 0.38226" in printout
