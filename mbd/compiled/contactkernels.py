@@ -221,9 +221,10 @@ def friction_force(X, F):
 
 
 #: a sticking patch's slip and spin, which the holding force keeps at zero, drift at the
-#: rate of terms the hold leaves out (its point moves over the surfaces as their penetration
-#: changes, a rocking box's corners): they are brought back to zero with this time constant,
-#: s (an eigenvalue of -1/HOLD_TIME, within any step a contact's stiffness allows)
+#: rate of terms the hold leaves out (its point's motion over the surfaces is taken as the
+#: mean of the two bodies' velocities there, where a witness that is a material point (a
+#: box's corner) moves with its own): they are brought back to zero with this time
+#: constant, s (an eigenvalue of -1/HOLD_TIME, within any step a contact's stiffness allows)
 HOLD_TIME = 1e-3
 
 
@@ -240,27 +241,35 @@ def stuck(elements, mode, i):
     return lead >= 0 and mode[lead].sides[PLACEMENT_SWITCH] < 0.0
 
 
+#: a patch slipping from rest (breaking free, slipping on where it could not stick) slips
+#: along the direction d0 chosen there until its own slip takes over, m/s: its friction is
+#: along v + SLIP_START d0, v its mean slip velocity (smooth as the slip starts)
+SLIP_START = 1e-6
+
+
 @njit(inline="always")
 def kinetic_friction(i, elements, estate, mode):
     """A point of an exact patch: its friction per newton of normal force into the record's
     ``friction`` (:func:`friction_force` scales it): none while the patch sticks (its hold
-    carries it), -mu_k v_t / |v_t| while it slips (the slip's direction d0 where v_t is 0)."""
+    carries it); while it slips, mu_k against the patch's slip, its points' mean slip
+    velocity v (from rest along v + SLIP_START d0, :data:`SLIP_START`). The patch slips as
+    one: a point's own slip may pass through zero as the patch turns about it (the friction
+    of each point along its own slip would flip there, where no switch sees it), so each
+    carries mu_k f_n,i along the patch's slip, and the patch's spin is resisted while it
+    sticks. The patch's slip is its first point's record's (:func:`patch_motion`)."""
     E, X = elements[i], estate[i]
     f = X.friction
     f[0] = f[1] = f[2] = 0.0
     if stuck(elements, mode, i):
         return
-    d = X.direction
-    u0, u1, u2 = X.vel_b[0] - X.vel_a[0], X.vel_b[1] - X.vel_a[1], X.vel_b[2] - X.vel_a[2]
-    along = d[0] * u0 + d[1] * u1 + d[2] * u2
-    t0, t1, t2 = u0 - along * d[0], u1 - along * d[1], u2 - along * d[2]
+    slip, ref = estate[E.patch].slip, mode[E.patch].reference
+    t0 = slip[0] + SLIP_START * ref[0]
+    t1 = slip[1] + SLIP_START * ref[1]
+    t2 = slip[2] + SLIP_START * ref[2]
     s = np.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
     mu_k = E.friction[1]
     if s > 0.0:
         f[0], f[1], f[2] = -mu_k * t0 / s, -mu_k * t1 / s, -mu_k * t2 / s
-    else:
-        ref = mode[E.patch].reference
-        f[0], f[1], f[2] = -mu_k * ref[0], -mu_k * ref[1], -mu_k * ref[2]
 
 
 @njit()
@@ -387,6 +396,20 @@ def hold_patches(v, data, acc, g):
         loopkernels.point_acceleration(links, E.link_a, p, wa, aa)
         loopkernels.point_acceleration(links, E.link_b, p, wb, ab)
         _tangents(nrm, t1, t2)
+        # the centre moves over the surfaces, at the mean of the two bodies' velocities there
+        # (their witnesses' midpoint): d/dt v_b(p(t)) = a_b(p) + w_b x (pdot - v_b(p)), and
+        # so the slip's rate takes (w_a + w_b) x (v_a(p) - v_b(p)) / 2 besides the points'
+        # accelerations (along the normal while it sticks: the penetration's rate)
+        u0 = u1 = u2 = 0.0
+        for j in range(i, i + E.patch_size):
+            if in_contact(mode, j):
+                Y = estate[j]
+                u0 += (Y.vel_a[0] - Y.vel_b[0]) / count
+                u1 += (Y.vel_a[1] - Y.vel_b[1]) / count
+                u2 += (Y.vel_a[2] - Y.vel_b[2]) / count
+        s0, s1, s2 = 0.5 * (X.w_a[0] + X.w_b[0]), 0.5 * (X.w_a[1] + X.w_b[1]), \
+            0.5 * (X.w_a[2] + X.w_b[2])
+        turn0, turn1, turn2 = s1 * u2 - s2 * u1, s2 * u0 - s0 * u2, s0 * u1 - s1 * u0
         for k in range(2 if count == 1 else 3):
             for a in range(3):
                 axes[r + k, a] = t1[a] if k == 0 else (t2[a] if k == 1 else nrm[a])
@@ -395,8 +418,9 @@ def hold_patches(v, data, acc, g):
                 J[r + k, j] = (axes[r + k, 0] * J6[base, j] + axes[r + k, 1] * J6[base + 1, j]
                                + axes[r + k, 2] * J6[base + 2, j])
             if k < 2:
-                bias[r + k] = (axes[r + k, 0] * (ab[0] - aa[0]) + axes[r + k, 1] * (ab[1] - aa[1])
-                               + axes[r + k, 2] * (ab[2] - aa[2]))
+                bias[r + k] = (axes[r + k, 0] * (ab[0] - aa[0] + turn0)
+                               + axes[r + k, 1] * (ab[1] - aa[1] + turn1)
+                               + axes[r + k, 2] * (ab[2] - aa[2] + turn2))
             else:
                 bias[r + k] = (nrm[0] * (wb[0] - wa[0]) + nrm[1] * (wb[1] - wa[1])
                                + nrm[2] * (wb[2] - wa[2]))

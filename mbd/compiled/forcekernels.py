@@ -379,8 +379,6 @@ def element_loads(q, v, elements, estate, mode, links, scratch, tau):
              lawkernels.call_law(elements[i].law_entry, LAW_FORCE, elements, mode, i, x, xd,
                                  mode[i].sides[:], 0))
         X.value = F
-        if elements[i].patch >= 0:      # exact friction: kinetic, or none while it sticks
-            contactkernels.kinetic_friction(i, elements, estate, mode)
         if status != 0:
             # direction undefined: fine only while the law's force there is zero
             for m in range(3):
@@ -388,7 +386,14 @@ def element_loads(q, v, elements, estate, mode, links, scratch, tau):
             if F != 0.0 and bad == 0:
                 bad = i + 1
             continue
-        apply(i, F, elements, estate, links, tau)
+        if elements[i].patch < 0:       # (an exact patch's points: once all are measured)
+            apply(i, F, elements, estate, links, tau)
+    for i in range(elements.shape[0]):
+        if elements[i].patch >= 0:      # exact friction: kinetic, or none while it sticks
+            if elements[i].patch == i:
+                contactkernels.patch_motion(i, elements, estate, mode)
+            contactkernels.kinetic_friction(i, elements, estate, mode)
+            apply(i, estate[i].value, elements, estate, links, tau)
     return bad
 
 

@@ -74,9 +74,11 @@ class Coulomb:
     the normal) is held at zero by the force that needs, which stays in the cone |f_t| <
     mu_s f_n (f_n the points' normal forces summed); it breaks free exactly where |f_t|
     reaches mu_s f_n, slipping the way that force pushes it; slipping, each point carries
-    ``-mu_k f_n,i v_t,i / |v_t,i|``, and the patch sticks again exactly where its mean slip
-    velocity along the slip's direction reaches zero, if the force needed to hold it is
-    inside the cone. Each stick and slip is an event. (A mechanism without loops or motion
+    mu_k f_n,i against the patch's slip (its points' mean slip velocity v_t: ``-mu_k f_n,i
+    v_t / |v_t|``; a point's own slip may pass through zero as the patch turns about it,
+    where its own friction would flip where no switch sees it), and the patch sticks again
+    exactly where its mean slip velocity along the slip's direction reaches zero, if the
+    force needed to hold it is inside the cone; its spin is resisted while it sticks. Each stick and slip is an event. (A mechanism without loops or motion
     drivers, and an ElastoGap normal law: a patch is in contact where its points' gaps are.)
 
     Parameters

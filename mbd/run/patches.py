@@ -11,6 +11,7 @@ what to log, as :mod:`mbd.run.locks` does for a joint's stiction.
 """
 import numpy as np
 
+from ..compiled.contactkernels import SLIP_START
 from ..compiled.layout import PLACEMENT_SWITCH
 from .failures import raise_status
 
@@ -109,7 +110,13 @@ class Patches:
             if pushed is not None:
                 self._slips(i, -pushed)
             else:
-                self.mode[i]["sides"][PLACEMENT_SWITCH] = STICK
+                # its slip along d0 reached zero: stopped, it tries to stick; still moving
+                # (its slip turned across d0), it slips on along its own direction
+                slip = self._slip(t, y, i)
+                if np.linalg.norm(slip) > SLIP_START:
+                    self._slips(i, slip)
+                else:
+                    self.mode[i]["sides"][PLACEMENT_SWITCH] = STICK
         return self.settle(t, y)
 
     def changes(self, before):
