@@ -47,8 +47,11 @@ numbers), ``Coulomb(mu, mu, v_crit)`` regularized, v_crit = 1e-3 and 1e-5 m/s, r
 1e-6 and 1e-10, ``method="auto"`` (v_crit = 1e-5 is stiff: the slip transient's time
 constant is v_crit / (mu g cos) ~ 2 us). With the regularized law the box creeps at
 exactly v_crit tan(theta) / mu_s (the friction mu_s s / v_crit N balances m g sin); that
-creep is the law's, not the integration's. Exact stick-slip (SPEC §12's
-``Coulomb(exact=True)``) is not built yet. MuJoCo: box geom on a plane geom, friction mu on
+creep is the law's, not the integration's. With exact stick-slip (``Coulomb(mu, mu,
+exact=True)``, the same rtol) the box is held: no creep; it starts in its held equilibrium
+(its front corners carrying the hold's moment), where the others start level (started level
+its settling transient's peak would touch the cone's edge: mu_k = mu_s makes the slip there
+start without acceleration, and the run stops, naming the chatter). MuJoCo: box geom on a plane geom, friction mu on
 both (MuJoCo takes the larger), default pyramidal cone, and an elliptic cone with impratio
 100, each at the default step 2 ms and at 1e-5 s. PyBullet: lateralFriction mu on the box,
 1 on the plane (multiplied), damping 0, at 1/240 s and 1e-4 s, both with the default
@@ -422,8 +425,8 @@ def slide_oracle(mu):
     return 0.5 * G * (math.sin(THETA) - mu * math.cos(THETA)) * SLIDE_T ** 2
 
 
-def box_system(mu, v_crit):
-    key = ("box", mu, v_crit)
+def box_system(mu, v_crit, exact=False):
+    key = ("box", mu, v_crit, exact)
     if key not in _SYSTEMS:
         model = mbd.Model("incline")
         floor = model.add_ground("floor", environment=mbd.Environment(gravity=GRAVITY))
@@ -433,10 +436,19 @@ def box_system(mu, v_crit):
                              inertia=M / 12.0 * np.diag([ly * ly + lz * lz, lx * lx + lz * lz,
                                                          lx * lx + ly * ly]))
         box.add_shape(mbd.Box(tuple(BOX)), contact=True)
-        delta = (M * G * math.cos(THETA) / (4.0 * C_BOX)) ** (1.0 / 1.5)   # static, 4 corners
-        model.add(SixDof("free", floor, box["cg"], q0=(0.0, 0.0, lz / 2 - delta, 1, 0, 0, 0)))
+        load = M * G * math.cos(THETA)
+        # the corners' loads: a quarter each; held by exact friction, the hold's moment
+        # (m g sin, lz / 2 below the centre) shifts m g sin lz / (2 lx) of it to the front
+        # pair, and the box starts turned to those loads' penetrations (in equilibrium)
+        shift = M * G * math.sin(THETA) * lz / (2.0 * lx) if exact else 0.0
+        front = ((load / 2 + shift) / 2 / C_BOX) ** (1.0 / 1.5)
+        back = ((load / 2 - shift) / 2 / C_BOX) ** (1.0 / 1.5)
+        pitch = math.asin((front - back) / lx)
+        z0 = 0.5 * lz * math.cos(pitch) + 0.5 * lx * math.sin(pitch) - front
+        model.add(SixDof("free", floor, box["cg"],
+                         q0=(0.0, 0.0, z0, math.cos(pitch / 2), 0.0, math.sin(pitch / 2), 0.0)))
         model.add(mbd.Contact("slide", floor, box, normal=ElastoGap(c=C_BOX, d=D_BOX, n=1.5),
-                              friction=mbd.Coulomb(mu, mu, v_crit)))
+                              friction=mbd.Coulomb(mu, mu, v_crit, exact=exact)))
         _SYSTEMS[key] = model.build()
     return _SYSTEMS[key]
 
@@ -447,9 +459,9 @@ def marks(t_end):
     return sorted([1.0, 0.5 * t_end, t_end])
 
 
-def mbd_box(mu, t_end, v_crit, rtol):
+def mbd_box(mu, t_end, v_crit, rtol, exact=False):
     """(x at marks(t_end), wall) of mbd's run."""
-    system = box_system(mu, v_crit)
+    system = box_system(mu, v_crit, exact)
     start = time.perf_counter()
     r = system.simulate(t_end, output_step=1e-2, rtol=rtol, atol=rtol, method="auto")
     wall = time.perf_counter() - start
@@ -513,6 +525,9 @@ def incline_section(rounds, log):
             settings.append(("mbd (compiled, auto)", f"v_crit = {v_crit:g} m/s, rtol = {rtol:g}",
                              lambda mu, t, v_crit=v_crit, rtol=rtol: mbd_box(mu, t, v_crit, rtol),
                              v_crit * math.tan(THETA) / 0.5))
+    for rtol in (1e-6, 1e-10):
+        settings.append(("mbd (compiled, auto)", f"exact stick-slip, rtol = {rtol:g}",
+                         lambda mu, t, rtol=rtol: mbd_box(mu, t, 1e-3, rtol, exact=True), 0.0))
     if have("mujoco"):
         for dt in (2e-3, 1e-5):
             for cone, imp in (("pyramidal", 1.0), ("elliptic", 100.0)):
@@ -798,6 +813,7 @@ def meaning(ball, incline, times):
     box = {r[1]: r for r in incline}
     v3, v5 = box["v_crit = 0.001 m/s, rtol = 1e-10"], box["v_crit = 1e-05 m/s, rtol = 1e-10"]
     v5_loose = box["v_crit = 1e-05 m/s, rtol = 1e-06"]
+    ex, ex6 = box["exact stick-slip, rtol = 1e-10"], box["exact stick-slip, rtol = 1e-06"]
     exact = slide_oracle(0.3)
 
     def speed(r):
@@ -807,9 +823,13 @@ def meaning(ball, incline, times):
         f"({speed(v3):.3e} m/s at v_crit = 1e-3, {speed(v5):.3e} m/s at 1e-5), the same at "
         f"rtol 1e-6 and 1e-10: the creep is the regularized law's, set by v_crit, not by the "
         f"integration, and it falls in proportion to v_crit while method=\"auto\" keeps the "
-        f"stiffer run cheap ({v5[4] * 1e3:.1f} ms per simulated second at 1e-10). Exact "
-        f"stick-slip (SPEC §12's Coulomb(exact=True)), under which the box would not move at "
-        f"all, is not built yet. Sliding at mu = 0.3, mbd's error ({v3[3][2] - exact:+.1e} m "
+        f"stiffer run cheap ({v5[4] * 1e3:.1f} ms per simulated second at 1e-10). With "
+        f"exact stick-slip (Coulomb(exact=True)) the box is held: it moves "
+        f"{ex[2][2]:.1e} m in 10 s at rtol 1e-10 ({ex6[2][2]:.1e} m at 1e-6; what it does "
+        f"move is its start settling, the flat floor's penetration turned into the slope's "
+        f"load, then nothing), at {ex[4] * 1e3:.2f} ms per simulated second, and slides at "
+        f"mu = 0.3 within {ex[3][2] - exact:+.1e} m of the closed form. Sliding at mu = 0.3, "
+        f"the regularized law's error ({v3[3][2] - exact:+.1e} m "
         f"at v_crit = 1e-3, {v5[3][2] - exact:+.1e} m at 1e-5) is also the regularization's: "
         f"the friction is below mu while the slip speed passes v_crit in the first "
         f"millisecond, a velocity offset of order v_crit that then persists; at v_crit = 1e-5 "

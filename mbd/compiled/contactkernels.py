@@ -241,6 +241,13 @@ def stuck(elements, mode, i):
     return lead >= 0 and mode[lead].sides[PLACEMENT_SWITCH] < 0.0
 
 
+#: a holding force within this share of its cone's edge holds: where it touches the edge
+#: and turns back (a transient's peak), its break and stick are round-off's, and a break
+#: there would be followed, at the same instant, by a stick, and so on (a patch's breakaway
+#: function is |f_t| - mu_s (1 + CONE_EDGE) sum(f_n); mbd.run.patches tests the same)
+CONE_EDGE = 1e-9
+
+
 #: a patch slipping from rest (breaking free, slipping on where it could not stick) slips
 #: along the direction d0 chosen there until its own slip takes over, m/s: its friction is
 #: along v + SLIP_START d0, v its mean slip velocity (smooth as the slip starts)
@@ -348,20 +355,13 @@ def _tangents(n, t1, t2):
 
 
 @njit()
-def hold_patches(v, data, acc, g):
-    """The sticking patches held (the loads and the tree's accelerations ``acc`` (nv) done
-    on the kinematics of ``link_velocities``): rows J (each patch's slip along two tangents
-    and, with two or more points in contact, its spin about the normal) whose accelerations
-    J acc + J' v must vanish; the holding forces lam = -(J H^-1 J^T)^-1 (J acc + J' v + J v /
-    HOLD_TIME) added,
-    acc += H^-1 J^T lam. Each patch's first point records its force and moment (``lock``),
-    each of its points in contact its share of them (the least-squares one) as its
-    ``friction`` (and in ``vector``); where ``g`` has rows, g[first point,
-    PLACEMENT_SWITCH] = |f_t| - mu_s sum(f_n) (the breakaway). The rows' rates are held at
-    zero against drift (:data:`HOLD_TIME`). Allocates its small work arrays."""
+def patch_rows(data, nv):
+    """The rows of the sticking patches (on the kinematics of ``link_velocities`` and the
+    points' records): (J (rows, nv), bias (rows,), axes (rows, 3)), each patch's slip along
+    two tangents and, with two or more points in contact, its spin about the normal, J' v
+    their velocity products (its point moving over the surfaces, below); none: 0 rows."""
     elements, estate, mode, links, tree = data.elements, data.estate, data.mode, data.links, \
         data.tree
-    nv = acc.shape[0]
     rows = 0
     for i in range(elements.shape[0]):
         E = elements[i]
@@ -369,7 +369,7 @@ def hold_patches(v, data, acc, g):
             count = patch_motion(i, elements, estate, mode)
             rows += 0 if count == 0 else (2 if count == 1 else 3)
     if rows == 0:
-        return
+        return np.zeros((0, nv)), np.zeros(0), np.zeros((0, 3))
     J = np.zeros((rows, nv))
     bias = np.zeros(rows)
     J6 = np.zeros((6, nv))
@@ -425,8 +425,29 @@ def hold_patches(v, data, acc, g):
                 bias[r + k] = (nrm[0] * (wb[0] - wa[0]) + nrm[1] * (wb[1] - wa[1])
                                + nrm[2] * (wb[2] - wa[2]))
         r += 2 if count == 1 else 3
+    return J, bias, axes
+
+
+@njit()
+def hold_patches(v, data, acc, g):
+    """The sticking patches held (the loads and the tree's accelerations ``acc`` (nv) done
+    on the kinematics of ``link_velocities``): rows J (each patch's slip along two tangents
+    and, with two or more points in contact, its spin about the normal) whose accelerations
+    J acc + J' v must vanish; the holding forces lam = -(J H^-1 J^T)^-1 (J acc + J' v + J v /
+    HOLD_TIME) added,
+    acc += H^-1 J^T lam. Each patch's first point records its force and moment (``lock``),
+    each of its points in contact its share of them (the least-squares one) as its
+    ``friction`` (and in ``vector``); where ``g`` has rows, g[first point,
+    PLACEMENT_SWITCH] = |f_t| - mu_s sum(f_n) (the breakaway). The rows' rates are held at
+    zero against drift (:data:`HOLD_TIME`). Allocates its small work arrays."""
+    elements, estate, mode = data.elements, data.estate, data.mode
+    nv = acc.shape[0]
+    J, bias, axes = patch_rows(data, nv)
+    rows = J.shape[0]
+    if rows == 0:
+        return
     H = np.zeros((nv, nv))
-    jointspace.crba(tree, links, data.scratch, H)
+    jointspace.crba(data.tree, data.links, data.scratch, H)
     HJ = np.linalg.solve(H, J.T.copy())             # H^-1 J^T (nv, rows)
     W = J @ HJ
     # J v: the rows' rates, zero but for the drift of terms left out of J' v (the point
@@ -456,7 +477,8 @@ def hold_patches(v, data, acc, g):
                 if in_contact(mode, j) and estate[j].value > 0.0:
                     normal += estate[j].value
             g[i, PLACEMENT_SWITCH] = (np.sqrt(lock[0] * lock[0] + lock[1] * lock[1]
-                                              + lock[2] * lock[2]) - E.friction[0] * normal)
+                                              + lock[2] * lock[2])
+                                      - E.friction[0] * (1.0 + CONE_EDGE) * normal)
         r += 2 if count == 1 else 3
 
 
@@ -491,3 +513,55 @@ def _share(i, elements, estate, mode, count):
         f[2] = lock[2] / count + turn * (nrm[0] * r1 - nrm[1] * r0)
         for a in range(3):
             Y.vector[a] += f[a]
+
+
+@njit()
+def project_patches(v, data):
+    """v (nv) moved onto the sticking patches' rows, J v = 0, the least change in kinetic
+    energy that leaves every point's normal rate as it is (so no gap's rate moves, and no
+    contact begins or ends for it), on the kinematics of ``link_velocities`` and the points'
+    records: a patch sticks with its slip exactly zero, not the residual the hold's drift
+    correction leaves (and a slip from a break starts from zero)."""
+    J, bias, axes = patch_rows(data, v.shape[0])
+    rows = J.shape[0]
+    if rows == 0:
+        return
+    elements, estate, mode = data.elements, data.estate, data.mode
+    nv = v.shape[0]
+    points = 0
+    for i in range(elements.shape[0]):
+        if elements[i].patch == i and mode[i].sides[PLACEMENT_SWITCH] < 0.0:
+            for j in range(i, i + elements[i].patch_size):
+                points += 1 if in_contact(mode, j) else 0
+    A = np.zeros((rows + points, nv))
+    b = np.zeros(rows + points)
+    A[:rows] = J
+    for k in range(rows):
+        for j in range(nv):
+            b[k] -= J[k, j] * v[j]
+    J6 = np.zeros((6, nv))
+    r = rows
+    for i in range(elements.shape[0]):
+        E = elements[i]
+        if not (E.patch == i and mode[i].sides[PLACEMENT_SWITCH] < 0.0):
+            continue
+        for j in range(i, i + E.patch_size):
+            if not in_contact(mode, j):
+                continue
+            Y = estate[j]
+            J6[:, :] = 0.0
+            loopkernels.jacobian_add(data.tree, data.links, data.scratch, E.link_b, Y.point_b,
+                                     1.0, J6, 0)
+            loopkernels.jacobian_add(data.tree, data.links, data.scratch, E.link_a, Y.point_b,
+                                     -1.0, J6, 0)
+            for c in range(nv):
+                A[r, c] = (Y.direction[0] * J6[3, c] + Y.direction[1] * J6[4, c]
+                           + Y.direction[2] * J6[5, c])
+            r += 1
+    H = np.zeros((nv, nv))
+    jointspace.crba(data.tree, data.links, data.scratch, H)
+    HA = np.linalg.solve(H, A.T.copy())
+    mu = np.linalg.lstsq(A @ HA, b)[0]      # (the normal rows may depend on each other)
+    for j in range(nv):
+        for k in range(rows + points):
+            v[j] += HA[j, k] * mu[k]

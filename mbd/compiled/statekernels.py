@@ -360,6 +360,20 @@ def elements_and_patches(y, g, data, task):
 
 
 @njit()
+def patches_projected(y, data):
+    """y's velocities moved onto the sticking contact patches' rows in place
+    (:func:`mbd.compiled.contactkernels.project_patches`), the points measured at y."""
+    q = data.q
+    nq = q.shape[0]
+    v = y[nq:nq + data.tau.shape[0]]
+    kinematics.normalize_quaternions(y[:nq], data.tree, q)
+    kinematics.link_velocities(q, v, data.tree, data.links, data.scratch)
+    _loads(q, v, data, False)
+    contactkernels.project_patches(v, data)
+    return 0
+
+
+@njit()
 def no_projection(y, data):
     """A tree has no constraints to project onto."""
     return 0

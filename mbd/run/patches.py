@@ -11,8 +11,9 @@ what to log, as :mod:`mbd.run.locks` does for a joint's stiction.
 """
 import numpy as np
 
-from ..compiled.contactkernels import SLIP_START
+from ..compiled.contactkernels import CONE_EDGE, SLIP_START
 from ..compiled.layout import PLACEMENT_SWITCH
+from ..compiled.statekernels import patches_projected
 from .failures import raise_status
 
 STICK, SLIP = -1.0, 1.0
@@ -63,12 +64,21 @@ class Patches:
         norm = float(np.linalg.norm(direction))
         self.mode[lead]["reference"] = direction / norm if norm > 0.0 else 0.0
 
+    def projected(self, t, y):
+        """y with the sticking patches' slips (and spins) exactly zero, the least change in
+        kinetic energy (:func:`mbd.compiled.statekernels.patches_projected`)."""
+        y = np.array(y, dtype=float)
+        self.ev.refresh(t, y)
+        self.ev.call(patches_projected, y, self.ev.data)
+        return y
+
     def settle(self, t, y):
         """Every patch: out of contact it slips (nothing to stick to); in contact and fresh
         from the air (no slip direction), it sticks if it does not slip at all, else it slips
         the way it moves; sticking, it keeps sticking while its holding force is inside its
         cone (|f_t| < mu_s f_n), else the one furthest past its cone slips, the way that
-        force pushes it, and the rest are tried again. Returns y."""
+        force pushes it, and the rest are tried again. Returns y, the sticking patches' slips
+        exactly zero (:meth:`projected`)."""
         for lead in self.system.patches:
             sides = self.mode[lead]["sides"]
             if not self.touching(lead):
@@ -83,12 +93,12 @@ class Patches:
         while True:
             over = []
             for lead, (force, normal) in self._holding(t, y).items():
-                mu_s = float(self.system.elements[lead]["friction"][0])
+                mu_s = float(self.system.elements[lead]["friction"][0]) * (1.0 + CONE_EDGE)
                 size = float(np.linalg.norm(force))
                 if size >= mu_s * normal:
                     over.append((size / max(mu_s * normal, 1e-300), lead, force))
             if not over:
-                return y
+                return self.projected(t, y)
             _, lead, force = max(over, key=lambda x: x[0])
             self._slips(lead, -force)
 
@@ -107,7 +117,8 @@ class Patches:
         it: a patch holding there (``pushed``: its force, :meth:`push`) slips against that
         force; one whose slip stopped tries to stick. Returns y, settled (:meth:`settle`)."""
         if k == PLACEMENT_SWITCH and i in self.system.patches:
-            if pushed is not None:
+            if pushed is not None:          # its slip exactly zero as it starts
+                y = self.projected(t, y)
                 self._slips(i, -pushed)
             else:
                 # its slip along d0 reached zero: stopped, it tries to stick; still moving
