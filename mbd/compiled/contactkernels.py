@@ -248,6 +248,12 @@ def stuck(elements, mode, i):
 CONE_EDGE = 1e-9
 
 
+#: a slip that starts from zero (a break) starts on the slipping side of its stop, by this
+#: much (m/s): its slip along d0 is zero there to round-off, whose sign would otherwise end
+#: it at once; the stop is then where the slip has reversed by this much
+SLIP_FLOOR = 1e-12
+
+
 #: a patch slipping from rest (breaking free, slipping on where it could not stick) slips
 #: along the direction d0 chosen there until its own slip takes over, m/s: its friction is
 #: along v + SLIP_START d0, v its mean slip velocity (smooth as the slip starts)
@@ -314,8 +320,9 @@ def patch_motion(i, elements, estate, mode):
 @njit()
 def patch_switching(elements, estate, mode, g):
     """The exact patches' switching functions into g[first point, PLACEMENT_SWITCH]: slipping,
-    the mean slip velocity along its direction d0; sticking, -1 (held: :func:`hold_patches`
-    writes |f_t| - mu_s sum(f_n) where the holding force is solved for)."""
+    the mean slip velocity along its direction d0 (+ :data:`SLIP_FLOOR`); sticking, -1
+    (held: :func:`hold_patches` writes |f_t| - mu_s sum(f_n) where the holding force is
+    solved for)."""
     for i in range(elements.shape[0]):
         E = elements[i]
         if E.patch != i:
@@ -325,7 +332,8 @@ def patch_switching(elements, estate, mode, g):
             g[i, PLACEMENT_SWITCH] = -1.0
         else:
             ref, slip = mode[i].reference, estate[i].slip
-            g[i, PLACEMENT_SWITCH] = slip[0] * ref[0] + slip[1] * ref[1] + slip[2] * ref[2]
+            g[i, PLACEMENT_SWITCH] = (slip[0] * ref[0] + slip[1] * ref[1] + slip[2] * ref[2]
+                                      + SLIP_FLOOR)
 
 
 @njit()

@@ -100,6 +100,7 @@ class Patches:
             if not over:
                 return self.projected(t, y)
             _, lead, force = max(over, key=lambda x: x[0])
+            y = self.projected(t, y)        # (its slip exactly zero as it starts)
             self._slips(lead, -force)
 
     def push(self, t, y, i, k):
