@@ -200,3 +200,22 @@ def test_a_tumbling_box_lands_bounces_and_comes_to_rest_stuck_on_four_corners():
     late = result.t > 1.2
     position = result.body("box").position()[late]
     assert np.abs(position - position[-1]).max() < 1e-9
+
+
+def test_a_block_started_level_on_an_incline_settles_and_then_does_not_creep():
+    # mu_k = mu_s = 0.5 > tan(25 deg) = 0.466, started level: settling onto the slope's load,
+    # the force needed to hold it peaks past the cone's edge and it breaks free (the slip
+    # starting from zero without acceleration where mu_k = mu_s: the case that once stopped
+    # and slipped at one instant, over and over), slides a little, sticks, and from then on
+    # its corners do not move
+    theta = math.radians(25.0)
+    result = block(theta=theta, mu_s=0.5, mu_k=0.5).simulate(2.0, output_step=0.01,
+                                                             rtol=RTOL, atol=ATOL)
+    events = friction_events(result)
+    assert [what for _, what in events][:2] == ["sticks", "breaks free: slips"]
+    assert events[-1][1] == "sticks" and events[-1][0] < 0.1
+    late = result.t > events[-1][0] + 0.2
+    centre = patch_centre(result)[late]
+    # (the run's error on the corners' rocking: rtol x the size, 2e-11 m; bound 1e-9 m)
+    assert np.abs(centre[:, :2] - centre[0, :2]).max() < 1e-9
+    assert 0.0 < centre[0, 0] < 1e-3           # (the settling slide: down the slope, short)
