@@ -49,7 +49,7 @@ constant is v_crit / (mu g cos) ~ 2 us). With the regularized law the box creeps
 exactly v_crit tan(theta) / mu_s (the friction mu_s s / v_crit N balances m g sin); that
 creep is the law's, not the integration's. With exact stick-slip (``Coulomb(mu, mu,
 exact=True)``, the same rtol) the box is held: its start (level, as in every engine) settles
-onto the slope's load in a few milliseconds, a transient that breaks it free for a few
+onto the slope's load in a few milliseconds, a transient that breaks it free for some
 micrometres, and then it sticks: no creep. MuJoCo: box geom on a plane geom, friction mu on
 both (MuJoCo takes the larger), default pyramidal cone, and an elliptic cone with impratio
 100, each at the default step 2 ms and at 1e-5 s. PyBullet: lateralFriction mu on the box,
@@ -817,7 +817,7 @@ def meaning(ball, incline, times):
         f"exact stick-slip (Coulomb(exact=True)) the box is held: it moves "
         f"{ex[2][2]:.1e} m in 10 s at rtol 1e-10 ({ex6[2][2]:.1e} m at 1e-6), all of it in "
         f"its first 14 ms (the level start settling onto the slope's load breaks it free for "
-        f"a few micrometres; it sticks again and then does not move: {speed(ex):.0e} m/s over "
+        f"that slide; it sticks again and then does not move: {speed(ex):.0e} m/s over "
         f"the last 5 s), at {ex[4] * 1e3:.2f} ms per simulated second, and slides at "
         f"mu = 0.3 within {ex[3][2] - exact:+.1e} m of the closed form. Sliding at mu = 0.3, "
         f"the regularized law's error ({v3[3][2] - exact:+.1e} m "
