@@ -405,7 +405,7 @@ GROUPS = (("aba_world", "tree_free_world", "tree_forced_world", "constrained_fre
            "transmitted_loads", "near_constraints", "reaction_rows", "rotate_rows",
            "quaternion_rows"),
           ("aba", "tree_free_link", "elements_at", "elements_and_locks", "tree_forced_link",
-           "controlled_tree_link",
+           "controlled_tree_link", "tree_patches", "elements_and_patches",
            "radau_advance", "radau_dense_value", "radau_screen", "no_switching", "armed",
            "crossed_mask", "kinematics_rows", "normalize_quaternions", "link_transforms",
            "link_velocities", "constraint_rows", "closure_rows", "retract", "record_rows"))
