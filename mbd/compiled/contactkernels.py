@@ -336,15 +336,32 @@ def patch_switching(elements, estate, mode, g):
                                       + SLIP_FLOOR)
 
 
+@njit(inline="always")
+def held_points(i, elements, mode):
+    """How many points in contact the patch whose first point is element i holds: 0 where i
+    is no patch's first point, or its patch slips, or none of its points touches (read from
+    the mode alone; the points' records, :func:`patch_motion`, are the loads')."""
+    E = elements[i]
+    if E.patch != i or mode[i].sides[PLACEMENT_SWITCH] > 0.0:
+        return 0
+    count = 0
+    for j in range(i, i + E.patch_size):
+        count += 1 if in_contact(mode, j) else 0
+    return count
+
+
+@njit(inline="always")
+def _rows_of(count):
+    """A held patch's rows: two tangents, and its spin where two or more points touch."""
+    return 2 if count == 1 else 3
+
+
 @njit()
 def any_stuck(elements, mode):
     """Whether any exact patch sticks with a point in contact."""
     for i in range(elements.shape[0]):
-        E = elements[i]
-        if E.patch == i and mode[i].sides[PLACEMENT_SWITCH] < 0.0:
-            for j in range(i, i + E.patch_size):
-                if in_contact(mode, j):
-                    return True
+        if held_points(i, elements, mode) > 0:
+            return True
     return False
 
 
@@ -372,10 +389,8 @@ def patch_rows(data, nv):
         data.tree
     rows = 0
     for i in range(elements.shape[0]):
-        E = elements[i]
-        if E.patch == i and mode[i].sides[PLACEMENT_SWITCH] < 0.0:
-            count = patch_motion(i, elements, estate, mode)
-            rows += 0 if count == 0 else (2 if count == 1 else 3)
+        count = held_points(i, elements, mode)
+        rows += 0 if count == 0 else _rows_of(count)
     if rows == 0:
         return np.zeros((0, nv)), np.zeros(0), np.zeros((0, 3))
     J = np.zeros((rows, nv))
@@ -387,13 +402,10 @@ def patch_rows(data, nv):
     kinematics_done = False
     r = 0
     for i in range(elements.shape[0]):
-        E = elements[i]
-        if not (E.patch == i and mode[i].sides[PLACEMENT_SWITCH] < 0.0):
-            continue
-        X = estate[i]
-        count = patch_motion(i, elements, estate, mode)
+        count = held_points(i, elements, mode)
         if count == 0:
             continue
+        E, X = elements[i], estate[i]
         if not kinematics_done:      # the velocity products' accelerations: the links' avp
             kinematics.velocity_products(tree, links)
             kinematics_done = True
@@ -418,7 +430,7 @@ def patch_rows(data, nv):
         s0, s1, s2 = 0.5 * (X.w_a[0] + X.w_b[0]), 0.5 * (X.w_a[1] + X.w_b[1]), \
             0.5 * (X.w_a[2] + X.w_b[2])
         turn0, turn1, turn2 = s1 * u2 - s2 * u1, s2 * u0 - s0 * u2, s0 * u1 - s1 * u0
-        for k in range(2 if count == 1 else 3):
+        for k in range(_rows_of(count)):
             for a in range(3):
                 axes[r + k, a] = t1[a] if k == 0 else (t2[a] if k == 1 else nrm[a])
             base = 3 if k < 2 else 0         # linear rows (slip), angular row (spin)
@@ -432,7 +444,7 @@ def patch_rows(data, nv):
             else:
                 bias[r + k] = (nrm[0] * (wb[0] - wa[0]) + nrm[1] * (wb[1] - wa[1])
                                + nrm[2] * (wb[2] - wa[2]))
-        r += 2 if count == 1 else 3
+        r += _rows_of(count)
     return J, bias, axes
 
 
@@ -467,13 +479,10 @@ def hold_patches(v, data, acc, g):
             acc[j] += HJ[j, k] * lam[k]
     r = 0
     for i in range(elements.shape[0]):
-        E = elements[i]
-        if not (E.patch == i and mode[i].sides[PLACEMENT_SWITCH] < 0.0):
-            continue
-        X = estate[i]
-        count = patch_motion(i, elements, estate, mode)
+        count = held_points(i, elements, mode)
         if count == 0:
             continue
+        E, X = elements[i], estate[i]
         lock = X.lock
         for a in range(3):
             lock[a] = lam[r] * axes[r, a] + lam[r + 1] * axes[r + 1, a]
@@ -487,7 +496,7 @@ def hold_patches(v, data, acc, g):
             g[i, PLACEMENT_SWITCH] = (np.sqrt(lock[0] * lock[0] + lock[1] * lock[1]
                                               + lock[2] * lock[2])
                                       - E.friction[0] * (1.0 + CONE_EDGE) * normal)
-        r += 2 if count == 1 else 3
+        r += _rows_of(count)
 
 
 @njit()
@@ -538,9 +547,7 @@ def project_patches(v, data):
     nv = v.shape[0]
     points = 0
     for i in range(elements.shape[0]):
-        if elements[i].patch == i and mode[i].sides[PLACEMENT_SWITCH] < 0.0:
-            for j in range(i, i + elements[i].patch_size):
-                points += 1 if in_contact(mode, j) else 0
+        points += held_points(i, elements, mode)
     A = np.zeros((rows + points, nv))
     b = np.zeros(rows + points)
     A[:rows] = J
@@ -550,9 +557,9 @@ def project_patches(v, data):
     J6 = np.zeros((6, nv))
     r = rows
     for i in range(elements.shape[0]):
-        E = elements[i]
-        if not (E.patch == i and mode[i].sides[PLACEMENT_SWITCH] < 0.0):
+        if held_points(i, elements, mode) == 0:
             continue
+        E = elements[i]
         for j in range(i, i + E.patch_size):
             if not in_contact(mode, j):
                 continue

@@ -16,7 +16,7 @@ from . import values
 from .elements import Element
 from .errors import ModelError
 from .rotations import as_rotation_matrix
-from .shapes import Box, Capsule, ConvexMesh, Cylinder, Plane, Sphere
+from .shapes import Box, Capsule, ConvexMesh, Cylinder, Plane, Shape, Sphere
 
 # what simulate returns (an mbd.Result, the run stage's) is hinted Any: imports point down the
 # stages, type-only imports too (DESIGN §9, tests/test_layout.py)
@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from typing import TypeVar
 
     from numpy.typing import ArrayLike
-
-    from .shapes import Shape
 
     _E = TypeVar("_E", bound=Element)
     _S = TypeVar("_S", bound=Shape)

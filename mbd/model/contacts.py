@@ -25,7 +25,7 @@ from itertools import product
 from typing import TYPE_CHECKING, Any
 
 from . import values
-from .builder import Body, Ground
+from .builder import CS, Body, Ground
 from .errors import ModelError
 from .forceelements import ForceElement, Law
 from .shapes import Box, Capsule, ConvexMesh, Cylinder, Plane, Shape, Sphere
@@ -33,7 +33,6 @@ from .shapes import Box, Capsule, ConvexMesh, Cylinder, Plane, Shape, Sphere
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .builder import CS
 
 #: the order a pair puts its shapes in (a pair's first shape is the lower)
 _ORDER = (Plane, Sphere, Capsule, Box, Cylinder, ConvexMesh)
