@@ -55,6 +55,7 @@ STILLS = {
     "cam_follower": (0.03, "xz"),
     "bouncing_balls": (1.0, None),
     "sliding_block": (0.3, None),
+    "quadruped": (0.5, None),
 }
 #: cameras of their own (pyvista camera positions: position, focal point, view-up; m),
 #: named in STILLS: a robot arm seen from its front right, close enough to fill the picture

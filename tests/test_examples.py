@@ -38,7 +38,8 @@ COVERED_APART = {"engine_mount": "test_engine_mount.py",
                  "ur5_backlash_pid": "test_urdf_example.py",
                  "cam_follower": "test_contact_examples.py",
                  "bouncing_balls": "test_contact_examples.py",
-                 "sliding_block": "test_contact_examples.py"}
+                 "sliding_block": "test_contact_examples.py",
+                 "quadruped": "mbd/exchange/test_urdf_contact.py"}
 #: every example script (each with a gallery row and a picture)
 ALL_EXAMPLES = COVERED | set(COVERED_APART)
 TOOLS = {"make_stills"}     # scripts in examples/ that are not examples

@@ -142,6 +142,10 @@ def argument_parser():
     urdf.add_argument("--floating", action="store_true", default=False,
                       help="a free-floating base (a SixDof from the world to the root link) "
                       "instead of the root link fixed as the ground")
+    urdf.add_argument("--ground", action="store_true", default=False,
+                      help="with --floating: the robot's <collision> geometry touches a floor "
+                      "(a plane at z = 0; the default Hertz law, exact friction), its lowest "
+                      "point put on the floor at the start")
     urdf.add_argument("--package-dir", action="append", default=[], metavar="DIR",
                       help="a folder holding the package a package://PACKAGE/... mesh path "
                       "names (DIR/PACKAGE/...; the URDF's folder and its parents are searched "

@@ -10,7 +10,8 @@ from ..study.scripts import apply_setting, load_script, model_of, os_reason
 #: the ending of a robot description, loaded through :func:`mbd.from_urdf`
 URDF_SUFFIX = ".urdf"
 #: the command-line options that apply to a URDF only: (attribute, option)
-URDF_OPTIONS = (("floating", "--floating"), ("package_dir", "--package-dir"),
+URDF_OPTIONS = (("floating", "--floating"), ("ground", "--ground"),
+                ("package_dir", "--package-dir"),
                 ("limits", "--limits"), ("lock", "--lock"), ("no_mimic", "--no-mimic"),
                 ("start", "--start"))
 
@@ -36,6 +37,7 @@ def load(args):
     if is_urdf(args.model):
         module, model = load_urdf(args.model, package_dirs=getattr(args, "package_dir", None),
                                   floating=getattr(args, "floating", False),
+                                  ground=getattr(args, "ground", False),
                                   limits=getattr(args, "limits", None),
                                   lock=getattr(args, "lock", None),
                                   mimic=not getattr(args, "no_mimic", False),
@@ -53,7 +55,7 @@ def load(args):
 
 
 def load_urdf(path, package_dirs=None, floating=False, limits=None, lock=None, mimic=True,
-              start=None):
+              start=None, ground=False):
     """The model of the robot the URDF file ``path`` describes (:func:`mbd.from_urdf`, gravity
     9.81 m/s^2 along -z) and its run settings (none: the defaults of a script that sets none).
 
@@ -76,6 +78,10 @@ def load_urdf(path, package_dirs=None, floating=False, limits=None, lock=None, m
     start : {"checked", "inside", "anywhere"} or None
         ``--start``: a joint starting outside its limits refused by the build (the default),
         started at its nearest limit, or left there (:func:`mbd.from_urdf`'s ``start``).
+    ground : bool
+        ``--ground`` (with ``--floating``): every link's ``<collision>`` touches a floor at
+        z = 0 (``from_urdf(contact=True)``) and the robot starts with its lowest point on it
+        (:func:`mbd.exchange.urdfcontact.stand_on_floor`).
 
     Returns
     -------
@@ -101,6 +107,9 @@ def load_urdf(path, package_dirs=None, floating=False, limits=None, lock=None, m
         if not os.path.isdir(folder):
             raise InputError(f"--package-dir {folder}: no such folder (give the folder that "
                              "holds the package a package://PACKAGE/... mesh path names)")
+    if ground and not floating:
+        raise InputError("--ground stands a robot with a floating base on the floor: give "
+                         "--floating too (a fixed base never moves onto it)")
     locked = {}
     for text in lock or []:
         joint, _, value = text.partition("=")
@@ -117,7 +126,10 @@ def load_urdf(path, package_dirs=None, floating=False, limits=None, lock=None, m
             warnings.simplefilter("ignore", StartOutsideLimits)
             model = from_urdf(path, package_dirs=package_dirs, floating=bool(floating),
                               limits=limits or "stops", lock=locked, mimic=bool(mimic),
-                              start=start or "checked")
+                              start=start or "checked", contact=bool(ground))
+        if ground:
+            from ..exchange.urdfcontact import stand_on_floor
+            stand_on_floor(model)
     except ImportError as err:
         raise InputError(f"reading the URDF {path} needs the optional extra mbd[urdf] "
                          f"(yourdfpy, trimesh, pycollada): pip install 'mbd[urdf]' ({err})") \

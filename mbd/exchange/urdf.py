@@ -69,6 +69,7 @@ from ..model.builder import Environment
 from ..model.drivers import GearConstraint
 from ..model.errors import ModelError
 from ..model.shapes import Box, Cylinder, Mesh, Sphere
+from .urdfcontact import FRICTION, HULL_VERTICES, add_floor, check_contact_options, collision_shape
 from .urdfstarts import STARTS, Robot, StartOutsideLimits, outside_limits, outside_text
 from .urdftree import UrdfTree, origin_matrix, unit_axis
 
@@ -76,6 +77,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from ..model.builder import Model
+    from ..model.contacts import Coulomb
+    from ..model.forceelements import Law
 
 #: the default end stop of a limited joint (:class:`forces.Bistop`'s parameters: stiffness
 #: N/m or N m/rad, exponent, the most damping N s/m or N m s/rad, the penetration where it is
@@ -87,7 +90,10 @@ def from_urdf(path: str | os.PathLike, package_dirs: Sequence[str] = (), floatin
               environment: Environment | None = None, stop: Mapping[str, float] | None = None,
               dynamics: bool = True, lock: Sequence[str] | Mapping[str, float] = (),
               mimic: bool = True, q0: Mapping[str, float] | None = None,
-              start: str = "checked") -> Model:
+              start: str = "checked", contact: bool | Sequence[str] = False,
+              floor: float = 0.0, contact_law: Law | None = None,
+              contact_friction: Coulomb | None = FRICTION,
+              hull_vertices: int = HULL_VERTICES) -> Model:
     """The :class:`mbd.Model` of the robot described by the URDF file ``path``.
 
     Parameters
@@ -136,6 +142,25 @@ def from_urdf(path: str | os.PathLike, package_dirs: Sequence[str] = (), floatin
         (a joint's ``q0`` edited in between counts). ``"inside"``: each such joint starts at
         its nearest limit, where its stop's force is zero. ``"anywhere"``: the starts as
         given, unchecked (to start in the stops on purpose).
+    contact : bool or sequence of str
+        The robot's ``<collision>`` geometry as contact with a floor
+        (:mod:`mbd.exchange.urdfcontact`): True for every link that has some, a list of link
+        names for those, False for none (default). Each body with collision geometry touches
+        the floor through a :class:`mbd.Contact` ``BODY_floor``; a mesh is its convex hull.
+        Links do not touch each other.
+    floor : float
+        The floor's height, m (world z; a plane on the ground ``floor``).
+    contact_law : mbd.Law, optional
+        The floor's normal law at each point (default
+        :func:`mbd.exchange.urdfcontact.floor_law`: the whole weight on one point presses it
+        1 mm in).
+    contact_friction : mbd.Coulomb or None
+        The floor's friction (default :data:`mbd.exchange.urdfcontact.FRICTION`: mu_s 0.8,
+        mu_k 0.7, exact stick-slip; None: none).
+    hull_vertices : int
+        The most vertices (each a contact point against the floor) a collision mesh's hull
+        keeps (4 to 64, default 24): a hull with more is thinned (the model's
+        ``urdf_hulls`` says how far each moved in).
 
     Returns
     -------
@@ -150,7 +175,8 @@ def from_urdf(path: str | os.PathLike, package_dirs: Sequence[str] = (), floatin
         links, a joint type mbd lacks, a mesh file that is not there, an inertia that no
         rigid body has, a link that two joints move (a kinematic loop, which URDF cannot
         express), a fixed base that no joint moves anything on, a ``q0`` for no movable joint
-        of one coordinate or of no number.
+        of one coordinate or of no number, a collision mesh that cannot be made convex (its
+        points in one plane), a ``contact`` link with no ``<collision>``.
     ImportError
         Without the optional extra (``pip install 'mbd[urdf]'``).
     """
@@ -175,8 +201,13 @@ def from_urdf(path: str | os.PathLike, package_dirs: Sequence[str] = (), floatin
     except Exception as err:
         raise ModelError(f"from_urdf: {path} is not a URDF yourdfpy can read: "
                          f"{type(err).__name__}: {err}") from err
-    return _Importer(robot, path, package_dirs, floating, limits, stop, dynamics, lock,
-                     mimic, q0, start).model(name, environment)
+    touching = check_contact_options(
+        contact, [link.name for link in robot.links if link.collisions], hull_vertices,
+        contact_friction, contact_law)
+    importer = _Importer(robot, path, package_dirs, floating, limits, stop, dynamics, lock,
+                         mimic, q0, start)
+    importer.contact = (touching, floor, contact_law, contact_friction, hull_vertices)
+    return importer.model(name, environment)
 
 
 class _Importer(UrdfTree):
@@ -188,6 +219,7 @@ class _Importer(UrdfTree):
         self.limits, self.stop, self.dynamics, self.start = limits, stop, dynamics, start
         self.package_dirs = [os.fspath(d) for d in package_dirs]
         self.problems = []
+        self.contact = (set(), 0.0, None, None, HULL_VERTICES)
         super().__init__(robot, path, floating, lock, mimic, q0)
 
     # --------------------------------------------------------------------------- the model
@@ -221,6 +253,7 @@ class _Importer(UrdfTree):
                 self._visuals(bodies[owner], link)
             elif link in self.ground_links:          # the fixed base: drawn in the world
                 self._visuals(None, link, model)
+        self._contact(model, bodies, environment)
         made = {}
         if self.floating:
             made["root_joint"] = model.add(SixDof("root_joint", ground,
@@ -379,6 +412,33 @@ class _Importer(UrdfTree):
                                      ratio=float(1.0 if mimic.multiplier is None
                                                  else mimic.multiplier), offset=offset))
         return stop
+
+    # --------------------------------------------------------------------------- contact
+
+    def _contact(self, model, bodies, environment):
+        """The collision geometry of the links that touch as contact shapes (at CSs
+        LINK_collisionK, drawn only as contact shapes) and the floor they touch
+        (:mod:`mbd.exchange.urdfcontact`); a link of the fixed base touches nothing (the
+        floor is a ground too)."""
+        touching, floor, law, friction, most = self.contact
+        model.urdf_hulls = []
+        if not touching:
+            return
+        shapes = {}
+        for link, owner in self.owner.items():
+            if link not in touching or owner not in bodies:
+                continue
+            body = bodies[owner]
+            for k, collision in enumerate(self.links[link].collisions):
+                shape = collision_shape(collision.geometry, link, k, self._mesh_file, _scale,
+                                        most, model.urdf_hulls)
+                frame = self.pose[link] @ origin_matrix(collision.origin)
+                cs = _cs(body, f"{link}_collision{k}", frame)
+                body.add_shape(shape, cs=cs.name, contact=True, drawn=False)
+                shapes.setdefault(body.name, []).append(shape)
+        if shapes:
+            mass = sum(body.mass for body in bodies.values() if body is not None)
+            add_floor(model, shapes, floor, environment, law, friction, mass)
 
     # --------------------------------------------------------------------------- visuals
 

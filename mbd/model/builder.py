@@ -135,13 +135,19 @@ class Ground(CS):
     def model(self) -> Model:
         return self._model
 
-    def add_shape(self, shape: _S, contact: bool = False) -> _S:
+    def add_shape(self, shape: _S, contact: bool = False, drawn: bool = True) -> _S:
         """Attach a shape (:mod:`mbd.model.shapes`, e.g. a robot base's ``Mesh``, a floor's
         ``Plane``), placed in this ground's CS and fixed in the world. Returns the shape.
 
         With ``contact=True`` the shape is also one that a :class:`mbd.Contact` naming this
-        ground touches (SPEC §12); otherwise it is only drawn."""
-        self.shapes.append(shape)
+        ground touches (SPEC §12); otherwise it is only drawn. ``drawn=False`` (with
+        ``contact=True``): a shape for contact only, drawn only where pictures are asked for
+        contact shapes (a robot's collision geometry beside its visual meshes)."""
+        if not contact and not drawn:
+            raise ModelError(f"ground '{self.name}': add_shape: a shape neither drawn nor for "
+                             "contact is of no use (drawn=False is for contact=True)")
+        if drawn:
+            self.shapes.append(shape)
         if _contact_shape(shape, f"ground '{self.name}'", contact):
             self.contact_shapes.append((shape, self))
         return shape
@@ -198,16 +204,23 @@ class Body:
         self.frames[name] = CS(self, name, position, orientation)
         return self.frames[name]
 
-    def add_shape(self, shape: _S, cs: str = "cg", contact: bool = False) -> _S:
+    def add_shape(self, shape: _S, cs: str = "cg", contact: bool = False,
+                  drawn: bool = True) -> _S:
         """Attach a shape (:mod:`mbd.model.shapes`, e.g. ``mbd.Box``, which is ``viz.Box``),
         placed in the CS named ``cs``. Returns the shape.
 
         With ``contact=True`` the shape is also one that a :class:`mbd.Contact` naming this
-        body touches (SPEC §12); otherwise only pictures read it."""
+        body touches (SPEC §12); otherwise only pictures read it. ``drawn=False`` (with
+        ``contact=True``): a shape for contact only, drawn only where pictures are asked for
+        contact shapes (a robot's collision geometry beside its visual meshes)."""
         if cs not in self.frames:
             raise ModelError(f"body '{self.name}': add_shape: no CS '{cs}'; it has "
                              f"{sorted(self.frames)}")
-        self.shapes.append((shape, cs))
+        if not contact and not drawn:
+            raise ModelError(f"body '{self.name}': add_shape: a shape neither drawn nor for "
+                             "contact is of no use (drawn=False is for contact=True)")
+        if drawn:
+            self.shapes.append((shape, cs))
         if _contact_shape(shape, f"body '{self.name}'", contact):
             self.contact_shapes.append((shape, self.frames[cs]))
         return shape

@@ -153,6 +153,12 @@ class Contact(ForceElement):
         box on four corners is four times as stiff as on one.
     friction : Coulomb, optional
         Friction at every point; None for none.
+    deepest_start : float, optional
+        The deepest penetration (m, > 0) a point may start the run at; a start deeper fails
+        the run at t0, naming each point and its depth. Default: half the smaller shape's
+        smallest radius or half size (deeper, the closest features, and so the normal, are
+        no longer those of a touching pair). A robot's feet on a floor
+        (:func:`mbd.from_urdf`) take the depth its whole weight presses one point in.
 
     Attributes
     ----------
@@ -170,7 +176,7 @@ class Contact(ForceElement):
     vector_valued = True
 
     def __init__(self, name: str, a: Side, b: Side, normal: Law,
-                 friction: Coulomb | None = None) -> None:
+                 friction: Coulomb | None = None, deepest_start: float | None = None) -> None:
         if not isinstance(name, str) or not name:
             raise ModelError(f"Contact: name must be a non-empty string, got {name!r}")
         self.name = name
@@ -181,6 +187,9 @@ class Contact(ForceElement):
             raise ModelError(f"Contact '{name}': friction must be an mbd.Coulomb or None, got "
                              f"{type(friction).__name__}")
         self.a, self.b, self.law, self.friction = a, b, normal, friction
+        self.deepest_start = None if deepest_start is None else values.real(
+            deepest_start, f"Contact '{name}': deepest_start", "> 0 and finite (m)",
+            values.positive)
 
     @property
     def normal(self) -> Law:
@@ -194,11 +203,11 @@ class Contact(ForceElement):
     def with_law(self, law: Law) -> Contact:
         """A new Contact between the same sides, with the same name and friction, and
         ``law``."""
-        return Contact(self.name, self.a, self.b, law, self.friction)
+        return Contact(self.name, self.a, self.b, law, self.friction, self.deepest_start)
 
     def with_friction(self, friction: Coulomb | None) -> Contact:
         """A new Contact like this one with ``friction``."""
-        return Contact(self.name, self.a, self.b, self.law, friction)
+        return Contact(self.name, self.a, self.b, self.law, friction, self.deepest_start)
 
     #: the parts whose parameters ``--set NAME.PART.PARAM=VALUE`` changes
     parts = ("normal", "friction")
@@ -225,7 +234,7 @@ class Contact(ForceElement):
                 raise ValueError(f"{self.label()} has no friction to change; give it one "
                                  "(friction=mbd.Coulomb(mu_s, ...))")
             friction = dataclasses.replace(friction, **on_friction)
-        return Contact(self.name, self.a, self.b, law, friction)
+        return Contact(self.name, self.a, self.b, law, friction, self.deepest_start)
 
     def parameters_text(self) -> str:
         return f"normal={self.law!r}, friction={self.friction!r}"
@@ -357,11 +366,17 @@ def _shapes_of(model, side, label, which, problems):
 
 
 def _shape_label(shape, cs, side):
-    """A shape's name in a point's name: its owner's, with the shape's place among the side's
-    shapes of that owner where it has several."""
-    same = [s for s, c in side if c.owner is cs.owner]
+    """A shape's name in a point's name: its owner's; where the owner has several of the
+    side's shapes, the name of its CS (a robot's ``LINK_collisionK``) where each is at a CS
+    of its own, else the owner's with the shape's place among them."""
+    same = [(s, c) for s, c in side if c.owner is cs.owner]
     owner = cs.owner.name
-    return owner if len(same) == 1 else f"{owner}[{same.index(shape)}]"
+    if len(same) == 1:
+        return owner
+    names = [c.name for _, c in same]
+    if len(set(names)) == len(names) and isinstance(cs, CS) and cs.name != "cg":
+        return cs.name
+    return f"{owner}[{[s for s, _ in same].index(shape)}]"
 
 
 def contacts_among(items: Sequence[Body | Ground], normal: Law,

@@ -346,15 +346,23 @@ def undefined_message(system, err):
 
 
 def contact_depth_limit(point: Any) -> float:
-    """The deepest penetration (m) a contact point may start at: half the smaller shape's
-    smallest extent (a sphere's or capsule's radius, a box's smallest half size; a plane has
-    none). Deeper, the closest features (and so the normal) are no longer the ones of a
-    touching pair, and the law would push the wrong way or from the wrong face."""
+    """The deepest penetration (m) a contact point may start at: its contact's
+    ``deepest_start`` where given, else half the smaller shape's smallest extent (a sphere's
+    or capsule's radius, a box's smallest half size, a convex mesh's smallest half extent
+    along its CS axes; a plane has none). Deeper, the closest features (and so the normal)
+    are no longer the ones of a touching pair, and the law would push the wrong way or from
+    the wrong face."""
+    given = getattr(point.contact, "deepest_start", None)
+    if given is not None:
+        return float(given)
+
     def reach(shape):
         if hasattr(shape, "radius"):
             return float(shape.radius)
         if hasattr(shape, "size") and np.ndim(shape.size) == 1:
             return 0.5 * float(min(shape.size))
+        if hasattr(shape, "vertices"):
+            return float(np.ptp(shape.vertices, axis=0).min())
         return np.inf
     return 0.5 * min(reach(point.shape_a), reach(point.shape_b))
 
@@ -364,15 +372,24 @@ def deep_contact_message(system: Any, estate: np.ndarray, t: float) -> str | Non
     :func:`contact_depth_limit` allows (the records ``estate`` at the start), or None."""
     bad = []
     for indices in system.contacts.values():
+        deep = []
         for i in indices:
             point = system.force_elements[i]
             depth, limit = -float(estate[i]["x"]), contact_depth_limit(point)
             if depth > limit:
-                bad.append(f"'{point.name}' {depth:.6g} m deep (at most {limit:.6g} m: half "
-                           "the smaller shape's smallest radius or half size)")
+                deep.append((depth, limit, point))
+        if not deep:
+            continue
+        depth, limit, point = max(deep, key=lambda found: found[0])
+        why = ("its contact's deepest_start" if getattr(point.contact, "deepest_start", None)
+               is not None else "half the smaller shape's smallest radius or half size")
+        # a contact's points named one by one only while few: a robot's foot has dozens
+        more = "" if len(deep) == 1 else f" (the deepest of {len(deep)} of its points)"
+        bad.append(f"'{point.name}' {depth:.6g} m deep{more} (at most {limit:.6g} m: {why})")
     if not bad:
         return None
     return (f"at t = {t:.9g} s the contact points start too deep in penetration for their law "
             f"to push them apart along a meaningful normal: {'; '.join(bad)}; start the "
-            "bodies apart or touching")
+            "bodies apart or touching (a robot from a URDF: mbd.exchange.urdfcontact."
+            "stand_on_floor(model) puts its lowest point on the floor)")
 

@@ -17,6 +17,11 @@ from ..compiled.statekernels import patches_projected
 from .failures import raise_status
 
 STICK, SLIP = -1.0, 1.0
+#: how far inside 1 |K^-1 a0| must be for a breaking patch to stay stuck (Patches._breaks):
+#: near 1 (mu_k = mu_s, a slip that starts unaccelerated) it slips
+BREAK_MARGIN = 1e-2
+#: the time step (s) of the central difference of a breaking patch's slip acceleration
+BREAK_STEP = 1e-7
 
 
 class Patches:
@@ -64,6 +69,80 @@ class Patches:
         norm = float(np.linalg.norm(direction))
         self.mode[lead]["reference"] = direction / norm if norm > 0.0 else 0.0
 
+    def _holds(self):
+        """{patch: its points in contact} of the patches that stick."""
+        return {lead: tuple(j for j in self._points(lead) if self.mode[j]["sides"][0] < 0.0)
+                for lead in self.system.patches
+                if self.mode[lead]["sides"][PLACEMENT_SWITCH] < 0.0}
+
+    def _sticks(self, lead):
+        self.mode[lead]["sides"][PLACEMENT_SWITCH] = STICK
+        self.mode[lead]["reference"] = 0.0
+
+    def _slip_acceleration(self, t, y, lead):
+        """Patch ``lead``'s mean slip acceleration (world, m/s^2) at (t, y) in the current
+        mode: a central difference of its slip velocity along the motion over BREAK_STEP."""
+        dy, status = self.ev.derivative(t, y)
+        raise_status(status, t, y)
+        ahead = self._slip(t, y + BREAK_STEP * dy, lead)
+        behind = self._slip(t, y - BREAK_STEP * dy, lead)
+        self.ev.refresh(t, y)
+        return (ahead - behind) / (2.0 * BREAK_STEP)
+
+    def _breaks(self, t, y, lead, force):
+        """Patch ``lead``, its slip zero at (t, y) and held by ``force`` past its cone, breaks
+        free if a slip can start: one whose acceleration under kinetic friction is along it.
+        Returns whether it slips (its direction set); otherwise it stays stuck.
+
+        The slip acceleration is affine in the slip's direction d (a unit vector in the
+        tangent plane): a(d) = a0 - K d, K the kinetic friction's share (mu_k f_n times the
+        patch's compliance to a tangential force, with its spin free). A slip starts along d
+        where a(d) = lam d with lam > 0, i.e. d = (lam I + K)^-1 a0 of unit length, found by
+        a root finder on lam; for a point patch whose points move alike d is against the
+        holding force. There is none where |K^-1 a0| <= 1: kinetic friction would stop any
+        slip at once (the hold's force is past the cone only for what holds the patch's spin
+        about its normal, which no slip mode resists): the patch stays stuck. Within
+        BREAK_MARGIN of 1 (mu_k = mu_s: kinetic friction just balances the push) it slips
+        along K^-1 a0."""
+        from scipy.optimize import brentq  # (imported on use)
+
+        normal = np.array(self.ev.data.estate[lead]["direction"], dtype=float)
+        along = -np.asarray(force, dtype=float)
+        along -= (along @ normal) * normal
+        size = float(np.linalg.norm(along))
+        if size == 0.0:
+            return False
+        e1 = along / size
+        e2 = np.cross(normal, e1)
+        basis = np.column_stack((e1, e2))
+
+        def acceleration(direction):
+            self._slips(lead, basis @ direction)
+            return basis.T @ self._slip_acceleration(t, y, lead)
+
+        ahead, behind = acceleration(np.array([1.0, 0.0])), acceleration(np.array([-1.0, 0.0]))
+        a0 = 0.5 * (ahead + behind)
+        K = np.column_stack((0.5 * (behind - ahead), a0 - acceleration(np.array([0.0, 1.0]))))
+
+        def excess(lam):
+            try:
+                return float(np.linalg.norm(np.linalg.solve(lam * np.eye(2) + K, a0))) - 1.0
+            except np.linalg.LinAlgError:     # K singular at lam = 0: nothing stops it
+                return np.inf
+
+        if excess(0.0) <= -BREAK_MARGIN:
+            return False
+        if excess(0.0) <= 0.0:     # at the edge (mu_k = mu_s): the slip starts unaccelerated
+            self._slips(lead, basis @ np.linalg.solve(K, a0))
+            return True
+        high = float(np.linalg.norm(a0)) + float(np.linalg.norm(K)) + 1e-300
+        while excess(high) > 0.0:
+            high *= 2.0
+        low = 0.0 if np.isfinite(excess(0.0)) else 1e-12 * high
+        lam = brentq(excess, low, high, xtol=1e-14 * high) if excess(low) > 0.0 else low
+        self._slips(lead, basis @ np.linalg.solve(lam * np.eye(2) + K, a0))
+        return True
+
     def projected(self, t, y):
         """y with the sticking patches' slips (and spins) exactly zero, the least change in
         kinetic energy (:func:`mbd.compiled.statekernels.patches_projected`)."""
@@ -78,7 +157,11 @@ class Patches:
         the way it moves; sticking, it keeps sticking while its holding force is inside its
         cone (|f_t| < mu_s f_n), else the one furthest past its cone slips, the way that
         force pushes it, and the rest are tried again. Returns y, the sticking patches' slips
-        exactly zero (:meth:`projected`)."""
+        exactly zero (:meth:`projected`) where a patch began to stick or a sticking one's
+        points in contact changed (else y as it was: a projection at every other event
+        would move, by round-off, a law's switching function that crossed there back across
+        it, and the event would repeat)."""
+        holds_before = self._holds()
         for lead in self.system.patches:
             sides = self.mode[lead]["sides"]
             if not self.touching(lead):
@@ -90,18 +173,26 @@ class Patches:
                     self._slips(lead, slip)
                 else:
                     sides[PLACEMENT_SWITCH] = STICK
+        held = set()                    # past the cone, but no slip can start
         while True:
             over = []
             for lead, (force, normal) in self._holding(t, y).items():
+                if lead in held:
+                    continue
                 mu_s = float(self.system.elements[lead]["friction"][0]) * (1.0 + CONE_EDGE)
                 size = float(np.linalg.norm(force))
                 if size >= mu_s * normal:
                     over.append((size / max(mu_s * normal, 1e-300), lead, force))
             if not over:
-                return self.projected(t, y)
+                holds = self._holds()
+                if any(holds_before.get(lead) != points for lead, points in holds.items()):
+                    return self.projected(t, y)
+                return y
             _, lead, force = max(over, key=lambda x: x[0])
             y = self.projected(t, y)        # (its slip exactly zero as it starts)
-            self._slips(lead, -force)
+            if not self._breaks(t, y, lead, force):
+                self._sticks(lead)
+                held.add(lead)
 
     def push(self, t, y, i, k):
         """The force holding patch i where its switching function crossed at (t, y), if it
@@ -120,7 +211,8 @@ class Patches:
         if k == PLACEMENT_SWITCH and i in self.system.patches:
             if pushed is not None:          # its slip exactly zero as it starts
                 y = self.projected(t, y)
-                self._slips(i, -pushed)
+                if not self._breaks(t, y, i, pushed):
+                    self._sticks(i)
             else:
                 # its slip along d0 reached zero: stopped, it tries to stick; still moving
                 # (its slip turned across d0), it slips on along its own direction

@@ -1,0 +1,118 @@
+"""A quadruped from its URDF standing on its feet, then pushed (SPEC §12, issue 48).
+
+The Solo-12 of example-robot-data (the test extra) is read with its collision
+geometry as contact (``mbd.from_urdf(..., floating=True, contact=FEET)``: each foot's mesh its
+convex hull, the floor a plane, the default Hertz law and exact friction), put on the floor in
+its standing pose and held there by a joint-space PD: on every joint a spring-damper
+``SpringDamper(c=KP, d=KD, x0=q_stand)`` (a PD about a constant set point, which exact friction
+allows: it is no continuous controller). It stands for ``STAND`` s; then a force pulse on the
+trunk (a half sine of ``PUSH`` N along x, ``PUSH_TIME`` s long, through a JointForce on the
+floating base's x) pushes it, and it recovers (its feet slip a little and stick again) or falls.
+
+Run ``python examples/quadruped.py [solo12] [push N]``; ``mbd run examples/quadruped.py``
+runs it with the default push (7 N, which it stands: its feet hold). A harder push (10 N and
+more) lifts a foot, which then bounces on the floor in ever smaller hops, each an event, and
+the run slows to a crawl: the resting contact that stops producing events is work still to do.
+"""
+from __future__ import annotations
+
+import math
+import os
+import site
+import sys
+import sysconfig
+
+import numpy as np
+
+import mbd
+from forces import Actuator, JointForce, SpringDamper
+
+#: the robots: URDF (under example-robot-data's robots folder), feet links, standing pose
+#: (joint: rad, from the robot's SRDF "standing" state), PD gains (N m/rad, N m s/rad)
+ROBOTS = {
+    "solo12": {
+        "urdf": "solo_description/robots/solo12.urdf",
+        "feet": ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"],
+        "stand": {"FL_HAA": 0.1, "FL_HFE": 0.8, "FL_KFE": -1.6, "FR_HAA": -0.1,
+                  "FR_HFE": 0.8, "FR_KFE": -1.6, "HL_HAA": 0.1, "HL_HFE": -0.8,
+                  "HL_KFE": 1.6, "HR_HAA": -0.1, "HR_HFE": -0.8, "HR_KFE": 1.6},
+        "kp": 5.0, "kd": 0.1,
+    },
+}
+#: standing time before the push (s), the push's peak force (N, along x) and duration (s),
+#: and the time after it (s)
+STAND, PUSH_TIME, AFTER = 5.0, 0.1, 1.0
+PUSH = {"solo12": 7.0}
+#: the run settings of main() and of ``mbd run``: end time (s), output step (s), rtol, atol
+T_END, OUTPUT_STEP, RTOL, ATOL = STAND + PUSH_TIME + AFTER, 0.01, 1e-6, 1e-9
+
+
+def robots_folder() -> str:
+    """example-robot-data's ``robots`` folder (its PyPI wheel puts it under
+    ``cmeel.prefix/share`` of the site-packages that holds it)."""
+    paths = sysconfig.get_paths()
+    for place in (paths["purelib"], paths["platlib"], paths["data"], *site.getsitepackages(),
+                  site.getusersitepackages(), *sys.path):
+        folder = os.path.join(place, "cmeel.prefix", "share", "example-robot-data", "robots")
+        if os.path.isdir(folder):
+            return folder
+    raise RuntimeError("this example needs example-robot-data (pip install "
+                       "example-robot-data, or the test extra: pip install '.[test]')")
+
+
+def push_force(t: float, peak: float) -> float:
+    """The push (N): a half sine of ``peak`` from STAND to STAND + PUSH_TIME, else 0."""
+    if STAND <= t <= STAND + PUSH_TIME:
+        return peak * math.sin(math.pi * (t - STAND) / PUSH_TIME)
+    return 0.0
+
+
+def build_model(robot: str = "solo12", push: float | None = None) -> mbd.Model:
+    """The robot standing on the floor (its lowest foot point touching it), held by the PD,
+    with the push (N; default PUSH[robot]) on the trunk along x."""
+    spec = ROBOTS[robot]
+    folder = robots_folder()
+    model = mbd.from_urdf(os.path.join(folder, spec["urdf"]),
+                          package_dirs=[os.path.dirname(os.path.dirname(folder))],
+                          floating=True, q0=spec["stand"], contact=spec["feet"])
+    joints = {e.name: e for e in model.elements}
+    for joint, q in spec["stand"].items():
+        model.add(JointForce(f"{joint}_pd", joints[joint],
+                             SpringDamper(c=spec["kp"], d=spec["kd"], x0=q)))
+    from mbd.exchange.urdfcontact import stand_on_floor
+    stand_on_floor(model)
+    peak = PUSH[robot] if push is None else float(push)
+    model.add(JointForce("push", joints["root_joint"],
+                         Actuator(lambda t: push_force(t, peak)), primitive=0))
+    return model
+
+
+def support(result, model) -> np.ndarray:
+    """The floor's normal forces on the robot summed, per row (N)."""
+    names = [e.name for e in model.elements if isinstance(e, mbd.Contact)]
+    return sum(result.contact(name).total_normal_force for name in names)
+
+
+def main(robot: str = "solo12", push: float | None = None, t_end: float = T_END):
+    """Simulate; print the support against the weight, the drift while standing and what
+    the push did; return the result."""
+    model = build_model(robot, push)
+    result = model.build().simulate(t_end, output_step=OUTPUT_STEP, rtol=RTOL, atol=ATOL)
+    weight = sum(b.mass for b in model.bodies) * 9.81
+    trunk = result.body("base_link").position()
+    rest = (result.t > STAND - 1.0) & (result.t <= STAND)
+    print(f"{robot}: weight {weight:.6f} N; support at t = {STAND} s "
+          f"{support(result, model)[rest][-1]:.6f} N")
+    print(f"trunk over the last second standing: height {trunk[rest, 2].mean():.6f} m, moved "
+          f"{np.ptp(trunk[rest], axis=0).max():.3g} m")
+    if t_end > STAND + PUSH_TIME:
+        print(f"after the push: trunk at {trunk[-1].round(4).tolist()} m "
+              f"({'standing' if trunk[-1, 2] > 0.5 * trunk[rest, 2].mean() else 'fallen'})")
+    stick = [e for e in result.events if e.what in ("sticks", "breaks free: slips")]
+    print(f"{len(result.events)} events, {len(stick)} of them stick or slip")
+    return result
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "solo12",
+         float(sys.argv[2]) if len(sys.argv) > 2 else None)
