@@ -1,6 +1,6 @@
 """A quadruped from its URDF standing on its feet, then pushed (SPEC §12, issue 48).
 
-The Solo-12 of example-robot-data (the test extra) is read with its collision
+The Solo-12 or the Go2 of example-robot-data (the test extra) is read with its collision
 geometry as contact (``mbd.from_urdf(..., floating=True, contact=FEET)``: each foot's mesh its
 convex hull, the floor a plane, the default Hertz law and exact friction), put on the floor in
 its standing pose and held there by a joint-space PD: on every joint a spring-damper
@@ -9,10 +9,8 @@ allows: it is no continuous controller). It stands for ``STAND`` s; then a force
 trunk (a half sine of ``PUSH`` N along x, ``PUSH_TIME`` s long, through a JointForce on the
 floating base's x) pushes it, and it recovers (its feet slip a little and stick again) or falls.
 
-Run ``python examples/quadruped.py [solo12] [push N]``; ``mbd run examples/quadruped.py``
-runs it with the default push (7 N, which it stands: its feet hold). A harder push (10 N and
-more) lifts a foot, which then bounces on the floor in ever smaller hops, each an event, and
-the run slows to a crawl: the resting contact that stops producing events is work still to do.
+Run ``python examples/quadruped.py [solo12|go2] [push N]``; ``mbd run examples/quadruped.py``
+runs the Solo-12 with the default push (25 N: two feet lift and land again, and it stands).
 """
 from __future__ import annotations
 
@@ -38,11 +36,21 @@ ROBOTS = {
                   "HL_KFE": 1.6, "HR_HAA": -0.1, "HR_HFE": -0.8, "HR_KFE": 1.6},
         "kp": 5.0, "kd": 0.1,
     },
+    "go2": {
+        "urdf": "go2_description/urdf/go2.urdf",
+        "feet": ["FL_foot", "FR_foot", "RL_foot", "RR_foot"],
+        "stand": {f"{leg}_{joint}": value for leg in ("FL", "FR", "RL", "RR")
+                  for joint, value in (("hip_joint", 0.068 if leg[1] == "L" else -0.068),
+                                       ("thigh_joint", 0.785), ("calf_joint", -1.44))},
+        "kp": 150.0, "kd": 3.0,
+    },
 }
+#: the trunk link of each robot
+TRUNK = {"solo12": "base_link", "go2": "base"}
 #: standing time before the push (s), the push's peak force (N, along x) and duration (s),
 #: and the time after it (s)
 STAND, PUSH_TIME, AFTER = 5.0, 0.1, 1.0
-PUSH = {"solo12": 7.0}
+PUSH = {"solo12": 25.0, "go2": 60.0}
 #: the run settings of main() and of ``mbd run``: end time (s), output step (s), rtol, atol
 T_END, OUTPUT_STEP, RTOL, ATOL = STAND + PUSH_TIME + AFTER, 0.01, 1e-6, 1e-9
 
@@ -99,7 +107,7 @@ def main(robot: str = "solo12", push: float | None = None, t_end: float = T_END)
     model = build_model(robot, push)
     result = model.build().simulate(t_end, output_step=OUTPUT_STEP, rtol=RTOL, atol=ATOL)
     weight = sum(b.mass for b in model.bodies) * 9.81
-    trunk = result.body("base_link").position()
+    trunk = result.body(TRUNK[robot]).position()
     rest = (result.t > STAND - 1.0) & (result.t <= STAND)
     print(f"{robot}: weight {weight:.6f} N; support at t = {STAND} s "
           f"{support(result, model)[rest][-1]:.6f} N")

@@ -350,10 +350,17 @@ def held_points(i, elements, mode):
     return count
 
 
+#: a sticking patch's mode ``reference[0]`` while it pivots: its slip held, its spin free
+#: (where no slip can start, but holding its spin takes a force past the cone:
+#: :meth:`mbd.run.patches.Patches._breaks`); no component of a slip's unit direction
+PIVOTS = 2.0
+
+
 @njit(inline="always")
-def _rows_of(count):
-    """A held patch's rows: two tangents, and its spin where two or more points touch."""
-    return 2 if count == 1 else 3
+def _rows_of(i, count, mode):
+    """Held patch i's rows: two tangents, and its spin where two or more points touch and
+    it does not pivot."""
+    return 2 if count == 1 or mode[i].reference[0] == PIVOTS else 3
 
 
 @njit()
@@ -390,7 +397,7 @@ def patch_rows(data, nv):
     rows = 0
     for i in range(elements.shape[0]):
         count = held_points(i, elements, mode)
-        rows += 0 if count == 0 else _rows_of(count)
+        rows += 0 if count == 0 else _rows_of(i, count, mode)
     if rows == 0:
         return np.zeros((0, nv)), np.zeros(0), np.zeros((0, 3))
     J = np.zeros((rows, nv))
@@ -430,7 +437,7 @@ def patch_rows(data, nv):
         s0, s1, s2 = 0.5 * (X.w_a[0] + X.w_b[0]), 0.5 * (X.w_a[1] + X.w_b[1]), \
             0.5 * (X.w_a[2] + X.w_b[2])
         turn0, turn1, turn2 = s1 * u2 - s2 * u1, s2 * u0 - s0 * u2, s0 * u1 - s1 * u0
-        for k in range(_rows_of(count)):
+        for k in range(_rows_of(i, count, mode)):
             for a in range(3):
                 axes[r + k, a] = t1[a] if k == 0 else (t2[a] if k == 1 else nrm[a])
             base = 3 if k < 2 else 0         # linear rows (slip), angular row (spin)
@@ -444,7 +451,7 @@ def patch_rows(data, nv):
             else:
                 bias[r + k] = (nrm[0] * (wb[0] - wa[0]) + nrm[1] * (wb[1] - wa[1])
                                + nrm[2] * (wb[2] - wa[2]))
-        r += _rows_of(count)
+        r += _rows_of(i, count, mode)
     return J, bias, axes
 
 
@@ -486,7 +493,7 @@ def hold_patches(v, data, acc, g):
         lock = X.lock
         for a in range(3):
             lock[a] = lam[r] * axes[r, a] + lam[r + 1] * axes[r + 1, a]
-        lock[3] = lam[r + 2] if count > 1 else 0.0
+        lock[3] = lam[r + 2] if _rows_of(i, count, mode) == 3 else 0.0
         _share(i, elements, estate, mode, count)
         if g.shape[0] > 0:
             normal = 0.0
@@ -496,7 +503,7 @@ def hold_patches(v, data, acc, g):
             g[i, PLACEMENT_SWITCH] = (np.sqrt(lock[0] * lock[0] + lock[1] * lock[1]
                                               + lock[2] * lock[2])
                                       - E.friction[0] * (1.0 + CONE_EDGE) * normal)
-        r += _rows_of(count)
+        r += _rows_of(i, count, mode)
 
 
 @njit()
@@ -534,49 +541,31 @@ def _share(i, elements, estate, mode, count):
 
 @njit()
 def project_patches(v, data):
-    """v (nv) moved onto the sticking patches' rows, J v = 0, the least change in kinetic
-    energy that leaves every point's normal rate as it is (so no gap's rate moves, and no
-    contact begins or ends for it), on the kinematics of ``link_velocities`` and the points'
-    records: a patch sticks with its slip exactly zero, not the residual the hold's drift
-    correction leaves (and a slip from a break starts from zero)."""
+    """v (nv) moved onto the sticking patches' rows, J v = 0, by the least change in
+    kinetic energy (v - H^-1 J^T (J H^-1 J^T)^+ J v: a plastic impact along the rows, which
+    never adds energy), on the kinematics of ``link_velocities`` and the points' records: a
+    patch sticks with its slip exactly zero, not the residual the hold's drift correction
+    leaves (and a slip from a break starts from zero). The points' normal rates move with
+    it as the bodies' motion makes them (kept as they were, the rows and the points' normal
+    rates over-determine the motion on a foot of many points, whose least-squares answer
+    can add energy)."""
     J, bias, axes = patch_rows(data, v.shape[0])
     rows = J.shape[0]
     if rows == 0:
         return
-    elements, estate, mode = data.elements, data.estate, data.mode
     nv = v.shape[0]
-    points = 0
-    for i in range(elements.shape[0]):
-        points += held_points(i, elements, mode)
-    A = np.zeros((rows + points, nv))
-    b = np.zeros(rows + points)
-    A[:rows] = J
-    for k in range(rows):
-        for j in range(nv):
-            b[k] -= J[k, j] * v[j]
-    J6 = np.zeros((6, nv))
-    r = rows
-    for i in range(elements.shape[0]):
-        if held_points(i, elements, mode) == 0:
-            continue
-        E = elements[i]
-        for j in range(i, i + E.patch_size):
-            if not in_contact(mode, j):
-                continue
-            Y = estate[j]
-            J6[:, :] = 0.0
-            loopkernels.jacobian_add(data.tree, data.links, data.scratch, E.link_b, Y.point_b,
-                                     1.0, J6, 0)
-            loopkernels.jacobian_add(data.tree, data.links, data.scratch, E.link_a, Y.point_b,
-                                     -1.0, J6, 0)
-            for c in range(nv):
-                A[r, c] = (Y.direction[0] * J6[3, c] + Y.direction[1] * J6[4, c]
-                           + Y.direction[2] * J6[5, c])
-            r += 1
+    b = -(J @ v)
     H = np.zeros((nv, nv))
     jointspace.crba(data.tree, data.links, data.scratch, H)
-    HA = np.linalg.solve(H, A.T.copy())
-    mu = np.linalg.lstsq(A @ HA, b)[0]      # (the normal rows may depend on each other)
+    HJ = np.linalg.solve(H, J.T.copy())
+    W = J @ HJ
+    # (rows of different patches on one body may depend on each other: their pseudo-inverse,
+    # singular values below PROJECTION_RCOND of the largest taken as zero)
+    mu = np.linalg.lstsq(W, b, PROJECTION_RCOND)[0]
     for j in range(nv):
-        for k in range(rows + points):
-            v[j] += HA[j, k] * mu[k]
+        for k in range(rows):
+            v[j] += HJ[j, k] * mu[k]
+
+
+#: the relative size below which the singular values of a projection's rows count as zero
+PROJECTION_RCOND = 1e-10

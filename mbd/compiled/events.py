@@ -303,21 +303,30 @@ def time_tolerance(ta, tb):
 
 
 class ChatterWatch:
-    """Chattering: a law that keeps switching while the motion does not progress.
+    """Chattering: laws that keep switching while the motion does not progress.
 
-    The watch keeps the state at the last ``CHATTER_COUNT`` switches; when all of them lie
-    within one unit of the integration tolerance of the first (the error norm of their
-    differences below 1: nothing moved that the integrator can resolve), the switches are
-    chattering. The rule looks at the motion, not at a time span, so it is the same for a
-    1 ms run and a 1e6 s one.
+    The watch keeps the state at the recent switches. The switches back from the last one
+    whose states lie within one unit of the integration tolerance of its state (the error
+    norm of their differences below 1: nothing moved that the integrator can resolve) are
+    chattering when there are ``CHATTER_COUNT`` or more of them and they repeat: each
+    element among them switched ``CHATTER_REPEATS`` times on average. Many elements that
+    each switch once or twice at one instant (a flat face of a hull landing on a floor: its
+    coplanar vertices touching within round-off of each other) are a crowd of events, not
+    chattering; ``CHATTER_MOST`` switches with the state unchanged are, however spread. The
+    rule looks at the motion, not at a time span, so it is the same for a 1 ms run and a
+    1e6 s one.
     """
 
-    #: this many switches in a row with the state unchanged to the tolerance is chattering
+    #: this many switches in a row with the state unchanged may be chattering
     CHATTER_COUNT = 50
+    #: ... if each element among them switched this many times on average
+    CHATTER_REPEATS = 4
+    #: ... and this many always are
+    CHATTER_MOST = 2000
 
     def __init__(self, settings):
         self.settings = settings      # the run's tolerances (mbd.run.settings.Settings)
-        self.recent = deque(maxlen=self.CHATTER_COUNT)
+        self.recent = deque(maxlen=self.CHATTER_MOST)
 
     def switched(self, t, element, y):
         """Note a switch of ``element`` (name) at time t in state y."""
@@ -327,11 +336,18 @@ class ChatterWatch:
         """(element, count, t_first, t_last) of the chattering switches, or None."""
         if len(self.recent) < self.CHATTER_COUNT:
             return None
-        first = self.recent[0][2]
-        scale = self.settings.weights(first)
-        for _, _, y in self.recent:
-            if np.sqrt(np.mean(((y - first) / scale) ** 2)) > 1.0:
-                return None
-        names = [name for _, name, _ in self.recent]
+        last = self.recent[-1][2]
+        scale = self.settings.weights(last)
+        still = []                    # back from the last: the switches at its state
+        for t, name, y in reversed(self.recent):
+            if np.sqrt(np.mean(((y - last) / scale) ** 2)) > 1.0:
+                break
+            still.append((t, name))
+        if len(still) < self.CHATTER_COUNT:
+            return None
+        names = [name for _, name in still]
+        if (len(still) < self.CHATTER_REPEATS * len(set(names))
+                and len(still) < self.CHATTER_MOST):
+            return None
         worst = max(set(names), key=names.count)
-        return worst, names.count(worst), self.recent[0][0], self.recent[-1][0]
+        return worst, names.count(worst), still[-1][0], still[0][0]

@@ -11,7 +11,7 @@ what to log, as :mod:`mbd.run.locks` does for a joint's stiction.
 """
 import numpy as np
 
-from ..compiled.contactkernels import CONE_EDGE, SLIP_START
+from ..compiled.contactkernels import CONE_EDGE, PIVOTS, SLIP_START
 from ..compiled.layout import PLACEMENT_SWITCH
 from ..compiled.statekernels import patches_projected
 from .failures import raise_status
@@ -29,6 +29,8 @@ class Patches:
 
     def __init__(self, ev):
         self.ev, self.system = ev, ev.system
+        self.pivoting = set()       # the patches logged as pivoting
+        self.pivot_points = {}      # {patch: its points in contact where it began to pivot}
 
     def __bool__(self):
         return bool(self.system.patches)
@@ -79,6 +81,14 @@ class Patches:
         self.mode[lead]["sides"][PLACEMENT_SWITCH] = STICK
         self.mode[lead]["reference"] = 0.0
 
+    def _pivots(self, lead):
+        """Patch ``lead`` sticks with its spin free (no slip can start where holding its spin
+        takes a force past the cone: :meth:`_breaks`), until the points it touches at
+        change (:meth:`settle`)."""
+        self.mode[lead]["sides"][PLACEMENT_SWITCH] = STICK
+        self.mode[lead]["reference"] = (PIVOTS, 0.0, 0.0)
+        self.pivot_points[lead] = self._holds().get(lead)
+
     def _slip_acceleration(self, t, y, lead):
         """Patch ``lead``'s mean slip acceleration (world, m/s^2) at (t, y) in the current
         mode: a central difference of its slip velocity along the motion over BREAK_STEP."""
@@ -101,7 +111,8 @@ class Patches:
         a root finder on lam; for a point patch whose points move alike d is against the
         holding force. There is none where |K^-1 a0| <= 1: kinetic friction would stop any
         slip at once (the hold's force is past the cone only for what holds the patch's spin
-        about its normal, which no slip mode resists): the patch stays stuck. Within
+        about its normal, which no slip mode resists): the patch then pivots, its slip held
+        and its spin free (the caller's :meth:`_pivots`). Within
         BREAK_MARGIN of 1 (mu_k = mu_s: kinetic friction just balances the push) it slips
         along K^-1 a0."""
         from scipy.optimize import brentq  # (imported on use)
@@ -164,6 +175,9 @@ class Patches:
         holds_before = self._holds()
         for lead in self.system.patches:
             sides = self.mode[lead]["sides"]
+            if (self.mode[lead]["reference"][0] == PIVOTS
+                    and holds_before.get(lead) != self.pivot_points.get(lead)):
+                self._sticks(lead)      # pivoting on other points now: its spin held again
             if not self.touching(lead):
                 sides[PLACEMENT_SWITCH] = SLIP
                 self.mode[lead]["reference"] = 0.0
@@ -172,13 +186,10 @@ class Patches:
                 if np.any(slip):
                     self._slips(lead, slip)
                 else:
-                    sides[PLACEMENT_SWITCH] = STICK
-        held = set()                    # past the cone, but no slip can start
+                    self._sticks(lead)
         while True:
             over = []
             for lead, (force, normal) in self._holding(t, y).items():
-                if lead in held:
-                    continue
                 mu_s = float(self.system.elements[lead]["friction"][0]) * (1.0 + CONE_EDGE)
                 size = float(np.linalg.norm(force))
                 if size >= mu_s * normal:
@@ -190,9 +201,13 @@ class Patches:
                 return y
             _, lead, force = max(over, key=lambda x: x[0])
             y = self.projected(t, y)        # (its slip exactly zero as it starts)
-            if not self._breaks(t, y, lead, force):
-                self._sticks(lead)
-                held.add(lead)
+            if self._breaks(t, y, lead, force):
+                continue
+            if self.mode[lead]["reference"][0] == PIVOTS:
+                # pivoting, its slip alone held past the cone: it slips against the force
+                self._slips(lead, -force)
+            else:
+                self._pivots(lead)      # tried again: is its slip alone held in the cone?
 
     def push(self, t, y, i, k):
         """The force holding patch i where its switching function crossed at (t, y), if it
@@ -212,7 +227,7 @@ class Patches:
             if pushed is not None:          # its slip exactly zero as it starts
                 y = self.projected(t, y)
                 if not self._breaks(t, y, i, pushed):
-                    self._sticks(i)
+                    self._pivots(i)
             else:
                 # its slip along d0 reached zero: stopped, it tries to stick; still moving
                 # (its slip turned across d0), it slips on along its own direction
@@ -220,12 +235,12 @@ class Patches:
                 if np.linalg.norm(slip) > SLIP_START:
                     self._slips(i, slip)
                 else:
-                    self.mode[i]["sides"][PLACEMENT_SWITCH] = STICK
+                    self._sticks(i)
         return self.settle(t, y)
 
     def changes(self, before):
         """[(contact name, what)]: how each patch's motion changed from the mode ``before``
-        to the current one: it sticks, it breaks free, or its slip turns."""
+        to the current one: it sticks, it breaks free, or it pivots (:meth:`_pivots`)."""
         found = []
         for lead in self.system.patches:
             was = before[lead][PLACEMENT_SWITCH]
@@ -235,4 +250,11 @@ class Patches:
                 found.append((name, "sticks"))
             elif now > 0.0 and was < 0.0 and self.touching(lead):
                 found.append((name, "breaks free: slips"))
+            pivots = now < 0.0 and self.mode[lead]["reference"][0] == PIVOTS
+            if pivots and lead not in self.pivoting:
+                found.append((name, "pivots: its spin free"))
+            elif (lead in self.pivoting and not pivots and now < 0.0 and was < 0.0
+                  and self.touching(lead)):
+                found.append((name, "sticks"))      # its spin held again
+            (self.pivoting.add if pivots else self.pivoting.discard)(lead)
         return found

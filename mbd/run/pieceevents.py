@@ -94,7 +94,7 @@ class PieceEvents:
         tol = events.time_tolerance(ta, tb)
         y = dense(t)
         self.rows.until(t, dense, inclusive=False)     # in the old branches
-        y, switched = self.switch(t, y, *first, dense, tol)
+        y, switched = self.switch(t, y, *first, dense, tol, tb)
         # the next piece begins with a step of sqrt(rtol) times this one, and the controller
         # regrows it within a few steps. Where a law switches its force is not smooth (a
         # contact force ~ pen^e starts with its first derivatives zero, or infinite for
@@ -107,9 +107,10 @@ class PieceEvents:
             self.check_chatter()
         return t, y
 
-    def switch(self, t, y, i, k, dense, tol):
-        """Switching function k of element i crossed at (t, y): the mode from just past the
-        crossing, the locks settled, every switch logged. Returns (y, whether any was)."""
+    def switch(self, t, y, i, k, dense, tol, tb):
+        """Switching function k of element i crossed at (t, y) in a step that ends at tb: the
+        mode from just past the crossing, the locks settled, every switch logged. Returns
+        (y, whether any was)."""
         ev, sides = self.ev, self.sides
         before = sides.copy()
         armed = ev.armed(before)
@@ -119,8 +120,10 @@ class PieceEvents:
         held = self.patches.push(t, y, i, k)
         # the branches from just past the crossing: a switch armed by it may be exactly zero
         # there (BISTOP's force at the first touch) and only its sign a moment later tells
-        h = 256.0 * tol
-        ev.natural_mode(t + h, dense(t + h))
+        # (within the step: past its end the dense output is an extrapolation, wild where
+        # the step is shorter than h, as the first steps after a jump of the state are)
+        past = max(min(t + 256.0 * tol, tb), t)
+        ev.natural_mode(past, dense(past))
         if k != layout.PLACEMENT_SWITCH:   # a line's new reference starts on its + side
             # (and a contact patch's stick or slip is Patches' to decide, below)
             # across, whatever round-off says at the crossing: the element's next mode
