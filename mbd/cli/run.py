@@ -99,7 +99,12 @@ def _summary(command, system, result, wall, lines):
     for e in result.events[:10]:
         out.append(f"    t = {e.t:.9g} s  {e.element}: {e.what}")
     if len(result.events) > 10:
-        out.append(f"    ... and {len(result.events) - 10} more")
+        out.append(f"    ... and {len(result.events) - 10} more; by element (a contact's "
+                   "points together), most first:")
+        counts = result.event_counts()
+        out += [f"      {name}: {count}" for name, count in counts[:10]]
+        if len(counts) > 10:
+            out.append(f"      ... and {len(counts) - 10} more elements")
     out += _controls(system)
     balance = result.energy_balance()
     # on a line of its own: dissipated (passive elements) and supplied (sources) apart

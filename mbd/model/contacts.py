@@ -77,7 +77,13 @@ class Coulomb:
     v_t / |v_t|``; a point's own slip may pass through zero as the patch turns about it,
     where its own friction would flip where no switch sees it), and the patch sticks again
     exactly where its mean slip velocity along the slip's direction reaches zero, if the
-    force needed to hold it is inside the cone; its spin is resisted while it sticks. Each stick and slip is an event. (A mechanism without loops or motion
+    force needed to hold it is inside the cone; its spin is resisted while it sticks. A
+    patch breaks free the way its slip then accelerates under kinetic friction (against the
+    holding force for a point); where no slip can start (kinetic friction would stop any at
+    once: the force past the cone is what holds its spin, which no slip resists) it pivots:
+    its slip held, its spin free, until the points it touches at change. A stick is a plastic
+    impact along the patch's slip (and spin): the least change in kinetic energy that
+    zeroes them. Each stick, slip and pivot is an event. (A mechanism without loops or motion
     drivers, and an ElastoGap normal law: a patch is in contact where its points' gaps are.)
 
     Parameters

@@ -261,6 +261,7 @@ def check_model(model, problems):
             problems.append(f"ground '{g.name}': position must be finite, got {g.position}")
     joints, forces, drivers, gears = [], [], [], []
     controls = []
+    laid_out = 0
     for el in model.elements:
         if isinstance(el, Joint):
             if check_joint(el, model, problems):
@@ -269,6 +270,7 @@ def check_model(model, problems):
             for point in el.laid_out(model, problems):     # a contact: its points
                 check_force_element(point, model, problems)
                 forces.append(point)
+                laid_out += 1
         elif isinstance(el, ForceElement):
             check_force_element(el, model, problems)
             forces.append(el)
@@ -283,7 +285,19 @@ def check_model(model, problems):
         else:
             problems.append(f"{element_label(el)} is neither a joint, a force element, a "
                             "motion driver, a gear nor a sensor, input or controller")
+    if laid_out > MAX_CONTACT_POINTS:
+        problems.append(f"the model's contacts have {laid_out} points, more than "
+                        f"MAX_CONTACT_POINTS = {MAX_CONTACT_POINTS}: each is measured at every "
+                        "evaluation (there is no broad phase yet), so the run would crawl; "
+                        "contact only the pairs that can touch (contacts_among over fewer "
+                        "items, a Contact per neighbouring pair), or thin the convex meshes "
+                        "(from_urdf's hull_vertices)")
     return joints, forces, drivers, gears, controls
+
+
+#: the most contact points (a Contact's laid-out points, summed over the model) a model may
+#: have: every one is measured at every evaluation of the right-hand side (no broad phase yet)
+MAX_CONTACT_POINTS = 20000
 
 
 def check_assembled_drawing(model, joints, machines, problems):

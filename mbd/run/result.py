@@ -17,6 +17,7 @@ array([0.  , 0.25, 0.5 ])
 from __future__ import annotations
 
 import os
+from collections import Counter
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
@@ -425,6 +426,17 @@ class Result:
         with atomic_open(path, "wb") as fh:
             np.savez(fh, **arrays)
         return path
+
+    def event_counts(self) -> list[tuple[str, int]]:
+        """How many events each element had, most first: [(element, count)], a contact's
+        points counted under the contact's name (the summary of a log of thousands: a
+        robot's feet, balls settling in a box)."""
+        grouped = {}
+        for name, indices in getattr(self.system, "contacts", {}).items():
+            for i in indices:
+                grouped[self.system.force_elements[i].name] = name
+        counts = Counter(grouped.get(e.element, e.element) for e in self.events)
+        return counts.most_common()
 
     def event_arrays(self) -> dict[str, np.ndarray]:
         """The event log as arrays, as :meth:`to_npz` writes it: ``event_t`` (s),

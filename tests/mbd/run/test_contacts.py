@@ -450,3 +450,35 @@ def test_solids_without_a_closed_form_land_on_a_box_by_gjk_epa(shape, reach):
     assert land.names == ["land: point"]
     np.testing.assert_allclose(land.normal[np.flatnonzero(land.in_contact[:, 0])[0], 0],
                                [0.0, 0.0, 1.0], atol=1e-6)
+
+
+def test_more_contact_points_than_the_limit_is_refused_naming_the_count(monkeypatch):
+    # every contact point is measured at every evaluation (no broad phase yet): a model with
+    # more than MAX_CONTACT_POINTS is refused at build(), naming the count and the limit
+    from mbd.model import validate
+    monkeypatch.setattr(validate, "MAX_CONTACT_POINTS", 10)
+    model = mbd.Model("many")
+    floor = model.add_ground("floor", environment=mbd.Environment(gravity=(0.0, 0.0, -9.81)))
+    floor.add_shape(mbd.Plane(), contact=True)
+    box = model.add_body("box", mass=1.0, cg=(0, 0, 0), inertia=np.eye(3) * 0.01)
+    box.add_shape(mbd.Box((0.1, 0.1, 0.1)), contact=True)
+    box.add_shape(mbd.Box((0.1, 0.1, 0.1)), contact=True)
+    model.add(SixDof("free", floor, box["cg"], q0=(0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0)))
+    model.add(mbd.Contact("floor", floor, box, ElastoGap(c=1e6, d=10.0, n=1.5)))
+    with pytest.raises(mbd.ModelError, match=r"the model's contacts have 16 points, more than "
+                       r"MAX_CONTACT_POINTS = 10"):
+        model.build()
+
+
+def test_event_counts_group_a_contacts_points_under_its_name():
+    # the summary of a long log: events per element, a contact's points together
+    model = mbd.Model("box drop")
+    floor = model.add_ground("floor", environment=mbd.Environment(gravity=(0.0, 0.0, -9.81)))
+    floor.add_shape(mbd.Plane(), contact=True)
+    box = model.add_body("box", mass=1.0, cg=(0, 0, 0), inertia=np.eye(3) * 0.01)
+    box.add_shape(mbd.Box((0.2, 0.2, 0.2)), contact=True)
+    model.add(SixDof("free", floor, box["cg"], q0=(0.0, 0.0, 0.2, 1.0, 0.0, 0.0, 0.0)))
+    model.add(mbd.Contact("landing", floor, box, ElastoGap(c=1e7, d=100.0, n=1.5)))
+    result = model.build().simulate(0.5, output_step=0.01)
+    counts = dict(result.event_counts())
+    assert set(counts) == {"landing"} and counts["landing"] == len(result.events) > 4
