@@ -146,7 +146,8 @@ def from_urdf(path: str | os.PathLike, package_dirs: Sequence[str] = (), floatin
         The robot's ``<collision>`` geometry as contact with a floor
         (:mod:`mbd.exchange.urdfcontact`): True for every link that has some, a list of link
         names for those, False for none (default). Each body with collision geometry touches
-        the floor through a :class:`mbd.Contact` ``BODY_floor``; a mesh is its convex hull.
+        the floor through a :class:`mbd.Contact` ``BODY_floor`` (``LINK_floor`` where one
+        link of the body touches: a foot fixed to its lower leg); a mesh is its convex hull.
         Links do not touch each other.
     floor : float
         The floor's height, m (world z; a plane on the ground ``floor``).
@@ -435,10 +436,15 @@ class _Importer(UrdfTree):
                 frame = self.pose[link] @ origin_matrix(collision.origin)
                 cs = _cs(body, f"{link}_collision{k}", frame)
                 body.add_shape(shape, cs=cs.name, contact=True, drawn=False)
-                shapes.setdefault(body.name, []).append(shape)
+                shapes.setdefault(body.name, ([], set()))[0].append(shape)
+                shapes[body.name][1].add(link)
         if shapes:
             mass = sum(body.mass for body in bodies.values() if body is not None)
-            add_floor(model, shapes, floor, environment, law, friction, mass)
+            # a contact is named after its link where one link of the body touches (a foot
+            # fixed to its lower leg: FOOT_floor), else after the body
+            named = {(next(iter(links)) if len(links) == 1 else body): found
+                     for body, (found, links) in shapes.items()}
+            add_floor(model, named, floor, environment, law, friction, mass)
 
     # --------------------------------------------------------------------------- visuals
 

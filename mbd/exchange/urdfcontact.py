@@ -14,7 +14,7 @@ in the model (``model.urdf_hulls``).
 
 The floor is a :class:`~mbd.model.shapes.Plane` (its top at world z = ``floor``) on a ground
 ``floor``; each body with collision geometry gets one :class:`~mbd.model.contacts.Contact`
-``BODY_floor`` against it, so that each body's points stick and slip as one patch (exact
+``BODY_floor`` against it (``LINK_floor`` where one link of the body touches), so that each body's points stick and slip as one patch (exact
 friction, :class:`~mbd.model.contacts.Coulomb`). Links do not touch each other (no
 self-collision; :func:`mbd.contacts_among` adds it between chosen bodies).
 
@@ -175,7 +175,8 @@ def check_contact_options(contact, links_with_collisions, hull_vertices, frictio
 
 def add_floor(model, bodies_shapes, floor, environment, law, friction, mass):
     """The floor ground and one Contact per body with collision shapes
-    (``bodies_shapes``: {body name: [shape]}) against it; returns the contacts."""
+    (``bodies_shapes``: {the name the contact takes, before "_floor": [shape]}) against it;
+    returns the contacts."""
     ground_name = next(n for n in ("floor", "urdf_floor", "floor_ground")
                        if n not in {g.name for g in model.grounds}
                        and n not in {b.name for b in model.bodies})

@@ -39,7 +39,7 @@ def floor_contacts(model):
 
 def test_collisions_become_contact_shapes_on_their_links_and_one_contact_per_body():
     model = solo()
-    assert floor_contacts(model) == [f"{leg}_LOWER_LEG_floor" for leg in ("FL", "FR", "HL", "HR")]
+    assert floor_contacts(model) == [f"{leg}_FOOT_floor" for leg in ("FL", "FR", "HL", "HR")]
     for leg in ("FL", "FR", "HL", "HR"):
         body = next(b for b in model.bodies if b.name == f"{leg}_LOWER_LEG")
         (shape, cs), = body.contact_shapes
@@ -52,7 +52,13 @@ def test_collisions_become_contact_shapes_on_their_links_and_one_contact_per_bod
     assert [(h[0], h[2], h[3]) for h in model.urdf_hulls] == [(f, 672, 24) for f in FEET]
     assert all(0.0 < h[4] < 0.016 for h in model.urdf_hulls)
     everything = mbd.from_urdf(SOLO, package_dirs=[SHARE], floating=True, contact=True)
-    assert len(floor_contacts(everything)) == 13          # every body has a collision mesh
+    # every body has a collision mesh; a lower leg and its foot touch as one contact, named
+    # after the body, its points after their links' collision CSs
+    contacts = floor_contacts(everything)
+    assert len(contacts) == 13 and "FL_LOWER_LEG_floor" in contacts
+    points = everything.build().contacts["FL_LOWER_LEG_floor"]
+    names = [everything.build().force_elements[i].name for i in points[:1]]
+    assert names[0].startswith("FL_LOWER_LEG_floor: floor/FL_")
 
 
 def test_the_default_law_presses_one_point_rest_depth_in_under_the_whole_weight():
@@ -93,7 +99,7 @@ def test_a_collision_mesh_that_cannot_be_made_convex_is_refused_naming_it_and_it
 
 def test_a_robot_started_below_the_floor_is_refused_naming_the_link_and_how_deep():
     model = solo()                  # its base at z = 0: the legs in the floor
-    with pytest.raises(mbd.SimulationError, match=r"'FL_LOWER_LEG_floor: vertex \d+' 0\.23\d* m "
+    with pytest.raises(mbd.SimulationError, match=r"'FL_FOOT_floor: vertex \d+' 0\.23\d* m "
                        r"deep \(the deepest of 24 of its points\) \(at most 0\.001 m: its "
                        r"contact's deepest_start\).*stand_on_floor"):
         model.build().simulate(0.01)
