@@ -39,6 +39,8 @@ What is drawn:
   pitch circles touch: two discs for a pair turning opposite ways (ratio < 0), a ring gear
   round the smaller wheel for one turning the same way (ratio > 0); a rack (prismatic side)
   as a bar, its pinion at its pitch radius;
+- collision shapes (``collisions``): every contact shape not drawn already (attached with
+  ``drawn=False``: a robot's collision geometry), see-through orange, moving with its body;
 - a floor: a light grid plane under everything the motion reaches, square to gravity;
 - annotations (:mod:`viz.overlay`): a title (the model's name and what it holds), the time
   (``t = 1.234 s``), a label per force element (its kind and name, e.g. ``Bistop 'stops'``:
@@ -58,6 +60,8 @@ import pyvista as pv
 
 from .colors import (
     BUSHING_COLOR,
+    COLLISION_COLOR,
+    COLLISION_OPACITY,
     CONTACT_COLOR,
     FREE_COLOR,
     GROUND_COLOR,
@@ -146,6 +150,8 @@ class SceneActors:
             if show_cs:
                 self._add(transformed(triad(0.08 * L), g.rotation, g.position), None, None,
                           scalars="rgb", rgb=True, line_width=2)
+        if self.collisions:
+            self._collision_shapes()
         for jm in s.joints.values() if self.markers else ():
             self._joint(jm.joint)
         for fe in s.force_elements:
@@ -160,6 +166,31 @@ class SceneActors:
             actor = self.plotter.add_mesh(line, color=(0.1, 0.1, 0.1), line_width=2,
                                           lighting=False)
             self.trail_lines[key] = (actor, line)
+
+    def _collision_shapes(self):
+        """Draw every contact shape not drawn already (``collisions``: attached with
+        ``drawn=False``, a robot's collision geometry), in :data:`COLLISION_COLOR` at
+        :data:`COLLISION_OPACITY`: a body's in its link frame, placed by its CS (found by
+        the CS's name, as the drawn shapes are), a ground's fixed in the world."""
+        s = self.system
+        for name, bm in s.bodies.items():
+            body = bm.body
+            drawn = {id(shape) for shape, _ in body.shapes}
+            for shape, cs in getattr(body, "contact_shapes", ()):
+                if id(shape) in drawn:
+                    continue
+                p, R = bm.cs_local(body.frames[cs.name])
+                self.collision_actors.append(self._add(
+                    transformed(shape.polydata(), R, p), name, COLLISION_COLOR,
+                    COLLISION_OPACITY))
+        for g in s.grounds.values():
+            drawn = {id(shape) for shape in getattr(g, "shapes", ())}
+            for shape, _ in getattr(g, "contact_shapes", ()):
+                if id(shape) in drawn:
+                    continue
+                self.collision_actors.append(self._add(
+                    transformed(shape.polydata(), g.rotation, g.position), None,
+                    COLLISION_COLOR, COLLISION_OPACITY))
 
     def _shape(self, shape, R, p, owner, default):
         """Draw ``shape`` placed by (R, p) in its owner's link frame (the world for a ground's
@@ -215,6 +246,8 @@ class SceneActors:
             legend.append((LIMIT_COLOR, "stop limits"))
         if self.contact_marks:
             legend.append((CONTACT_COLOR, "contact points, forces"))
+        if self.collision_actors:
+            legend.append((COLLISION_COLOR, "collision shapes"))
         return legend
 
     def _joint(self, joint):

@@ -46,6 +46,10 @@ GEAR_COLOR = (0.72, 0.6, 0.25)          # brass
 #: a Plane without a colour of its own: light, so that what stands on it shows
 PLANE_COLOR = (0.8, 0.8, 0.82)
 GEAR_TEETH_COLOR = (0.5, 0.4, 0.12)
+#: the contact shapes drawn on request (``collisions=True``: a robot's collision geometry),
+#: a strong orange, see-through at :data:`COLLISION_OPACITY`
+COLLISION_COLOR = (1.0, 0.4, 0.0)
+COLLISION_OPACITY = 0.4
 
 
 def contact_color(state: object) -> tuple[float, float, float]:

@@ -166,7 +166,9 @@ def animate(result: Result, path: str | os.PathLike, fps: float = 30, speed: flo
     **scene_options
         Passed to :class:`viz.scene.Scene` (``show_cs``, ``trails``, ``lighting``,
         ``background``, ``annotations``, ``title``, ``floor``, ``markers``, ``labels``,
-        ``contacts``: the touching contact points and their forces, red, over the scene).
+        ``contacts``: the touching contact points and their forces, red, over the scene;
+        ``collisions``: the contact shapes not drawn otherwise, a robot's collision
+        geometry, see-through orange).
 
     Returns
     -------

@@ -86,6 +86,12 @@ class Scene(SceneActors):
         and their forces on side b, red arrows (the run's largest :data:`CONTACT_ARROW` of
         the drawing's size long), over everything else; needs a Result (:meth:`update`).
         Off by default: the contact shapes are the picture.
+    collisions : bool
+        Also draw every contact shape that is not drawn already (one attached with
+        ``add_shape(..., contact=True, drawn=False)``: a robot's collision geometry, as
+        :func:`mbd.from_urdf` with ``contact`` attaches it), see-through
+        (:data:`viz.colors.COLLISION_OPACITY`) in :data:`viz.colors.COLLISION_COLOR`,
+        moving with its body (placed by its CS) or fixed with its ground. Off by default.
 
     Attributes
     ----------
@@ -117,6 +123,9 @@ class Scene(SceneActors):
     contact_marks : dict
         "dots" and "arrows" -> (actor, polydata) of the contact points' balls and force
         arrows (with ``contacts`` only), in a renderer over the scene's.
+    collision_actors : list
+        The actors of the contact shapes drawn only on request (``collisions``; empty
+        without it).
     gear_discs : dict
         Gear name -> [(owner body, wheel actor, pitch radius m)] of its revolute sides (a
         disc, or a ring gear's rim).
@@ -134,7 +143,7 @@ class Scene(SceneActors):
                  background: str | Sequence[float] = "white", annotations: bool = True,
                  title: str | tuple[str, str] | None = None, floor: bool = True,
                  markers: bool | None = None, labels: bool | None = None,
-                 contacts: bool = False) -> None:
+                 contacts: bool = False, collisions: bool = False) -> None:
         self.system = system
         try:
             width, height = (int(n) if float(n) == int(n) else 0 for n in size)
@@ -181,6 +190,8 @@ class Scene(SceneActors):
         self.contact_points = []
         self.contact_marks = {}
         self._contact_renderer = None
+        self.collisions = bool(collisions)
+        self.collision_actors = []
         self.gear_discs = {}
         self.trail_lines = {}
         self._anchors = {}     # force element name -> how to find its label's point

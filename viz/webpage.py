@@ -6,7 +6,8 @@ What the page holds (a JSON block, its arrays base64-coded little-endian):
 
 - the drawing of :class:`viz.scene.Scene`, part by part (:attr:`Scene.parts`): each body's
   shapes, ellipsoid, joint markers, force-element markers and gears in its link frame, the
-  grounds' in the world; triangles with normals (sharp edges split) and their colours (a
+  grounds' in the world (with ``collisions=True`` the contact shapes not drawn otherwise
+  too, see-through orange); triangles with normals (sharp edges split) and their colours (a
   mesh's own per-vertex colours where it has them), lines as segments;
 - each body's link pose at every row (position, float32 m; unit quaternion, float32); the
   page places the body's group there, interpolating between rows (positions linearly,
@@ -93,7 +94,7 @@ MAX_SIGNALS = 12
 
 def html(source: Result | System, path: str | os.PathLike, signals: Sequence[str] | None = None,
          show_cs: bool = False, title: str | None = None, markers: bool | None = None,
-         contacts: bool = False) -> str:
+         contacts: bool = False, collisions: bool = False) -> str:
     """Write the run ``source`` (a Result; a System: its initial state) as ONE self-contained
     HTML page at ``path``, whole or not at all.
 
@@ -120,6 +121,10 @@ def html(source: Result | System, path: str | os.PathLike, signals: Sequence[str
         arrow along the force on the point's side b, the run's largest force a quarter of the
         drawing's size long, as ``viz.animate(contacts=True)`` does; a "contacts" box on the
         time bar shows or hides them. Off by default (the page holds no contact points).
+    collisions : bool
+        Also draw the contact shapes not drawn otherwise (attached with ``drawn=False``: a
+        robot's collision geometry), see-through orange, moving with their bodies, as
+        ``viz.animate(collisions=True)`` does. Off by default.
 
     Returns
     -------
@@ -134,7 +139,8 @@ def html(source: Result | System, path: str | os.PathLike, signals: Sequence[str
     system, result = _system_and_result(source)
     path = os.fspath(path)
     existing_folder("viz.html", path)
-    page = _page(_contents(system, result, signals, show_cs, title, markers, contacts))
+    page = _page(_contents(system, result, signals, show_cs, title, markers, contacts,
+                           collisions))
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(page)
@@ -147,7 +153,7 @@ def notebook(source: Result | System, height: int = 640, **options: Any) -> _Inl
     system, result = _system_and_result(source)
     page = _page(_contents(system, result, options.get("signals"), options.get("show_cs", False),
                            options.get("title"), options.get("markers"),
-                           options.get("contacts", False)))
+                           options.get("contacts", False), options.get("collisions", False)))
     return _Inline(page, int(height))
 
 
@@ -327,15 +333,17 @@ def _contact_data(scene, result):
             "scale": scale}
 
 
-def _contents(system, result, signal_names, show_cs, title, markers, contacts=False):
+def _contents(system, result, signal_names, show_cs, title, markers, contacts=False,
+              collisions=False):
     """The page's data (a dict for JSON) of ``system`` over ``result``'s rows (or at its
     initial state, ``result`` None); with ``contacts`` its contact points
-    (:func:`_contact_data`) under "contacts", a key absent otherwise."""
+    (:func:`_contact_data`) under "contacts", a key absent otherwise; with ``collisions``
+    the contact shapes not drawn otherwise among the parts (see-through orange)."""
     # the Scene's drawing only: nothing is rendered, so VTK's notes on the window are noise
     quiet = getattr(pv, "vtk_verbosity", None)
     with quiet("off") if quiet is not None else contextlib.nullcontext():
         scene = Scene(system, show_cs=show_cs, off_screen=True, annotations=False,
-                      floor=False, markers=markers)
+                      floor=False, markers=markers, collisions=collisions)
     try:
         bodies = {name: [] for name in system.bodies}
         static, where = [], {}

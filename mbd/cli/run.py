@@ -29,8 +29,12 @@ QUICK_PLOT_ROWS = 4000
 SPILL_ROWS = 500_000
 
 
-def _write_outputs(result, out, name, animate, lines, page=False, contacts=False):
+def _write_outputs(result, out, name, animate, lines, page=False, contacts=False,
+                   collisions=False):
     """CSV and PNG (and the GIF, and the web page) into ``out``; appends the summary lines.
+    ``contacts`` and ``collisions``: the GIF and the page draw the touching contact points
+    and their forces, and the contact shapes not drawn otherwise (a robot's collision
+    geometry).
 
     The CSV first (the results: a Ctrl-C after it leaves them whole); then the plot in a
     thread of its own while this one writes the web page and renders the GIF: matplotlib
@@ -45,12 +49,15 @@ def _write_outputs(result, out, name, animate, lines, page=False, contacts=False
         from viz.plots import plot
         plotting = _Background(written, lambda path: plot(result, path), png)
     animation = web = None      # their summary lines
+    # only the options asked for, the others left to the renderers' defaults
+    drawing = {key: True for key, on in (("contacts", contacts), ("collisions", collisions))
+               if on}
     try:
         if page:
             html = os.path.join(out, f"{name}.html")
             try:
                 from viz.webpage import html as write_page
-                write_page(result, html, **({"contacts": True} if contacts else {}))
+                write_page(result, html, **drawing)
             except Exception as err:   # as the GIF: the results written stay
                 web = f"  web page: skipped, {type(err).__name__}: {err}"
             else:
@@ -59,8 +66,7 @@ def _write_outputs(result, out, name, animate, lines, page=False, contacts=False
             gif = os.path.join(out, f"{name}.gif")
             try:
                 from viz.render import animate as render
-                render(result, gif, fps=15, size=(800, 600), progress=None,
-                       **({"contacts": True} if contacts else {}))
+                render(result, gif, fps=15, size=(800, 600), progress=None, **drawing)
             except Exception as err:   # a missing renderer must not lose the results written
                 animation = f"  animation: skipped, {type(err).__name__}: {err}"
             else:
@@ -115,7 +121,7 @@ def _summary(command, system, result, wall, lines):
 
 
 def _simulate_and_write(command, system, out, animate, progress, t_end, page=False,
-                        contacts=False, **options):
+                        contacts=False, collisions=False, **options):
     """Simulate, write the files, print the summary; a failed or interrupted run writes its
     partial result and reports it."""
     out = output_folder(out)
@@ -142,7 +148,7 @@ def _simulate_and_write(command, system, out, animate, progress, t_end, page=Fal
     wall = time.perf_counter() - started
     lines = []
     try:
-        _write_outputs(result, out, system.name, animate, lines, page, contacts)
+        _write_outputs(result, out, system.name, animate, lines, page, contacts, collisions)
     except KeyboardInterrupt:
         # Ctrl-C while the files are written (a long run's CSV takes seconds): what is
         # written stays, and the rows are still saved, quickly, when they were not
@@ -299,7 +305,8 @@ def run_command(args):
         print("settings: " + ", ".join(applied))
         sys.stdout.flush()
     return _simulate_and_write("run", system, args.out, args.animate, args.progress, t_end,
-                               page=args.html, contacts=args.contacts, **options)
+                               page=args.html, contacts=args.contacts,
+                               collisions=args.collisions, **options)
 
 
 def check_command(args):
@@ -379,6 +386,9 @@ def add_parsers(sub, progress, setting, robot=()):
     run.add_argument("--contacts", action="store_true",
                      help="with --animate or --html: draw the contact points touching and "
                      "their forces")
+    run.add_argument("--collisions", action="store_true",
+                     help="with --animate or --html: also draw the contact shapes not drawn "
+                     "otherwise (a robot's collision geometry), see-through orange")
     run.add_argument("--html", action="store_true",
                      help="also write a web page of the run (one HTML file: turn it around, "
                      "scrub, play; any browser, no network)")

@@ -22,7 +22,7 @@ SIZE = (160, 120)
 BLUE = (0.0, 0.0, 1.0)
 #: the options every picture passes on to the scene, in its signature's order
 OPTIONS = ("show_cs, trails, lighting, background, annotations, title, floor, markers, "
-           "labels, contacts")
+           "labels, contacts, collisions")
 
 
 def slider_model(shape=None):
