@@ -444,7 +444,10 @@ class _Importer(UrdfTree):
             # fixed to its lower leg: FOOT_floor), else after the body
             named = {(next(iter(links)) if len(links) == 1 else body): found
                      for body, (found, links) in shapes.items()}
-            add_floor(model, named, floor, environment, law, friction, mass)
+            # the floor drawn about three times the robot's reach across (its links' frames)
+            origins = np.array([T[:3, 3] for T in self.pose.values()])
+            size = max(0.5, 3.0 * float(np.ptp(origins[:, :2], axis=0).max()))
+            add_floor(model, named, floor, environment, law, friction, mass, size)
 
     # --------------------------------------------------------------------------- visuals
 

@@ -173,15 +173,15 @@ def check_contact_options(contact, links_with_collisions, hull_vertices, frictio
     return set(contact)
 
 
-def add_floor(model, bodies_shapes, floor, environment, law, friction, mass):
+def add_floor(model, bodies_shapes, floor, environment, law, friction, mass, size=2.0):
     """The floor ground and one Contact per body with collision shapes
     (``bodies_shapes``: {the name the contact takes, before "_floor": [shape]}) against it;
-    returns the contacts."""
+    returns the contacts. ``size``: the side of the floor's drawn square, m."""
     ground_name = next(n for n in ("floor", "urdf_floor", "floor_ground")
                        if n not in {g.name for g in model.grounds}
                        and n not in {b.name for b in model.bodies})
     ground = model.add_ground(ground_name, at=(0.0, 0.0, float(floor)), environment=environment)
-    plane = ground.add_shape(Plane(size=2.0, color="lightgray"), contact=True)
+    plane = ground.add_shape(Plane(size=size, color="lightgray"), contact=True)
     gravity = float(np.linalg.norm(environment.gravity))
     if law is None:
         law = floor_law(mass, gravity if gravity > 0.0 else 9.81)
