@@ -6,15 +6,14 @@ convex hull, the floor a plane, the default Hertz law and exact friction), put o
 its standing pose and held there by a joint-space PD: on every joint a spring-damper
 ``SpringDamper(c=KP, d=KD, x0=q_stand)`` (a PD about a constant set point, which exact friction
 allows: it is no continuous controller). It stands for ``STAND`` s; then a force pulse on the
-trunk (a half sine of ``PUSH`` N along x, ``PUSH_TIME`` s long, through a JointForce on the
-floating base's x) pushes it, and it recovers (its feet slip a little and stick again) or falls.
+trunk (``PUSH`` N along x for ``PUSH_TIME`` s: an input ``push`` on a JointForce on the
+floating base's x, set from a live run, :func:`pushed`) pushes it, and it recovers or falls.
 
 Run ``python examples/quadruped.py [solo12|go2] [push N]``; ``mbd run examples/quadruped.py``
 runs the Solo-12 with the default push (25 N: two feet lift and land again, and it stands).
 """
 from __future__ import annotations
 
-import math
 import os
 import site
 import sys
@@ -68,16 +67,9 @@ def robots_folder() -> str:
                        "example-robot-data, or the test extra: pip install '.[test]')")
 
 
-def push_force(t: float, peak: float) -> float:
-    """The push (N): a half sine of ``peak`` from STAND to STAND + PUSH_TIME, else 0."""
-    if STAND <= t <= STAND + PUSH_TIME:
-        return peak * math.sin(math.pi * (t - STAND) / PUSH_TIME)
-    return 0.0
-
-
-def build_model(robot: str = "solo12", push: float | None = None) -> mbd.Model:
+def build_model(robot: str = "solo12") -> mbd.Model:
     """The robot standing on the floor (its lowest foot point touching it), held by the PD,
-    with the push (N; default PUSH[robot]) on the trunk along x."""
+    with an input ``push`` (N, along x; 0 until set) acting on the trunk."""
     spec = ROBOTS[robot]
     folder = robots_folder()
     model = mbd.from_urdf(os.path.join(folder, spec["urdf"]),
@@ -89,10 +81,23 @@ def build_model(robot: str = "solo12", push: float | None = None) -> mbd.Model:
                              SpringDamper(c=spec["kp"], d=spec["kd"], x0=q)))
     from mbd.exchange.urdfcontact import stand_on_floor
     stand_on_floor(model)
-    peak = PUSH[robot] if push is None else float(push)
-    model.add(JointForce("push", joints["root_joint"],
-                         Actuator(lambda t: push_force(t, peak)), primitive=0))
+    push = model.add(mbd.Input("push", 0.0, unit="N"))
+    model.add(JointForce("pusher", joints["root_joint"], Actuator(push), primitive=0))
     return model
+
+
+def pushed(system, robot: str = "solo12", push: float | None = None, t_end: float = T_END):
+    """Run ``system`` live: standing until STAND, the push (N; default PUSH[robot]) held for
+    PUSH_TIME, then nothing; returns the result (the same compiled steps as one run: the
+    input's changes are exact instants)."""
+    sim = system.start(t_end=t_end, output_step=OUTPUT_STEP, rtol=RTOL, atol=ATOL)
+    sim.advance_to(min(STAND, t_end))
+    if t_end > STAND:
+        sim.set_input("push", PUSH[robot] if push is None else float(push))
+        sim.advance_to(min(STAND + PUSH_TIME, t_end))
+        sim.set_input("push", 0.0)
+        sim.advance_to(t_end)
+    return sim.result()
 
 
 def support(result, model) -> np.ndarray:
@@ -104,8 +109,8 @@ def support(result, model) -> np.ndarray:
 def main(robot: str = "solo12", push: float | None = None, t_end: float = T_END):
     """Simulate; print the support against the weight, the drift while standing and what
     the push did; return the result."""
-    model = build_model(robot, push)
-    result = model.build().simulate(t_end, output_step=OUTPUT_STEP, rtol=RTOL, atol=ATOL)
+    model = build_model(robot)
+    result = pushed(model.build(), robot, push, t_end)
     weight = sum(b.mass for b in model.bodies) * 9.81
     trunk = result.body(TRUNK[robot]).position()
     rest = (result.t > STAND - 1.0) & (result.t <= STAND)

@@ -81,7 +81,7 @@ class Coulomb:
     patch breaks free the way its slip then accelerates under kinetic friction (against the
     holding force for a point); where no slip can start (kinetic friction would stop any at
     once: the force past the cone is what holds its spin, which no slip resists) it pivots:
-    its slip held, its spin free, until the points it touches at change. A stick is a plastic
+    its slip held, its spin free, until a point it did not pivot on touches. A stick is a plastic
     impact along the patch's slip (and spin): the least change in kinetic energy that
     zeroes them. Each stick, slip and pivot is an event. (A mechanism without loops or motion
     drivers, and an ElastoGap normal law: a patch is in contact where its points' gaps are.)

@@ -83,8 +83,8 @@ class Patches:
 
     def _pivots(self, lead):
         """Patch ``lead`` sticks with its spin free (no slip can start where holding its spin
-        takes a force past the cone: :meth:`_breaks`), until the points it touches at
-        change (:meth:`settle`)."""
+        takes a force past the cone: :meth:`_breaks`), until a point it did not pivot on
+        touches (:meth:`settle`; its points lifting and touching again, it pivots on)."""
         self.mode[lead]["sides"][PLACEMENT_SWITCH] = STICK
         self.mode[lead]["reference"] = (PIVOTS, 0.0, 0.0)
         self.pivot_points[lead] = self._holds().get(lead)
@@ -176,8 +176,9 @@ class Patches:
         for lead in self.system.patches:
             sides = self.mode[lead]["sides"]
             if (self.mode[lead]["reference"][0] == PIVOTS
-                    and holds_before.get(lead) != self.pivot_points.get(lead)):
-                self._sticks(lead)      # pivoting on other points now: its spin held again
+                    and not set(holds_before.get(lead) or ()) <= set(
+                        self.pivot_points.get(lead) or ())):
+                self._sticks(lead)      # a point it did not pivot on touches: spin held again
             if not self.touching(lead):
                 sides[PLACEMENT_SWITCH] = SLIP
                 self.mode[lead]["reference"] = 0.0
