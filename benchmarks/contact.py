@@ -75,7 +75,6 @@ Usage::
     python benchmarks/contact.py --rounds 5 --cold-rounds 1 --out FILE
 """
 import argparse
-import importlib.metadata
 import io
 import math
 import os
@@ -94,6 +93,8 @@ from scipy.optimize import brentq
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+
+from common import versions  # noqa: E402
 
 import mbd  # noqa: E402
 from forces import ElastoGap  # noqa: E402
@@ -636,16 +637,6 @@ def cold_table(times):
 
 # ---------------------------------------------------------------- report
 
-def versions():
-    found = []
-    for name in ["numpy", "scipy", "numba", "mujoco", "pybullet"]:
-        try:
-            found.append(f"{name} {importlib.metadata.version(name)}")
-        except importlib.metadata.PackageNotFoundError:
-            found.append(f"{name} (not installed)")
-    return ", ".join(found)
-
-
 def report(rounds, cold_rounds, log):
     started = time.perf_counter()
     out = io.StringIO()
@@ -654,7 +645,7 @@ def report(rounds, cold_rounds, log):
     w()
     w("Command: `python benchmarks/contact.py` (everything below, one run). Machine: "
       f"{platform.machine()}, {os.cpu_count()} cores (shared), Python "
-      f"{platform.python_version()}; {versions()}. The models, engines and measurement are "
+      f"{platform.python_version()}; {versions(['numpy', 'scipy', 'numba', 'mujoco', 'pybullet'])}. The models, engines and measurement are "
       "described in the docstring of `benchmarks/contact.py`.")
     w()
     log("(1) ball drop")

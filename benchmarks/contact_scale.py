@@ -5,7 +5,7 @@ against MuJoCo and PyBullet (not a test: run it by hand; no timed assertions).
 ``examples/quadruped.py`` (``ROBOTS["solo12"]["stand"]``), held by a joint-space PD on every
 joint (kp 5 N m/rad, kd 0.1 N m s/rad about the standing angles), no push, gravity 9.81.
 
-- mbd: ``examples/quadruped.build_model("solo12", push=0)``: ``mbd.from_urdf(...,
+- mbd: ``examples/quadruped.build_model("solo12")`` (its push input left at 0): ``mbd.from_urdf(...,
   floating=True, contact=feet)`` (each foot's collision mesh its convex hull thinned to 24
   vertices, the floor a plane, the default Hertz-like law (1 mm under the whole weight on one
   point) and exact stick-slip friction, mu_s 0.8, mu_k 0.7), ``stand_on_floor``; the PD is a
@@ -65,7 +65,6 @@ Usage::
     python benchmarks/contact_scale.py --rounds 3 --sizes 10,20 --out FILE
 """
 import argparse
-import importlib.metadata
 import io
 import math
 import os
@@ -78,12 +77,15 @@ import time
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+#: the packages whose versions the report names
+PACKAGES = ["numpy", "scipy", "numba", "mujoco", "pybullet"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "examples"))
 
 import quadruped  # noqa: E402
+from common import median_call, versions  # noqa: E402
 
 import mbd  # noqa: E402
 from forces import ElastoGap  # noqa: E402
@@ -154,7 +156,7 @@ def measures(t, base, feet, support, weight):
 def mbd_quadruped(rounds, log):
     """mbd's row: build, first run, median warm wall, the measures, evaluations, events."""
     start = time.perf_counter()
-    model = quadruped.build_model(ROBOT, 0.0)
+    model = quadruped.build_model(ROBOT)          # (its push input stays 0)
     system = model.build()
     build = time.perf_counter() - start
     z0 = float(next(e for e in model.elements if e.name == "root_joint").q0[2])
@@ -417,22 +419,6 @@ def sphere_model(n):
     return model
 
 
-def median_call(call, budget=0.05, repeats=5):
-    """Median seconds of one ``call()`` over ``repeats`` batches of ~``budget`` s."""
-    call()
-    start = time.perf_counter()
-    call()
-    once = max(time.perf_counter() - start, 1e-7)
-    batch = max(1, int(budget / once))
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(batch):
-            call()
-        times.append((time.perf_counter() - start) / batch)
-    return statistics.median(times)
-
-
 def evaluation_cost(system):
     """Seconds per evaluation of the compiled right-hand side at the start state."""
     state = system.initial_state()
@@ -591,17 +577,6 @@ def scaling_table(rows):
 
 # ---------------------------------------------------------------- report
 
-def versions():
-    """The versions of the packages the numbers depend on."""
-    found = []
-    for name in ["numpy", "scipy", "numba", "mujoco", "pybullet"]:
-        try:
-            found.append(f"{name} {importlib.metadata.version(name)}")
-        except importlib.metadata.PackageNotFoundError:
-            found.append(f"{name} (not installed)")
-    return ", ".join(found)
-
-
 def report(rounds, sizes, log):
     """The whole CONTACT_SCALE.md text, from one run."""
     started = time.perf_counter()
@@ -611,7 +586,8 @@ def report(rounds, sizes, log):
     w()
     w("Command: `python benchmarks/contact_scale.py` (everything below, one run). Machine: "
       f"{platform.machine()}, {os.cpu_count()} cores (shared), Python "
-      f"{platform.python_version()}; {versions()}. The models, engines and measurement are "
+      f"{platform.python_version()}; {versions(PACKAGES)}. The models, engines and "
+      "measurement are "
       "described in the docstring of `benchmarks/contact_scale.py`. No timed assertions.")
     w()
     log("(1) quadruped")

@@ -26,6 +26,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from common import median_call  # noqa: E402
 from windows import G, crank_angle, fourbars_model, windows_model  # noqa: E402
 
 from mbd.run.evaluator import Evaluator  # noqa: E402
@@ -40,18 +41,7 @@ MUJOCO_STEPS = (1e-3, 1e-4)
 
 def _median_time(call, budget=0.05):
     """Median over ROUNDS of the time of one call (s), batches sized to ``budget`` s."""
-    call()
-    start = time.perf_counter()
-    call()
-    once = max(time.perf_counter() - start, 1e-7)
-    batch = max(1, int(budget / once))
-    times = []
-    for _ in range(ROUNDS):
-        start = time.perf_counter()
-        for _ in range(batch):
-            call()
-        times.append((time.perf_counter() - start) / batch)
-    return float(np.median(times))
+    return median_call(call, budget, ROUNDS)
 
 
 def mbd_evaluation(model):

@@ -17,7 +17,6 @@ different file with ``--out``). Usage::
     python benchmarks/run.py [--out FILE] [sizes ...]
 """
 import argparse
-import importlib.metadata
 import io
 import os
 import platform
@@ -31,20 +30,9 @@ sys.path.insert(0, HERE)
 import chain  # noqa: E402
 import models  # noqa: E402
 import peers  # noqa: E402
+from common import versions  # noqa: E402
 
 from mbd.model.files import atomic_open  # noqa: E402
-
-
-def versions():
-    """The versions of the engines and the libraries the results depend on."""
-    names = ["numpy", "scipy", "numba", "pin", "mujoco", "exudyn"]
-    found = []
-    for name in names:
-        try:
-            found.append(f"{name} {importlib.metadata.version(name)}")
-        except importlib.metadata.PackageNotFoundError:
-            found.append(f"{name} (not installed)")
-    return ", ".join(found)
 
 
 def report(sizes):
@@ -56,7 +44,7 @@ def report(sizes):
     w()
     w("Command: `python benchmarks/run.py` (everything below, one run). Machine: "
       f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-      f"{versions()}.")
+      f"{versions(["numpy", "scipy", "numba", "pin", "mujoco", "exudyn"])}.")
     w()
     cold, warm = chain.compile_times()
     w("## JIT cost")

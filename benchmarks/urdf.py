@@ -59,7 +59,6 @@ Usage::
     python benchmarks/urdf.py            # prints and writes benchmarks/URDF.md
 """
 import argparse
-import importlib.metadata
 import os
 import platform
 import re
@@ -69,6 +68,7 @@ import tempfile
 import time
 
 import numpy as np
+from common import versions
 
 from mbd.compiled import statekernels
 from mbd.compiled.jit.jitcache import njit
@@ -453,16 +453,6 @@ def evaluation_costs(system, pin_model, pin_data, mj_model, mj_data, states):
 
 # ---------------------------------------------------------------- the report
 
-def versions():
-    found = []
-    for name in ("numpy", "scipy", "numba", "pin", "mujoco", "yourdfpy", "example-robot-data"):
-        try:
-            found.append(f"{name} {importlib.metadata.version(name)}")
-        except importlib.metadata.PackageNotFoundError:
-            found.append(f"{name} (not installed)")
-    return ", ".join(found)
-
-
 def us(seconds):
     return f"{seconds * 1e6:.2f} µs"
 
@@ -494,7 +484,7 @@ def report():
     w("")
     w("Command: `python benchmarks/urdf.py` (everything below, one run; "
       f"{time.perf_counter() - started:.0f} s). Machine: {platform.machine()}, "
-      f"{os.cpu_count()} cores, Python {platform.python_version()}; {versions()}.")
+      f"{os.cpu_count()} cores, Python {platform.python_version()}; {versions(["numpy", "scipy", "numba", "pin", "mujoco", "yourdfpy", "example-robot-data"])}.")
     w("")
     w(f"The robot: `{'/'.join(ROBOT)}` of example-robot-data on a floating base (32 revolute "
       "joints; nq = 39, nv = 38). How each tool reads it and what is measured: the docstring "

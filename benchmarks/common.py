@@ -1,0 +1,33 @@
+"""What the benchmark scripts share: the versions line of a report, and a median timing."""
+import importlib.metadata
+import statistics
+import time
+
+
+def versions(names):
+    """"NAME VERSION, ..." of the installed packages ``names`` (the libraries and engines the
+    numbers depend on; "(not installed)" for a missing one)."""
+    found = []
+    for name in names:
+        try:
+            found.append(f"{name} {importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            found.append(f"{name} (not installed)")
+    return ", ".join(found)
+
+
+def median_call(call, budget=0.05, repeats=5):
+    """Median seconds of one ``call()`` over ``repeats`` batches of ~``budget`` s each (after
+    two calls: a warm one and one that sizes the batch)."""
+    call()
+    start = time.perf_counter()
+    call()
+    once = max(time.perf_counter() - start, 1e-7)
+    batch = max(1, int(budget / once))
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(batch):
+            call()
+        times.append((time.perf_counter() - start) / batch)
+    return statistics.median(times)
