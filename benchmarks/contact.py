@@ -116,6 +116,9 @@ C_BALL = mbd.hertz(STEEL[0], STEEL[1], STEEL[0], STEEL[1], R)
 D_BALL = mbd.damping_for_restitution(E, C_BALL, M, V1, 1.5)
 
 
+#: the packages whose versions the report names
+PACKAGES = ["numpy", "scipy", "numba", "mujoco", "pybullet"]
+
 def rigid_ball():
     """The rigid impact law with e: the first N_BOUNCE impact times and apexes (m)."""
     t, times, apexes = math.sqrt(2.0 * H / G), [], []
@@ -645,7 +648,7 @@ def report(rounds, cold_rounds, log):
     w()
     w("Command: `python benchmarks/contact.py` (everything below, one run). Machine: "
       f"{platform.machine()}, {os.cpu_count()} cores (shared), Python "
-      f"{platform.python_version()}; {versions(['numpy', 'scipy', 'numba', 'mujoco', 'pybullet'])}. The models, engines and measurement are "
+      f"{platform.python_version()}; {versions(PACKAGES)}. The models, engines and measurement are "
       "described in the docstring of `benchmarks/contact.py`.")
     w()
     log("(1) ball drop")

@@ -34,6 +34,8 @@ from common import versions  # noqa: E402
 
 from mbd.model.files import atomic_open  # noqa: E402
 
+#: the packages whose versions the report names
+PACKAGES = ["numpy", "scipy", "numba", "pin", "mujoco", "exudyn"]
 
 def report(sizes):
     """The whole RESULTS.md text."""
@@ -44,7 +46,7 @@ def report(sizes):
     w()
     w("Command: `python benchmarks/run.py` (everything below, one run). Machine: "
       f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-      f"{versions(["numpy", "scipy", "numba", "pin", "mujoco", "exudyn"])}.")
+      f"{versions(PACKAGES)}.")
     w()
     cold, warm = chain.compile_times()
     w("## JIT cost")

@@ -87,6 +87,9 @@ SEED = 7
 
 # ---------------------------------------------------------------- the robot in each tool
 
+#: the packages whose versions the report names
+PACKAGES = ["numpy", "scipy", "numba", "pin", "mujoco", "yourdfpy", "example-robot-data"]
+
 def share():
     """The folder holding the package ``example-robot-data`` (``<site-packages>/cmeel.prefix/
     share``), in which ``package://example-robot-data/...`` paths resolve."""
@@ -484,7 +487,7 @@ def report():
     w("")
     w("Command: `python benchmarks/urdf.py` (everything below, one run; "
       f"{time.perf_counter() - started:.0f} s). Machine: {platform.machine()}, "
-      f"{os.cpu_count()} cores, Python {platform.python_version()}; {versions(["numpy", "scipy", "numba", "pin", "mujoco", "yourdfpy", "example-robot-data"])}.")
+      f"{os.cpu_count()} cores, Python {platform.python_version()}; {versions(PACKAGES)}.")
     w("")
     w(f"The robot: `{'/'.join(ROBOT)}` of example-robot-data on a floating base (32 revolute "
       "joints; nq = 39, nv = 38). How each tool reads it and what is measured: the docstring "
