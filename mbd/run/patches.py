@@ -14,6 +14,7 @@ import numpy as np
 from ..compiled.contactkernels import CONE_EDGE, PIVOTS, SLIP_START
 from ..compiled.layout import PLACEMENT_SWITCH
 from ..compiled.statekernels import patches_projected
+from .evaluator import contact_points
 from .failures import raise_status
 
 STICK, SLIP = -1.0, 1.0
@@ -29,6 +30,9 @@ class Patches:
 
     def __init__(self, ev):
         self.ev, self.system = ev, ev.system
+        points = contact_points(self.system)
+        #: each patch's first point's place among the friction work accumulators
+        self.friction_slot = {lead: points.index(lead) for lead in self.system.patches}
         self.pivoting = set()       # the patches logged as pivoting
         self.pivot_points = {}      # {patch: its points in contact where it began to pivot}
 
@@ -156,10 +160,29 @@ class Patches:
 
     def projected(self, t, y):
         """y with the sticking patches' slips (and spins) exactly zero, the least change in
-        kinetic energy (:func:`mbd.compiled.statekernels.patches_projected`)."""
+        kinetic energy (:func:`mbd.compiled.statekernels.patches_projected`): a plastic
+        impact along the patches' rows. The kinetic energy it takes is booked as the work
+        of the friction of the patches that stick, each its share by the slip it had, in
+        their first points' friction work accumulators, so that the energy balance holds
+        across it."""
+        s = self.system
         y = np.array(y, dtype=float)
+        nqv = s.nq + s.nv
+        before = y.copy()
         self.ev.refresh(t, y)
         self.ev.call(patches_projected, y, self.ev.data)
+        energy = self.ev.kinematics(np.vstack((before[:nqv], y[:nqv])))[3][:, 0]
+        taken = float(energy[1] - energy[0])          # <= 0: the impact dissipates
+        if taken != 0.0:
+            leads = [lead for lead in s.patches if self.mode[lead]["sides"][PLACEMENT_SWITCH] < 0.0
+                     and self.touching(lead)]
+            slips = [float(np.linalg.norm(self._slip(t, before, lead))) for lead in leads]
+            total = sum(slips)
+            first = nqv + len(s.force_elements) + len(s.drivers)
+            for lead, slip in zip(leads, slips):
+                share = slip / total if total > 0.0 else 1.0 / len(leads)
+                y[first + self.friction_slot[lead]] += share * taken
+            self.ev.refresh(t, y)
         return y
 
     def settle(self, t, y):
