@@ -59,7 +59,7 @@ def floor_law(mass: float, gravity: float) -> ElastoGap:
 
     >>> law = floor_law(2.5, 9.81)
     >>> round(law.c), round(law.d, 1)
-    (775557, 60.7)
+    (775549, 60.7)
     """
     weight = mass * gravity
     return ElastoGap(c=weight / REST_DEPTH**1.5,
