@@ -106,7 +106,7 @@ class Patches:
     def _breaks(self, t, y, lead, force):
         """Patch ``lead``, its slip zero at (t, y) and held by ``force`` past its cone, breaks
         free if a slip can start: one whose acceleration under kinetic friction is along it.
-        Returns whether it slips (its direction set); otherwise it stays stuck.
+        Returns whether it slips (its direction set); otherwise the caller makes it pivot.
 
         The slip acceleration is affine in the slip's direction d (a unit vector in the
         tangent plane): a(d) = a0 - K d, K the kinetic friction's share (mu_k f_n times the
