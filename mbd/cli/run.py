@@ -213,7 +213,7 @@ def _write_partial(partial, out, name, rows_to=None):
     # the CSV's columns, counted (working them out is what takes long): time, q and v, the
     # CGs, the energies, the works
     count = (1 + s.nq + s.nv + 3 * len(s.bodies) + 2
-             + (len(s.force_elements) + len(s.drivers) if partial.work is not None else 0))
+             + (partial.work.shape[1] if partial.work is not None else 0))
     rows = len(partial.t)
     interrupted = False
     try:

@@ -46,7 +46,7 @@ from ..compiled.layout import (
 )
 from ..control import Controller, Input, Output, Sensor, quantity, signals
 from .evaluation import Evaluation
-from .evaluator import Evaluator
+from .evaluator import Evaluator, work_size
 from .failures import Failed
 
 
@@ -167,8 +167,9 @@ class Controls:
         self.inputs_of = {c.name: c.resolve(named) for c in self.controllers}
         self.discrete = [c for c in self.controllers if c.period is not None]
         self.continuous = [c for c in self.controllers if c.period is None]
-        # where each continuous controller's states lie in y: after [q, v, W]
-        start = system.nq + system.nv + len(system.force_elements) + len(system.drivers)
+        # where each continuous controller's states lie in y: after [q, v, W] (W with the
+        # contact points' friction accumulators: work_size)
+        start = system.nq + system.nv + work_size(system)
         self.slices = {}
         for c in self.continuous:
             self.slices[c.name] = slice(start, start + c.n_states)

@@ -426,6 +426,12 @@ def work_size(system: System) -> int:
     return len(system.force_elements) + len(system.drivers) + len(contact_points(system))
 
 
+def friction_work_start(system: System) -> int:
+    """Where the contact points' friction work accumulators begin among W (after the force
+    elements' and the motion drivers')."""
+    return len(system.force_elements) + len(system.drivers)
+
+
 def contact_points(system: System) -> list[int]:
     """The contact points' indices among the force elements, in order (their friction's
     work accumulators follow the drivers')."""

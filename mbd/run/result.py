@@ -31,7 +31,7 @@ from ..model.files import atomic_open
 from . import controls, csvfiles
 from .contactview import ContactView
 from .evaluation import Evaluation
-from .evaluator import Evaluator, contact_points, work_size
+from .evaluator import Evaluator, contact_points, friction_work_start, work_size
 from .failures import Failed
 from .views import (
     BodyView,
@@ -314,7 +314,7 @@ class Result:
             column = self.work[:, len(s.force_elements) + k]
             work[d.name] = column - column[0]
             roles[d.name] = "driver" if d.prescribed else "gear"
-        first = len(s.force_elements) + len(s.drivers)
+        first = friction_work_start(s)
         for k, i in enumerate(contact_points(s)):     # friction, apart from the normal law
             name = f"{s.force_elements[i].contact.name} friction"
             column = self.work[:, first + k]
