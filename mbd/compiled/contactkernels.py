@@ -455,6 +455,29 @@ def patch_rows(data, nv):
     return J, bias, axes
 
 
+#: the relative size below which the singular values of a projection's rows count as zero
+PROJECTION_RCOND = 1e-10
+
+
+@njit()
+def _mobility(data, J, nv):
+    """(H^-1 J^T (nv, rows), J H^-1 J^T (rows, rows)) of the rows J, H the tree's mass matrix
+    (CRBA) on the kinematics of ``link_velocities``: how the rows move under forces along
+    them."""
+    H = np.zeros((nv, nv))
+    jointspace.crba(data.tree, data.links, data.scratch, H)
+    HJ = np.linalg.solve(H, J.T.copy())
+    return HJ, J @ HJ
+
+
+@njit(inline="always")
+def _add_along(x, HJ, lam):
+    """x += H^-1 J^T lam: the rows' forces lam (or impulses) as accelerations (velocities)."""
+    for j in range(x.shape[0]):
+        for k in range(lam.shape[0]):
+            x[j] += HJ[j, k] * lam[k]
+
+
 @njit()
 def hold_patches(v, data, acc, g):
     """The sticking patches held (the loads and the tree's accelerations ``acc`` (nv) done
@@ -473,17 +496,12 @@ def hold_patches(v, data, acc, g):
     rows = J.shape[0]
     if rows == 0:
         return
-    H = np.zeros((nv, nv))
-    jointspace.crba(data.tree, data.links, data.scratch, H)
-    HJ = np.linalg.solve(H, J.T.copy())             # H^-1 J^T (nv, rows)
-    W = J @ HJ
+    HJ, W = _mobility(data, J, nv)
     # J v: the rows' rates, zero but for the drift of terms left out of J' v (the point
     # moving over the surfaces at the penetration's rate): brought back to zero in HOLD_TIME
     rhs = -(J @ acc + bias) - (J @ v) / HOLD_TIME
     lam = np.linalg.solve(W, rhs)
-    for j in range(nv):
-        for k in range(rows):
-            acc[j] += HJ[j, k] * lam[k]
+    _add_along(acc, HJ, lam)
     r = 0
     for i in range(elements.shape[0]):
         count = held_points(i, elements, mode)
@@ -549,23 +567,10 @@ def project_patches(v, data):
     it as the bodies' motion makes them (kept as they were, the rows and the points' normal
     rates over-determine the motion on a foot of many points, whose least-squares answer
     can add energy)."""
-    J, bias, axes = patch_rows(data, v.shape[0])
-    rows = J.shape[0]
-    if rows == 0:
+    J = patch_rows(data, v.shape[0])[0]
+    if J.shape[0] == 0:
         return
-    nv = v.shape[0]
-    b = -(J @ v)
-    H = np.zeros((nv, nv))
-    jointspace.crba(data.tree, data.links, data.scratch, H)
-    HJ = np.linalg.solve(H, J.T.copy())
-    W = J @ HJ
+    HJ, W = _mobility(data, J, v.shape[0])
     # (rows of different patches on one body may depend on each other: their pseudo-inverse,
     # singular values below PROJECTION_RCOND of the largest taken as zero)
-    mu = np.linalg.lstsq(W, b, PROJECTION_RCOND)[0]
-    for j in range(nv):
-        for k in range(rows):
-            v[j] += HJ[j, k] * mu[k]
-
-
-#: the relative size below which the singular values of a projection's rows count as zero
-PROJECTION_RCOND = 1e-10
+    _add_along(v, HJ, np.linalg.lstsq(W, -(J @ v), PROJECTION_RCOND)[0])

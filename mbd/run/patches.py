@@ -14,7 +14,7 @@ import numpy as np
 from ..compiled.contactkernels import CONE_EDGE, PIVOTS, SLIP_START
 from ..compiled.layout import PLACEMENT_SWITCH
 from ..compiled.statekernels import patches_projected
-from .evaluator import contact_points
+from .evaluator import contact_points, friction_work_start
 from .failures import raise_status
 
 STICK, SLIP = -1.0, 1.0
@@ -47,9 +47,19 @@ class Patches:
     def _points(self, lead):
         return range(lead, lead + int(self.system.elements[lead]["patch_size"]))
 
+    def _in_contact(self, lead):
+        """Patch ``lead``'s points in contact (their ElastoGap's contact side), in order."""
+        return tuple(j for j in self._points(lead) if self.mode[j]["sides"][0] < 0.0)
+
     def touching(self, lead):
-        """Whether a point of patch ``lead`` is in contact (its ElastoGap's contact side)."""
-        return any(self.mode[j]["sides"][0] < 0.0 for j in self._points(lead))
+        """Whether a point of patch ``lead`` is in contact."""
+        return bool(self._in_contact(lead))
+
+    def _sticking(self, lead):
+        return self.mode[lead]["sides"][PLACEMENT_SWITCH] < 0.0
+
+    def _pivoting(self, lead):
+        return self.mode[lead]["reference"][0] == PIVOTS
 
     def _holding(self, t, y):
         """{patch: (force on b holding it (3,), N; its normal forces summed, N)} at (t, y)
@@ -58,9 +68,9 @@ class Patches:
         estate = self.ev.data.estate
         out = {}
         for lead in self.system.patches:
-            if self.mode[lead]["sides"][PLACEMENT_SWITCH] < 0.0 and self.touching(lead):
-                normal = sum(max(float(estate[j]["value"]), 0.0) for j in self._points(lead)
-                             if self.mode[j]["sides"][0] < 0.0)
+            points = self._in_contact(lead)
+            if self._sticking(lead) and points:
+                normal = sum(max(float(estate[j]["value"]), 0.0) for j in points)
                 out[lead] = (estate[lead]["lock"][:3].copy(), normal)
         return out
 
@@ -77,9 +87,8 @@ class Patches:
 
     def _holds(self):
         """{patch: its points in contact} of the patches that stick."""
-        return {lead: tuple(j for j in self._points(lead) if self.mode[j]["sides"][0] < 0.0)
-                for lead in self.system.patches
-                if self.mode[lead]["sides"][PLACEMENT_SWITCH] < 0.0}
+        return {lead: self._in_contact(lead) for lead in self.system.patches
+                if self._sticking(lead)}
 
     def _sticks(self, lead):
         self.mode[lead]["sides"][PLACEMENT_SWITCH] = STICK
@@ -174,11 +183,10 @@ class Patches:
         energy = self.ev.kinematics(np.vstack((before[:nqv], y[:nqv])))[3][:, 0]
         taken = float(energy[1] - energy[0])          # <= 0: the impact dissipates
         if taken != 0.0:
-            leads = [lead for lead in s.patches if self.mode[lead]["sides"][PLACEMENT_SWITCH] < 0.0
-                     and self.touching(lead)]
+            leads = [lead for lead in s.patches if self._sticking(lead) and self.touching(lead)]
             slips = [float(np.linalg.norm(self._slip(t, before, lead))) for lead in leads]
             total = sum(slips)
-            first = nqv + len(s.force_elements) + len(s.drivers)
+            first = nqv + friction_work_start(s)
             for lead, slip in zip(leads, slips):
                 share = slip / total if total > 0.0 else 1.0 / len(leads)
                 y[first + self.friction_slot[lead]] += share * taken
@@ -198,9 +206,8 @@ class Patches:
         holds_before = self._holds()
         for lead in self.system.patches:
             sides = self.mode[lead]["sides"]
-            if (self.mode[lead]["reference"][0] == PIVOTS
-                    and not set(holds_before.get(lead) or ()) <= set(
-                        self.pivot_points.get(lead) or ())):
+            if (self._pivoting(lead) and not set(holds_before.get(lead) or ())
+                    <= set(self.pivot_points.get(lead) or ())):
                 self._sticks(lead)      # a point it did not pivot on touches: spin held again
             if not self.touching(lead):
                 sides[PLACEMENT_SWITCH] = SLIP
@@ -227,7 +234,7 @@ class Patches:
             y = self.projected(t, y)        # (its slip exactly zero as it starts)
             if self._breaks(t, y, lead, force):
                 continue
-            if self.mode[lead]["reference"][0] == PIVOTS:
+            if self._pivoting(lead):
                 # pivoting, its slip alone held past the cone: it slips against the force
                 self._slips(lead, -force)
             else:
@@ -274,7 +281,7 @@ class Patches:
                 found.append((name, "sticks"))
             elif now > 0.0 and was < 0.0 and self.touching(lead):
                 found.append((name, "breaks free: slips"))
-            pivots = now < 0.0 and self.mode[lead]["reference"][0] == PIVOTS
+            pivots = now < 0.0 and self._pivoting(lead)
             if pivots and lead not in self.pivoting:
                 found.append((name, "pivots: its spin free"))
             elif (lead in self.pivoting and not pivots and now < 0.0 and was < 0.0
