@@ -23,6 +23,7 @@ import numpy as np
 
 import mbd
 from forces import Actuator, JointForce, SpringDamper
+from mbd.exchange.urdfcontact import stand_on_floor
 
 #: the robots: URDF (under example-robot-data's robots folder), feet links, standing pose
 #: (joint: rad, from the robot's SRDF "standing" state), PD gains (N m/rad, N m s/rad)
@@ -79,7 +80,6 @@ def build_model(robot: str = "solo12") -> mbd.Model:
     for joint, q in spec["stand"].items():
         model.add(JointForce(f"{joint}_pd", joints[joint],
                              SpringDamper(c=spec["kp"], d=spec["kd"], x0=q)))
-    from mbd.exchange.urdfcontact import stand_on_floor
     stand_on_floor(model)
     push = model.add(mbd.Input("push", 0.0, unit="N"))
     model.add(JointForce("pusher", joints["root_joint"], Actuator(push), primitive=0))

@@ -11,7 +11,7 @@ from PIL import Image
 import mbd
 from forces import ElastoGap
 from joints import SixDof
-from viz import plots
+from viz import eventstrip, plots
 from viz.colors import CONTACT_COLOR, PLANE_COLOR
 from viz.render import animate, frame_times, snapshot
 from viz.scene import Scene
@@ -172,7 +172,7 @@ def test_contacts_arrows_follow_each_point_of_a_box(tmp_path):
 
 def test_the_event_strip_shades_each_contact(result, tmp_path):
     t0, t1 = contact_span(result)
-    rows = plots._event_rows(result)
+    rows = eventstrip.event_rows(result)
     [(element, _, spans, _)] = rows
     assert element == "bounce"              # a contact's points in one row, its own
     assert spans == [pytest.approx((t0, t1))]
@@ -205,7 +205,7 @@ def test_a_plot_draws_a_contact_once_and_the_contacts_that_never_touched_not_at_
     model.add(mbd.Contact("landing", floor, box, law))
     model.add(mbd.Contact("never", floor, ball, law))     # it falls 3 m: 0.78 s
     result = model.simulate(0.3, output_step=0.01)
-    assert [row[0] for row in plots._event_rows(result)] == ["landing"]
+    assert [row[0] for row in eventstrip.event_rows(result)] == ["landing"]
     fig, axes = plots.plot(result, tmp_path / "two.png")
     labels = [line.get_label() for ax in axes for line in ax.get_lines()]
     assert "landing.fn (Contact)" in labels

@@ -10,7 +10,7 @@ from matplotlib.image import AxesImage
 import mbd
 from forces import Bistop, JointForce
 from joints import Prismatic
-from viz import plots
+from viz import eventstrip, plots
 
 
 def rattle(others=0, t_end=2.0):
@@ -35,7 +35,7 @@ def dense():
 
 @pytest.fixture(scope="module")
 def crowd():
-    return rattle(others=plots.EVENT_ROWS_MAX + 4, t_end=0.3)
+    return rattle(others=eventstrip.EVENT_ROWS_MAX + 4, t_end=0.3)
 
 
 def ticks(ax):
@@ -50,27 +50,27 @@ def legend_texts(ax):
 def test_event_density_counts_every_event():
     rng = np.random.default_rng(3)
     ts = rng.uniform(0.0, 2.0, 5000)
-    counts, edges = plots.event_density(ts, 0.0, 2.0)
+    counts, edges = eventstrip.event_density(ts, 0.0, 2.0)
     assert counts.sum() == len(ts)
-    assert len(counts) == plots.EVENT_BINS and len(edges) == plots.EVENT_BINS + 1
+    assert len(counts) == eventstrip.EVENT_BINS and len(edges) == eventstrip.EVENT_BINS + 1
     assert edges[0] == 0.0 and edges[-1] == 2.0
     assert np.allclose(np.diff(edges), 0.01)
     # each bin's count is the events in it
     k = 17
     assert counts[k] == np.sum((ts >= edges[k]) & (ts < edges[k + 1]))
     # the run's ends counted, an event past them in the end bin; a span of no length
-    counts, _ = plots.event_density([0.0, 2.0, 2.0, -1.0, 3.0], 0.0, 2.0, bins=4)
+    counts, _ = eventstrip.event_density([0.0, 2.0, 2.0, -1.0, 3.0], 0.0, 2.0, bins=4)
     assert counts.tolist() == [2, 0, 0, 3]
-    counts, edges = plots.event_density([1.0, 1.0], 1.0, 1.0, bins=5)
+    counts, edges = eventstrip.event_density([1.0, 1.0], 1.0, 1.0, bins=5)
     assert counts.sum() == 2 and edges[0] < 1.0 < edges[-1]
 
 
 def test_capped_rows_merge_the_rows_past_the_limit():
     rows = [(f"e{i}", np.array([0.1 * i, 0.1 * i + 0.05]), [(0.0, 0.1)] if i % 2 else [],
              [("contact begins", 1), ("contact ends", 1)]) for i in range(8)]
-    same, merged = plots._capped_rows(rows, limit=8)
+    same, merged = eventstrip.capped_rows(rows, limit=8)
     assert merged is None and [r[0] for r in same] == [r[0] for r in rows]
-    capped, merged = plots._capped_rows(rows, limit=5)
+    capped, merged = eventstrip.capped_rows(rows, limit=5)
     assert merged == "4 more elements"
     assert [r[0] for r in capped] == ["e0", "e1", "e2", "e3", "4 more elements"]
     name, ts, spans, kinds = capped[-1]
@@ -80,7 +80,7 @@ def test_capped_rows_merge_the_rows_past_the_limit():
 
 def test_a_row_of_thousands_of_events_is_a_density_band(dense, tmp_path):
     events = [ev.t for ev in dense.events]
-    assert len(events) > 10 * plots.EVENT_TICKS_MAX          # thousands
+    assert len(events) > 10 * eventstrip.EVENT_TICKS_MAX          # thousands
     assert {ev.element for ev in dense.events} == {"stop0"}
     path = tmp_path / "rattle.png"
     fig, axes = plots.plot(dense, path)
@@ -92,9 +92,9 @@ def test_a_row_of_thousands_of_events_is_a_density_band(dense, tmp_path):
     assert len(images) == 1
     assert ticks(strip) == 0 and len(strip.lines) == 0
     assert len(strip.get_children()) < 50
-    counts, edges = plots.event_density(events, 0.0, 2.0)
+    counts, edges = eventstrip.event_density(events, 0.0, 2.0)
     shown = np.ma.filled(images[0].get_array(), 0)
-    assert shown.shape == (1, plots.EVENT_BINS)
+    assert shown.shape == (1, eventstrip.EVENT_BINS)
     assert shown.sum() == len(events)                      # every event is in the band
     assert np.array_equal(shown[0], counts)
     left, right, bottom, top = images[0].get_extent()
@@ -111,45 +111,45 @@ def test_a_row_of_thousands_of_events_is_a_density_band(dense, tmp_path):
 
 def test_rows_past_the_limit_share_one_band_and_few_events_stay_ticks(crowd, tmp_path):
     first = list(dict.fromkeys(ev.element for ev in crowd.events))
-    assert len(first) > plots.EVENT_ROWS_MAX
+    assert len(first) > eventstrip.EVENT_ROWS_MAX
     path = tmp_path / "crowd.png"
     fig, axes = plots.plot(crowd, path, joints=[], forces="stop0", energy=False)
     assert path.stat().st_size > 0
     strip = axes[-1]
     labels = [t.get_text() for t in strip.get_yticklabels()][::-1]    # top to bottom
-    assert len(labels) == plots.EVENT_ROWS_MAX
-    rest = first[plots.EVENT_ROWS_MAX - 1:]
+    assert len(labels) == eventstrip.EVENT_ROWS_MAX
+    rest = first[eventstrip.EVENT_ROWS_MAX - 1:]
     n_rest = sum(ev.element in rest for ev in crowd.events)
     assert labels[-1] == f"{len(rest)} more elements ({n_rest})"
-    assert [label.split(" (")[0] for label in labels[:-1]] == first[:plots.EVENT_ROWS_MAX - 1]
+    assert [label.split(" (")[0] for label in labels[:-1]] == first[:eventstrip.EVENT_ROWS_MAX - 1]
     # the fast slider's row and the merged row are bands; the others ticks, one per event
     images = [a for a in strip.get_children() if isinstance(a, AxesImage)]
     banded = ["stop0", f"{len(rest)} more elements"]
     assert len(images) == len(banded)
-    kept = first[:plots.EVENT_ROWS_MAX - 1]
+    kept = first[:eventstrip.EVENT_ROWS_MAX - 1]
     few = [e for e in kept if e not in banded]
-    assert all(sum(ev.element == e for ev in crowd.events) <= plots.EVENT_TICKS_MAX
+    assert all(sum(ev.element == e for ev in crowd.events) <= eventstrip.EVENT_TICKS_MAX
                for e in few)
     assert ticks(strip) == sum(ev.element in few for ev in crowd.events)
     assert sum(np.ma.filled(im.get_array(), 0).sum() for im in images) == (
         sum(ev.element in banded + rest for ev in crowd.events))
     texts = legend_texts(strip)
-    merged_text = " ".join(texts[plots.EVENT_ROWS_MAX - 1].split())
+    merged_text = " ".join(texts[eventstrip.EVENT_ROWS_MAX - 1].split())
     assert merged_text.startswith(f"{len(rest)} more elements: ")
     assert f"{n_rest} events, up to" in merged_text and "per 1.5 ms" in merged_text
     # the strip's height is that of its EVENT_ROWS_MAX rows and their legend (one text a row
     # and the shading's), however many elements switch
-    assert len(texts) <= plots.EVENT_ROWS_MAX + 1
+    assert len(texts) <= eventstrip.EVENT_ROWS_MAX + 1
     lines = sum(text.count("\n") + 1 for text in texts)
-    strip_height = max(0.45 + plots.EVENT_ROW_HEIGHT * plots.EVENT_ROWS_MAX,
-                       0.3 + plots.EVENT_LEGEND_LINE * (lines + 1))
+    strip_height = max(0.45 + eventstrip.EVENT_ROW_HEIGHT * eventstrip.EVENT_ROWS_MAX,
+                       0.3 + eventstrip.EVENT_LEGEND_LINE * (lines + 1))
     assert fig.get_size_inches()[1] == pytest.approx(plots.PANEL_HEIGHT + strip_height + 0.7)
 
 
 def test_a_few_events_are_ticks_as_before(tmp_path):
     few = rattle(t_end=0.05)
     n = len(few.events)
-    assert 0 < n <= plots.EVENT_TICKS_MAX
+    assert 0 < n <= eventstrip.EVENT_TICKS_MAX
     _, axes = plots.plot(few, tmp_path / "few.png")
     strip = axes[-1]
     assert not [a for a in strip.get_children() if isinstance(a, AxesImage)]
