@@ -1,5 +1,7 @@
 """What the benchmark scripts share: the versions line of a report, and a median timing."""
 import importlib.metadata
+import os
+import platform
 import statistics
 import time
 
@@ -14,6 +16,14 @@ def versions(names):
         except importlib.metadata.PackageNotFoundError:
             found.append(f"{name} (not installed)")
     return ", ".join(found)
+
+
+def machine(packages, shared=True):
+    """"Machine: ARCH, N cores (shared), Python X; NAME VERSION, ...": a report's line on
+    what the numbers were measured on (``packages``: those they depend on)."""
+    cores = f"{os.cpu_count()} cores" + (" (shared)" if shared else "")
+    return (f"Machine: {platform.machine()}, {cores}, Python {platform.python_version()}; "
+            f"{versions(packages)}.")
 
 
 def median_call(call, budget=0.05, repeats=5):

@@ -78,7 +78,6 @@ import argparse
 import io
 import math
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -94,7 +93,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from common import versions  # noqa: E402
+from common import machine  # noqa: E402
 
 import mbd  # noqa: E402
 from forces import ElastoGap  # noqa: E402
@@ -646,10 +645,9 @@ def report(rounds, cold_rounds, log):
     w = lambda line="": print(line, file=out)  # noqa: E731
     w(f"# Spatial contact of issue 47 — {time.strftime('%Y-%m-%d')}")
     w()
-    w("Command: `python benchmarks/contact.py` (everything below, one run). Machine: "
-      f"{platform.machine()}, {os.cpu_count()} cores (shared), Python "
-      f"{platform.python_version()}; {versions(PACKAGES)}. The models, engines and measurement are "
-      "described in the docstring of `benchmarks/contact.py`.")
+    w(f"Command: `python benchmarks/contact.py` (everything below, one run). "
+      f"{machine(PACKAGES)} The models, engines and measurement are described in the "
+      "docstring of `benchmarks/contact.py`.")
     w()
     log("(1) ball drop")
     rows, notes = ball_section(rounds, log)

@@ -68,7 +68,6 @@ import argparse
 import io
 import math
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -85,7 +84,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "examples"))
 
 import quadruped  # noqa: E402
-from common import median_call, versions  # noqa: E402
+from common import machine, median_call  # noqa: E402
 
 import mbd  # noqa: E402
 from forces import ElastoGap  # noqa: E402
@@ -584,11 +583,9 @@ def report(rounds, sizes, log):
     w = lambda line="": print(line, file=out)  # noqa: E731
     w(f"# Contact at scale: a standing quadruped and spheres in a box — {DATE}")
     w()
-    w("Command: `python benchmarks/contact_scale.py` (everything below, one run). Machine: "
-      f"{platform.machine()}, {os.cpu_count()} cores (shared), Python "
-      f"{platform.python_version()}; {versions(PACKAGES)}. The models, engines and "
-      "measurement are "
-      "described in the docstring of `benchmarks/contact_scale.py`. No timed assertions.")
+    w(f"Command: `python benchmarks/contact_scale.py` (everything below, one run). "
+      f"{machine(PACKAGES)} The models, engines and measurement are described in the "
+      "docstring of `benchmarks/contact_scale.py`. No timed assertions.")
     w()
     log("(1) quadruped")
     qrows, qnotes = quadruped_section(rounds, log)

@@ -19,7 +19,6 @@ different file with ``--out``). Usage::
 import argparse
 import io
 import os
-import platform
 import sys
 import time
 from contextlib import redirect_stdout
@@ -30,12 +29,13 @@ sys.path.insert(0, HERE)
 import chain  # noqa: E402
 import models  # noqa: E402
 import peers  # noqa: E402
-from common import versions  # noqa: E402
+from common import machine  # noqa: E402
 
 from mbd.model.files import atomic_open  # noqa: E402
 
 #: the packages whose versions the report names
 PACKAGES = ["numpy", "scipy", "numba", "pin", "mujoco", "exudyn"]
+
 
 def report(sizes):
     """The whole RESULTS.md text."""
@@ -44,9 +44,8 @@ def report(sizes):
     w = lambda line="": print(line, file=out)  # noqa: E731
     w(f"# Benchmarks of issue 7 — {time.strftime('%Y-%m-%d')}")
     w()
-    w("Command: `python benchmarks/run.py` (everything below, one run). Machine: "
-      f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-      f"{versions(PACKAGES)}.")
+    w(f"Command: `python benchmarks/run.py` (everything below, one run). "
+      f"{machine(PACKAGES, shared=False)}")
     w()
     cold, warm = chain.compile_times()
     w("## JIT cost")
