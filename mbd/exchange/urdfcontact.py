@@ -38,6 +38,7 @@ from forces import ElastoGap
 from ..model.contacts import Contact, Coulomb
 from ..model.errors import ModelError
 from ..model.shapes import MAX_HULL_VERTICES, Box, ConvexMesh, Cylinder, Plane, Sphere
+from ..run.evaluator import Evaluator, work_size
 
 #: the floor's friction by default: exact stick-slip, rubber-like feet on a hard floor
 FRICTION = Coulomb(mu_s=0.8, mu_k=0.7, exact=True)
@@ -193,33 +194,23 @@ def add_floor(model, bodies_shapes, floor, environment, law, friction, mass, siz
 
 
 def floor_gap(model) -> tuple[float, str]:
-    """(gap m, point name): the smallest gap between a floating robot's floor contacts (those
+    """(gap m, point name): the smallest gap between a robot's floor contacts (those
     ``from_urdf(contact=...)`` made) and the floor at its start (negative: below the floor),
-    and the point that has it. The robot is measured lifted by MEASURED_ABOVE (a run may not
-    start deep in the floor): a build and a run of one output step, the kinematics at the
-    start as a run assembles it."""
+    and the point that has it: the model built, its contact points measured at its initial
+    state (the switching functions' evaluation, which measures every point; no run)."""
     names = [e.name for e in model.elements
              if isinstance(e, Contact) and e.name.endswith("_floor")]
     if not names:
         raise ModelError(f"model '{model.name}' has no floor contact: from_urdf(..., "
                          "contact=True) gives it one")
-    joint = _root_joint(model)
-    start = joint.q0
-    lifted = _root_start(joint)
-    lifted[2] = float(lifted[2]) + MEASURED_ABOVE
-    joint.q0 = lifted
-    try:
-        result = model.build().simulate(1e-9, output_step=1e-9)
-    finally:
-        joint.q0 = start
-    best, where = math.inf, ""
-    for name in names:
-        view = result.contact(name)
-        gaps = np.asarray(view.gap[0], dtype=float)
-        k = int(np.argmin(gaps))
-        if gaps[k] < best:
-            best, where = float(gaps[k]), view.names[k]
-    return best - MEASURED_ABOVE, where
+    system = model.build()
+    start = system.initial_state()
+    ev = Evaluator(system)
+    ev.switching(0.0, np.concatenate((start.q, start.v, np.zeros(work_size(system)))))
+    gaps = ev.data.estate["x"]
+    points = [i for name in names for i in system.contacts[name]]
+    lowest = min(points, key=lambda i: gaps[i])
+    return float(gaps[lowest]), system.force_elements[lowest].name
 
 
 def stand_on_floor(model, depth: float = 0.0) -> float:
@@ -236,10 +227,6 @@ def stand_on_floor(model, depth: float = 0.0) -> float:
     q0[2] = float(q0[2]) - gap - depth
     joint.q0 = q0
     return -gap - depth
-
-
-#: how high (m) :func:`floor_gap` lifts a robot to measure it
-MEASURED_ABOVE = 100.0
 
 
 def _root_joint(model):
