@@ -223,3 +223,4 @@ class Impact(Bistop):
     x2: float = field(default=math.inf, init=False, repr=False)
 
     name = "Impact"
+    reach_slot = X1          # no force, and out of contact, at x > x1

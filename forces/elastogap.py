@@ -118,6 +118,7 @@ class ElastoGap(CompiledLaw):
     kind = KIND
     switch_names = LABELS
     name = "ElastoGap"
+    reach_slot = S_REL0      # no force, and out of contact, at x > s_rel0
 
     def __post_init__(self):
         _check(self, "c", ">= 0 and finite", _nonneg)

@@ -99,18 +99,17 @@ def real_switches(before, after, armed_before, armed_after):
     whose crossing disarms the function that crossed) logs the flips that were armed before.
     """
     changed = before != after
-    own = armed_before & armed_after & changed
-    out = []
-    for i in range(before.shape[0]):
-        ks = np.nonzero(own[i])[0]
-        mode_changed = (np.any(armed_before[i] != armed_after[i])
-                        or np.any(armed_before[i] & changed[i]))
-        if not len(ks) and mode_changed:
-            ks = np.nonzero(armed_before[i] & changed[i])[0]
-            if not len(ks):
-                ks = np.nonzero(armed_after[i] & changed[i])[0]
-        out += [(i, int(k)) for k in ks]
-    return out
+    flips_before = armed_before & changed
+    logged = armed_after & flips_before           # armed before and after: its own switch
+    # an element whose mode changed (its armed set, or an armed side) without such a flip
+    # logs the flips armed before, else those armed after (whole arrays: one event among
+    # thousands of elements costs no Python loop over them)
+    other = ~logged.any(axis=1) & ((armed_before != armed_after).any(axis=1)
+                                   | flips_before.any(axis=1))
+    logged[other] = flips_before[other]
+    after_only = other & ~flips_before.any(axis=1)
+    logged[after_only] = (armed_after & changed)[after_only]
+    return [(int(i), int(k)) for i, k in zip(*np.nonzero(logged))]
 
 
 def evaluate(g, t, context):

@@ -365,12 +365,17 @@ def apply(i, F, elements, estate, links, tau):
 
 
 @njit()
-def element_loads(q, v, elements, estate, mode, links, scratch, tau):
+def element_loads(q, v, elements, estate, mode, links, scratch, tau, pairs, points, stamp):
     """Every element's law at the current kinematics, applied into the links' ``fext`` and
-    ``tau`` (both zeroed first by the caller); returns the first element whose direction is
-    undefined + 1, or 0."""
+    ``tau`` (both zeroed first by the caller); contact points the broad phase of ``stamp``
+    left out are not measured (:func:`mbd.compiled.contactkernels.unmeasured`: no load).
+    Returns the first element whose direction is undefined + 1, or 0."""
     bad = 0
     for i in range(elements.shape[0]):
+        if contactkernels.unmeasured(i, points, mode, pairs, stamp):
+            contactkernels.leave_unmeasured(i, points, estate, pairs)
+            continue
+        points[i].written = 1
         x, xd, status = measure(i, q, v, elements, estate, mode, links, scratch)
         X = estate[i]
         X.x, X.xdot, X.status = x, xd, status
@@ -389,9 +394,11 @@ def element_loads(q, v, elements, estate, mode, links, scratch, tau):
         if elements[i].patch < 0:       # (an exact patch's points: once all are measured)
             apply(i, F, elements, estate, links, tau)
     for i in range(elements.shape[0]):
-        if elements[i].patch >= 0:      # exact friction: kinetic, or none while it sticks
-            if elements[i].patch == i:
+        if points[i].patch >= 0:        # exact friction: kinetic, or none while it sticks
+            if points[i].patch == i:
                 contactkernels.patch_motion(i, elements, estate, mode)
+            if contactkernels.unmeasured(i, points, mode, pairs, stamp):
+                continue
             contactkernels.kinetic_friction(i, elements, estate, mode)
             apply(i, estate[i].value, elements, estate, links, tau)
     return bad
@@ -411,9 +418,16 @@ def _placement_switching(i, elements, estate, mode):
 
 
 @njit(inline="always")
-def switching_values(q, v, elements, estate, mode, links, scratch, g):
-    """g (nf, SWITCHES) = every element's switching functions at the current kinematics."""
+def switching_values(q, v, elements, estate, mode, links, scratch, g, pairs, points, stamp):
+    """g (nf, SWITCHES) = every element's switching functions at the current kinematics (a
+    contact point the broad phase of ``stamp`` left out: its contact's at its pair's bound,
+    :func:`mbd.compiled.contactkernels.unmeasured_switching`)."""
     for i in range(elements.shape[0]):
+        if contactkernels.unmeasured(i, points, mode, pairs, stamp):
+            contactkernels.leave_unmeasured(i, points, estate, pairs)
+            contactkernels.unmeasured_switching(i, points, pairs, g)
+            continue
+        points[i].written = 1
         x, xd, status = measure(i, q, v, elements, estate, mode, links, scratch)
         lawkernels.call_law(elements[i].law_entry, LAW_SWITCHING, elements, mode, i, x, xd, g[i],
                             0)
@@ -422,12 +436,23 @@ def switching_values(q, v, elements, estate, mode, links, scratch, g):
 
 
 @njit(inline="always")
-def natural_mode(q, v, elements, estate, mode, links, scratch, g):
+def natural_mode(q, v, elements, estate, mode, links, scratch, g, pairs, points, stamp):
     """The mode the current state itself selects: every side the sign of its switching
     function (zero counting as +1) and every line's reference the direction of r (of the
-    relative velocity where |r| = 0; kept where both vanish)."""
+    relative velocity where |r| = 0; kept where both vanish). A contact point the broad
+    phase of ``stamp`` found far is out of contact whatever its mode was (its sides at its
+    far gap, at rest)."""
     for i in range(elements.shape[0]):
         E, X, Md = elements[i], estate[i], mode[i]
+        p = points[i].pair
+        if p >= 0 and pairs[p].near != stamp:
+            lawkernels.call_law(E.law_entry, LAW_NATURAL_SIDES, elements, mode, i,
+                                pairs[p].bound, 0.0, g[i], 0)
+            contactkernels.leave_unmeasured(i, points, estate, pairs)
+            if E.patch != i:
+                Md.sides[PLACEMENT_SWITCH] = 1.0
+            continue
+        points[i].written = 1
         if E.kind == LINE:
             for m in range(3):
                 Md.reference[m] = 0.0         # measured as it is, without a reference

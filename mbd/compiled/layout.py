@@ -29,6 +29,10 @@ record            one per ...
 ``CONTROL``       continuous controller evaluated compiled (:mod:`mbd.compiled.controlkernels`):
                   where its inputs come from, its parameters, its inputs, states, state rates
                   and outputs of the last evaluation, the law parameters its outputs feed
+``BROAD_SHAPE``   contact shape: its link, centre and bounding sphere (a plane: its normal)
+``BROAD_PAIR``    contact (a pair of shapes): its shapes, first point and law's reach
+``BROAD_POINT``   force element: its contact pair and patch, and whether its record is live
+``BROAD``         evaluation: the broad phase's stamp and counts (a 1-record array)
 ================  ===========================================================================
 
 All of one evaluation's data travel together in :class:`Data` (a named tuple of these arrays,
@@ -209,6 +213,45 @@ MODE = np.dtype([
     ("reference", np.float64, 3),   # LINE: the line's direction when the piece began
 ], align=True)
 
+#: a contact shape as the broad phase sees it (:func:`mbd.compiled.contactkernels.broad_phase`)
+BROAD_SHAPE = np.dtype([
+    ("link", np.int64),             # its link (-1: a ground)
+    ("position", np.float64, 3),    # its centre (its CS origin), link frame (ground: world), m
+    ("normal", np.float64, 3),      # a plane: its normal (its CS z axis), link frame
+    ("radius", np.float64),         # its bounding sphere's radius about the centre, m (inf: a
+                                    # plane, a half-space below its normal)
+    ("centre", np.float64, 3),      # at the evaluation: the centre, world, m
+    ("direction", np.float64, 3),   # ... a plane's normal, world
+], align=True)
+
+#: a contact's pair of shapes as the broad phase sees it
+BROAD_PAIR = np.dtype([
+    ("shape_a", np.int64),          # its shapes (rows of the shapes' table)
+    ("shape_b", np.int64),
+    ("first", np.int64),            # its first point's element
+    ("reach", np.float64),          # the gap beyond which its law exerts nothing, m (its
+                                    # ``reach_slot`` parameter, constant over a run)
+    ("reach_slot", np.int64),       # that parameter's slot (-1: none: always measured)
+    ("near", np.int64),             # the broad phase's stamp where it was last found near
+    ("bound", np.float64),          # ... and its bound on the gap there, m (<= every point's)
+], align=True)
+
+#: a force element as the broad phase sees it: compact, so that a loop over thousands of
+#: contact points left unmeasured touches none of their (large) records
+BROAD_POINT = np.dtype([
+    ("pair", np.int64),             # its contact pair (-1: no contact point)
+    ("patch", np.int64),            # its exact-friction patch's first point (-1: none)
+    ("written", np.int64),          # 1: its record holds a measurement, 0: zeroed (no load)
+], align=True)
+
+#: the broad phase's own state
+BROAD = np.dtype([
+    ("stamp", np.int64),            # its evaluations so far
+    ("exact", np.int64),            # > 0: every pair counts as near (the records' evaluation)
+    ("culled", np.int64),           # pairs left unmeasured over the run (a count)
+    ("passes", np.int64),           # evaluations with pairs (a count)
+], align=True)
+
 CLOSURE = np.dtype([
     ("end", np.int64),              # the last link of the cut joint's massless chain
     ("base", np.int64),             # the link carrying the follower CS (-1: a ground)
@@ -327,7 +370,7 @@ CONTROL = np.dtype([
 
 #: everything one evaluation reads and writes (see the module docstring)
 Data = namedtuple("Data", "tree links scratch q tau elements estate mode closures drivers "
-                          "pattern loopbuf loop control")
+                          "pattern loopbuf loop control shapes pairs points broad")
 
 
 def records(dtype, n):
@@ -335,11 +378,14 @@ def records(dtype, n):
     return np.zeros(n, dtype=dtype)
 
 
-def make_data(tree, elements, closures, drivers, nq, nv, pattern, buffer_size, controllers=0):
+def make_data(tree, elements, closures, drivers, nq, nv, pattern, buffer_size, controllers=0,
+              shapes=None, pairs=None, points=None):
     """The :class:`Data` of a System's arrays with fresh scratch (one per run or analysis):
     the constrained solve's structure ``pattern`` (int64, :func:`mbd.compiled.loopsolve.pattern`)
-    and ``buffer_size`` floats for it (:func:`mbd.compiled.loopsolve.buffer_size`), and a
-    ``CONTROL`` record per continuous controller (not evaluated until a run installs them)."""
+    and ``buffer_size`` floats for it (:func:`mbd.compiled.loopsolve.buffer_size`), a
+    ``CONTROL`` record per continuous controller (not evaluated until a run installs them),
+    and the broad phase's ``BROAD_SHAPE``, ``BROAD_PAIR`` and ``BROAD_POINT`` tables
+    (copied; none: no contacts: every element's ``pair`` and ``patch`` -1)."""
     nl, nf = tree.shape[0], elements.shape[0]
     m = 6 * closures.shape[0] + drivers.shape[0]
     loop = records(LOOP, 1)
@@ -350,7 +396,18 @@ def make_data(tree, elements, closures, drivers, nq, nv, pattern, buffer_size, c
                 estate=records(ELEMENT_STATE, nf), mode=initial_mode(nf),
                 closures=closures, drivers=drivers.copy(),
                 pattern=pattern, loopbuf=np.zeros(buffer_size if m else 0),
-                loop=loop, control=records(CONTROL, controllers))
+                loop=loop, control=records(CONTROL, controllers),
+                shapes=(records(BROAD_SHAPE, 0) if shapes is None else shapes.copy()),
+                pairs=(records(BROAD_PAIR, 0) if pairs is None else pairs.copy()),
+                points=(no_points(nf) if points is None else points.copy()),
+                broad=records(BROAD, 1))
+
+
+def no_points(nf):
+    """The ``BROAD_POINT`` records of nf force elements none of which is a contact point."""
+    points = records(BROAD_POINT, nf)
+    points["pair"] = points["patch"] = -1
+    return points
 
 
 def initial_mode(nf):

@@ -57,10 +57,14 @@ def _work_rates(v, dy, data, constrained):
     n = data.q.shape[0] + v.shape[0]
     if dy.shape[0] == n:
         return
-    estate = data.estate
+    estate, points = data.estate, data.points
     nf = estate.shape[0]
     friction_at = n + nf + data.drivers.shape[0]     # a contact point's friction's, after
     for i in range(nf):
+        if points[i].pair >= 0 and points[i].written == 0:   # unmeasured: no load, no power
+            dy[n + i] = dy[friction_at] = 0.0
+            friction_at += 1
+            continue
         X = estate[i]
         dy[n + i] = X.value * X.xdot if X.status == 0 else 0.0
         if data.elements[i].kind == CONTACT:
@@ -113,8 +117,10 @@ def _loads(q, v, data, controlled):
         if failed != 0:
             return failed
     kinematics.clear_loads(data.links, data.tau)
+    contactkernels.broad_phase(data.links, data.shapes, data.pairs, data.broad)
     return forcekernels.element_loads(q, v, data.elements, data.estate, data.mode, data.links,
-                                      data.scratch, data.tau)
+                                      data.scratch, data.tau, data.pairs, data.points,
+                                      data.broad[0].stamp)
 
 
 @njit(inline="always")
@@ -299,14 +305,19 @@ def elements_at(y, g, data, task):
     kinematics.link_velocities(q, v, data.tree, data.links, data.scratch)
     if task != RECORDS:      # (the loads evaluate them for the records)
         controlkernels.evaluate(v, data)     # the laws' parameters that controllers give
+    if task == RECORDS:        # the records every contact point measured (no broad phase)
+        data.broad[0].exact += 1
+        status = _loads(q, v, data, True)
+        data.broad[0].exact -= 1
+        return status
+    contactkernels.broad_phase(data.links, data.shapes, data.pairs, data.broad)
+    stamp = data.broad[0].stamp
     if task == SWITCHING:
         forcekernels.switching_values(q, v, data.elements, data.estate, data.mode, data.links,
-                                      data.scratch, g)
-    elif task == NATURAL_MODE:
-        forcekernels.natural_mode(q, v, data.elements, data.estate, data.mode, data.links,
-                                  data.scratch, g)
+                                      data.scratch, g, data.pairs, data.points, stamp)
     else:
-        return _loads(q, v, data, True)
+        forcekernels.natural_mode(q, v, data.elements, data.estate, data.mode, data.links,
+                                  data.scratch, g, data.pairs, data.points, stamp)
     return 0
 
 

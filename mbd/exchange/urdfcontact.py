@@ -206,7 +206,8 @@ def floor_gap(model) -> tuple[float, str]:
     system = model.build()
     start = system.initial_state()
     ev = Evaluator(system)
-    ev.switching(0.0, np.concatenate((start.q, start.v, np.zeros(work_size(system)))))
+    ev.switching(0.0, np.concatenate((start.q, start.v, np.zeros(work_size(system)))),
+                 exact=True)
     gaps = ev.data.estate["x"]
     points = [i for name in names for i in system.contacts[name]]
     lowest = min(points, key=lambda i: gaps[i])

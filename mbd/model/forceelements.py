@@ -46,6 +46,10 @@ class Law:
     #: the units of its parameters, for exchange (an FMU's parameters): name -> unit, "{F}"
     #: the force's (N or N.m) and "{L}" the coordinate's (m or rad) where they depend on it
     units = {}
+    #: as a contact's normal law: the slot of its parameter row past which (a gap above it)
+    #: it exerts nothing and its only armed switch is its first (contact), so that a broad
+    #: phase may leave the points of shapes that far apart unmeasured; None: none such
+    reach_slot = None
 
     @property
     def code(self) -> int | None:

@@ -123,7 +123,8 @@ class Evaluator:
                                      system.driver_table, system.nq, system.nv,
                                      system.loop_pattern.copy(),
                                      sparsebuffer.buffer_size(system.loop_pattern),
-                                     continuous_controllers(system))
+                                     continuous_controllers(system), system.broad_shapes,
+                                     system.broad_pairs, system.broad_points)
         self.data.loop[0]["projection_tol"] = (1e-12 * system.length_scale
                                                if projection_tol is None else projection_tol)
         self.varying = [(i, fe.law) for i, fe in enumerate(system.force_elements)
@@ -237,12 +238,19 @@ class Evaluator:
             self.held.state_derivative(t, y, dy)      # the rates of controllers from Python
         return dy, status
 
-    def switching(self, t: float, y: ArrayLike, g: np.ndarray | None = None) -> np.ndarray:
-        """The switching functions (nf, SWITCHES) at (t, y) in the current mode."""
+    def switching(self, t: float, y: ArrayLike, g: np.ndarray | None = None,
+                  exact: bool = False) -> np.ndarray:
+        """The switching functions (nf, SWITCHES) at (t, y) in the current mode; every
+        contact point measured where ``exact``, else those the broad phase finds near (the
+        others' gaps, in the records, only beyond their laws' reach: as the run sees them)."""
         y = np.ascontiguousarray(y, dtype=float)
         g = np.zeros((len(self.system.force_elements), layout.SWITCHES)) if g is None else g
         self.refresh(t, y)
-        self.call(self.switching_function, y, g, self.data, SWITCHING)
+        self.data.broad["exact"] += int(exact)
+        try:
+            self.call(self.switching_function, y, g, self.data, SWITCHING)
+        finally:
+            self.data.broad["exact"] -= int(exact)
         return g
 
     def natural_mode(self, t: float, y: ArrayLike) -> None:

@@ -130,7 +130,7 @@ class Patches:
         along K^-1 a0."""
         from scipy.optimize import brentq  # (imported on use)
 
-        normal = np.array(self.ev.data.estate[lead]["direction"], dtype=float)
+        normal = np.array(self.ev.data.estate[lead]["patch_normal"], dtype=float)
         along = -np.asarray(force, dtype=float)
         along -= (along @ normal) * normal
         size = float(np.linalg.norm(along))

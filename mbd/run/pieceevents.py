@@ -78,9 +78,8 @@ class PieceEvents:
         while True:
             open_ &= np.isfinite(g)
             clear = open_ & (abs(g) > scale)
-            for i, k in zip(*np.nonzero(clear)):
-                if events.departed.py_func(g[i, k], sides[i, k]):
-                    ends[i, k] = at
+            # off its side (departed: a zero counts as +1), judged on whole arrays
+            ends[clear & ((g >= 0.0) != (sides > 0.0))] = at
             open_ &= ~clear
             if not open_.any() or not back < 0.5 * (t - ta):
                 return ends

@@ -135,6 +135,11 @@ class System:
     locks: list[int] = field(default_factory=list)
     controls: tuple[ControlElement, ...] = ()
     description: str = ""
+    #: the broad phase's contact shapes, pairs and points (``BROAD_SHAPE``, ``BROAD_PAIR``,
+    #: ``BROAD_POINT`` records, :func:`mbd.system.topology.broad_tables`)
+    broad_shapes: np.ndarray | None = None
+    broad_pairs: np.ndarray | None = None
+    broad_points: np.ndarray | None = None
 
     @cached_property
     def loop_pattern(self) -> np.ndarray:
@@ -342,12 +347,16 @@ def build(model: Model) -> System:
     locking = registry.locking()
     locks = [i for i, fe in enumerate(forces) if getattr(fe.law, "code", None) in locking]
     _check_locks([forces[i] for i in locks], laid.joint_maps)
+    elements = topology.element_table(forces, laid.joint_maps, laid.body_maps, scale)
+    broad_shapes, broad_pairs, broad_points = topology.broad_tables(forces, elements)
+    elements.setflags(write=False)
     system = System(name=model.name, tree=laid.tree, nq=laid.nq, nv=laid.nv, dof=dof,
                   machines=machines, joints=laid.joint_maps, bodies=laid.body_maps,
                   grounds={g.name: g for g in model.grounds}, force_elements=forces,
                   rtol=min((e.rtol for e in envs), default=1e-8),
                   atol=min((e.atol for e in envs), default=1e-10),
-                  elements=topology.element_table(forces, laid.joint_maps, laid.body_maps, scale),
+                  elements=elements, broad_shapes=broad_shapes, broad_pairs=broad_pairs,
+                  broad_points=broad_points,
                   closures=laid.closures,
                   driver_table=topology.driver_table(rows, laid.joint_maps,
                                                      [(i, forces[i]) for i in locks]),

@@ -98,3 +98,31 @@ def test_turning_suspects_a_turn_near_the_boundary_only():
     assert events.turning.py_func(-1.0, 3.0, -1.0, -3.0, 0.1, -1.0) == -1.0
     assert events.turning.py_func(-1.0, 5.0, -0.5, 5.0, 0.1, -1.0) == -1.0
     assert events.turning.py_func(-1.0, 0.0, -1.0, 0.0, 0.1, -1.0) == -1.0
+
+
+def _switches_element_by_element(before, after, armed_before, armed_after):
+    """real_switches' rule (its docstring) one element at a time, as it was written before
+    it took whole arrays."""
+    changed = before != after
+    out = []
+    for i in range(before.shape[0]):
+        ks = np.nonzero(armed_before[i] & armed_after[i] & changed[i])[0]
+        if not len(ks) and (np.any(armed_before[i] != armed_after[i])
+                            or np.any(armed_before[i] & changed[i])):
+            ks = np.nonzero(armed_before[i] & changed[i])[0]
+            if not len(ks):
+                ks = np.nonzero(armed_after[i] & changed[i])[0]
+        out += [(i, int(k)) for k in ks]
+    return out
+
+
+def test_the_switches_logged_are_those_of_the_rule_element_by_element():
+    # every combination of sides and armed masks that random draws reach, on small modes
+    rng = np.random.default_rng(7)
+    for _ in range(5000):
+        n = int(rng.integers(1, 6))
+        before = rng.choice([-1.0, 1.0], (n, 5))
+        after = np.where(rng.random((n, 5)) < 0.3, -before, before)
+        armed_before, armed_after = rng.random((n, 5)) < 0.5, rng.random((n, 5)) < 0.5
+        assert (events.real_switches(before, after, armed_before, armed_after)
+                == _switches_element_by_element(before, after, armed_before, armed_after))
