@@ -287,16 +287,17 @@ def check_model(model, problems):
                             "motion driver, a gear nor a sensor, input or controller")
     if laid_out > MAX_CONTACT_POINTS:
         problems.append(f"the model's contacts have {laid_out} points, more than "
-                        f"MAX_CONTACT_POINTS = {MAX_CONTACT_POINTS}: each is measured at every "
-                        "evaluation (there is no broad phase yet), so the run would crawl; "
-                        "contact only the pairs that can touch (contacts_among over fewer "
-                        "items, a Contact per neighbouring pair), or thin the convex meshes "
-                        "(from_urdf's hull_vertices)")
+                        f"MAX_CONTACT_POINTS = {MAX_CONTACT_POINTS}: each is an element with "
+                        "its own records, made at build, that the broad phase tests at every "
+                        "evaluation, so the run would crawl; contact only the pairs that can "
+                        "touch (contacts_among over fewer items, a Contact per neighbouring "
+                        "pair), or thin the convex meshes (from_urdf's hull_vertices)")
     return joints, forces, drivers, gears, controls
 
 
 #: the most contact points (a Contact's laid-out points, summed over the model) a model may
-#: have: every one is measured at every evaluation of the right-hand side (no broad phase yet)
+#: have: every one is an element (about 5 KB of records) that the broad phase tests at every
+#: evaluation of the right-hand side, measuring it where its pair's bounding volumes are near
 MAX_CONTACT_POINTS = 20000
 
 

@@ -453,8 +453,8 @@ def test_solids_without_a_closed_form_land_on_a_box_by_gjk_epa(shape, reach):
 
 
 def test_more_contact_points_than_the_limit_is_refused_naming_the_count(monkeypatch):
-    # every contact point is measured at every evaluation (no broad phase yet): a model with
-    # more than MAX_CONTACT_POINTS is refused at build(), naming the count and the limit
+    # every contact point is an element the broad phase tests at every evaluation: a model
+    # with more than MAX_CONTACT_POINTS is refused at build(), naming the count and the limit
     from mbd.model import validate
     monkeypatch.setattr(validate, "MAX_CONTACT_POINTS", 10)
     model = mbd.Model("many")
