@@ -47,7 +47,7 @@ under one sphere's weight), d = 0.2 of the critical damping of that linearized r
 stiffness (1.5 m g / 1 mm) on one sphere; regularized friction (v_crit 0.01 m/s as in
 ``examples/bouncing_balls.py``: at the default 1e-3 the slip transients are ten times
 stiffer). Default DOP853, rtol = atol = 1e-6, output every 10 ms. Every pair is a contact
-element; the broad phase (``mbd.compiled.contactkernels.broad_phase``) leaves a pair whose
+element; the broad phase (``mbd.compiled.broadphase.broad_phase``) leaves a pair whose
 bounding spheres (a wall: its half-space) are apart unmeasured in an evaluation. MuJoCo: sphere geoms and
 plane geoms (walls turned by ``zaxis``), friction 0.5, default step 2 ms and solver. PyBullet:
 GEOM_SPHERE and GEOM_PLANE (walls by ``planeNormal``), lateral friction sqrt(0.5) on every

@@ -40,7 +40,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
-from . import contactkernels, lawkernels, linkpoints
+from . import broadphase, contactkernels, lawkernels, linkpoints
 from .jit import native
 from .jit.jitcache import njit
 from .jit.native import call1f
@@ -368,12 +368,12 @@ def apply(i, F, elements, estate, links, tau):
 def element_loads(q, v, elements, estate, mode, links, scratch, tau, pairs, points, stamp):
     """Every element's law at the current kinematics, applied into the links' ``fext`` and
     ``tau`` (both zeroed first by the caller); contact points the broad phase of ``stamp``
-    left out are not measured (:func:`mbd.compiled.contactkernels.unmeasured`: no load).
+    left out are not measured (:func:`mbd.compiled.broadphase.unmeasured`: no load).
     Returns the first element whose direction is undefined + 1, or 0."""
     bad = 0
     for i in range(elements.shape[0]):
-        if contactkernels.unmeasured(i, points, mode, pairs, stamp):
-            contactkernels.leave_unmeasured(i, points, estate, pairs)
+        if broadphase.unmeasured(i, points, mode, pairs, stamp):
+            broadphase.leave_unmeasured(i, points, estate, pairs)
             continue
         points[i].written = 1
         x, xd, status = measure(i, q, v, elements, estate, mode, links, scratch)
@@ -397,7 +397,7 @@ def element_loads(q, v, elements, estate, mode, links, scratch, tau, pairs, poin
         if points[i].patch >= 0:        # exact friction: kinetic, or none while it sticks
             if points[i].patch == i:
                 contactkernels.patch_motion(i, elements, estate, mode)
-            if contactkernels.unmeasured(i, points, mode, pairs, stamp):
+            if broadphase.unmeasured(i, points, mode, pairs, stamp):
                 continue
             contactkernels.kinetic_friction(i, elements, estate, mode)
             apply(i, estate[i].value, elements, estate, links, tau)
@@ -421,11 +421,11 @@ def _placement_switching(i, elements, estate, mode):
 def switching_values(q, v, elements, estate, mode, links, scratch, g, pairs, points, stamp):
     """g (nf, SWITCHES) = every element's switching functions at the current kinematics (a
     contact point the broad phase of ``stamp`` left out: its contact's at its pair's bound,
-    :func:`mbd.compiled.contactkernels.unmeasured_switching`)."""
+    :func:`mbd.compiled.broadphase.unmeasured_switching`)."""
     for i in range(elements.shape[0]):
-        if contactkernels.unmeasured(i, points, mode, pairs, stamp):
-            contactkernels.leave_unmeasured(i, points, estate, pairs)
-            contactkernels.unmeasured_switching(i, points, pairs, g)
+        if broadphase.unmeasured(i, points, mode, pairs, stamp):
+            broadphase.leave_unmeasured(i, points, estate, pairs)
+            broadphase.unmeasured_switching(i, points, pairs, g)
             continue
         points[i].written = 1
         x, xd, status = measure(i, q, v, elements, estate, mode, links, scratch)
@@ -448,7 +448,7 @@ def natural_mode(q, v, elements, estate, mode, links, scratch, g, pairs, points,
         if p >= 0 and pairs[p].near != stamp:
             lawkernels.call_law(E.law_entry, LAW_NATURAL_SIDES, elements, mode, i,
                                 pairs[p].bound, 0.0, g[i], 0)
-            contactkernels.leave_unmeasured(i, points, estate, pairs)
+            broadphase.leave_unmeasured(i, points, estate, pairs)
             if E.patch != i:
                 Md.sides[PLACEMENT_SWITCH] = 1.0
             continue

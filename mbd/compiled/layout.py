@@ -213,7 +213,7 @@ MODE = np.dtype([
     ("reference", np.float64, 3),   # LINE: the line's direction when the piece began
 ], align=True)
 
-#: a contact shape as the broad phase sees it (:func:`mbd.compiled.contactkernels.broad_phase`)
+#: a contact shape as the broad phase sees it (:func:`mbd.compiled.broadphase.broad_phase`)
 BROAD_SHAPE = np.dtype([
     ("link", np.int64),             # its link (-1: a ground)
     ("position", np.float64, 3),    # its centre (its CS origin), link frame (ground: world), m

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import (
     articulated,
+    broadphase,
     contactkernels,
     controlkernels,
     forcekernels,
@@ -117,7 +118,7 @@ def _loads(q, v, data, controlled):
         if failed != 0:
             return failed
     kinematics.clear_loads(data.links, data.tau)
-    contactkernels.broad_phase(data.links, data.shapes, data.pairs, data.broad)
+    broadphase.broad_phase(data.links, data.shapes, data.pairs, data.broad)
     return forcekernels.element_loads(q, v, data.elements, data.estate, data.mode, data.links,
                                       data.scratch, data.tau, data.pairs, data.points,
                                       data.broad[0].stamp)
@@ -310,7 +311,7 @@ def elements_at(y, g, data, task):
         status = _loads(q, v, data, True)
         data.broad[0].exact -= 1
         return status
-    contactkernels.broad_phase(data.links, data.shapes, data.pairs, data.broad)
+    broadphase.broad_phase(data.links, data.shapes, data.pairs, data.broad)
     stamp = data.broad[0].stamp
     if task == SWITCHING:
         forcekernels.switching_values(q, v, data.elements, data.estate, data.mode, data.links,

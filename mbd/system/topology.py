@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..compiled import contactkernels, lawkernels, layout
+from ..compiled import broadphase, contactkernels, lawkernels, layout
 from ..model.builder import Body, Ground
 from ..model.validate import is_cs_of
 
@@ -340,7 +340,7 @@ def broad_tables(forces, table):
     more than its law's reach
     (the parameter a law names as its ``reach_slot``: an ElastoGap's s_rel0, an Impact's
     x1); a law without one, one whose parameters vary in a run (a function of time, a
-    signal), or a shape without a bound (:func:`mbd.compiled.contactkernels.bounding_radius`)
+    signal), or a shape without a bound (:func:`mbd.compiled.broadphase.bounding_radius`)
     keeps its pair always measured."""
     shapes, pairs, shape_rows, pair_rows = {}, {}, [], []
     points = layout.no_points(len(forces))
@@ -353,7 +353,7 @@ def broad_tables(forces, table):
             key = (id(shape), id(cs))
             if key not in shapes:
                 shapes[key] = len(shape_rows)
-                radius = contactkernels.bounding_radius(shape)
+                radius = broadphase.bounding_radius(shape)
                 shape_rows.append((int(E["link_" + end]), np.array(E["pos_" + end]),
                                    np.array(E["frame_" + end][:, 2]),
                                    np.nan if radius is None else radius))

@@ -1,4 +1,4 @@
-"""The broad phase (:func:`mbd.compiled.contactkernels.broad_phase`): a contact's pair of
+"""The broad phase (:func:`mbd.compiled.broadphase.broad_phase`): a contact's pair of
 shapes whose bounding volumes are farther apart than its law's reach is left unmeasured, and
 the run is the one that measures every point: the same events at the same instants, the
 same motion to the run's tolerance, records measured exactly.
