@@ -418,6 +418,15 @@ def _placement_switching(i, elements, estate, mode):
 
 
 @njit(inline="always")
+def element_switching(i, q, v, elements, estate, mode, links, scratch, g):
+    """Element i's law switching functions at the current kinematics into g[i] (its
+    placement's function left as it was): :func:`switching_values` for one element,
+    measured."""
+    x, xd, status = measure(i, q, v, elements, estate, mode, links, scratch)
+    lawkernels.call_law(elements[i].law_entry, LAW_SWITCHING, elements, mode, i, x, xd, g[i], 0)
+
+
+@njit(inline="always")
 def switching_values(q, v, elements, estate, mode, links, scratch, g, pairs, points, stamp):
     """g (nf, SWITCHES) = every element's switching functions at the current kinematics (a
     contact point the broad phase of ``stamp`` left out: its contact's at its pair's bound,

@@ -28,7 +28,7 @@ from . import (
 )
 from .jit.jitcache import njit
 from .jit.native import borrowed
-from .layout import CONTACT, NATURAL_MODE, RECORDS, SWITCHING
+from .layout import CONTACT, LAW_SWITCHES, NATURAL_MODE, RECORDS, SWITCHING
 
 
 @njit(inline="always")
@@ -290,6 +290,36 @@ def controlled_constrained(t, y, dy, data):
 def no_switching(y, g, data, task):
     """The switching functions of a mechanism without force elements: none."""
     return 0
+
+
+@njit()
+def element_switching(y, g, data, i):
+    """Force element i's law switching functions at y into g[i, :LAW_SWITCHES] (its
+    placement's left as they were), measured exactly (no broad phase), as :func:`elements_at`
+    writes them for every element: what locating one crossing asks, at the cost of the
+    kinematics and one element. Returns 0."""
+    q = data.q
+    nq = q.shape[0]
+    v = y[nq:nq + data.tau.shape[0]]
+    kinematics.normalize_quaternions(y[:nq], data.tree, q)
+    kinematics.link_velocities(q, v, data.tree, data.links, data.scratch)
+    controlkernels.evaluate(v, data)     # the laws' parameters that controllers give
+    forcekernels.element_switching(i, q, v, data.elements, data.estate, data.mode, data.links,
+                                   data.scratch, g)
+    return 0
+
+
+@njit(inline="always")
+def alone(i, k, data):
+    """Whether switching function (i, k) is its law's alone (:func:`element_switching`
+    gives it): a law's (not a placement's: a line's reversal, a patch's stick or slip),
+    of an element no stiction lock holds (a lock's breakaway is its constrained force)."""
+    if k >= LAW_SWITCHES:
+        return False
+    for d in range(data.drivers.shape[0]):
+        if data.drivers[d].element == i:
+            return False
+    return True
 
 
 @njit()

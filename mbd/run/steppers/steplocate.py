@@ -13,6 +13,7 @@ from ...compiled.forcekernels import signal_values
 from ...compiled.jit.jitcache import njit
 from ...compiled.jit.native import call4
 from ...compiled.layout import SWITCHING
+from ...compiled.statekernels import alone, element_switching
 from . import dop853, radau
 from .stepping import DENSE_DOP853, DENSE_RADAU
 
@@ -31,12 +32,17 @@ def _dense_value(method, t, t_old, h, y_old, coefficients, out):
 
 @njit()
 def switching_on_step(t, context):
-    """Switching function (i, k) at time t of the step's dense output in ``context``."""
+    """Switching function (i, k) at time t of the step's dense output in ``context``: a
+    law's of its element alone where it depends on nothing else
+    (:func:`mbd.compiled.statekernels.alone`), else all of them."""
     method, i, k, t_old, h, y_old, coefficients, y, g, switch, data = context
     _dense_value(method, t, t_old, h, y_old, coefficients, y)
     signal_values(t, data.elements)
     take(t, y, data)
-    call4(switch, y, g, data, SWITCHING)
+    if alone(i, k, data):
+        element_switching(y, g, data, i)
+    else:
+        call4(switch, y, g, data, SWITCHING)
     return g[i, k]
 
 

@@ -167,3 +167,27 @@ def test_a_law_without_a_reach_is_measured_always():
     ev.switching(0.0, np.concatenate((start.q, start.v, np.zeros(work_size(system)))))
     assert ev.data.broad["culled"][0] == 0
     assert ev.data.estate["x"][0] == pytest.approx(0.05, abs=1e-12)
+
+
+def test_one_element_s_switches_alone_are_those_every_element_s_evaluation_gives():
+    # locating a crossing evaluates the crossing element alone (switching_on_step): its law's
+    # functions equal the full evaluation's where that measured it, and have its signs where
+    # the broad phase read a bound (a pair in the air)
+    from mbd.compiled import layout, statekernels
+    model = balls_in_a_box(box=(0.12, 0.12, 0.08))
+    system = model.build()
+    start = system.initial_state()
+    y = np.concatenate((start.q, start.v, np.zeros(work_size(system))))
+    y[2] = RADIUS - 1e-4                       # ball 0 pressed into the floor: in contact
+    ev = Evaluator(system)
+    ev.natural_mode(0.0, y)
+    full = ev.switching(0.0, y).copy()
+    exact = ev.switching(0.0, y, exact=True).copy()
+    law = slice(0, layout.LAW_SWITCHES)
+    touching = [i for i in range(len(system.force_elements)) if full[i, 0] < 0.0]
+    assert touching                            # the ball on the floor
+    for i in range(len(system.force_elements)):
+        g = np.zeros_like(full)
+        ev.call(statekernels.element_switching, y, g, ev.data, i)
+        np.testing.assert_array_equal(g[i, law], exact[i, law])
+        assert (g[i, 0] > 0.0) == (full[i, 0] > 0.0)
