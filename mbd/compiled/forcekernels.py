@@ -418,21 +418,14 @@ def _placement_switching(i, elements, estate, mode):
 
 
 @njit(inline="always")
-def element_switching(i, q, v, elements, estate, mode, links, scratch, g):
-    """Element i's law switching functions at the current kinematics into g[i] (its
-    placement's function left as it was): :func:`switching_values` for one element,
-    measured."""
-    x, xd, status = measure(i, q, v, elements, estate, mode, links, scratch)
-    lawkernels.call_law(elements[i].law_entry, LAW_SWITCHING, elements, mode, i, x, xd, g[i], 0)
-
-
-@njit(inline="always")
-def switching_values(q, v, elements, estate, mode, links, scratch, g, pairs, points, stamp):
-    """g (nf, SWITCHES) = every element's switching functions at the current kinematics (a
-    contact point the broad phase of ``stamp`` left out: its contact's at its pair's bound,
-    :func:`mbd.compiled.broadphase.unmeasured_switching`)."""
-    for i in range(elements.shape[0]):
-        if broadphase.unmeasured(i, points, mode, pairs, stamp):
+def switching_values(q, v, elements, estate, mode, links, scratch, g, pairs, points, stamp,
+                     first, last):
+    """g[first:last] (of (nf, SWITCHES)) = those elements' switching functions at the current
+    kinematics (a contact point the broad phase of ``stamp`` left out: its contact's at its
+    pair's bound, :func:`mbd.compiled.broadphase.unmeasured_switching`; stamp < 0: every one
+    measured); the exact patches' too where they are all the elements."""
+    for i in range(first, last):
+        if stamp >= 0 and broadphase.unmeasured(i, points, mode, pairs, stamp):
             broadphase.leave_unmeasured(i, points, estate, pairs)
             broadphase.unmeasured_switching(i, points, pairs, g)
             continue
@@ -441,7 +434,8 @@ def switching_values(q, v, elements, estate, mode, links, scratch, g, pairs, poi
         lawkernels.call_law(elements[i].law_entry, LAW_SWITCHING, elements, mode, i, x, xd, g[i],
                             0)
         g[i, PLACEMENT_SWITCH] = _placement_switching(i, elements, estate, mode)
-    contactkernels.patch_switching(elements, estate, mode, g)
+    if first == 0 and last == elements.shape[0]:
+        contactkernels.patch_switching(elements, estate, mode, g)
 
 
 @njit(inline="always")

@@ -72,8 +72,9 @@ MAX_PARAMS = 100
 STIFFNESS, DAMPING, PRELOAD = 0, 6, 12
 
 #: what the force elements' evaluation computes (:func:`mbd.compiled.statekernels.elements_at`):
-#: their switching functions, the mode the state selects, their records
-SWITCHING, NATURAL_MODE, RECORDS = 0, 1, 2
+#: their switching functions, the mode the state selects, their records; ONE_ELEMENT + i:
+#: element i's switching functions alone, measured (what locating its crossing asks)
+SWITCHING, NATURAL_MODE, RECORDS, ONE_ELEMENT = 0, 1, 2, 3
 
 #: the tasks of a law kind's kernel entry (``ELEMENT.law_entry``, see
 #: :mod:`mbd.compiled.registry`): the force, the switching functions, the sides the state

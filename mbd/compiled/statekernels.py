@@ -28,7 +28,7 @@ from . import (
 )
 from .jit.jitcache import njit
 from .jit.native import borrowed
-from .layout import CONTACT, LAW_SWITCHES, NATURAL_MODE, RECORDS, SWITCHING
+from .layout import CONTACT, LAW_SWITCHES, NATURAL_MODE, ONE_ELEMENT, RECORDS, SWITCHING
 
 
 @njit(inline="always")
@@ -292,28 +292,12 @@ def no_switching(y, g, data, task):
     return 0
 
 
-@njit()
-def element_switching(y, g, data, i):
-    """Force element i's law switching functions at y into g[i, :LAW_SWITCHES] (its
-    placement's left as they were), measured exactly (no broad phase), as :func:`elements_at`
-    writes them for every element: what locating one crossing asks, at the cost of the
-    kinematics and one element. Returns 0."""
-    q = data.q
-    nq = q.shape[0]
-    v = y[nq:nq + data.tau.shape[0]]
-    kinematics.normalize_quaternions(y[:nq], data.tree, q)
-    kinematics.link_velocities(q, v, data.tree, data.links, data.scratch)
-    controlkernels.evaluate(v, data)     # the laws' parameters that controllers give
-    forcekernels.element_switching(i, q, v, data.elements, data.estate, data.mode, data.links,
-                                   data.scratch, g)
-    return 0
-
-
 @njit(inline="always")
 def alone(i, k, data):
-    """Whether switching function (i, k) is its law's alone (:func:`element_switching`
-    gives it): a law's (not a placement's: a line's reversal, a patch's stick or slip),
-    of an element no stiction lock holds (a lock's breakaway is its constrained force)."""
+    """Whether switching function (i, k) is its law's alone (the task ONE_ELEMENT + i of
+    :func:`elements_at` gives it): a law's (not a placement's: a line's reversal, a patch's
+    stick or slip), of an element no stiction lock holds (a lock's breakaway is its
+    constrained force)."""
     if k >= LAW_SWITCHES:
         return False
     for d in range(data.drivers.shape[0]):
@@ -341,11 +325,17 @@ def elements_at(y, g, data, task):
         status = _loads(q, v, data, True)
         data.broad[0].exact -= 1
         return status
+    if task >= ONE_ELEMENT:     # one element's law functions, measured (no broad phase)
+        i = task - ONE_ELEMENT
+        forcekernels.switching_values(q, v, data.elements, data.estate, data.mode, data.links,
+                                      data.scratch, g, data.pairs, data.points, -1, i, i + 1)
+        return 0
     broadphase.broad_phase(data.links, data.shapes, data.pairs, data.broad)
     stamp = data.broad[0].stamp
     if task == SWITCHING:
         forcekernels.switching_values(q, v, data.elements, data.estate, data.mode, data.links,
-                                      data.scratch, g, data.pairs, data.points, stamp)
+                                      data.scratch, g, data.pairs, data.points, stamp, 0,
+                                      data.elements.shape[0])
     else:
         forcekernels.natural_mode(q, v, data.elements, data.estate, data.mode, data.links,
                                   data.scratch, g, data.pairs, data.points, stamp)
@@ -389,7 +379,8 @@ def elements_and_patches(y, g, data, task):
     accelerations and the holding forces at y, as an evaluation of the right-hand side
     does)."""
     status = elements_at(y, g, data, task)
-    if task == NATURAL_MODE or not contactkernels.any_stuck(data.elements, data.mode):
+    if (task == NATURAL_MODE or task >= ONE_ELEMENT
+            or not contactkernels.any_stuck(data.elements, data.mode)):
         return status
     q = data.q
     v = y[q.shape[0]:q.shape[0] + data.tau.shape[0]]

@@ -12,8 +12,8 @@ from ...compiled.controlkernels import take
 from ...compiled.forcekernels import signal_values
 from ...compiled.jit.jitcache import njit
 from ...compiled.jit.native import call4
-from ...compiled.layout import SWITCHING
-from ...compiled.statekernels import alone, element_switching
+from ...compiled.layout import ONE_ELEMENT, SWITCHING
+from ...compiled.statekernels import alone
 from . import dop853, radau
 from .stepping import DENSE_DOP853, DENSE_RADAU
 
@@ -39,10 +39,7 @@ def switching_on_step(t, context):
     _dense_value(method, t, t_old, h, y_old, coefficients, y)
     signal_values(t, data.elements)
     take(t, y, data)
-    if alone(i, k, data):
-        element_switching(y, g, data, i)
-    else:
-        call4(switch, y, g, data, SWITCHING)
+    call4(switch, y, g, data, ONE_ELEMENT + i if alone(i, k, data) else SWITCHING)
     return g[i, k]
 
 

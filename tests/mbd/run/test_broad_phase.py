@@ -170,7 +170,8 @@ def test_a_law_without_a_reach_is_measured_always():
 
 
 def test_one_element_s_switches_alone_are_those_every_element_s_evaluation_gives():
-    # locating a crossing evaluates the crossing element alone (switching_on_step): its law's
+    # locating a crossing evaluates the crossing element alone (switching_on_step, the task
+    # ONE_ELEMENT + i): its law's
     # functions equal the full evaluation's where that measured it, and have its signs where
     # the broad phase read a bound (a pair in the air)
     from mbd.compiled import layout, statekernels
@@ -188,6 +189,6 @@ def test_one_element_s_switches_alone_are_those_every_element_s_evaluation_gives
     assert touching                            # the ball on the floor
     for i in range(len(system.force_elements)):
         g = np.zeros_like(full)
-        ev.call(statekernels.element_switching, y, g, ev.data, i)
+        ev.call(statekernels.elements_at, y, g, ev.data, layout.ONE_ELEMENT + i)
         np.testing.assert_array_equal(g[i, law], exact[i, law])
         assert (g[i, 0] > 0.0) == (full[i, 0] > 0.0)
