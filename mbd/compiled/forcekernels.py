@@ -40,7 +40,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
-from . import broadphase, contactkernels, lawkernels, linkpoints
+from . import broadphase, contactkernels, lawkernels, linkpoints, patchkernels
 from .jit import native
 from .jit.jitcache import njit
 from .jit.native import call1f
@@ -396,10 +396,10 @@ def element_loads(q, v, elements, estate, mode, links, scratch, tau, pairs, poin
     for i in range(elements.shape[0]):
         if points[i].patch >= 0:        # exact friction: kinetic, or none while it sticks
             if points[i].patch == i:
-                contactkernels.patch_motion(i, elements, estate, mode)
+                patchkernels.patch_motion(i, elements, estate, mode)
             if broadphase.unmeasured(i, points, mode, pairs, stamp):
                 continue
-            contactkernels.kinetic_friction(i, elements, estate, mode)
+            patchkernels.kinetic_friction(i, elements, estate, mode)
             apply(i, estate[i].value, elements, estate, links, tau)
     return bad
 
@@ -435,7 +435,7 @@ def switching_values(q, v, elements, estate, mode, links, scratch, g, pairs, poi
                             0)
         g[i, PLACEMENT_SWITCH] = _placement_switching(i, elements, estate, mode)
     if first == 0 and last == elements.shape[0]:
-        contactkernels.patch_switching(elements, estate, mode, g)
+        patchkernels.patch_switching(elements, estate, mode, g)
 
 
 @njit(inline="always")
@@ -482,5 +482,5 @@ def armed(elements, mode, out):
             == 0.0)
         if E.patch == i:      # an exact patch sticks or slips while a point is in contact
             for j in range(i, i + E.patch_size):
-                if contactkernels.in_contact(mode, j):
+                if patchkernels.in_contact(mode, j):
                     out[i, PLACEMENT_SWITCH] = True

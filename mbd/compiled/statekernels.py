@@ -17,13 +17,13 @@ import numpy as np
 from . import (
     articulated,
     broadphase,
-    contactkernels,
     controlkernels,
     forcekernels,
     jointspace,
     kinematics,
     loopkernels,
     loopsolve,
+    patchkernels,
     sparsebuffer,
 )
 from .jit.jitcache import njit
@@ -148,15 +148,15 @@ def _tree_forced(t, y, dy, data, link_frame, controlled):
 @njit()
 def tree_patches(t, y, dy, data):
     """dy/dt of a tree with contacts of exact friction (link-frame ABA): the sticking
-    patches held (:func:`mbd.compiled.contactkernels.hold_patches`)."""
+    patches held (:func:`mbd.compiled.patchkernels.hold_patches`)."""
     y, dy, data = borrowed((y, dy, data))     # (see _start)
     forcekernels.signal_values(t, data.elements)
     q, v, acc = _start(y, dy, data)
     kinematics.link_velocities(q, v, data.tree, data.links, data.scratch)
     bad = _loads(q, v, data, False)
     articulated.aba(v, data.tau, data.tree, data.links, data.scratch, acc)
-    if contactkernels.any_stuck(data.elements, data.mode):
-        contactkernels.hold_patches(v, data, acc, np.zeros((0, 0)))
+    if patchkernels.any_stuck(data.elements, data.mode):
+        patchkernels.hold_patches(v, data, acc, np.zeros((0, 0)))
     _work_rates(v, dy, data, False)
     return bad
 
@@ -380,7 +380,7 @@ def elements_and_patches(y, g, data, task):
     does)."""
     status = elements_at(y, g, data, task)
     if (task == NATURAL_MODE or task >= ONE_ELEMENT
-            or not contactkernels.any_stuck(data.elements, data.mode)):
+            or not patchkernels.any_stuck(data.elements, data.mode)):
         return status
     q = data.q
     v = y[q.shape[0]:q.shape[0] + data.tau.shape[0]]
@@ -388,21 +388,21 @@ def elements_and_patches(y, g, data, task):
         _loads(q, v, data, True)
     acc = np.empty(v.shape[0])
     articulated.aba(v, data.tau, data.tree, data.links, data.scratch, acc)
-    contactkernels.hold_patches(v, data, acc, g if task == SWITCHING else np.zeros((0, 0)))
+    patchkernels.hold_patches(v, data, acc, g if task == SWITCHING else np.zeros((0, 0)))
     return status
 
 
 @njit()
 def patches_projected(y, data):
     """y's velocities moved onto the sticking contact patches' rows in place
-    (:func:`mbd.compiled.contactkernels.project_patches`), the points measured at y."""
+    (:func:`mbd.compiled.patchkernels.project_patches`), the points measured at y."""
     q = data.q
     nq = q.shape[0]
     v = y[nq:nq + data.tau.shape[0]]
     kinematics.normalize_quaternions(y[:nq], data.tree, q)
     kinematics.link_velocities(q, v, data.tree, data.links, data.scratch)
     _loads(q, v, data, False)
-    contactkernels.project_patches(v, data)
+    patchkernels.project_patches(v, data)
     return 0
 
 

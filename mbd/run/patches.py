@@ -3,7 +3,7 @@ released where a piece begins.
 
 A patch is a contact's points together. While it sticks, the tree's accelerations are solved
 with its slip (and, on two or more points, its spin) held at zero
-(:func:`mbd.compiled.contactkernels.hold_patches`); while it slips, its points carry kinetic
+(:func:`mbd.compiled.patchkernels.hold_patches`); while it slips, its points carry kinetic
 friction. Its mode is its first point's: sides[PLACEMENT_SWITCH] -1 sticking, +1 slipping,
 and the slip's direction d0 in that point's ``reference``. :class:`Patches` decides where a
 piece ends at a crossing (or begins) which patches hold, which way a released one slips, and
@@ -11,8 +11,8 @@ what to log, as :mod:`mbd.run.locks` does for a joint's stiction.
 """
 import numpy as np
 
-from ..compiled.contactkernels import CONE_EDGE, PIVOTS, SLIP_START
 from ..compiled.layout import PLACEMENT_SWITCH
+from ..compiled.patchkernels import CONE_EDGE, PIVOTS, SLIP_START
 from ..compiled.statekernels import patches_projected
 from .evaluator import contact_points, friction_work_start
 from .failures import raise_status
