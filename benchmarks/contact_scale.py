@@ -93,6 +93,7 @@ from common import machine, median_call  # noqa: E402
 import mbd  # noqa: E402
 from forces import ElastoGap  # noqa: E402
 from joints import SixDof  # noqa: E402
+from mbd.model.files import atomic_open  # noqa: E402
 from mbd.run.evaluator import Evaluator  # noqa: E402
 
 G = 9.81
@@ -725,17 +726,8 @@ def main(argv=None):
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     text = report(args.rounds, [int(s) for s in args.sizes.split(",")], log)
     print(text)
-    folder = os.path.dirname(os.path.abspath(args.out))
-    fd, tmp = tempfile.mkstemp(prefix=".contact_scale-", suffix=".md", dir=folder)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, args.out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-
+    with atomic_open(args.out) as fh:
+        fh.write(text)
 
 if __name__ == "__main__":
     main()

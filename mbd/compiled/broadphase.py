@@ -88,13 +88,19 @@ def broad_phase(links, shapes, pairs, broad):
 
 
 @njit(inline="always")
-def unmeasured(i, points, mode, pairs, stamp):
-    """Whether force element i is a contact point left unmeasured: its pair was not found
-    near by the broad phase of stamp ``stamp``, and its law is not in contact in the mode (a
-    point in contact is measured, so that its contact's end is seen). Reads compact records
+def far(i, points, pairs, stamp):
+    """Whether force element i is a contact point whose pair the broad phase of stamp
+    ``stamp`` did not find near (its bound past its law's reach). Reads compact records
     only."""
     p = points[i].pair
-    return p >= 0 and pairs[p].near != stamp and mode[i].sides[0] > 0.0
+    return p >= 0 and pairs[p].near != stamp
+
+
+@njit(inline="always")
+def unmeasured(i, points, mode, pairs, stamp):
+    """Whether contact point i is left unmeasured: :func:`far`, and its law not in contact
+    in the mode (a point in contact is measured, so that its contact's end is seen)."""
+    return far(i, points, pairs, stamp) and mode[i].sides[0] > 0.0
 
 
 @njit(inline="always")

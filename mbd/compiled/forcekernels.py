@@ -447,10 +447,9 @@ def natural_mode(q, v, elements, estate, mode, links, scratch, g, pairs, points,
     far gap, at rest)."""
     for i in range(elements.shape[0]):
         E, X, Md = elements[i], estate[i], mode[i]
-        p = points[i].pair
-        if p >= 0 and pairs[p].near != stamp:
+        if broadphase.far(i, points, pairs, stamp):
             lawkernels.call_law(E.law_entry, LAW_NATURAL_SIDES, elements, mode, i,
-                                pairs[p].bound, 0.0, g[i], 0)
+                                pairs[points[i].pair].bound, 0.0, g[i], 0)
             broadphase.leave_unmeasured(i, points, estate, pairs)
             if E.patch != i:
                 Md.sides[PLACEMENT_SWITCH] = 1.0

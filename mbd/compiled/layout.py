@@ -229,7 +229,6 @@ BROAD_SHAPE = np.dtype([
 BROAD_PAIR = np.dtype([
     ("shape_a", np.int64),          # its shapes (rows of the shapes' table)
     ("shape_b", np.int64),
-    ("first", np.int64),            # its first point's element
     ("reach", np.float64),          # the gap beyond which its law exerts nothing, m (its
                                     # ``reach_slot`` parameter, constant over a run)
     ("reach_slot", np.int64),       # that parameter's slot (-1: none: always measured)

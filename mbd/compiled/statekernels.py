@@ -28,7 +28,7 @@ from . import (
 )
 from .jit.jitcache import njit
 from .jit.native import borrowed
-from .layout import CONTACT, LAW_SWITCHES, NATURAL_MODE, ONE_ELEMENT, RECORDS, SWITCHING
+from .layout import LAW_SWITCHES, NATURAL_MODE, ONE_ELEMENT, RECORDS, SWITCHING
 
 
 @njit(inline="always")
@@ -62,13 +62,14 @@ def _work_rates(v, dy, data, constrained):
     nf = estate.shape[0]
     friction_at = n + nf + data.drivers.shape[0]     # a contact point's friction's, after
     for i in range(nf):
-        if points[i].pair >= 0 and points[i].written == 0:   # unmeasured: no load, no power
+        contact = points[i].pair >= 0
+        if contact and points[i].written == 0:      # unmeasured: no load, no power
             dy[n + i] = dy[friction_at] = 0.0
             friction_at += 1
             continue
         X = estate[i]
         dy[n + i] = X.value * X.xdot if X.status == 0 else 0.0
-        if data.elements[i].kind == CONTACT:
+        if contact:
             f = X.friction
             dy[friction_at] = (f[0] * (X.vel_b[0] - X.vel_a[0]) + f[1] * (X.vel_b[1] - X.vel_a[1])
                                + f[2] * (X.vel_b[2] - X.vel_a[2]))
@@ -318,13 +319,12 @@ def elements_at(y, g, data, task):
     v = y[nq:nq + data.tau.shape[0]]
     kinematics.normalize_quaternions(y[:nq], data.tree, q)
     kinematics.link_velocities(q, v, data.tree, data.links, data.scratch)
-    if task != RECORDS:      # (the loads evaluate them for the records)
-        controlkernels.evaluate(v, data)     # the laws' parameters that controllers give
-    if task == RECORDS:        # the records every contact point measured (no broad phase)
-        data.broad[0].exact += 1
+    if task == RECORDS:        # every contact point measured (no broad phase); the loads
+        data.broad[0].exact += 1     # evaluate the controllers
         status = _loads(q, v, data, True)
         data.broad[0].exact -= 1
         return status
+    controlkernels.evaluate(v, data)     # the laws' parameters that controllers give
     if task >= ONE_ELEMENT:     # one element's law functions, measured (no broad phase)
         i = task - ONE_ELEMENT
         forcekernels.switching_values(q, v, data.elements, data.estate, data.mode, data.links,

@@ -337,8 +337,7 @@ def broad_tables(forces, table):
     records ``table``): (``BROAD_SHAPE`` records, one per shape at a CS; ``BROAD_PAIR``
     records, one per pair of them in a contact; ``BROAD_POINT`` records, one per element:
     its pair and patch). A pair is left unmeasured while its bounding volumes are apart by
-    more than its law's reach
-    (the parameter a law names as its ``reach_slot``: an ElastoGap's s_rel0, an Impact's
+    more than its law's reach (the parameter a law names as its ``reach_slot``: an ElastoGap's s_rel0, an Impact's
     x1); a law without one, one whose parameters vary in a run (a function of time, a
     signal), or a shape without a bound (:func:`mbd.compiled.broadphase.bounding_radius`)
     keeps its pair always measured."""
@@ -355,29 +354,27 @@ def broad_tables(forces, table):
                 shapes[key] = len(shape_rows)
                 radius = broadphase.bounding_radius(shape)
                 shape_rows.append((int(E["link_" + end]), np.array(E["pos_" + end]),
-                                   np.array(E["frame_" + end][:, 2]),
-                                   np.nan if radius is None else radius))
+                                   np.array(E["frame_" + end][:, 2]), radius))
             ends.append(shapes[key])
         key = tuple(ends)
         if key not in pairs:
             pairs[key] = len(pair_rows)
             slot = getattr(fe.law, "reach_slot", None)
-            bounded = not any(np.isnan(shape_rows[k][3]) for k in ends)
+            bounded = all(shape_rows[k][3] is not None for k in ends)
             fixed = not fe.law.time_varying and not list(fe.law.signals())
             slot = slot if slot is not None and bounded and fixed else -1
-            pair_rows.append((ends[0], ends[1], i, slot,
+            pair_rows.append((ends[0], ends[1], slot,
                               float(E["params"][slot]) if slot >= 0 else np.inf))
         points[i]["pair"] = pairs[key]
     shape_table = layout.records(layout.BROAD_SHAPE, len(shape_rows))
     for k, (link, position, normal, radius) in enumerate(shape_rows):
         S = shape_table[k]
         S["link"], S["position"], S["normal"] = link, position, normal
-        S["radius"] = 0.0 if np.isnan(radius) else radius
+        S["radius"] = 0.0 if radius is None else radius     # (its pairs always measured)
     pair_table = layout.records(layout.BROAD_PAIR, len(pair_rows))
-    for k, (a, b, first, slot, reach) in enumerate(pair_rows):
+    for k, (a, b, slot, reach) in enumerate(pair_rows):
         P = pair_table[k]
-        P["shape_a"], P["shape_b"], P["first"] = a, b, first
-        P["reach_slot"], P["reach"] = slot, reach
+        P["shape_a"], P["shape_b"], P["reach_slot"], P["reach"] = a, b, slot, reach
     points["patch"] = table["patch"]
     for t in (shape_table, pair_table, points):
         t.setflags(write=False)
