@@ -186,6 +186,25 @@ def _tangents(n, t1, t2):
     t2[2] = n[0] * t1[1] - n[1] * t1[0]
 
 
+@njit(inline="always")
+def hold_power(i, elements, estate, mode):
+    """The power of the hold of the sticking patch whose first point is element i (W; 0 for
+    any other point): lam . J v, its force on b times the patch's mean slip plus its moment
+    about the normal times the spin (the rows' rates, held at zero but for their drift). Its
+    points' shares of the hold (``friction``, :func:`_share`) are for the records: their
+    dot products with each point's own slip are not the hold's work, for the points' slips
+    differ by the bodies' tilting (a moment of a foot's spin hold spread over levers of
+    millimetres, times the tilt's rate across them, booked kilowatts where the hold did
+    none)."""
+    if held_points(i, elements, mode) == 0:
+        return 0.0
+    X = estate[i]
+    lock, slip, nrm = X.lock, X.slip, X.patch_normal
+    spin = (nrm[0] * (X.w_b[0] - X.w_a[0]) + nrm[1] * (X.w_b[1] - X.w_a[1])
+            + nrm[2] * (X.w_b[2] - X.w_a[2]))
+    return lock[0] * slip[0] + lock[1] * slip[1] + lock[2] * slip[2] + lock[3] * spin
+
+
 @njit()
 def patch_rows(data, nv):
     """The rows of the sticking patches (on the kinematics of ``link_velocities`` and the

@@ -54,26 +54,32 @@ def _work_rates(v, dy, data, constrained):
     force element (law value times the rate of what it reads, W), after a constrained solve
     (``constrained``, a constant of the variant: a tree's variants compile no driver code)
     of every driver (its force times its coordinate's rate), and of every contact point's
-    friction (its force times the slip velocity) into them."""
+    friction (its force times the slip velocity; a sticking patch's hold, the power of its
+    rows, at its first point: :func:`mbd.compiled.patchkernels.hold_power`) into them."""
     n = data.q.shape[0] + v.shape[0]
     if dy.shape[0] == n:
         return
-    estate, points = data.estate, data.points
+    estate, points, elements, mode = data.estate, data.points, data.elements, data.mode
     nf = estate.shape[0]
     friction_at = n + nf + data.drivers.shape[0]     # a contact point's friction's, after
     for i in range(nf):
         contact = points[i].pair >= 0
-        if contact and points[i].written == 0:      # unmeasured: no load, no power
-            dy[n + i] = dy[friction_at] = 0.0
-            friction_at += 1
-            continue
         X = estate[i]
-        dy[n + i] = X.value * X.xdot if X.status == 0 else 0.0
-        if contact:
+        if contact and patchkernels.stuck(elements, mode, i):
+            # a sticking patch's friction is its hold: its power, at its first point
+            dy[friction_at] = patchkernels.hold_power(i, elements, estate, mode)
+        elif contact and points[i].written != 0:
             f = X.friction
             dy[friction_at] = (f[0] * (X.vel_b[0] - X.vel_a[0]) + f[1] * (X.vel_b[1] - X.vel_a[1])
                                + f[2] * (X.vel_b[2] - X.vel_a[2]))
+        elif contact:                                # unmeasured: no load, no power
+            dy[friction_at] = 0.0
+        if contact:
             friction_at += 1
+        if contact and points[i].written == 0:
+            dy[n + i] = 0.0
+        else:
+            dy[n + i] = X.value * X.xdot if X.status == 0 else 0.0
     if constrained:
         nd = data.drivers.shape[0]
         if nd:

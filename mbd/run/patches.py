@@ -18,8 +18,9 @@ from .evaluator import contact_points, friction_work_start
 from .failures import raise_status
 
 STICK, SLIP = -1.0, 1.0
-#: how far inside 1 |K^-1 a0| must be for a breaking patch to stay stuck (Patches._breaks):
-#: near 1 (mu_k = mu_s, a slip that starts unaccelerated) it slips
+#: how far inside the static cone a breaking patch's slip must be held (|K^-1 a0| mu_k
+#: against mu_s, Patches._breaks) for it to pivot: nearer (mu_k = mu_s, a slip that starts
+#: unaccelerated) it slips
 BREAK_MARGIN = 1e-2
 #: the time step (s) of the central difference of a breaking patch's slip acceleration
 BREAK_STEP = 1e-7
@@ -125,9 +126,9 @@ class Patches:
         holding force. There is none where |K^-1 a0| <= 1: kinetic friction would stop any
         slip at once (the hold's force is past the cone only for what holds the patch's spin
         about its normal, which no slip mode resists): the patch then pivots, its slip held
-        and its spin free (the caller's :meth:`_pivots`). Within
-        BREAK_MARGIN of 1 (mu_k = mu_s: kinetic friction just balances the push) it slips
-        along K^-1 a0."""
+        and its spin free (the caller's :meth:`_pivots`), its slip then held by
+        |K^-1 a0| mu_k f_n. Where that is within BREAK_MARGIN of mu_s f_n (mu_k = mu_s:
+        kinetic friction just balances the push) it slips along K^-1 a0."""
         from scipy.optimize import brentq  # (imported on use)
 
         normal = np.array(self.ev.data.estate[lead]["patch_normal"], dtype=float)
@@ -154,9 +155,14 @@ class Patches:
             except np.linalg.LinAlgError:     # K singular at lam = 0: nothing stops it
                 return np.inf
 
-        if excess(0.0) <= -BREAK_MARGIN:
-            return False
-        if excess(0.0) <= 0.0:     # at the edge (mu_k = mu_s): the slip starts unaccelerated
+        if excess(0.0) <= 0.0:
+            # kinetic friction stops any slip: held by |K^-1 a0| mu_k f_n, a force that only
+            # at the static cone's edge (mu_k = mu_s) cannot hold it: there the slip starts
+            # unaccelerated; inside, the patch pivots, its slip held in the cone (a slip
+            # started that friction slows would stop at once, stick, break again, ...)
+            mu_s, mu_k = (float(x) for x in self.system.elements[lead]["friction"][:2])
+            if (excess(0.0) + 1.0) * mu_k < mu_s * (1.0 - BREAK_MARGIN):
+                return False
             self._slips(lead, basis @ np.linalg.solve(K, a0))
             return True
         high = float(np.linalg.norm(a0)) + float(np.linalg.norm(K)) + 1e-300
@@ -260,8 +266,10 @@ class Patches:
                 if not self._breaks(t, y, i, pushed):
                     self._pivots(i)
             else:
-                # its slip along d0 reached zero: stopped, it tries to stick; still moving
-                # (its slip turned across d0), it slips on along its own direction
+                # its slip along d0 reached zero: stopped, it tries to stick (the rest of
+                # its slip and its spin brought to zero by the hold, in HOLD_TIME, its
+                # work booked: patchkernels.hold_power); still moving (its slip turned
+                # across d0), it slips on along its own direction
                 slip = self._slip(t, y, i)
                 if np.linalg.norm(slip) > SLIP_START:
                     self._slips(i, slip)

@@ -172,19 +172,41 @@ def test_the_quadruped_example_stands_and_recovers_from_its_push(capsys, robot):
     assert support == pytest.approx(weight, rel=1e-5)
 
 
-@pytest.mark.parametrize("robot", ["solo12", "go2"])
-def test_a_pushed_quadruped_keeps_its_energy_balance(robot, monkeypatch):
-    # a stick is a plastic impact along the patch's rows (the least change in kinetic
-    # energy, which never adds any: it once over-determined the motion with the points'
-    # normal rates, and a Go2 landing after a push gained 300 J); the balance's residual is
-    # what those impacts take, unbooked, and the run's error: well under 1 % here
+@pytest.mark.parametrize("robot, push", [("solo12", None), ("go2", None), ("solo12", 100.0),
+                                         ("go2", 150.0), ("go2", 300.0)])
+def test_a_pushed_quadruped_keeps_its_energy_balance(robot, push, monkeypatch):
+    # the default pushes (it recovers) and hard ones (it falls: feet crash, stick, pivot and
+    # break free by the dozen). Every energy is booked: a stick's plastic impact along the
+    # patch's rows (its slip's rest and its spin) in its friction's work, and a sticking
+    # patch's hold by the power of its rows (lam . J v), not by its points' shares, whose
+    # dot products with the points' slips, across a tilting foot, once booked kilowatts
+    # the hold did not do (a residual of 9 % of the energies in the Go2's crash at 300 N,
+    # 0.2-0.7 % at the default pushes). What remains is the integration's own error: the
+    # work accumulators are integrated with the motion at rtol, whose error over the run
+    # stays within 10 rtol of the largest energy term
     monkeypatch.setattr(quadruped, "STAND", 0.5)
     model = quadruped.build_model(robot)
-    result = quadruped.pushed(model.build(), robot,
+    result = quadruped.pushed(model.build(), robot, push,
                               t_end=quadruped.STAND + quadruped.PUSH_TIME + 1.0)
     assert any(e.what == "breaks free: slips" for e in result.events)     # it was pushed
     balance = result.energy_balance()
-    assert balance.relative_residual < 1e-2
+    assert balance.relative_residual < 10.0 * quadruped.RTOL
+
+
+def test_a_go2_pushed_at_150_n_runs_through_its_feet_breaking_free(monkeypatch):
+    # (issue 48's note) it stopped at 0.584 s, the step at 1e-12 s: a foot breaking free
+    # where kinetic friction just stops any slip (|K^-1 a0| = 0.998, within BREAK_MARGIN of
+    # 1, with mu_k = 0.7 < mu_s = 0.8) slipped "unaccelerated", was slowed, stopped 1e-11 s
+    # later, stuck past its cone, broke free again the same way, and so on, the events
+    # unlogged (the mode the same each time). Its slip held by |K^-1 a0| mu_k f_n, well
+    # inside the static cone, it pivots instead: its slip held, its spin free
+    monkeypatch.setattr(quadruped, "STAND", 0.5)
+    model = quadruped.build_model("go2")
+    result = quadruped.pushed(model.build(), "go2", 150.0, t_end=1.6)
+    assert result.t[-1] == 1.6
+    assert any(e.what == "pivots: its spin free" for e in result.events)
+    trunk = result.body(quadruped.TRUNK["go2"]).position()
+    assert trunk[-1, 2] > 0.5 * trunk[0, 2]          # it stands after the push
 
 
 def test_mbd_run_stands_a_urdf_robot_on_the_floor_with_ground(tmp_path):
