@@ -723,8 +723,12 @@ def main(argv=None):
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     parser.add_argument("--out", default=os.path.join(HERE, "CONTACT_SCALE.md"))
     args = parser.parse_args(argv)
+    sizes = sorted({int(s) for s in args.sizes.split(",")})
+    if len(sizes) < 2:
+        parser.error(f"--sizes: two sizes or more (the cost's exponent is fitted over them), "
+                     f"got {args.sizes!r}")
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
-    text = report(args.rounds, [int(s) for s in args.sizes.split(",")], log)
+    text = report(args.rounds, sizes, log)
     print(text)
     with atomic_open(args.out) as fh:
         fh.write(text)
