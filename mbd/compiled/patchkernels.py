@@ -89,7 +89,10 @@ def kinetic_friction(i, elements, estate, mode):
 def patch_motion(i, elements, estate, mode):
     """Patch i (its first point): its centre, mean normal and mean slip velocity over its
     points in contact into the first point's record (``patch_point``, ``patch_normal``,
-    ``slip``); returns how many points are in contact."""
+    ``slip``), and its bodies' angular velocities (``w_a``, ``w_b``) from a point in contact:
+    the first point's own measure may be left out by the broad phase (its pair of shapes
+    far apart while another touches, the foot of a link whose leg is its first shape), and
+    the hold's rows and power read them there. Returns how many points are in contact."""
     X = estate[i]
     c, nrm, slip = X.patch_point, X.patch_normal, X.slip
     for a in range(3):
@@ -99,6 +102,9 @@ def patch_motion(i, elements, estate, mode):
         if not in_contact(mode, j):
             continue
         Y = estate[j]
+        if count == 0 and j != i:
+            for a in range(3):
+                X.w_a[a], X.w_b[a] = Y.w_a[a], Y.w_b[a]
         count += 1
         for a in range(3):
             c[a] += Y.point_b[a]

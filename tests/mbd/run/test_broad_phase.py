@@ -192,3 +192,43 @@ def test_one_element_s_switches_alone_are_those_every_element_s_evaluation_gives
         ev.call(statekernels.elements_at, y, g, ev.data, layout.ONE_ELEMENT + i)
         np.testing.assert_array_equal(g[i, law], exact[i, law])
         assert (g[i, 0] > 0.0) == (full[i, 0] > 0.0)
+
+
+def test_a_patch_whose_first_shape_is_far_reads_its_bodies_spin_from_a_point_in_contact():
+    # a block whose first contact shape is a knob 0.3 m above it, sliding and turning on the
+    # floor with exact friction: the knob's pair is left out, and with it the measure of the
+    # patch's first point, whose record the hold's rows and its power read the bodies'
+    # angular velocities from (once the zeros the broad phase leaves there)
+    half, mass = 0.05, 1.0
+    model = mbd.Model("knob")
+    floor = model.add_ground("floor", environment=mbd.Environment(gravity=(0.0, 0.0, -G)))
+    floor.add_shape(mbd.Plane(), contact=True)
+    block = model.add_body("block", mass, (0, 0, 0), np.eye(3) * mass * (2 * half) ** 2 / 6,
+                           cs={"knob": (0.0, 0.0, 0.3)})
+    block.add_shape(mbd.Sphere(0.02), cs="knob", contact=True)
+    block.add_shape(mbd.Box((2 * half,) * 3), contact=True)
+    depth = (mass * G / 4 / 1e6) ** (1 / 1.5)
+    model.add(SixDof("free", floor, block["cg"], q0=(0.0, 0.0, half - depth, 1.0, 0.0, 0.0, 0.0),
+                     v0=[0.5, 0.0, 0.0, (0.0, 0.0, 3.0)]))
+    model.add(mbd.Contact("patch", floor, block, ElastoGap(c=1e6, d=50.0, n=1.5),
+                          mbd.Coulomb(0.5, 0.4, exact=True)))
+    system = model.build()
+    lead = system.patches[0]
+    pairs = system.broad_points["pair"]
+    assert pairs[lead] != pairs[lead + 1]         # the knob's point first, the box's after
+    sim = system.start(t_end=0.2, output_step=0.01, rtol=1e-8, atol=1e-10)
+    state = sim.advance_to(0.05)           # sliding and turning
+    ev = sim.run.ev
+    ev.derivative(sim.t, sim.y)
+    points, estate, mode = ev.data.points, ev.data.estate, ev.data.mode
+    touching = [j for j in range(lead, lead + int(system.elements[lead]["patch_size"]))
+                if mode[j]["sides"][0] < 0.0]
+    assert points["written"][lead] == 0 and touching and lead not in touching
+    spin = estate[touching[0]]["w_b"]
+    assert abs(spin[2]) > 0.1                                  # it turns
+    np.testing.assert_array_equal(estate[lead]["w_b"], spin)
+    assert state.t == 0.05
+    sim.advance_to(0.2)
+    result = sim.result()
+    assert any(e.what == "sticks" for e in result.events)
+    assert result.energy_balance().relative_residual < 1e-5
