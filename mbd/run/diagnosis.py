@@ -48,12 +48,16 @@ class Mode:
         The corresponding eigenvalue with that element's force frozen, 1/s.
     parameters : str or None
         That element's parameters (:meth:`mbd.ForceElement.parameters_text`).
+    frozen : str
+        What was taken away to get ``without`` ("that element's force frozen"; for a contact
+        patch that slips, its kinetic friction).
     """
 
     eigenvalue: complex
     element: str = None
     without: complex = None
     parameters: str = None
+    frozen: str = "that element's force frozen"
 
     @property
     def rate(self):
@@ -81,7 +85,7 @@ class Mode:
         """Where the mode comes from, in words: its element, or the bodies."""
         if self.element is None:
             return "no single force element sets it (the bodies' masses and inertias do)"
-        return (f"{self.element} ({self.parameters}) sets it: with that element's force frozen "
+        return (f"{self.element} ({self.parameters}) sets it: with {self.frozen} "
                 f"the rate is {abs(self.without):.3g} 1/s")
 
     def describe(self):
@@ -190,9 +194,43 @@ def _mode(ev, t, y, pick):
         if measure_i <= 0.5 * measure and (best is None or measure_i < best[2]):
             best = (fe, lam_i, measure_i)
     if best is None:
-        return Mode(complex(lam))
+        return _slipping_patch(ev, t, y, pick, lam, measure) or Mode(complex(lam))
     fe, lam_i, _ = best
     return Mode(complex(lam), fe.label(), complex(lam_i), fe.parameters_text())
+
+
+def _slipping_patch(ev, t, y, pick, lam, measure):
+    """The mode (a :class:`Mode`) that a contact patch slipping with exact friction sets, or
+    None: its kinetic friction, mu_k f_n against its slip's direction, turns with a slip that
+    passes near zero at a rate of mu_k f_n / (m |v|), which no one point's normal force sets
+    (frozen, each point keeps its friction); taken away (mu_k = 0 on the patch's points), the
+    mode is at least twice as slow."""
+    s = ev.system
+    best = None
+    for lead in s.patches:
+        if ev.data.mode[lead]["sides"][layout.PLACEMENT_SWITCH] < 0.0:
+            continue                 # (it sticks: its hold is no friction to take away)
+        copy = Evaluator(s)
+        copy.data.mode[:] = ev.data.mode
+        copy.refresh(t, y)
+        points = slice(lead, lead + int(s.elements[lead]["patch_size"]))
+        copy.data.elements["friction"][points, 1] = 0.0
+        others = _eigenvalues(copy, t, y)
+        if not len(others):
+            continue
+        lam_i, measure_i = pick(others)
+        if measure_i <= 0.5 * measure and (best is None or measure_i < best[2]):
+            best = (lead, lam_i, measure_i, copy)
+    if best is None:
+        return None
+    lead, lam_i, _, copy = best
+    copy.switching(t, y)           # (its slip, which friction does not change)
+    speed = float(np.linalg.norm(copy.data.estate[lead]["slip"]))
+    contact = s.force_elements[lead].contact
+    return Mode(complex(lam), f"contact '{contact.name}' slipping at {speed:.3g} m/s",
+                complex(lam_i), repr(contact.friction),
+                "its kinetic friction taken away (its direction turns with a slip that "
+                "slow, at mu_k f_n / (m |v|))")
 
 
 def _fastest(lams):

@@ -9,6 +9,7 @@ runs' tolerance (rtol 1e-10): an event's time to the event location on the step'
 output, a motion's to the integration error over the run, a few hundred steps.
 """
 import math
+import re
 
 import numpy as np
 import pytest
@@ -219,3 +220,40 @@ def test_a_block_started_level_on_an_incline_settles_and_then_does_not_creep():
     # (the run's error on the corners' rocking: rtol x the size, 2e-11 m; bound 1e-9 m)
     assert np.abs(centre[:, :2] - centre[0, :2]).max() < 1e-9
     assert 0.0 < centre[0, 0] < 1e-3           # (the settling slide: down the slope, short)
+
+
+def test_a_stiff_slip_near_zero_is_named_as_the_slipping_contact():
+    # a ball (its spin held back by a large inertia) slipping at 3 um/s on a floor whose
+    # gravity pulls it along, across its slip, with exactly its kinetic friction: its slip
+    # turns towards the pull and stays that slow, where the friction's direction turns with
+    # it at mu_k f_n / (m |v|) ~ 1e6 1/s. No one point's normal force sets that mode (each
+    # point frozen keeps its friction): the message names the contact, its slip speed, and
+    # the mode without its kinetic friction
+    theta = math.atan(0.4)
+    along = G * math.sin(theta) / math.sqrt(2.0)
+    m = mbd.Model("creep")
+    floor = m.add_ground("floor", environment=mbd.Environment(
+        gravity=(along, along, -G * math.cos(theta))))
+    floor.add_shape(mbd.Plane(), contact=True)
+    ball = m.add_body("ball", mass=MASS, cg=(0, 0, 0), inertia=np.eye(3) * 1e3)
+    ball.add_shape(mbd.Sphere(HALF), contact=True)
+    depth = (MASS * G * math.cos(theta) / C) ** (1 / N)
+    m.add(SixDof("free", floor, ball["cg"], q0=(0.0, 0.0, HALF - depth, 1.0, 0.0, 0.0, 0.0),
+                 v0=[3e-6, 0.0, 0.0, (0.0, 0.0, 0.0)]))
+    m.add(mbd.Contact("patch", floor, ball, ElastoGap(c=C, d=D, n=N),
+                      mbd.Coulomb(0.5, 0.4, exact=True)))
+    with pytest.raises(mbd.SimulationError) as caught:
+        m.build().simulate(0.01, output_step=0.001, rtol=1e-8, atol=1e-10, max_steps=500)
+    message = str(caught.value)
+    found = re.search(r"contact 'patch' slipping at ([\d.e+-]+) m/s \(Coulomb\(mu_s=0.5, "
+                      r"mu_k=0.4.*\) sets it: with its kinetic friction taken away .* the rate "
+                      r"is ([\d.e+-]+) 1/s", message)
+    assert found, message
+    speed, without = (float(x) for x in found.groups())
+    assert 0.0 < speed < 1e-5
+    rate = float(re.search(r"a mode of rate (-[\d.e+]+) 1/s", message).group(1))
+    # the named rate: mu_k f_n / (m |v|) within the slip's start band (SLIP_START), and the
+    # mode without that friction at least twice slower (the diagnosis's rule)
+    assert 0.1 < abs(rate) / (0.4 * G * math.cos(theta) / (speed + 1e-6)) < 10.0
+    assert without <= 0.5 * abs(rate)
+    assert "method='Radau'" in message
