@@ -401,9 +401,9 @@ def sphere_starts(n, seed=1):
     return out
 
 
-def sphere_model(n, contacts=True):
+def sphere_model(n, contacts=True, starts=None):
     """mbd's box of five planes and n spheres, every pair a Contact (none where not
-    ``contacts``)."""
+    ``contacts``), started at :func:`sphere_starts` (or at ``starts``, n positions, m)."""
     model = mbd.Model(f"spheres{n}")
     floor = model.add_ground("floor", environment=mbd.Environment(gravity=(0.0, 0.0, -G)))
     floor.add_shape(mbd.Plane(size=L_BOX), contact=True)
@@ -413,7 +413,7 @@ def sphere_model(n, contacts=True):
         wall.add_shape(mbd.Plane(size=L_BOX), contact=True)
         grounds.append(wall)
     balls = []
-    for k, p in enumerate(sphere_starts(n)):
+    for k, p in enumerate(sphere_starts(n) if starts is None else starts):
         ball = model.add_body(f"ball{k}", M_S, (0.0, 0.0, 0.0), np.eye(3) * 0.4 * M_S * R_S**2)
         ball.add_shape(mbd.Sphere(R_S), contact=True)
         model.add(SixDof(f"free{k}", floor, ball["cg"], q0=(*p, 1.0, 0.0, 0.0, 0.0)))

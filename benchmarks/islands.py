@@ -14,7 +14,11 @@ run settings) for what islands could save, from one run's records:
   contact, joined): its size over N, averaged over the events. Today every event restarts the
   stepping of all N spheres; stepped apart, an event restarts its island alone, so this is
   the share of the restarts' work that would remain;
-- **steps**: the run's steps and evaluations, as ``contact_scale.py`` counts them.
+- **steps**: the run's steps, evaluations and wall (one warm run), as ``contact_scale.py``
+  counts them;
+- **alone**: a sample of the spheres (every N/SAMPLE-th), each run alone in the box from its
+  own start (warm, the median of ROUNDS runs): N times their mean wall is what stepping
+  apart would cost if no two spheres touched, against the run of all N together.
 
 Usage::
 
@@ -39,6 +43,8 @@ from mbd.model.files import atomic_open  # noqa: E402
 
 SIZES = (50, 100)
 DATE = "2026-12-08"
+SAMPLE = 10         # spheres run alone per size
+ROUNDS = 3          # timed runs of each (the median)
 
 
 def islands(n, pairs, touching):
@@ -56,6 +62,24 @@ def islands(n, pairs, touching):
         if on:
             root[find(i)] = find(j)
     return np.array([find(i) for i in range(n)])
+
+
+def alone(n):
+    """(mean wall (s) of a 2 s run of one sphere alone in the box, from the starts of every
+    (n // SAMPLE)-th of the n, warm, the median of ROUNDS; their mean evaluations)."""
+    walls, nfev = [], []
+    for p in scene.sphere_starts(n)[::max(n // SAMPLE, 1)]:
+        system = scene.sphere_model(1, starts=[p]).build()
+        run = dict(output_step=0.01, rtol=1e-6, atol=1e-6)
+        system.simulate(scene.S_T, **run)
+        times = []
+        for _ in range(ROUNDS):
+            start = time.perf_counter()
+            result = system.simulate(scene.S_T, **run)
+            times.append(time.perf_counter() - start)
+        walls.append(float(np.median(times)))
+        nfev.append(result.stats.get("nfev"))
+    return float(np.mean(walls)), float(np.mean(nfev))
 
 
 def measure(n, log):
@@ -97,6 +121,7 @@ def measure(n, log):
                events=len(result.events), count=count, largest=largest,
                flying=1.0 - anything.mean(axis=1), event_share=np.array(share), late=late,
                t=result.t)
+    out["alone"], out["alone_nfev"] = alone(n)
     log(f"  N = {n}: {wall:.1f} s, {out['events']} events, largest island "
         f"{largest.mean():.2f} N on average")
     return out
@@ -113,9 +138,12 @@ def report(sizes, log):
              "nothing).", "",
              "| N | steps / evaluations / events | islands at a row, mean (0-1 s / 1-2 s) | "
              "largest island / N, mean (0-1 s / 1-2 s) | spheres touching nothing, share "
-             "(0-1 s / 1-2 s) | an event's island / N, mean over events |",
-             "|---|---|---|---|---|---|"]
+             "(0-1 s / 1-2 s) | an event's island / N, mean over events | wall of the N "
+             "together / N times one alone (s per 2 s run; one alone's evaluations) |",
+             "|---|---|---|---|---|---|---|"]
     found = []
+    # (compiled once on a small scene of the same kinds: every run below is warm)
+    scene.sphere_model(2).build().simulate(0.1, output_step=0.01, rtol=1e-6, atol=1e-6)
     for n in sizes:
         m = measure(n, log)
         found.append(m)
@@ -125,7 +153,8 @@ def report(sizes, log):
             f"{m['count'][early].mean():.1f} / {m['count'][late].mean():.1f} | "
             f"{m['largest'][early].mean():.2f} / {m['largest'][late].mean():.2f} | "
             f"{m['flying'][early].mean():.2f} / {m['flying'][late].mean():.2f} | "
-            f"{m['event_share'].mean():.2f} |")
+            f"{m['event_share'].mean():.2f} | {m['wall']:.1f} / {n * m['alone']:.2f} "
+            f"({m['alone_nfev']:.0f}) |")
     lines += ["", "Largest island / N over time (every 0.2 s):", "",
               "| t (s) | " + " | ".join(f"N = {m['n']}" for m in found) + " |",
               "|---|" + "---|" * len(found)]
@@ -146,7 +175,12 @@ def report(sizes, log):
             f" % of the spheres touch nothing in the first second: "
             + ("islands would leave most of the work where it is."
                if m["largest"].mean() > 0.5 else
-               "the work of an event's restart would shrink to that share."))
+               "the work of an event's restart would shrink to that share.")
+            + f" Each sphere stepped alone, the N would take {m['n'] * m['alone']:.2f} s "
+            f"against {m['wall']:.1f} s together ({m['wall'] / (m['n'] * m['alone']):.0f}x): "
+            "the bound of "
+            "islands with no contact between spheres, which an island's own contacts and its "
+            "joining others add to.")
     return "\n".join(lines) + "\n"
 
 
