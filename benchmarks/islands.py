@@ -91,6 +91,7 @@ def measure(n, log):
     wall = time.perf_counter() - start
     index = {f"ball{k}": k for k in range(n)}
     contacts = [e for e in model.elements if isinstance(e, mbd.Contact)]
+    named = {c.name: c for c in contacts}
     rows = len(result.t)
     touching = {c.name: result.contact(c.name).in_contact.any(axis=1) for c in contacts}
     pairs = [(c.name, index[c.a.name], index[c.b.name]) for c in contacts
@@ -109,8 +110,7 @@ def measure(n, log):
     # each event's island: at the row before it, its contact's spheres' islands together
     share = []
     for event in result.events:
-        name = event.element.split(":")[0]
-        contact = next((c for c in contacts if c.name == name), None)
+        contact = named.get(event.element.split(":")[0])
         if contact is None:
             continue
         r = max(int(np.searchsorted(result.t, event.t, side="right")) - 1, 0)

@@ -35,9 +35,10 @@ def in_contact(mode, j):
 
 
 @njit(inline="always")
-def stuck(elements, mode, i):
-    """Whether contact point i belongs to a patch that sticks."""
-    lead = elements[i].patch
+def patch_sticks(lead, mode):
+    """Whether the patch whose first point is element ``lead`` sticks (False for lead < 0: a
+    point of no exact patch). A point's patch is its element's or its compact record's
+    ``patch``."""
     return lead >= 0 and mode[lead].sides[PLACEMENT_SWITCH] < 0.0
 
 
@@ -73,7 +74,7 @@ def kinetic_friction(i, elements, estate, mode):
     E, X = elements[i], estate[i]
     f = X.friction
     f[0] = f[1] = f[2] = 0.0
-    if stuck(elements, mode, i):
+    if patch_sticks(E.patch, mode):
         return
     slip, ref = estate[E.patch].slip, mode[E.patch].reference
     t0 = slip[0] + SLIP_START * ref[0]
@@ -102,7 +103,7 @@ def patch_motion(i, elements, estate, mode):
         if not in_contact(mode, j):
             continue
         Y = estate[j]
-        if count == 0 and j != i:
+        if count == 0:
             for a in range(3):
                 X.w_a[a], X.w_b[a] = Y.w_a[a], Y.w_b[a]
         count += 1

@@ -59,27 +59,27 @@ def _work_rates(v, dy, data, constrained):
     n = data.q.shape[0] + v.shape[0]
     if dy.shape[0] == n:
         return
-    estate, points, elements, mode = data.estate, data.points, data.elements, data.mode
+    estate, points, mode = data.estate, data.points, data.mode
     nf = estate.shape[0]
     friction_at = n + nf + data.drivers.shape[0]     # a contact point's friction's, after
     for i in range(nf):
-        contact = points[i].pair >= 0
         X = estate[i]
-        if contact and patchkernels.stuck(elements, mode, i):
+        measured = points[i].written != 0 or points[i].pair < 0   # else no load, no power
+        dy[n + i] = X.value * X.xdot if measured and X.status == 0 else 0.0
+        if points[i].pair < 0:
+            continue
+        lead = points[i].patch
+        if patchkernels.patch_sticks(lead, mode):
             # a sticking patch's friction is its hold: its power, at its first point
-            dy[friction_at] = patchkernels.hold_power(i, elements, estate, mode)
-        elif contact and points[i].written != 0:
+            dy[friction_at] = (patchkernels.hold_power(i, data.elements, estate, mode)
+                               if lead == i else 0.0)
+        elif measured:
             f = X.friction
             dy[friction_at] = (f[0] * (X.vel_b[0] - X.vel_a[0]) + f[1] * (X.vel_b[1] - X.vel_a[1])
                                + f[2] * (X.vel_b[2] - X.vel_a[2]))
-        elif contact:                                # unmeasured: no load, no power
-            dy[friction_at] = 0.0
-        if contact:
-            friction_at += 1
-        if contact and points[i].written == 0:
-            dy[n + i] = 0.0
         else:
-            dy[n + i] = X.value * X.xdot if X.status == 0 else 0.0
+            dy[friction_at] = 0.0
+        friction_at += 1
     if constrained:
         nd = data.drivers.shape[0]
         if nd:

@@ -146,11 +146,8 @@ def _frozen(ev, i, t, y, removed=False):
     """Run-stage data like ``ev``'s, in its mode, with element i's law replaced by a constant
     at its present force (a bushing's: its six loads, as a preload with no spring or damper);
     ``removed``: by a force of zero."""
-    s = ev.system
     records = _records(ev, t, y)
-    copy = Evaluator(s)
-    copy.data.mode[:] = ev.data.mode
-    copy.refresh(t, y)
+    copy = _in_mode(ev, t, y)
     element = copy.data.elements[i]
     if element["kind"] == layout.BUSHING:   # its six loads held: all preload, no spring
         element["params"][:] = 0.0
@@ -167,6 +164,23 @@ def _frozen(ev, i, t, y, removed=False):
     return copy
 
 
+def _in_mode(ev, t, y):
+    """Run-stage data of ``ev``'s system of its own, in ``ev``'s mode, at (t, y)."""
+    copy = Evaluator(ev.system)
+    copy.data.mode[:] = ev.data.mode
+    copy.refresh(t, y)
+    return copy
+
+
+def _without_kinetic_friction(ev, lead, t, y):
+    """:func:`_in_mode`'s data with mu_k = 0 on the points of the patch whose first point is
+    element ``lead``."""
+    copy = _in_mode(ev, t, y)
+    points = slice(lead, lead + int(ev.system.elements[lead]["patch_size"]))
+    copy.data.elements["friction"][points, 1] = 0.0
+    return copy
+
+
 def _records(ev, t, y):
     """The element records at (t, y) in ``ev``'s mode, the signals' values held (an input's,
     a controller's output), on data of their own (``ev``'s mode and lines stay as they
@@ -180,50 +194,29 @@ def _records(ev, t, y):
 
 def _mode(ev, t, y, pick):
     """The mode ``pick(eigenvalues)`` selects, with the element whose frozen force changes it
-    the most (by ``pick``'s measure: the returned eigenvalue's key)."""
+    the most (by ``pick``'s measure: the returned eigenvalue's key), or else the slipping
+    contact patch whose kinetic friction does."""
     lams = _eigenvalues(ev, t, y)
     if not len(lams):
         return None
     lam, measure = pick(lams)
-    best = None
-    for i, fe in enumerate(ev.system.force_elements):
-        others = _eigenvalues(_frozen(ev, i, t, y), t, y)
-        if not len(others):
-            continue
-        lam_i, measure_i = pick(others)
-        if measure_i <= 0.5 * measure and (best is None or measure_i < best[2]):
-            best = (fe, lam_i, measure_i)
-    if best is None:
-        return _slipping_patch(ev, t, y, pick, lam, measure) or Mode(complex(lam))
-    fe, lam_i, _ = best
-    return Mode(complex(lam), fe.label(), complex(lam_i), fe.parameters_text())
-
-
-def _slipping_patch(ev, t, y, pick, lam, measure):
-    """The mode (a :class:`Mode`) that a contact patch slipping with exact friction sets, or
-    None: its kinetic friction, mu_k f_n against its slip's direction, turns with a slip that
-    passes near zero at a rate of mu_k f_n / (m |v|), which no one point's normal force sets
-    (frozen, each point keeps its friction); taken away (mu_k = 0 on the patch's points), the
-    mode is at least twice as slow."""
+    found = _slower_without(((fe, _frozen(ev, i, t, y))
+                             for i, fe in enumerate(ev.system.force_elements)),
+                            t, y, pick, measure)
+    if found is not None:
+        fe, lam_i, _ = found
+        return Mode(complex(lam), fe.label(), complex(lam_i), fe.parameters_text())
+    # a patch slipping with exact friction: its kinetic friction, mu_k f_n against its
+    # slip's direction, turns with a slip that passes near zero at mu_k f_n / (m |v|), which
+    # no one point's normal force sets (frozen, each point keeps its friction)
     s = ev.system
-    best = None
-    for lead in s.patches:
-        if ev.data.mode[lead]["sides"][layout.PLACEMENT_SWITCH] < 0.0:
-            continue                 # (it sticks: its hold is no friction to take away)
-        copy = Evaluator(s)
-        copy.data.mode[:] = ev.data.mode
-        copy.refresh(t, y)
-        points = slice(lead, lead + int(s.elements[lead]["patch_size"]))
-        copy.data.elements["friction"][points, 1] = 0.0
-        others = _eigenvalues(copy, t, y)
-        if not len(others):
-            continue
-        lam_i, measure_i = pick(others)
-        if measure_i <= 0.5 * measure and (best is None or measure_i < best[2]):
-            best = (lead, lam_i, measure_i, copy)
-    if best is None:
-        return None
-    lead, lam_i, _, copy = best
+    slipping = [lead for lead in s.patches
+                if ev.data.mode[lead]["sides"][layout.PLACEMENT_SWITCH] > 0.0]
+    found = _slower_without(((lead, _without_kinetic_friction(ev, lead, t, y))
+                             for lead in slipping), t, y, pick, measure)
+    if found is None:
+        return Mode(complex(lam))
+    lead, lam_i, copy = found
     copy.switching(t, y)           # (its slip, which friction does not change)
     speed = float(np.linalg.norm(copy.data.estate[lead]["slip"]))
     contact = s.force_elements[lead].contact
@@ -231,6 +224,21 @@ def _slipping_patch(ev, t, y, pick, lam, measure):
                 complex(lam_i), repr(contact.friction),
                 "its kinetic friction taken away (its direction turns with a slip that "
                 "slow, at mu_k f_n / (m |v|))")
+
+
+def _slower_without(candidates, t, y, pick, measure):
+    """(key, eigenvalue, data) of the candidate (key, data) whose mode by ``pick`` is the
+    slowest, where at most half ``measure`` (its key and data changed it by a factor of two
+    or more); None where none is."""
+    best = None
+    for key, copy in candidates:
+        others = _eigenvalues(copy, t, y)
+        if not len(others):
+            continue
+        lam_i, measure_i = pick(others)
+        if measure_i <= 0.5 * measure and (best is None or measure_i < best[1]):
+            best = (key, measure_i, lam_i, copy)
+    return None if best is None else (best[0], best[2], best[3])
 
 
 def _fastest(lams):

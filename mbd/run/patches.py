@@ -155,20 +155,21 @@ class Patches:
             except np.linalg.LinAlgError:     # K singular at lam = 0: nothing stops it
                 return np.inf
 
-        if excess(0.0) <= 0.0:
+        at_rest = excess(0.0)
+        if at_rest <= 0.0:
             # kinetic friction stops any slip: held by |K^-1 a0| mu_k f_n, a force that only
             # at the static cone's edge (mu_k = mu_s) cannot hold it: there the slip starts
             # unaccelerated; inside, the patch pivots, its slip held in the cone (a slip
             # started that friction slows would stop at once, stick, break again, ...)
             mu_s, mu_k = (float(x) for x in self.system.elements[lead]["friction"][:2])
-            if (excess(0.0) + 1.0) * mu_k < mu_s * (1.0 - BREAK_MARGIN):
+            if (at_rest + 1.0) * mu_k < mu_s * (1.0 - BREAK_MARGIN):
                 return False
             self._slips(lead, basis @ np.linalg.solve(K, a0))
             return True
         high = float(np.linalg.norm(a0)) + float(np.linalg.norm(K)) + 1e-300
         while excess(high) > 0.0:
             high *= 2.0
-        low = 0.0 if np.isfinite(excess(0.0)) else 1e-12 * high
+        low = 0.0 if np.isfinite(at_rest) else 1e-12 * high
         lam = brentq(excess, low, high, xtol=1e-14 * high) if excess(low) > 0.0 else low
         self._slips(lead, basis @ np.linalg.solve(lam * np.eye(2) + K, a0))
         return True
